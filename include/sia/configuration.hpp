@@ -1,0 +1,30 @@
+#pragma once
+/// @file configuration.hpp
+/// @brief sia::Config, the library's model of the Configuration concept, and BatchChoice.
+
+#include <sia/concepts/configuration.hpp>
+
+namespace sia {
+
+/// @brief A configuration (nodes, gpus, type index). Model of Configuration.
+struct Config {
+  int type = 0;   ///< index of the GPU type in the cluster
+  int nodes = 0;  ///< number of (virtual) nodes
+  int gpus = 0;   ///< total GPUs
+
+  [[nodiscard]] constexpr int num_nodes() const noexcept { return nodes; }
+  [[nodiscard]] constexpr int num_gpus() const noexcept { return gpus; }
+  [[nodiscard]] constexpr int type_index() const noexcept { return type; }
+  friend constexpr bool operator==(const Config&, const Config&) = default;
+};
+
+static_assert(Configuration<Config>);
+
+/// @brief A batch-size decision for a configuration: global batch = gpus/P * local * (accum+1).
+struct BatchChoice {
+  long long global_batch = 0;  ///< samples per optimiser step
+  int local_batch = 0;         ///< samples per GPU per micro-step (the "atomic" batch)
+  int accumulation_steps = 0;  ///< extra micro-steps without synchronisation (0 = none)
+};
+
+}  // namespace sia

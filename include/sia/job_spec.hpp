@@ -1,0 +1,108 @@
+#pragma once
+/// @file job_spec.hpp
+/// @brief JobSpec: sia's own model of the Job concept, holding any GoodputModel type-erased.
+
+#include <sia/allocation.hpp>
+#include <sia/concepts/goodput_model.hpp>
+#include <sia/concepts/job.hpp>
+#include <sia/configuration.hpp>
+#include <sia/gpu_type_spec.hpp>
+
+#include <climits>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace sia {
+
+/**
+ * @brief A job described by value. Setters return `*this` so a job reads as one expression:
+ * @code
+ * sia::JobSpec j = sia::JobSpec("J1").min_gpus(1).max_gpus(8).goodput_model(table);
+ * @endcode
+ */
+class JobSpec {
+ public:
+  using GoodputFn = std::function<double(const GpuTypeSpec&, const Config&)>;
+  using BatchFn = std::function<BatchChoice(const GpuTypeSpec&, const Config&)>;
+
+  JobSpec() = default;
+  explicit JobSpec(std::string id) : id_(std::move(id)) {}
+
+  // --- queries (the Job concept) ----------------------------------------------------------
+  [[nodiscard]] const std::string& id() const noexcept { return id_; }
+  [[nodiscard]] int min_gpus() const noexcept { return min_gpus_; }
+  [[nodiscard]] int max_gpus() const noexcept { return max_gpus_; }
+  [[nodiscard]] JobKind kind() const noexcept { return kind_; }
+  [[nodiscard]] bool preemptible() const noexcept { return preemptible_; }
+  [[nodiscard]] double age_s() const noexcept { return age_s_; }
+  [[nodiscard]] int restarts() const noexcept { return restarts_; }
+  [[nodiscard]] double restart_cost_s() const noexcept { return restart_cost_s_; }
+  [[nodiscard]] int pipeline_size() const noexcept { return pipeline_size_; }
+  [[nodiscard]] const std::optional<int>& max_gpus_ever() const noexcept { return max_gpus_ever_; }
+  [[nodiscard]] const std::optional<CurrentAllocation>& current() const noexcept { return current_; }
+  [[nodiscard]] bool has_goodput() const noexcept { return static_cast<bool>(goodput_); }
+  [[nodiscard]] bool has_batch_size() const noexcept { return static_cast<bool>(batch_); }
+
+  /// Raw goodput on configuration c of type t; 0 when no model is set.
+  [[nodiscard]] double goodput(const GpuTypeSpec& t, const Config& c) const {
+    return goodput_ ? goodput_(t, c) : 0.0;
+  }
+  /// Batch-size choice for configuration c, when the model offers one.
+  [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const Config& c) const {
+    return batch_ ? batch_(t, c) : BatchChoice{};
+  }
+
+  // --- setters ----------------------------------------------------------------------------
+  JobSpec& id(std::string v) { id_ = std::move(v); return *this; }
+  JobSpec& min_gpus(int v) noexcept { min_gpus_ = v; return *this; }
+  JobSpec& max_gpus(int v) noexcept { max_gpus_ = v; return *this; }
+  JobSpec& kind(JobKind v) noexcept { kind_ = v; return *this; }
+  JobSpec& preemptible(bool v) noexcept { preemptible_ = v; return *this; }
+  JobSpec& age_s(double v) noexcept { age_s_ = v; return *this; }
+  JobSpec& restarts(int v) noexcept { restarts_ = v; return *this; }
+  JobSpec& restart_cost_s(double v) noexcept { restart_cost_s_ = v; return *this; }
+  JobSpec& pipeline_size(int v) noexcept { pipeline_size_ = v; return *this; }
+  JobSpec& max_gpus_ever(std::optional<int> v) noexcept { max_gpus_ever_ = v; return *this; }
+  JobSpec& current(std::optional<CurrentAllocation> v) { current_ = std::move(v); return *this; }
+
+  /// Stores a copy of any GoodputModel (and its batch_size query, when it has one).
+  template <GoodputModel M>
+  JobSpec& goodput_model(M model) {
+    auto shared = std::make_shared<const M>(std::move(model));
+    goodput_ = [shared](const GpuTypeSpec& t, const Config& c) { return static_cast<double>(shared->goodput(t, c)); };
+    if constexpr (HasBatchSize<M>) {
+      batch_ = [shared](const GpuTypeSpec& t, const Config& c) { return BatchChoice(shared->batch_size(t, c)); };
+    } else {
+      batch_ = nullptr;
+    }
+    return *this;
+  }
+  /// Sets the goodput function directly.
+  JobSpec& goodput_fn(GoodputFn f, BatchFn b = nullptr) {
+    goodput_ = std::move(f);
+    batch_ = std::move(b);
+    return *this;
+  }
+
+ private:
+  std::string id_;
+  int min_gpus_ = 1;
+  int max_gpus_ = INT_MAX;
+  JobKind kind_ = JobKind::adaptive;
+  bool preemptible_ = true;
+  double age_s_ = 0.0;
+  int restarts_ = 0;
+  double restart_cost_s_ = 30.0;
+  int pipeline_size_ = 1;
+  std::optional<int> max_gpus_ever_;
+  std::optional<CurrentAllocation> current_;
+  GoodputFn goodput_;
+  BatchFn batch_;
+};
+
+static_assert(Job<JobSpec>);
+
+}  // namespace sia

@@ -1,0 +1,78 @@
+#pragma once
+/// @file milp/solver.hpp
+/// @brief The abstract MILP backend (non-virtual interface) and its parameters and results.
+
+#include <sia/milp/model.hpp>
+
+#include <chrono>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sia {
+
+/**
+ * @brief Outcome of a solve. Errors of the backend are reported as `error` by MilpSolver::solve()
+ * (the NVI wrapper catches exceptions from do_solve), never thrown past the round.
+ */
+enum class MilpStatus {
+  optimal,      ///< optimal within the requested relative gap
+  feasible,     ///< stopped by a limit with an incumbent
+  infeasible,   ///< proven infeasible
+  unbounded,    ///< proven unbounded
+  no_solution,  ///< stopped by a limit without an incumbent
+  error,        ///< the backend failed; `message` says why
+};
+
+/// Lower-case name of a status ("optimal", ...).
+[[nodiscard]] std::string_view to_string(MilpStatus s) noexcept;
+
+/// Parameters of one solve.
+struct MilpParams {
+  std::optional<std::chrono::milliseconds> time_limit;  ///< wall clock; none = no limit
+  double relative_gap = 1e-4;                           ///< stop when |bound-incumbent| <= gap*|incumbent|
+  int threads = 1;                                      ///< hint; backends may ignore it
+  bool verbose = false;                                 ///< solver output on stderr when true
+};
+
+/// Result of one solve. Owns its data.
+struct MilpResult {
+  MilpStatus status = MilpStatus::no_solution;
+  double objective = std::numeric_limits<double>::quiet_NaN();   ///< of `values`, incl. offset
+  double best_bound = std::numeric_limits<double>::quiet_NaN();  ///< proven bound, when known
+  std::vector<double> values;     ///< one per column; empty without a solution
+  std::vector<double> row_duals;  ///< optional: duals of the LP relaxation at the optimum, one per row
+  std::chrono::nanoseconds wall_time{};
+  long long nodes = 0;            ///< branch-and-bound nodes, when known
+  std::string message;            ///< human-readable detail (errors, limits)
+};
+
+/**
+ * @brief Abstract MILP backend. Obtain one with make_milp_solver() (factory.hpp) or implement
+ * do_name()/do_solve() to plug in your own. An instance is not shared between threads; two
+ * instances (of any backend) may solve concurrently on two threads.
+ */
+class MilpSolver {
+ public:
+  virtual ~MilpSolver() = default;
+  MilpSolver(const MilpSolver&) = delete;
+  MilpSolver& operator=(const MilpSolver&) = delete;
+
+  [[nodiscard]] std::string_view name() const noexcept { return do_name(); }
+
+  /// Validates `model` (throws InvalidArgument), then solves it. Exceptions thrown by the
+  /// backend are caught and returned as MilpStatus::error; wall_time is measured here.
+  [[nodiscard]] MilpResult solve(const MilpModel& model, const MilpParams& params = {});
+
+ protected:
+  MilpSolver() = default;
+
+ private:
+  [[nodiscard]] virtual std::string_view do_name() const noexcept = 0;
+  /// May assume `model` is valid.
+  virtual MilpResult do_solve(const MilpModel& model, const MilpParams& params) = 0;
+};
+
+}  // namespace sia

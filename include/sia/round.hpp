@@ -1,0 +1,82 @@
+#pragma once
+/// @file round.hpp
+/// @brief One Sia scheduling round (product.md §2): jobs + cluster in, allocation + placement out.
+
+#include <sia/allocation.hpp>
+#include <sia/cluster.hpp>
+#include <sia/configuration.hpp>
+#include <sia/job_spec.hpp>
+#include <sia/milp/solver.hpp>
+
+#include <chrono>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sia {
+
+/// Options of a round (the policy).
+struct RoundOptions {
+  double p = -0.5;                 ///< fairness exponent, != 0
+  double lambda = 1.1;             ///< penalty per job left without GPUs, > 0
+  std::string backend = "default"; ///< MILP backend name (see milp/factory.hpp)
+  std::optional<std::chrono::milliseconds> time_limit = std::chrono::milliseconds(10000);
+  double relative_gap = 1e-4;
+  bool place = true;               ///< compute placements (placement.hpp)
+  /// Reference-compatibility: round utilities to 2 decimals as the authors' code does
+  /// (sia-reference-behaviour.md §9.2). Off by default.
+  bool round_utilities = false;
+};
+
+/// Outcome of a round.
+enum class RoundStatus {
+  optimal,     ///< solved to the requested gap
+  feasible,    ///< a limit was hit; the allocation is valid but maybe not optimal
+  infeasible,  ///< hard constraints (non-preemptible jobs) cannot all be met; see `unmet`
+  error,       ///< the backend failed; the allocation is a valid greedy fallback
+};
+[[nodiscard]] std::string_view to_string(RoundStatus s) noexcept;
+
+/// The decision for one job.
+struct JobDecision {
+  std::string job;                    ///< job id
+  std::optional<Config> config;       ///< chosen configuration; empty = no GPUs this round
+  int gpus = 0;                       ///< GPUs the job uses (rigid jobs may use fewer than config->gpus)
+  std::optional<BatchChoice> batch;   ///< when the job's model offers batch sizes
+  std::vector<NodeShare> placement;   ///< when RoundOptions::place
+  bool changed = false;               ///< configuration differs from the job's current one
+};
+
+/// Result of a round.
+struct RoundResult {
+  RoundStatus status = RoundStatus::error;
+  std::string backend;                ///< backend that produced the allocation
+  double objective = 0.0;             ///< value of product.md §2 step 4 for the returned allocation
+  double best_bound = 0.0;            ///< proven bound on that value, when known (else = objective)
+  double solve_ms = 0.0;              ///< time in the backend
+  double total_ms = 0.0;              ///< whole round
+  std::vector<JobDecision> decisions; ///< one per input job, in input order
+  std::vector<int> gpus_used;         ///< per type
+  std::vector<double> prices;         ///< per type: marginal value of one more GPU (empty if unknown)
+  std::vector<std::string> evicted;   ///< jobs that lost their GPUs to defragment placement
+  std::vector<std::string> unmet;     ///< non-preemptible jobs whose demand cannot be met
+  bool fallback = false;              ///< allocation came from the greedy fallback
+  std::string message;                ///< detail for non-optimal statuses
+};
+
+/**
+ * @brief Runs one round on sia's own job type.
+ * @throws InvalidArgument on bad input (names the job, type or field). Solver trouble is never
+ *         thrown: it is reported in RoundResult::status with a valid allocation.
+ */
+[[nodiscard]] RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
+                                    const RoundOptions& options = {});
+
+/// Same, with a caller-owned backend instance (dependency injection; lets a backend keep
+/// warm-start state across rounds). `options.backend` is ignored.
+[[nodiscard]] RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
+                                    const RoundOptions& options, MilpSolver& solver);
+
+}  // namespace sia

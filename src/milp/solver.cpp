@@ -1,0 +1,51 @@
+// NVI wrapper of every backend: validate, time, and turn exceptions into MilpStatus::error.
+#include <sia/error.hpp>
+#include <sia/milp/solver.hpp>
+
+#include <exception>
+
+namespace sia {
+
+std::string_view to_string(MilpStatus s) noexcept {
+  switch (s) {
+    case MilpStatus::optimal: return "optimal";
+    case MilpStatus::feasible: return "feasible";
+    case MilpStatus::infeasible: return "infeasible";
+    case MilpStatus::unbounded: return "unbounded";
+    case MilpStatus::no_solution: return "no_solution";
+    case MilpStatus::error: return "error";
+  }
+  return "error";
+}
+
+MilpResult MilpSolver::solve(const MilpModel& model, const MilpParams& params) {
+  model.validate();
+  if (!(params.relative_gap >= 0.0)) throw InvalidArgument("MilpParams.relative_gap must be >= 0");
+  if (params.time_limit && params.time_limit->count() < 0)
+    throw InvalidArgument("MilpParams.time_limit must be >= 0 ms");
+  const auto start = std::chrono::steady_clock::now();
+  MilpResult result;
+  try {
+    result = do_solve(model, params);
+  } catch (const std::exception& e) {
+    result = MilpResult{};
+    result.status = MilpStatus::error;
+    result.message = std::string(name()) + " backend threw: " + e.what();
+  } catch (...) {
+    result = MilpResult{};
+    result.status = MilpStatus::error;
+    result.message = std::string(name()) + " backend threw an unknown exception";
+  }
+  result.wall_time = std::chrono::steady_clock::now() - start;
+  // A backend that claims a solution must return one value per column.
+  const bool has_solution = result.status == MilpStatus::optimal || result.status == MilpStatus::feasible;
+  if (has_solution && result.values.size() != static_cast<std::size_t>(model.num_cols())) {
+    result.status = MilpStatus::error;
+    result.message = std::string(name()) + " backend returned " + std::to_string(result.values.size()) +
+                     " values for " + std::to_string(model.num_cols()) + " columns";
+    result.values.clear();
+  }
+  return result;
+}
+
+}  // namespace sia
