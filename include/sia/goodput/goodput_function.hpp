@@ -1,0 +1,158 @@
+#pragma once
+/// @file goodput/goodput_function.hpp
+/// @brief Goodput = throughput x statistical efficiency, and the goodput-maximising batch size
+/// of a configuration (sia-reference-behaviour.md §1.4).
+///
+/// Usage:
+/// @code
+/// sia::GoodputFunction f{perf, sia::GradParams{sqr, var}, 128.0};       // init batch 128
+/// sia::BatchLimits lim{.max_batch_size = 4096, .min_local = 32, .max_local = 1024};
+/// sia::GoodputChoice c = f.optimize(/*nodes=*/2, /*replicas=*/8, lim);
+/// // c.goodput (samples/s of useful progress), c.batch.{global_batch, local_batch, accumulation_steps}
+/// @endcode
+
+#include <sia/configuration.hpp>
+#include <sia/error.hpp>
+#include <sia/goodput/efficiency.hpp>
+#include <sia/goodput/throughput_model.hpp>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace sia {
+
+/**
+ * @brief Batch-size limits of a job on one GPU type.
+ *
+ * `max_batch_size` is the largest global batch the job accepts; with `tune == false`
+ * (strong-scaling and rigid jobs) it is the job's fixed global batch. `min_local`/`max_local`
+ * bound the per-GPU micro-batch (the GPU type's memory limit); 0 means "no bound" (1 and
+ * max_batch_size respectively, as in the reference).
+ */
+struct BatchLimits {
+  double max_batch_size = 0.0;  ///< largest (or, with tune == false, the fixed) global batch; 0 = init batch
+  int min_local = 0;            ///< smallest local batch per GPU (0 = 1)
+  int max_local = 0;            ///< largest local batch per GPU that fits in memory (0 = max_batch_size)
+  bool tune = true;             ///< false: the global batch is fixed to max_batch_size
+  bool accumulation = true;     ///< allow gradient accumulation (extra micro-steps)
+  int candidates = 50;          ///< geometrically spaced global batch sizes tried (numpy geomspace default)
+};
+
+/// @brief Throws InvalidArgument naming `what` when limits are inconsistent (min > max, negative, NaN).
+inline void validate(const BatchLimits& l, const std::string& what = "batch limits") {
+  if (!std::isfinite(l.max_batch_size) || l.max_batch_size < 0.0 || l.max_batch_size > 1e12)
+    throw InvalidArgument(what + ".max_batch_size: must be a finite number in [0, 1e12]");
+  if (l.min_local < 0) throw InvalidArgument(what + ".min_local: must be >= 0");
+  if (l.max_local < 0) throw InvalidArgument(what + ".max_local: must be >= 0");
+  if (l.min_local > 0 && l.max_local > 0 && l.min_local > l.max_local)
+    throw InvalidArgument(what + ": local batch range min " + std::to_string(l.min_local) + " > max " +
+                          std::to_string(l.max_local));
+  if (l.candidates < 1 || l.candidates > 100000) throw InvalidArgument(what + ".candidates: must be in [1, 100000]");
+}
+
+/// @brief Result of a batch-size optimisation: goodput 0 and an empty batch when nothing is valid.
+struct GoodputChoice {
+  double goodput = 0.0;     ///< throughput * efficiency (samples/s of useful progress)
+  double throughput = 0.0;  ///< samples/s
+  double efficiency = 0.0;  ///< statistical efficiency of the chosen global batch
+  BatchChoice batch;        ///< chosen global batch and its split
+};
+
+/**
+ * @brief Goodput of one job on one GPU type: throughput model + gradient statistics.
+ *
+ * When `grad` is empty (statistics not known yet) the efficiency is taken as 1 (documented
+ * fallback: goodput = throughput), so the result is never NaN.
+ */
+struct GoodputFunction {
+  PerfParams perf;                 ///< throughput model on this GPU type
+  std::optional<GradParams> grad;  ///< gradient statistics at init_batch_size (shared across types)
+  double init_batch_size = 1.0;    ///< batch size the statistics and progress refer to
+
+  /// Samples/s with `replicas` replicas on `nodes` nodes, local batch `local`, `accum` extra micro-steps.
+  [[nodiscard]] double throughput(int nodes, int replicas, double local, int accum) const noexcept {
+    return sia::throughput(perf, nodes, replicas, local, accum);
+  }
+  /// Statistical efficiency of global batch `batch` (1 when grad is unknown).
+  [[nodiscard]] double efficiency(double batch) const noexcept {
+    if (!grad) return 1.0;
+    return sia::efficiency(*grad, batch, init_batch_size);
+  }
+  /// Goodput of (nodes, replicas, local, accum); 0 instead of any non-finite value.
+  [[nodiscard]] double evaluate(int nodes, int replicas, double local, int accum) const noexcept {
+    const double g = throughput(nodes, replicas, local, accum) * efficiency(static_cast<double>(replicas) * local * (accum + 1));
+    return std::isfinite(g) && g > 0.0 ? g : 0.0;
+  }
+
+  /**
+   * @brief The goodput-maximising batch size for (nodes, replicas) within `lim`.
+   *
+   * Reference algorithm (`goodput.py:GoodputFunction.optimize`): `lim.candidates` global batch
+   * sizes spaced geometrically in [max(init, min_local*R), max_batch] (just max_batch when
+   * `tune` is false); each is split as local = batch/R, s = ceil(local/max_local) - 1 extra
+   * micro-steps (at least 1 on a single GPU above the initial batch: Pollux's rule), atomic =
+   * ceil(local/(s+1)); candidates whose atomic batch leaves [min_local, max_local] are invalid.
+   * The first best candidate wins. Deviation: when max(init, min_local*R) > max_batch no batch
+   * satisfies the limits and the result is goodput 0 (the reference would evaluate the
+   * out-of-range batch min_local*R). Allocation-free.
+   */
+  [[nodiscard]] GoodputChoice optimize(int nodes, int replicas, const BatchLimits& lim) const noexcept {
+    GoodputChoice best;
+    if (nodes < 1 || replicas < 1 || !(init_batch_size > 0.0)) return best;
+    const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
+    const double min_atomic = lim.min_local > 0 ? lim.min_local : 1.0;
+    const double max_atomic = lim.max_local > 0 ? lim.max_local : max_batch;
+    const double r = replicas;
+    double min_batch = max_batch;
+    if (lim.tune) {
+      min_batch = std::max(init_batch_size, min_atomic * r);
+      if (min_batch > max_batch * (1.0 + 1e-12)) return best;
+    }
+    const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
+    const double log_lo = std::log(min_batch);
+    const double step = n > 1 ? (std::log(max_batch) - log_lo) / (n - 1) : 0.0;
+    // Constant parts of the step time for this (nodes, replicas), hoisted out of the loop.
+    const double tn = network_time(perf, nodes, replicas);
+    const bool linear = perf.gamma == 1.0;
+    const double tn_pow = linear ? tn : std::pow(tn, perf.gamma);
+    const double inv_gamma = 1.0 / perf.gamma;
+    long long last_atomic = -1;
+    long long last_s = -1;
+    for (int k = 0; k < n; ++k) {
+      const double batch = k == 0 ? min_batch : (k == n - 1 ? max_batch : std::exp(log_lo + step * k));
+      const double local = batch / r;
+      long long s = 0;
+      if (lim.accumulation) {
+        s = static_cast<long long>(std::ceil(local / max_atomic - 1e-8)) - 1;
+        if (s < 0) s = 0;
+        if (replicas == 1 && local > init_batch_size + 1e-8 && s < 1) s = 1;
+      }
+      const long long atomic = static_cast<long long>(std::ceil(local / static_cast<double>(s + 1) - 1e-8));
+      if (atomic == last_atomic && s == last_s) continue;  // same split as the previous candidate
+      last_atomic = atomic;
+      last_s = s;
+      if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
+      if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
+      const double b = static_cast<double>(atomic);
+      const double ta = perf.alpha_c + perf.beta_c * b;
+      const double to = linear ? ta + tn : std::pow(std::pow(ta, perf.gamma) + tn_pow, inv_gamma);
+      const double t = static_cast<double>(s) * ta + to;
+      const double global = r * b * static_cast<double>(s + 1);
+      const double xput = global / t;
+      const double eff = efficiency(global);
+      const double g = xput * eff;
+      if (std::isfinite(g) && g > best.goodput) {
+        best.goodput = g;
+        best.throughput = xput;
+        best.efficiency = eff;
+        best.batch.global_batch = static_cast<long long>(global);
+        best.batch.local_batch = static_cast<int>(atomic);
+        best.batch.accumulation_steps = static_cast<int>(s);
+      }
+    }
+    return best;
+  }
+};
+
+}  // namespace sia

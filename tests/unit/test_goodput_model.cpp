@@ -1,0 +1,153 @@
+// Tests of the throughput model, statistical efficiency and batch-size optimisation.
+
+#include <doctest/doctest.h>
+
+#include <sia/goodput/efficiency.hpp>
+#include <sia/goodput/goodput_function.hpp>
+#include <sia/goodput/throughput_model.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace {
+
+sia::PerfParams example_perf() {
+  return sia::PerfParams{0.02, 0.001, 0.05, 0.004, 0.01, 0.002, 1.5};
+}
+
+/// Independent transcription of the reference optimize (goodput.py) for cross-checking.
+sia::GoodputChoice reference_optimize(const sia::GoodputFunction& f, int n, int r, const sia::BatchLimits& l) {
+  const double max_batch = l.max_batch_size > 0 ? l.max_batch_size : f.init_batch_size;
+  const double min_atomic = l.min_local > 0 ? l.min_local : 1;
+  const double max_atomic = l.max_local > 0 ? l.max_local : max_batch;
+  const double min_batch = l.tune ? std::max(f.init_batch_size, min_atomic * r) : max_batch;
+  sia::GoodputChoice best;
+  for (int k = 0; k < 50; ++k) {
+    const double batch = min_batch * std::pow(max_batch / min_batch, k / 49.0);
+    const double local = batch / r;
+    int s = 0;
+    if (l.accumulation) {
+      s = static_cast<int>(std::ceil(local / max_atomic - 1e-8)) - 1;
+      if (r == 1 && local > f.init_batch_size + 1e-8) s = std::max(s, 1);
+    }
+    const int atomic = static_cast<int>(std::ceil(local / (s + 1) - 1e-8));
+    if (atomic < min_atomic || atomic > max_atomic) continue;
+    const double g = f.evaluate(n, r, atomic, s);
+    if (g > best.goodput) {
+      best.goodput = g;
+      best.batch = {static_cast<long long>(r) * atomic * (s + 1), atomic, s};
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("goodput.throughput.formulas") {
+  const sia::PerfParams p = example_perf();
+  CHECK(sia::accum_time(p, 10) == doctest::Approx(0.03));
+  CHECK(sia::network_time(p, 2, 8) == doctest::Approx(0.05 + 0.004 * 6));
+  CHECK(sia::network_time(p, 1, 4) == doctest::Approx(0.01 + 0.002 * 2));
+  CHECK(sia::network_time(p, 1, 2) == doctest::Approx(0.01 + 0.002 * 1e-8));
+  CHECK(sia::network_time(p, 1, 1) == doctest::Approx(1e-8));
+  const double ta = 0.03;
+  const double tn = 0.05 + 0.004 * 6;
+  const double to = std::pow(std::pow(ta, 1.5) + std::pow(tn, 1.5), 1 / 1.5);
+  CHECK(sia::optim_time(p, 2, 8, 10) == doctest::Approx(to));
+  CHECK(sia::step_time(p, 2, 8, 10, 3) == doctest::Approx(3 * ta + to));
+  CHECK(sia::throughput(p, 2, 8, 10, 3) == doctest::Approx(8 * 10 * 4 / (3 * ta + to)));
+  // gamma = 1: no overlap, times add up.
+  sia::PerfParams q = p;
+  q.gamma = 1.0;
+  CHECK(sia::optim_time(q, 2, 8, 10) == doctest::Approx(ta + tn));
+}
+
+TEST_CASE("goodput.throughput.validate") {
+  sia::PerfParams p = example_perf();
+  CHECK_NOTHROW(sia::validate(p));
+  p.gamma = 0.5;
+  CHECK_THROWS_AS(sia::validate(p, "job.perf"), sia::InvalidArgument);
+  p = example_perf();
+  p.beta_n = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(sia::validate(p, "jobs[0].model.perf.a100"), doctest::Contains("beta_n"), sia::InvalidArgument);
+  p = example_perf();
+  p.alpha_r = -1;
+  CHECK_THROWS_AS(sia::validate(p), sia::InvalidArgument);
+}
+
+TEST_CASE("goodput.efficiency.hand_computed") {
+  const sia::GradParams g{1.0, 3.0};
+  // scale 4: denom = 3/4 + 1 = 1.75, gain = 4/1.75, efficiency = gain/4.
+  CHECK(sia::gain(g, 400, 100) == doctest::Approx(4.0 / 1.75));
+  CHECK(sia::efficiency(g, 400, 100) == doctest::Approx(1.0 / 1.75));
+  CHECK(sia::efficiency(g, 100, 100) == doctest::Approx(1.0));
+  // No noise: a larger batch brings no extra progress per step.
+  CHECK(sia::efficiency(sia::GradParams{2.0, 0.0}, 800, 100) == doctest::Approx(1.0 / 8));
+  // Pure noise: perfectly efficient.
+  CHECK(sia::efficiency(sia::GradParams{0.0, 5.0}, 800, 100) == doctest::Approx(1.0));
+  // Degenerate statistics fall back to gain 1, never NaN.
+  CHECK(sia::gain(sia::GradParams{0.0, 0.0}, 800, 100) == 1.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(std::isfinite(sia::efficiency(sia::GradParams{nan, 1.0}, 800, 100)));
+  CHECK(sia::efficiency(g, 0, 100) == 0.0);
+  CHECK_THROWS_AS(sia::validate(sia::GradParams{-1.0, 1.0}), sia::InvalidArgument);
+  CHECK_THROWS_AS(sia::validate(sia::GradParams{1.0, nan}), sia::InvalidArgument);
+  CHECK_NOTHROW(sia::validate(sia::GradParams{0.0, 0.0}));
+}
+
+TEST_CASE("goodput.optimize.matches_reference_and_exhaustive") {
+  sia::GoodputFunction f{example_perf(), sia::GradParams{0.5, 20.0}, 64.0};
+  const sia::BatchLimits lim{4096, 16, 256, true, true, 50};
+  for (int r : {1, 2, 4, 8, 16, 32}) {
+    const int n = r <= 4 ? 1 : r / 4;
+    const sia::GoodputChoice c = f.optimize(n, r, lim);
+    const sia::GoodputChoice ref = reference_optimize(f, n, r, lim);
+    CAPTURE(r);
+    CHECK(c.goodput == doctest::Approx(ref.goodput).epsilon(1e-12));
+    CHECK(c.batch.global_batch == ref.batch.global_batch);
+    CHECK(c.batch.local_batch == ref.batch.local_batch);
+    CHECK(c.batch.accumulation_steps == ref.batch.accumulation_steps);
+    CHECK(c.goodput == doctest::Approx(f.evaluate(n, r, c.batch.local_batch, c.batch.accumulation_steps)));
+    CHECK(c.goodput == doctest::Approx(c.throughput * c.efficiency));
+    CHECK(c.batch.local_batch >= 16);
+    CHECK(c.batch.local_batch <= 256);
+    // Exhaustive search over every split within the limits: the 50 candidates reach within 3 %.
+    double best = 0.0;
+    for (int s = 0; s <= 64; ++s)
+      for (int b = 16; b <= 256; ++b) {
+        const double global = static_cast<double>(r) * b * (s + 1);
+        if (global < 64 || global > 4096 * (1 + 1e-9)) continue;
+        if (r == 1 && s == 0 && b > 64) continue;  // Pollux's single-GPU rule
+        best = std::max(best, f.evaluate(n, r, b, s));
+      }
+    CHECK(c.goodput <= best * (1 + 1e-12));
+    CHECK(c.goodput >= best * 0.97);
+  }
+}
+
+TEST_CASE("goodput.optimize.fixed_batch_and_limits") {
+  sia::GoodputFunction f{example_perf(), sia::GradParams{0.5, 20.0}, 64.0};
+  sia::BatchLimits fixed{1024, 16, 128, false, true, 50};
+  const sia::GoodputChoice c = f.optimize(1, 4, fixed);
+  CHECK(c.batch.global_batch == 1024);  // 4 GPUs x 128 x 2 micro-steps
+  CHECK(c.batch.local_batch == 128);
+  CHECK(c.batch.accumulation_steps == 1);
+  // Without accumulation the fixed batch does not fit in memory: not usable.
+  fixed.accumulation = false;
+  CHECK(f.optimize(1, 4, fixed).goodput == 0.0);
+  // Too many GPUs for the batch limit: min_local * R > max batch.
+  const sia::BatchLimits small{256, 16, 128, true, true, 50};
+  CHECK(f.optimize(8, 32, small).goodput == 0.0);
+  // Unknown gradient statistics: efficiency 1, goodput = throughput.
+  sia::GoodputFunction nog{example_perf(), std::nullopt, 64.0};
+  const sia::GoodputChoice u = nog.optimize(1, 4, sia::BatchLimits{4096, 16, 256});
+  CHECK(u.efficiency == 1.0);
+  CHECK(u.goodput == doctest::Approx(u.throughput));
+  // Invalid inputs never produce NaN.
+  sia::GoodputFunction bad{sia::PerfParams{std::numeric_limits<double>::quiet_NaN(), 0, 0, 0, 0, 0, 1}, std::nullopt, 64};
+  CHECK(bad.optimize(1, 1, sia::BatchLimits{256}).goodput == 0.0);
+  CHECK(f.optimize(0, 1, sia::BatchLimits{256}).goodput == 0.0);
+  CHECK_THROWS_AS(sia::validate(sia::BatchLimits{256, 64, 32}), sia::InvalidArgument);
+  CHECK_THROWS_AS(sia::validate(sia::BatchLimits{std::numeric_limits<double>::quiet_NaN()}), sia::InvalidArgument);
+}
