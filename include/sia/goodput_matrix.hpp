@@ -1,0 +1,130 @@
+#pragma once
+/// @file goodput_matrix.hpp
+/// @brief The goodput matrix of a round (product.md §2 steps 1-3): normalisation, restart
+/// factor and fairness exponent, on Eigen matrices (jobs x configurations).
+///
+/// A raw goodput of 0 marks a configuration that is not valid for the job. Everything here is
+/// pure arithmetic on already-validated matrices except check_goodput() and the input checks of
+/// utility_matrix(), which reject values that would put NaN or infinity into an ILP.
+
+#include <sia/configuration.hpp>
+#include <sia/error.hpp>
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace sia {
+
+/// @brief Raw goodputs, normalised goodputs and utilities share this shape: rows = jobs,
+/// columns = configurations of the round's ConfigurationSet.
+using GoodputMatrix = Eigen::MatrixXd;
+
+/**
+ * @brief Rejects a raw goodput that is NaN, infinite or negative.
+ * @throws InvalidArgument naming the job, the GPU type and the configuration.
+ */
+inline void check_goodput(double value, std::string_view job, std::string_view type_name, const Config& c) {
+  if (std::isfinite(value) && value >= 0.0) return;
+  std::ostringstream msg;
+  msg << "job '" << job << "': goodput " << value << " on configuration (" << c.nodes << " nodes, " << c.gpus
+      << " GPUs, type '" << type_name << "') is " << (std::isnan(value) ? "NaN" : value < 0 ? "negative" : "infinite")
+      << "; goodputs must be finite and >= 0 (0 = not usable)";
+  throw InvalidArgument(msg.str());
+}
+
+/**
+ * @brief Row-minimum normalisation, in place: `G_ij = Nmin_i * g_ij / min_{k: g_ik > 0} g_ik`, so
+ * each job's worst valid configuration gets the value Nmin_i (its minimum GPU count). Entries
+ * that are 0 stay 0; a row without positive entries stays all 0.
+ */
+inline void normalize_rows(GoodputMatrix& g, const Eigen::Ref<const Eigen::VectorXd>& nmin) {
+  for (Eigen::Index i = 0; i < g.rows(); ++i) {
+    double lo = 0.0;
+    for (Eigen::Index j = 0; j < g.cols(); ++j)
+      if (g(i, j) > 0.0 && (lo == 0.0 || g(i, j) < lo)) lo = g(i, j);
+    if (lo > 0.0) g.row(i) *= nmin(i) / lo;
+  }
+}
+
+/**
+ * @brief The restart factor of paper Eq. 3 with product.md's clamping:
+ * `r = max(0, (T - N*S) / (T + S))`, and `r = 1` while `T < S` (or when T + S = 0).
+ * @param age_s T, seconds since the job started (>= 0)
+ * @param restarts N, restarts so far (>= 0)
+ * @param restart_cost_s S, seconds one restart costs (>= 0)
+ */
+[[nodiscard]] inline double restart_factor(double age_s, double restarts, double restart_cost_s) noexcept {
+  if (age_s < restart_cost_s || age_s + restart_cost_s <= 0.0) return 1.0;
+  const double r = (age_s - restarts * restart_cost_s) / (age_s + restart_cost_s);
+  return r > 0.0 ? r : 0.0;
+}
+
+/// @brief Restart state of one job (row) for apply_restart_factors().
+struct RestartInput {
+  int current = -1;           ///< column of the job's current configuration; -1 = none (r = 1)
+  double age_s = 0.0;         ///< T
+  double restarts = 0.0;      ///< N
+  double restart_cost_s = 30.0;  ///< S
+};
+
+/**
+ * @brief Multiplies every entry of row i except its current column by the job's restart factor
+ * (product.md §2 step 2). Rows of jobs without a current configuration are unchanged. An entry
+ * that becomes 0 is not usable.
+ */
+inline void apply_restart_factors(GoodputMatrix& g, std::span<const RestartInput> jobs) {
+  for (Eigen::Index i = 0; i < g.rows() && static_cast<std::size_t>(i) < jobs.size(); ++i) {
+    const auto& s = jobs[static_cast<std::size_t>(i)];
+    if (s.current < 0) continue;
+    const double r = restart_factor(s.age_s, s.restarts, s.restart_cost_s);
+    if (r == 1.0) continue;
+    const double keep = s.current < g.cols() ? g(i, s.current) : 0.0;
+    g.row(i) *= r;
+    if (s.current < g.cols()) g(i, s.current) = keep;
+  }
+}
+
+/// @brief Utilities above this are clipped (p < 0 only): such a configuration is worth less than
+/// leaving the job without GPUs for any sensible lambda, and the clip keeps ILP coefficients sane
+/// when a restart factor is tiny. (The reference clips at 3000.)
+inline constexpr double max_negative_p_utility = 1e6;
+
+/// @brief Rounds to 2 decimals the way the reference does (`numpy.round(x, 2)`, half to even
+/// at the representable midpoint is ignored: ties are rare in doubles).
+[[nodiscard]] inline double round_2_decimals(double x) noexcept { return std::round(x * 100.0) / 100.0; }
+
+/**
+ * @brief Utilities `u_ij = G_ij^p` for entries with `G_ij > 0` (others 0: check G for validity,
+ * not u, because a rounded utility may legitimately be 0). With `round` (reference
+ * compatibility, sia-reference-behaviour.md §9.2) utilities are rounded to 2 decimals.
+ * @throws InvalidArgument when p is 0 or not finite, or when a utility overflows (names the job,
+ *         from `job_ids` when given, else its row).
+ */
+[[nodiscard]] inline GoodputMatrix utility_matrix(const GoodputMatrix& g, double p, bool round = false,
+                                                 std::span<const std::string> job_ids = {}) {
+  if (!std::isfinite(p) || p == 0.0)
+    throw InvalidArgument("policy.p: the fairness exponent must be finite and != 0 (got " + std::to_string(p) + ")");
+  GoodputMatrix u = GoodputMatrix::Zero(g.rows(), g.cols());
+  for (Eigen::Index i = 0; i < g.rows(); ++i)
+    for (Eigen::Index j = 0; j < g.cols(); ++j) {
+      const double v = g(i, j);
+      if (!(v > 0.0)) continue;
+      double x = std::pow(v, p);
+      if (p < 0.0 && !(x <= max_negative_p_utility)) x = max_negative_p_utility;
+      if (!std::isfinite(x))
+        throw InvalidArgument(
+            (static_cast<std::size_t>(i) < job_ids.size() ? "job '" + job_ids[static_cast<std::size_t>(i)] + "'"
+                                                          : "job row " + std::to_string(i)) +
+            ": utility on configuration column " + std::to_string(j) + " overflows: normalised goodput " +
+            std::to_string(v) + " to the power p = " + std::to_string(p) + " is not finite");
+      u(i, j) = round ? round_2_decimals(x) : x;
+    }
+  return u;
+}
+
+}  // namespace sia

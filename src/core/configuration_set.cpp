@@ -1,0 +1,142 @@
+// The configuration set of a cluster (paper §3.3) and its capacity rows.
+#include <sia/configuration_set.hpp>
+#include <sia/error.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace sia {
+namespace {
+
+// Upper bounds that keep every count in an int and the configuration set of reasonable size.
+// 2^20 nodes of up to 2^16 GPUs each is far beyond any real cluster.
+constexpr long long max_nodes_per_type = 1LL << 20;
+constexpr long long max_gpus_per_node = 1LL << 16;
+constexpr long long max_gpus_per_type = 1LL << 26;
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Powers of two whose sum is r, largest first (binary decomposition: 6 -> {4, 2}).
+std::vector<int> virtual_node_sizes(int r) {
+  std::vector<int> sizes;
+  for (int bit = 30; bit >= 0; --bit)
+    if (r & (1 << bit)) sizes.push_back(1 << bit);
+  return sizes;
+}
+
+void validate_cluster(const ClusterSpec& cluster) {
+  if (cluster.types.empty()) throw InvalidArgument("cluster: no GPU types (empty cluster)");
+  const auto ntypes = cluster.types.size();
+  if (cluster.reserved.size() > ntypes)
+    throw InvalidArgument("cluster.reserved: " + std::to_string(cluster.reserved.size()) + " entries for " +
+                          std::to_string(ntypes) + " GPU types");
+  if (cluster.down.size() > ntypes)
+    throw InvalidArgument("cluster.down: " + std::to_string(cluster.down.size()) + " entries for " +
+                          std::to_string(ntypes) + " GPU types");
+  if (cluster.node_names.size() > ntypes)
+    throw InvalidArgument("cluster.node_names: " + std::to_string(cluster.node_names.size()) + " entries for " +
+                          std::to_string(ntypes) + " GPU types");
+  std::set<std::string, std::less<>> names;
+  long long total = 0;
+  for (std::size_t t = 0; t < ntypes; ++t) {
+    const auto& g = cluster.types[t];
+    const std::string label = "GPU type " + (g.name().empty() ? "#" + std::to_string(t) : quoted(g.name()));
+    if (g.name().empty()) throw InvalidArgument(label + ": empty name");
+    if (!names.insert(g.name()).second) throw InvalidArgument(label + ": duplicate GPU type name");
+    if (g.num_nodes() < 0)
+      throw InvalidArgument(label + ": negative node count " + std::to_string(g.num_nodes()));
+    if (g.num_nodes() > max_nodes_per_type)
+      throw InvalidArgument(label + ": node count " + std::to_string(g.num_nodes()) + " exceeds the limit " +
+                            std::to_string(max_nodes_per_type));
+    if (g.gpus_per_node() < 1)
+      throw InvalidArgument(label + ": gpus_per_node must be >= 1 (got " + std::to_string(g.gpus_per_node()) + ")");
+    if (g.gpus_per_node() > max_gpus_per_node)
+      throw InvalidArgument(label + ": gpus_per_node " + std::to_string(g.gpus_per_node()) + " exceeds the limit " +
+                            std::to_string(max_gpus_per_node));
+    const long long gpus = static_cast<long long>(g.num_nodes()) * g.gpus_per_node();
+    if (gpus > max_gpus_per_type)
+      throw InvalidArgument(label + ": " + std::to_string(gpus) + " GPUs exceed the limit " +
+                            std::to_string(max_gpus_per_type));
+    total += gpus;
+    if (t < cluster.down.size()) {
+      std::set<int> seen;
+      for (int d : cluster.down[t]) {
+        if (d < 0 || d >= g.num_nodes())
+          throw InvalidArgument(label + ": down node index " + std::to_string(d) + " is out of range [0, " +
+                                std::to_string(g.num_nodes()) + ")");
+        if (!seen.insert(d).second)
+          throw InvalidArgument(label + ": down node index " + std::to_string(d) + " is listed twice");
+      }
+    }
+    if (t < cluster.reserved.size() && cluster.reserved[t] < 0)
+      throw InvalidArgument(label + ": negative reserved GPU count " + std::to_string(cluster.reserved[t]));
+  }
+  if (total == 0) throw InvalidArgument("cluster: no GPUs (every GPU type has zero nodes)");
+}
+
+}  // namespace
+
+int ConfigurationSet::row_usage(const CapacityRow& r, const Config& c) const noexcept {
+  if (c.type != r.type || c.nodes < 1 || c.gpus < 1) return 0;
+  // A configuration is `nodes` items of gpus/nodes GPUs each (one item for a single-node shape).
+  const int item = c.gpus / c.nodes;
+  return item >= r.min_item_gpus ? c.gpus : 0;
+}
+
+ConfigurationSet make_configuration_set(const ClusterSpec& cluster) {
+  validate_cluster(cluster);
+  ConfigurationSet set;
+  const int ntypes = cluster.num_types();
+  set.free_gpus.assign(static_cast<std::size_t>(ntypes), 0);
+  set.vnode_size.assign(static_cast<std::size_t>(ntypes), 0);
+  for (int t = 0; t < ntypes; ++t) {
+    const auto& g = cluster.types[static_cast<std::size_t>(t)];
+    const int down = t < static_cast<int>(cluster.down.size())
+                         ? static_cast<int>(cluster.down[static_cast<std::size_t>(t)].size())
+                         : 0;
+    const int up_nodes = g.num_nodes() - down;
+    const int up_gpus = up_nodes * g.gpus_per_node();
+    const int reserved = cluster.reserved_gpus(t);
+    if (reserved > up_gpus) {
+      std::ostringstream msg;
+      msg << "GPU type '" << g.name() << "': " << reserved << " reserved GPUs exceed the " << up_gpus
+          << " GPUs available on its " << up_nodes << " up nodes";
+      throw InvalidArgument(msg.str());
+    }
+    set.free_gpus[static_cast<std::size_t>(t)] = up_gpus - reserved;
+
+    // Every node of the type is split into the same power-of-two virtual nodes (6 = 4 + 2); the
+    // largest one (s) appears exactly once per node, so whole-node shapes are multiples of s.
+    const auto sizes = virtual_node_sizes(g.gpus_per_node());
+    const int s = up_nodes > 0 ? sizes.front() : 0;
+    set.vnode_size[static_cast<std::size_t>(t)] = s;
+    if (up_nodes > 0) {
+      for (int k = 1; k <= s; k *= 2) set.configs.push_back(Config{t, 1, k});
+      for (int n = 2; n <= up_nodes; ++n) set.configs.push_back(Config{t, n, n * s});
+    }
+
+    // Capacity rows. Items are powers of two no larger than s, bins are the virtual nodes. For a
+    // threshold h, items >= h must fit into bins >= h; between two consecutive virtual-node sizes
+    // v_next < v the bin capacity is constant, so the binding threshold is the smallest item size
+    // above v_next, 2 * v_next. Threshold 1 (all items, all bins) is the plain GPU count. A row
+    // whose capacity equals that of a lower threshold is implied by it and omitted.
+    int last_capacity = -1;
+    auto add_row = [&](int h) {
+      int bins = 0;
+      for (int v : sizes)
+        if (v >= h) bins += v;
+      const int capacity = std::max(0, up_nodes * bins - reserved);
+      if (capacity == last_capacity) return;
+      last_capacity = capacity;
+      set.rows.push_back(CapacityRow{t, h, capacity});
+    };
+    add_row(1);
+    for (std::size_t k = sizes.size(); k-- > 1;) add_row(2 * sizes[k]);
+  }
+  return set;
+}
+
+}  // namespace sia
