@@ -35,6 +35,9 @@ struct MilpParams {
   double relative_gap = 1e-4;                           ///< stop when |bound-incumbent| <= gap*|incumbent|
   int threads = 1;                                      ///< hint; backends may ignore it
   bool verbose = false;                                 ///< solver output on stderr when true
+  /// Fill MilpResult::row_duals from the root LP relaxation (costs one extra LP solve in some
+  /// backends; the built-in CBC and GLPK backends honour it, others may ignore it).
+  bool lp_duals = true;
 };
 
 /// Result of one solve. Owns its data.
@@ -43,7 +46,15 @@ struct MilpResult {
   double objective = std::numeric_limits<double>::quiet_NaN();   ///< of `values`, incl. offset
   double best_bound = std::numeric_limits<double>::quiet_NaN();  ///< proven bound, when known
   std::vector<double> values;     ///< one per column; empty without a solution
-  std::vector<double> row_duals;  ///< optional: duals of the LP relaxation at the optimum, one per row
+  /**
+   * Optional (empty when not computed or the LP relaxation was not solved to optimality): duals of
+   * the LP relaxation (all integrality dropped) at its optimum, one per row. Sign convention: in
+   * the model's own sense, i.e. `row_duals[i]` = d(optimal LP objective)/d(bound of row i that is
+   * active). For a maximisation a binding `a·x <= cap` row has a dual >= 0 (the value of one more
+   * unit of capacity, e.g. a "GPU-type price"); for a minimisation a binding `a·x >= b` row has a
+   * dual >= 0. Rows that are not binding have dual 0.
+   */
+  std::vector<double> row_duals;
   std::chrono::nanoseconds wall_time{};
   long long nodes = 0;            ///< branch-and-bound nodes, when known
   std::string message;            ///< human-readable detail (errors, limits)

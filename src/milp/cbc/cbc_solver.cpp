@@ -1,0 +1,221 @@
+// The COIN-OR CBC backend, through the C++ API (OsiClpSolverInterface + CbcModel::branchAndBound).
+//
+// Why this API and these settings (see ../shared/docs/dependencies.md §2.5 and §3):
+// * Thread safety: CBC's C interface and CbcMain0/CbcMain1 share global parser state and are not
+//   thread-safe in 2.10.8; a CbcModel built per solve, with setNumberThreads(0) (no CBC-internal
+//   threads), is. Every solve here builds its own OsiClpSolverInterface, CbcModel, cut generators and
+//   heuristics on the stack; nothing is shared between instances or threads.
+// * No CglPreProcess: Debian's CBC 2.10.8 with default preprocessing hits CLP assertions (SIGABRT,
+//   uncatchable) on some real Sia round ILPs (../shared/data/cbc-regressions). CbcModel's bare
+//   branchAndBound never runs CglPreProcess, so that path is avoided; the regression tests solve all
+//   three files in-process. The sub-MIP heuristics (RINS, local search) run small branch-and-bounds
+//   without preprocessing as well in this configuration (they are checked by the same tests).
+// * The bare API is weak without heuristics, so rounding, feasibility pump, local search and RINS
+//   are added, plus the usual cut generators. CglClique is added with its stdout reports switched
+//   off (it prints directly to stdout otherwise, bypassing the message handler).
+// * All output is silenced on both message handlers (CbcModel copies the solver and with it the
+//   handler settings at copy time).
+#include <sia/error.hpp>
+#include <sia/milp/solver.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+// COIN-OR headers: only in this file.
+#include <CbcHeuristic.hpp>
+#include <CbcHeuristicFPump.hpp>
+#include <CbcHeuristicLocal.hpp>
+#include <CbcHeuristicRINS.hpp>
+#include <CbcModel.hpp>
+#include <CglClique.hpp>
+#include <CglFlowCover.hpp>
+#include <CglGomory.hpp>
+#include <CglKnapsackCover.hpp>
+#include <CglMixedIntegerRounding2.hpp>
+#include <CglProbing.hpp>
+#include <CoinMessageHandler.hpp>
+#include <OsiClpSolverInterface.hpp>
+
+#include "milp/backends.hpp"
+#include "milp/compressed_matrix.hpp"
+
+namespace sia::detail {
+namespace {
+
+void quiet(CoinMessageHandler* h, bool verbose) {
+  if (h == nullptr) return;
+  h->setLogLevel(verbose ? 1 : 0);
+  if (verbose) h->setFilePointer(stderr);
+}
+
+class CbcSolver final : public MilpSolver {
+  std::string_view do_name() const noexcept override { return "cbc"; }
+  MilpResult do_solve(const MilpModel& model, const MilpParams& params) override;
+};
+
+MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params) {
+  MilpResult result;
+  const int n = model.num_cols();
+  const int m = model.num_rows();
+  const bool maximize = model.sense == MilpSense::maximize;
+  // CBC minimises; a maximisation is solved as min -c·x and mapped back.
+  const double sign = maximize ? -1.0 : 1.0;
+
+  if (n == 0) {  // CBC has nothing to branch on; decide directly.
+    if (empty_model_feasible(model)) {
+      result.status = MilpStatus::optimal;
+      result.objective = result.best_bound = model.obj_offset;
+      if (params.lp_duals) result.row_duals.assign(static_cast<std::size_t>(m), 0.0);
+    } else {
+      result.status = MilpStatus::infeasible;
+      result.message = "a row excludes activity 0 and the model has no columns";
+    }
+    return result;
+  }
+
+  OsiClpSolverInterface lp;
+  quiet(lp.messageHandler(), params.verbose);
+  lp.getModelPtr()->setLogLevel(params.verbose ? 1 : 0);
+  lp.setHintParam(OsiDoReducePrint, !params.verbose, OsiHintTry);
+
+  const double inf = lp.getInfinity();
+  auto finite = [inf](double v) { return std::isinf(v) ? (v > 0 ? inf : -inf) : v; };
+  const auto csc = compress_columns(model);
+  std::vector<double> cost(static_cast<std::size_t>(n)), cl(cost.size()), cu(cost.size());
+  std::vector<double> rl(static_cast<std::size_t>(m)), ru(rl.size());
+  for (std::size_t j = 0; j < cost.size(); ++j) {
+    cost[j] = sign * model.obj[j];
+    cl[j] = finite(model.col_lower[j]);
+    cu[j] = finite(model.col_upper[j]);
+  }
+  for (std::size_t i = 0; i < rl.size(); ++i) {
+    rl[i] = finite(model.row_lower[i]);
+    ru[i] = finite(model.row_upper[i]);
+  }
+  // CoinPackedMatrix wants per-column lengths; build it explicitly (column-ordered, no gaps).
+  std::vector<int> lengths(static_cast<std::size_t>(n));
+  for (std::size_t j = 0; j < lengths.size(); ++j) lengths[j] = csc.start[j + 1] - csc.start[j];
+  CoinPackedMatrix matrix(true, m, n, static_cast<CoinBigIndex>(csc.value.size()), csc.value.data(),
+                          csc.row_index.data(), csc.start.data(), lengths.data());
+  lp.loadProblem(matrix, cl.data(), cu.data(), cost.data(), rl.data(), ru.data());
+  for (int j = 0; j < n; ++j)
+    if (model.is_integer[static_cast<std::size_t>(j)]) lp.setInteger(j);
+
+  // Root LP relaxation: detects infeasible/unbounded relaxations early and gives the duals.
+  lp.initialSolve();
+  if (lp.isProvenPrimalInfeasible()) {
+    result.status = MilpStatus::infeasible;
+    result.message = "the LP relaxation is infeasible";
+    return result;
+  }
+  if (lp.isProvenDualInfeasible()) {
+    result.status = MilpStatus::unbounded;
+    result.message = "the LP relaxation is unbounded";
+    return result;
+  }
+  if (lp.isProvenOptimal() && params.lp_duals) {
+    const double* price = lp.getRowPrice();
+    result.row_duals.resize(static_cast<std::size_t>(m));
+    // Clp's price is d(min objective)/d(rhs); map it to the model's own objective direction.
+    for (int i = 0; i < m; ++i) result.row_duals[static_cast<std::size_t>(i)] = sign * price[i];
+  }
+
+  CbcModel cbc(lp);  // copies `lp`
+  quiet(cbc.messageHandler(), params.verbose);
+  cbc.setLogLevel(params.verbose ? 1 : 0);
+  quiet(cbc.solver()->messageHandler(), params.verbose);
+  cbc.solver()->setHintParam(OsiDoReducePrint, !params.verbose, OsiHintTry);
+  if (auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) clp->getModelPtr()->setLogLevel(params.verbose ? 1 : 0);
+  cbc.setNumberThreads(0);  // sequential inside; parallelism is across models
+  cbc.setAllowableFractionGap(params.relative_gap);
+  cbc.setAllowableGap(1e-9);
+  cbc.setUseElapsedTime(true);  // wall clock, not CPU time
+  if (params.time_limit) cbc.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
+
+  // Cut generators (owned here; CbcModel stores copies).
+  // CglProbing with its defaults. NOT setRowCuts(3) (as in CBC's sample2.cpp): with it CBC 2.10.8
+  // returned a wrong "optimal" answer on a tiny binary model with a ranged row (found by the
+  // brute-force conformance test).
+  CglProbing probing;
+  probing.setUsingObjective(1);
+  CglGomory gomory;
+  gomory.setLimit(300);
+  CglKnapsackCover knapsack;
+  CglClique clique;
+  clique.setStarCliqueReport(false);  // prints straight to stdout otherwise
+  clique.setRowCliqueReport(false);
+  CglMixedIntegerRounding2 mir;
+  CglFlowCover flow;
+  cbc.addCutGenerator(&probing, -1, "Probing");
+  cbc.addCutGenerator(&gomory, -1, "Gomory");
+  cbc.addCutGenerator(&knapsack, -1, "Knapsack");
+  cbc.addCutGenerator(&clique, -1, "Clique");
+  cbc.addCutGenerator(&mir, -1, "MixedIntegerRounding2");
+  cbc.addCutGenerator(&flow, -1, "FlowCover");
+
+  // Primal heuristics: without them the bare API finds much worse incumbents under a time limit.
+  CbcRounding rounding(cbc);
+  CbcHeuristicFPump fpump(cbc);
+  CbcHeuristicLocal local(cbc);
+  CbcHeuristicRINS rins(cbc);
+  cbc.addHeuristic(&rounding, "Rounding");
+  cbc.addHeuristic(&fpump, "FeasibilityPump");
+  cbc.addHeuristic(&local, "LocalSearch");
+  cbc.addHeuristic(&rins, "RINS");
+
+  cbc.branchAndBound();
+
+  result.nodes = cbc.getNodeCount();
+  const double* best = cbc.bestSolution();
+  const bool limited = cbc.isSecondsLimitReached() || cbc.status() == 1;
+  if (best != nullptr) {
+    result.values.assign(best, best + n);
+    polish_values(model, result.values);
+    if (!solution_is_valid(model, result.values)) {  // never hand a wrong allocation to the round
+      result.values.clear();
+      result.status = MilpStatus::error;
+      result.message = "CBC returned a solution that violates the model";
+      return result;
+    }
+    result.objective = model.objective_of(result.values);
+    const double bound = cbc.getBestPossibleObjValue();
+    if (std::isfinite(bound) && std::abs(bound) < 1e49) result.best_bound = sign * bound + model.obj_offset;
+    bool proven = cbc.isProvenOptimal() && !limited;
+    if (!proven && std::isfinite(result.best_bound)) {
+      // isProvenOptimal() is false after a limit even when the incumbent is within the gap.
+      const double gap = std::abs(result.best_bound - result.objective);
+      proven = gap <= params.relative_gap * std::max(std::abs(result.objective), 1e-9) + 1e-9;
+    }
+    if (proven) {
+      result.status = MilpStatus::optimal;
+    } else {
+      result.status = MilpStatus::feasible;
+      result.message = limited ? "time limit reached" : "stopped before proving optimality";
+    }
+    if (!std::isfinite(result.best_bound) && result.status == MilpStatus::optimal) result.best_bound = result.objective;
+  } else if (cbc.isProvenInfeasible() || (cbc.status() == 0 && !limited)) {
+    result.status = MilpStatus::infeasible;
+    result.message = "no integer solution exists";
+  } else if (cbc.isContinuousUnbounded()) {
+    result.status = MilpStatus::unbounded;
+    result.message = "the LP relaxation is unbounded";
+  } else if (limited) {
+    result.status = MilpStatus::no_solution;
+    result.message = "time limit reached without an integer solution";
+  } else {
+    result.status = MilpStatus::error;
+    result.message = "CBC stopped with status " + std::to_string(cbc.status()) + "/" +
+                     std::to_string(cbc.secondaryStatus()) + " and no solution";
+  }
+  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<MilpSolver> make_cbc_solver() { return std::make_unique<CbcSolver>(); }
+
+}  // namespace sia::detail

@@ -1,0 +1,438 @@
+// The GLPK backend (glp_simplex for the LP-relaxation duals, then glp_intopt with presolve).
+//
+// Pitfalls handled here (see ../shared/docs/dependencies.md §3 GLPK):
+// * Debian's GLPK 5.0 keeps its environment in thread-local storage: terminal output, hooks and
+//   problem objects are per thread. So every solve re-applies glp_term_out/glp_term_hook/
+//   glp_error_hook on the calling thread, a glp_prob never leaves the solve that made it, and a
+//   thread_local guard calls glp_free_env() when a thread that used GLPK exits (LSan otherwise
+//   reports ~5 KB per worker thread).
+// * On API misuse GLPK calls abort(). All indices and bounds are validated in C++ (MilpModel::
+//   validate, plus duplicate summing in compress_columns) so this should never happen; as a last
+//   resort an error hook longjmp()s back to guarded_run(), frees the (now unusable) environment,
+//   and the solve returns MilpStatus::error with GLPK's own message instead of killing the process.
+//   Because longjmp skips C++ destructors, everything between setjmp and the GLPK calls
+//   (guarded_run and run_glpk) uses trivially destructible locals only: all C++ containers are
+//   prepared by the caller beforehand.
+// * Output: msg_lev = GLP_MSG_OFF silences the solvers, glp_term_out(GLP_OFF) everything else; the
+//   terminal hook additionally captures text (GLPK turns terminal output back on to report an
+//   error) so nothing reaches stdout. With MilpParams::verbose the text goes to stderr.
+// * tm_lim is an int number of milliseconds: clamped.
+#include <sia/error.hpp>
+#include <sia/milp/solver.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <glpk.h>
+
+#include "milp/backends.hpp"
+#include "milp/compressed_matrix.hpp"
+#include "milp/glpk/glpk_testing.hpp"
+
+namespace sia::detail {
+namespace {
+
+// --- per-thread GLPK environment -----------------------------------------------------------------
+
+/// Frees this thread's GLPK environment when the thread exits.
+struct GlpkEnvGuard {
+  GlpkEnvGuard() = default;
+  GlpkEnvGuard(const GlpkEnvGuard&) = delete;
+  GlpkEnvGuard& operator=(const GlpkEnvGuard&) = delete;
+  ~GlpkEnvGuard() { glp_free_env(); }
+  void touch() noexcept {}
+};
+thread_local GlpkEnvGuard env_guard;
+
+/// Terminal text of the current solve (trivially destructible: it may be written right before a longjmp).
+struct TermCapture {
+  bool to_stderr = false;
+  std::size_t len = 0;
+  char text[1024] = {};
+};
+thread_local TermCapture term_capture;
+
+extern "C" int sia_glpk_term_hook(void* /*info*/, const char* s) {
+  if (s == nullptr) return 1;
+  if (term_capture.to_stderr) {
+    std::fputs(s, stderr);
+    return 1;
+  }
+  const std::size_t room = sizeof(term_capture.text) - 1 - term_capture.len;
+  const std::size_t add = std::min(room, std::strlen(s));
+  std::memcpy(term_capture.text + term_capture.len, s, add);
+  term_capture.len += add;
+  term_capture.text[term_capture.len] = '\0';
+  return 1;  // nonzero: GLPK prints nothing itself
+}
+
+extern "C" void sia_glpk_error_hook(void* info) {
+  // GLPK is in an unrecoverable state here; leave via longjmp (the default is abort()).
+  std::longjmp(*static_cast<std::jmp_buf*>(info), 1);
+}
+
+void prepare_environment(bool verbose) {
+  env_guard.touch();  // constructs the guard on this thread, so its destructor runs at thread exit
+  term_capture.to_stderr = verbose;
+  term_capture.len = 0;
+  term_capture.text[0] = '\0';
+  glp_term_out(verbose ? GLP_ON : GLP_OFF);
+  glp_term_hook(sia_glpk_term_hook, nullptr);
+}
+
+std::string captured_text() {
+  std::string s(term_capture.text, term_capture.len);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  for (auto& c : s)
+    if (c == '\n') c = ' ';
+  return s;
+}
+
+// --- one solve ---------------------------------------------------------------------------------
+
+/// Everything run_glpk needs and produces; trivially destructible (see the file comment).
+struct GlpkJob {
+  // inputs
+  const MilpModel* model = nullptr;
+  const MilpParams* params = nullptr;
+  int nnz = 0;
+  const int* ia = nullptr;  // 1-based triplets, slot 0 unused
+  const int* ja = nullptr;
+  const double* ar = nullptr;
+  std::chrono::steady_clock::time_point start{};
+  // outputs
+  double* values = nullptr;  // size num_cols
+  double* duals = nullptr;   // size num_rows
+  bool duals_ok = false;
+  int lp_rc = -1, lp_status = 0;
+  int mip_rc = -1, mip_status = 0;
+  bool mip_run = false;
+  double bound = std::nan("");
+  long long nodes = 0;
+  // glp_intopt's MIP presolver; off only for the retry after a GLPK error (see solve_with_glpk)
+  bool mip_presolve = true;
+  // test hook: misuse the API on purpose to exercise the error hook
+  bool provoke_error = false;
+
+  void reset_outputs() {
+    duals_ok = false;
+    lp_rc = mip_rc = -1;
+    lp_status = mip_status = 0;
+    mip_run = false;
+    bound = std::nan("");
+    nodes = 0;
+  }
+};
+
+int remaining_ms(const GlpkJob& job) {
+  if (!job.params->time_limit) return INT_MAX;
+  const auto used = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - job.start);
+  const long long left = static_cast<long long>(job.params->time_limit->count()) - used.count();
+  return static_cast<int>(std::clamp<long long>(left, 0, INT_MAX - 1));
+}
+
+void set_bounds(glp_prob* p, bool row, int k, double lo, double up) {
+  int type;
+  if (std::isinf(lo) && std::isinf(up)) {
+    type = GLP_FR;
+  } else if (std::isinf(up)) {
+    type = GLP_LO;
+  } else if (std::isinf(lo)) {
+    type = GLP_UP;
+  } else if (lo == up) {
+    type = GLP_FX;
+  } else {
+    type = GLP_DB;
+  }
+  const double l = std::isinf(lo) ? 0.0 : lo;
+  const double u = std::isinf(up) ? 0.0 : up;
+  if (row)
+    glp_set_row_bnds(p, k, type, l, u);
+  else
+    glp_set_col_bnds(p, k, type, l, u);
+}
+
+extern "C" void sia_glpk_mip_callback(glp_tree* tree, void* info) {
+  auto* job = static_cast<GlpkJob*>(info);
+  const int best = glp_ios_best_node(tree);
+  if (best != 0) job->bound = glp_ios_node_bound(tree, best);
+  int active = 0, current = 0, total = 0;
+  glp_ios_tree_size(tree, &active, &current, &total);
+  job->nodes = total;
+}
+
+/// All GLPK calls of one solve. Only trivially destructible locals (may be left by longjmp).
+void run_glpk(GlpkJob& job, glp_prob* p) {
+  const MilpModel& m = *job.model;
+  const int n = m.num_cols();
+  const int rows = m.num_rows();
+  glp_set_obj_dir(p, m.sense == MilpSense::maximize ? GLP_MAX : GLP_MIN);
+  if (rows > 0) glp_add_rows(p, rows);
+  glp_add_cols(p, n);
+  for (int i = 0; i < rows; ++i)
+    set_bounds(p, true, i + 1, m.row_lower[static_cast<std::size_t>(i)], m.row_upper[static_cast<std::size_t>(i)]);
+  for (int j = 0; j < n; ++j) {
+    const auto js = static_cast<std::size_t>(j);
+    set_bounds(p, false, j + 1, m.col_lower[js], m.col_upper[js]);
+    glp_set_obj_coef(p, j + 1, m.obj[js]);
+    if (m.is_integer[js]) glp_set_col_kind(p, j + 1, GLP_IV);
+  }
+  if (job.nnz > 0) glp_load_matrix(p, job.nnz, job.ia, job.ja, job.ar);
+  if (job.provoke_error) glp_set_row_bnds(p, rows + 5, GLP_FX, 0.0, 0.0);  // invalid row on purpose
+
+  // Without the MIP presolver glp_intopt needs an optimal LP basis first.
+  if (job.params->lp_duals || !job.mip_presolve) {
+    glp_smcp smcp;
+    glp_init_smcp(&smcp);
+    smcp.msg_lev = job.params->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
+    smcp.presolve = job.mip_presolve ? GLP_ON : GLP_OFF;
+    smcp.tm_lim = remaining_ms(job);
+    job.lp_rc = glp_simplex(p, &smcp);
+    job.lp_status = glp_get_status(p);
+    if (job.lp_rc == 0 && job.lp_status == GLP_OPT) {
+      // GLPK's row dual is d(objective)/d(row activity bound) in the problem's own direction.
+      for (int i = 0; i < rows; ++i) job.duals[i] = glp_get_row_dual(p, i + 1);
+      job.duals_ok = true;
+    }
+    // Infeasible or unbounded relaxations are final; a time limit leaves nothing for intopt.
+    if (job.lp_rc == GLP_ENOPFS || job.lp_rc == GLP_ENODFS || job.lp_rc == GLP_ETMLIM) return;
+    if (job.lp_rc == 0 && (job.lp_status == GLP_NOFEAS || job.lp_status == GLP_UNBND)) return;
+  }
+
+  glp_iocp iocp;
+  glp_init_iocp(&iocp);
+  iocp.msg_lev = job.params->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
+  iocp.presolve = job.mip_presolve ? GLP_ON : GLP_OFF;
+  iocp.mip_gap = job.params->relative_gap;
+  iocp.tm_lim = remaining_ms(job);
+  iocp.gmi_cuts = GLP_ON;
+  iocp.mir_cuts = GLP_ON;
+  iocp.cov_cuts = GLP_ON;
+  iocp.clq_cuts = GLP_ON;
+  iocp.fp_heur = GLP_ON;
+  iocp.cb_func = sia_glpk_mip_callback;
+  iocp.cb_info = &job;
+  job.mip_run = true;
+  job.mip_rc = glp_intopt(p, &iocp);
+  job.mip_status = glp_mip_status(p);
+  if (job.mip_status == GLP_OPT || job.mip_status == GLP_FEAS)
+    for (int j = 0; j < n; ++j) job.values[j] = glp_mip_col_val(p, j + 1);
+}
+
+/// Runs run_glpk with GLPK's error hook pointing here. Returns false when GLPK raised an error;
+/// then the thread's GLPK environment (and with it the problem object) has been freed.
+bool guarded_run(GlpkJob& job) {
+  static thread_local std::jmp_buf jump;
+  glp_prob* volatile prob = nullptr;
+  if (setjmp(jump) != 0) {
+    glp_error_hook(nullptr, nullptr);
+    glp_free_env();  // the documented way out after an error; frees every GLPK object of this thread
+    return false;
+  }
+  glp_error_hook(sia_glpk_error_hook, &jump);
+  prob = glp_create_prob();
+  run_glpk(job, prob);
+  glp_delete_prob(prob);
+  glp_error_hook(nullptr, nullptr);
+  return true;
+}
+
+MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, bool provoke_error) {
+  MilpResult result;
+  const int n = model.num_cols();
+  const int m = model.num_rows();
+  const bool maximize = model.sense == MilpSense::maximize;
+  if (n == 0 && !provoke_error) {  // nothing for GLPK to do; decide directly
+    if (empty_model_feasible(model)) {
+      result.status = MilpStatus::optimal;
+      result.objective = result.best_bound = model.obj_offset;
+      if (params.lp_duals) result.row_duals.assign(static_cast<std::size_t>(m), 0.0);
+    } else {
+      result.status = MilpStatus::infeasible;
+      result.message = "a row excludes activity 0 and the model has no columns";
+    }
+    return result;
+  }
+
+  const auto csc = compress_columns(model);
+  const auto nnz = csc.value.size();
+  std::vector<int> ia(nnz + 1, 0), ja(nnz + 1, 0);
+  std::vector<double> ar(nnz + 1, 0.0);
+  for (std::size_t j = 0; j + 1 < csc.start.size(); ++j)
+    for (auto k = static_cast<std::size_t>(csc.start[j]); k < static_cast<std::size_t>(csc.start[j + 1]); ++k) {
+      ia[k + 1] = csc.row_index[k] + 1;
+      ja[k + 1] = static_cast<int>(j) + 1;
+      ar[k + 1] = csc.value[k];
+    }
+  std::vector<double> values(static_cast<std::size_t>(n), 0.0), duals(static_cast<std::size_t>(m), 0.0);
+
+  GlpkJob job;
+  job.model = &model;
+  job.params = &params;
+  job.nnz = static_cast<int>(nnz);
+  job.ia = ia.data();
+  job.ja = ja.data();
+  job.ar = ar.data();
+  job.start = std::chrono::steady_clock::now();
+  job.values = values.data();
+  job.duals = duals.data();
+  job.provoke_error = provoke_error;
+
+  prepare_environment(params.verbose);
+  if (!guarded_run(job)) {
+    const std::string first = captured_text();
+    // GLPK 5.0's MIP presolver fails with an API error ("glp_add_cols: ncs = 0") when it removes
+    // every column; retry once with the presolvers off (plain simplex, then branch and bound).
+    bool recovered = false;
+    if (!provoke_error) {
+      job.reset_outputs();
+      job.mip_presolve = false;
+      prepare_environment(params.verbose);
+      recovered = guarded_run(job);
+    }
+    if (!recovered) {
+      result.status = MilpStatus::error;
+      result.message = "GLPK error: " + first;
+      return result;
+    }
+  } else if (job.mip_run && job.mip_presolve) {
+    // GLPK 5.0's MIP preprocessor has been seen to report "INTEGER OPTIMAL SOLUTION FOUND BY MIP
+    // PREPROCESSOR" with a solution violating a row (integer columns with negative lower bounds;
+    // found by the brute-force conformance test). Check every answer of the presolved run, and
+    // confirm infeasibility claims, with the presolver off.
+    const bool claims_solution = job.mip_status == GLP_OPT || job.mip_status == GLP_FEAS;
+    std::vector<double> check(values);
+    polish_values(model, check);
+    const bool suspicious = claims_solution ? !solution_is_valid(model, check)
+                                            : (job.mip_rc == GLP_ENOPFS || (job.mip_rc == 0 && job.mip_status == GLP_NOFEAS));
+    if (suspicious) {
+      job.reset_outputs();
+      job.mip_presolve = false;
+      std::fill(values.begin(), values.end(), 0.0);
+      prepare_environment(params.verbose);
+      if (!guarded_run(job)) {
+        result.status = MilpStatus::error;
+        result.message = "GLPK error: " + captured_text();
+        return result;
+      }
+    }
+  }
+
+  if (job.duals_ok) result.row_duals = std::move(duals);
+  result.nodes = job.nodes;
+  auto set_solution = [&] {
+    result.values = std::move(values);
+    polish_values(model, result.values);
+    result.objective = model.objective_of(result.values);
+  };
+  if ((job.mip_status == GLP_OPT || job.mip_status == GLP_FEAS)) {
+    std::vector<double> check(values);
+    polish_values(model, check);
+    if (!solution_is_valid(model, check)) {
+      result.status = MilpStatus::error;
+      result.message = "GLPK returned a solution that violates the model";
+      return result;
+    }
+  }
+
+  // The LP relaxation alone can settle the outcome.
+  if (job.lp_rc == GLP_ENOPFS || (job.lp_rc == 0 && job.lp_status == GLP_NOFEAS)) {
+    result.status = MilpStatus::infeasible;
+    result.message = "the LP relaxation is infeasible";
+    return result;
+  }
+  if (job.lp_rc == GLP_ENODFS || (job.lp_rc == 0 && job.lp_status == GLP_UNBND)) {
+    result.status = MilpStatus::unbounded;
+    result.message = "the LP relaxation is unbounded (or has no dual feasible solution)";
+    return result;
+  }
+  if (!job.mip_run) {
+    result.status = job.lp_rc == GLP_ETMLIM ? MilpStatus::no_solution : MilpStatus::error;
+    result.message = job.lp_rc == GLP_ETMLIM ? "time limit reached in the LP relaxation"
+                                             : "glp_simplex failed with code " + std::to_string(job.lp_rc);
+    return result;
+  }
+
+  const bool has_solution = job.mip_status == GLP_OPT || job.mip_status == GLP_FEAS;
+  switch (job.mip_rc) {
+    case 0:
+    case GLP_EMIPGAP:  // stopped within the requested relative gap: optimal by our definition
+      if (has_solution) {
+        set_solution();
+        result.status = MilpStatus::optimal;
+      } else if (job.mip_status == GLP_NOFEAS) {
+        result.status = MilpStatus::infeasible;
+        result.message = "no integer solution exists";
+      } else {
+        result.status = MilpStatus::error;
+        result.message = "glp_intopt finished with undefined solution status";
+      }
+      break;
+    case GLP_ETMLIM:
+      if (has_solution) {
+        set_solution();
+        result.status = MilpStatus::feasible;
+        result.message = "time limit reached";
+      } else {
+        result.status = MilpStatus::no_solution;
+        result.message = "time limit reached without an integer solution";
+      }
+      break;
+    case GLP_ENOPFS:
+      result.status = MilpStatus::infeasible;
+      result.message = "the LP relaxation is infeasible";
+      break;
+    case GLP_ENODFS:
+      result.status = MilpStatus::unbounded;
+      result.message = "the LP relaxation is unbounded (or has no dual feasible solution)";
+      break;
+    default:
+      if (has_solution) {
+        set_solution();
+        result.status = MilpStatus::feasible;
+      } else {
+        result.status = MilpStatus::error;
+      }
+      result.message = "glp_intopt failed with code " + std::to_string(job.mip_rc);
+      break;
+  }
+
+  if (result.status == MilpStatus::optimal) {
+    result.best_bound = result.objective;
+    if (std::isfinite(job.bound)) {
+      const double b = job.bound + model.obj_offset;
+      // Keep a bound only if it is on the right side of the incumbent (gap-terminated searches).
+      if (maximize ? b >= result.objective : b <= result.objective) result.best_bound = b;
+    }
+  } else if (result.status == MilpStatus::feasible && std::isfinite(job.bound)) {
+    const double b = job.bound + model.obj_offset;
+    result.best_bound = maximize ? std::max(b, result.objective) : std::min(b, result.objective);
+  }
+  return result;
+}
+
+class GlpkSolver final : public MilpSolver {
+  std::string_view do_name() const noexcept override { return "glpk"; }
+  MilpResult do_solve(const MilpModel& model, const MilpParams& params) override {
+    return solve_with_glpk(model, params, false);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<MilpSolver> make_glpk_solver() { return std::make_unique<GlpkSolver>(); }
+
+MilpResult glpk_solve_provoking_error(const MilpModel& model) {
+  model.validate();
+  return solve_with_glpk(model, MilpParams{}, true);
+}
+
+}  // namespace sia::detail

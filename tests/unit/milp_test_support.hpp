@@ -1,0 +1,58 @@
+#pragma once
+// Helpers shared by the tests/unit/test_milp_*.cpp files: the list of usable backends and an
+// exhaustive-search reference solver for small integer models.
+#include <sia/milp/factory.hpp>
+#include <sia/milp/model.hpp>
+#include <sia/milp/solver.hpp>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sia::test {
+
+/// Backends from available_milp_solvers() that actually solve (skips stubs reporting "not implemented"
+/// and the deliberately partial backends that tests register under names starting with "test-").
+inline std::vector<std::string> usable_milp_backends() {
+  std::vector<std::string> out;
+  MilpModel probe;
+  probe.add_col(1.0, 0.0, 1.0, true);
+  for (const auto& name : available_milp_solvers()) {
+    if (name.rfind("test-", 0) == 0) continue;
+    auto solver = make_milp_solver(name);
+    const auto r = solver->solve(probe);
+    if (r.status == MilpStatus::error && r.message.find("not implemented") != std::string::npos) continue;
+    out.push_back(name);
+  }
+  return out;
+}
+
+/// Best objective over all integer points of a model whose columns are all integer with finite
+/// bounds (small!). nullopt when infeasible.
+inline std::optional<double> brute_force_optimum(const MilpModel& m) {
+  const int n = m.num_cols();
+  std::vector<double> x(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) x[static_cast<std::size_t>(j)] = m.col_lower[static_cast<std::size_t>(j)];
+  std::optional<double> best;
+  const bool max = m.sense == MilpSense::maximize;
+  while (true) {
+    if (m.is_feasible(x, 1e-9)) {
+      const double v = m.objective_of(x);
+      if (!best || (max ? v > *best : v < *best)) best = v;
+    }
+    int j = 0;
+    for (; j < n; ++j) {
+      auto& xj = x[static_cast<std::size_t>(j)];
+      if (xj + 1.0 <= m.col_upper[static_cast<std::size_t>(j)] + 1e-9) {
+        xj += 1.0;
+        break;
+      }
+      xj = m.col_lower[static_cast<std::size_t>(j)];
+    }
+    if (j == n) break;
+  }
+  return best;
+}
+
+}  // namespace sia::test
