@@ -16,6 +16,7 @@
 #include <sia/goodput/efficiency.hpp>
 #include <sia/goodput/throughput_model.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -86,73 +87,96 @@ struct GoodputFunction {
   }
 
   /**
-   * @brief The goodput-maximising batch size for (nodes, replicas) within `lim`.
-   *
-   * Reference algorithm (`goodput.py:GoodputFunction.optimize`): `lim.candidates` global batch
-   * sizes spaced geometrically in [max(init, min_local*R), max_batch] (just max_batch when
-   * `tune` is false); each is split as local = batch/R, s = ceil(local/max_local) - 1 extra
-   * micro-steps (at least 1 on a single GPU above the initial batch: Pollux's rule), atomic =
-   * ceil(local/(s+1)); candidates whose atomic batch leaves [min_local, max_local] are invalid.
-   * The first best candidate wins. Deviation: when max(init, min_local*R) > max_batch no batch
-   * satisfies the limits and the result is goodput 0 (the reference would evaluate the
-   * out-of-range batch min_local*R). Allocation-free.
+   * @brief The goodput-maximising batch size for (nodes, replicas) within `lim`
+   * (see optimize_batch() for the algorithm). Allocation-free.
    */
-  [[nodiscard]] GoodputChoice optimize(int nodes, int replicas, const BatchLimits& lim) const noexcept {
-    GoodputChoice best;
-    if (nodes < 1 || replicas < 1 || !(init_batch_size > 0.0)) return best;
-    const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
-    const double min_atomic = lim.min_local > 0 ? lim.min_local : 1.0;
-    const double max_atomic = lim.max_local > 0 ? lim.max_local : max_batch;
-    const double r = replicas;
-    double min_batch = max_batch;
-    if (lim.tune) {
-      min_batch = std::max(init_batch_size, min_atomic * r);
-      if (min_batch > max_batch * (1.0 + 1e-12)) return best;
-    }
-    const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
-    const double log_lo = std::log(min_batch);
-    const double step = n > 1 ? (std::log(max_batch) - log_lo) / (n - 1) : 0.0;
-    // Constant parts of the step time for this (nodes, replicas), hoisted out of the loop.
-    const double tn = network_time(perf, nodes, replicas);
-    const bool linear = perf.gamma == 1.0;
-    const double tn_pow = linear ? tn : std::pow(tn, perf.gamma);
-    const double inv_gamma = 1.0 / perf.gamma;
-    long long last_atomic = -1;
-    long long last_s = -1;
-    for (int k = 0; k < n; ++k) {
-      const double batch = k == 0 ? min_batch : (k == n - 1 ? max_batch : std::exp(log_lo + step * k));
-      const double local = batch / r;
-      long long s = 0;
-      if (lim.accumulation) {
-        s = static_cast<long long>(std::ceil(local / max_atomic - 1e-8)) - 1;
-        if (s < 0) s = 0;
-        if (replicas == 1 && local > init_batch_size + 1e-8 && s < 1) s = 1;
-      }
-      const long long atomic = static_cast<long long>(std::ceil(local / static_cast<double>(s + 1) - 1e-8));
-      if (atomic == last_atomic && s == last_s) continue;  // same split as the previous candidate
-      last_atomic = atomic;
-      last_s = s;
-      if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
-      if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
-      const double b = static_cast<double>(atomic);
-      const double ta = perf.alpha_c + perf.beta_c * b;
-      const double to = linear ? ta + tn : std::pow(std::pow(ta, perf.gamma) + tn_pow, inv_gamma);
-      const double t = static_cast<double>(s) * ta + to;
-      const double global = r * b * static_cast<double>(s + 1);
-      const double xput = global / t;
-      const double eff = efficiency(global);
-      const double g = xput * eff;
-      if (std::isfinite(g) && g > best.goodput) {
-        best.goodput = g;
-        best.throughput = xput;
-        best.efficiency = eff;
-        best.batch.global_batch = static_cast<long long>(global);
-        best.batch.local_batch = static_cast<int>(atomic);
-        best.batch.accumulation_steps = static_cast<int>(s);
-      }
-    }
-    return best;
-  }
+  [[nodiscard]] GoodputChoice optimize(int nodes, int replicas, const BatchLimits& lim) const noexcept;
 };
+
+/**
+ * @brief Batch-size optimisation over any step-time model.
+ *
+ * `step_time(atomic, s)` returns the seconds of one optimiser step of `replicas` replicas with
+ * local batch `atomic` and `s` extra accumulation micro-steps (<= 0 or non-finite = unusable);
+ * `efficiency(global)` the statistical efficiency of a global batch.
+ *
+ * Reference algorithm (`goodput.py:GoodputFunction.optimize`): `lim.candidates` global batch
+ * sizes spaced geometrically in [max(init, min_local*R), max_batch] (just max_batch when
+ * `tune` is false); each is split as local = batch/R, s = ceil(local/max_local) - 1 extra
+ * micro-steps (at least 1 on a single GPU above the initial batch: Pollux's rule), atomic =
+ * ceil(local/(s+1)); candidates whose atomic batch leaves [min_local, max_local] are invalid.
+ * The first best candidate wins. Deviation: when max(init, min_local*R) > max_batch no batch
+ * satisfies the limits and the result is goodput 0 (the reference would evaluate the
+ * out-of-range batch min_local*R). Consecutive candidates with the same split are evaluated once.
+ */
+template <class StepTime, class Efficiency>
+[[nodiscard]] GoodputChoice optimize_batch(int replicas, double init_batch_size, const BatchLimits& lim,
+                                           StepTime&& step_time, Efficiency&& efficiency) noexcept {
+  GoodputChoice best;
+  if (replicas < 1 || !(init_batch_size > 0.0)) return best;
+  const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
+  const double min_atomic = lim.min_local > 0 ? lim.min_local : 1.0;
+  const double max_atomic = lim.max_local > 0 ? lim.max_local : max_batch;
+  const double r = replicas;
+  double min_batch = max_batch;
+  if (lim.tune) {
+    min_batch = std::max(init_batch_size, min_atomic * r);
+    if (min_batch > max_batch * (1.0 + 1e-12)) return best;
+  }
+  const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
+  const double log_lo = std::log(min_batch);
+  const double step = n > 1 ? (std::log(max_batch) - log_lo) / (n - 1) : 0.0;
+  long long last_atomic = -1;
+  long long last_s = -1;
+  for (int k = 0; k < n; ++k) {
+    const double batch = k == 0 ? min_batch : (k == n - 1 ? max_batch : std::exp(log_lo + step * k));
+    const double local = batch / r;
+    long long s = 0;
+    if (lim.accumulation) {
+      s = static_cast<long long>(std::ceil(local / max_atomic - 1e-8)) - 1;
+      if (s < 0) s = 0;
+      if (replicas == 1 && local > init_batch_size + 1e-8 && s < 1) s = 1;
+    }
+    const long long atomic = static_cast<long long>(std::ceil(local / static_cast<double>(s + 1) - 1e-8));
+    if (atomic == last_atomic && s == last_s) continue;  // same split as the previous candidate
+    last_atomic = atomic;
+    last_s = s;
+    if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
+    if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
+    const double t = step_time(static_cast<double>(atomic), static_cast<int>(s));
+    if (!(t > 0.0) || !std::isfinite(t)) continue;
+    const double global = r * static_cast<double>(atomic) * static_cast<double>(s + 1);
+    const double xput = global / t;
+    const double eff = efficiency(global);
+    const double g = xput * eff;
+    if (std::isfinite(g) && g > best.goodput) {
+      best.goodput = g;
+      best.throughput = xput;
+      best.efficiency = eff;
+      best.batch.global_batch = static_cast<long long>(global);
+      best.batch.local_batch = static_cast<int>(atomic);
+      best.batch.accumulation_steps = static_cast<int>(s);
+    }
+  }
+  return best;
+}
+
+inline GoodputChoice GoodputFunction::optimize(int nodes, int replicas, const BatchLimits& lim) const noexcept {
+  if (nodes < 1 || replicas < 1) return GoodputChoice{};
+  // Constant parts of the step time for this (nodes, replicas), hoisted out of the loop.
+  const double tn = network_time(perf, nodes, replicas);
+  const bool linear = perf.gamma == 1.0;
+  const double tn_pow = linear ? tn : std::pow(tn, perf.gamma);
+  const double inv_gamma = 1.0 / perf.gamma;
+  const PerfParams& p = perf;
+  return optimize_batch(
+      replicas, init_batch_size, lim,
+      [&](double b, int s) {
+        const double ta = p.alpha_c + p.beta_c * b;
+        const double to = linear ? ta + tn : std::pow(std::pow(ta, p.gamma) + tn_pow, inv_gamma);
+        return static_cast<double>(s) * ta + to;
+      },
+      [this](double global) { return efficiency(global); });
+}
 
 }  // namespace sia

@@ -1,0 +1,245 @@
+// sia_fit_profiles <profiles-dir> [--json] [--seed N]
+//
+// For every model and GPU type of an artifact profile directory: fits the throughput model on a
+// seeded random 80 % of that type's rows (placements + scalability, single- and multi-node) and
+// reports the RMSLE of the predicted step time on those rows (rmsle_seen) and on the other 20 %
+// (rmsle_unseen). Then, for every ordered pair of types (from, to), the error of the paper's Eq. 1
+// bootstrap: the model fitted on all rows of `from`, scaled by the ratio of 1-GPU step times of
+// `to` (from `to`'s 1-GPU rows only), predicting `to`'s multi-GPU rows.
+// Pipeline-parallel models (gpt_pmp: rows hold per-micro-batch compute and all-reduce times) are
+// fitted with the GPipe model of <sia/goodput/pipeline.hpp>.
+
+#include <sia/error.hpp>
+#include <sia/goodput/bootstrap.hpp>
+#include <sia/goodput/fit.hpp>
+#include <sia/goodput/pipeline.hpp>
+#include <sia/goodput/profiles.hpp>
+#include <sia/goodput/throughput_model.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Args {
+  std::string dir;
+  bool json = false;
+  std::uint64_t seed = 1;
+};
+
+void usage(std::ostream& os) {
+  os << "usage: sia_fit_profiles <profiles-dir> [--json] [--seed N]\n"
+        "  Fits the Pollux throughput model per model and GPU type on a seeded random 80 % of the\n"
+        "  profile rows and reports RMSLE of predicted step times on seen and unseen rows, plus the\n"
+        "  error of the Eq. 1 bootstrap across GPU types.\n";
+}
+
+/// Deterministic Fisher-Yates (std::uniform_int_distribution is implementation-defined).
+template <class T>
+void shuffle(std::vector<T>& v, std::mt19937_64& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) {
+    const std::size_t j = static_cast<std::size_t>(rng() % i);
+    std::swap(v[i - 1], v[j]);
+  }
+}
+
+/// FNV-1a: a portable string hash (std::hash differs between standard libraries).
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+double rmsle(const std::vector<double>& pred, const std::vector<double>& obs) {
+  if (pred.empty()) return std::nan("");
+  double s = 0.0;
+  for (std::size_t i = 0; i < pred.size(); ++i) {
+    const double e = std::log(pred[i]) - std::log(obs[i]);
+    s += e * e;
+  }
+  return std::sqrt(s / static_cast<double>(pred.size()));
+}
+
+nlohmann::json params_json(const sia::PerfParams& p) {
+  return {{"alpha_c", p.alpha_c}, {"beta_c", p.beta_c}, {"alpha_n", p.alpha_n}, {"beta_n", p.beta_n},
+          {"alpha_r", p.alpha_r}, {"beta_r", p.beta_r}, {"gamma", p.gamma}};
+}
+
+sia::PerfObservation to_obs(const sia::ProfileRow& r) {
+  return sia::PerfObservation{r.nodes, r.gpus, static_cast<double>(r.local_bsz), r.step_time, r.sync_time};
+}
+
+bool is_pipeline(const sia::ModelProfile& mp) {
+  // Pipeline profiles store per-micro-batch compute and all-reduce time separately; their
+  // all-reduce time can exceed the compute time, which a data-parallel step cannot.
+  for (const auto& t : mp.types)
+    for (const auto& r : t.placements)
+      if (r.sync_time >= r.step_time) return true;
+  return mp.model.find("pmp") != std::string::npos;
+}
+
+/// Pipeline stages per GPU type for the artifact's gpt_pmp (reference APPLICATIONS): the GPU count
+/// of the smallest placement.
+int stages_of(const sia::TypeProfile& t) {
+  int s = 0;
+  for (const auto& r : t.placements) s = s == 0 ? r.gpus : std::min(s, r.gpus);
+  return std::max(s, 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    if (s == "--json") {
+      a.json = true;
+    } else if (s == "--seed" && i + 1 < argc) {
+      try {
+        a.seed = std::stoull(argv[++i]);
+      } catch (const std::exception&) {
+        std::cerr << "sia_fit_profiles: --seed needs a non-negative integer\n";
+        return 2;
+      }
+    } else if (s == "-h" || s == "--help") {
+      usage(std::cout);
+      return 0;
+    } else if (!s.empty() && s[0] != '-' && a.dir.empty()) {
+      a.dir = s;
+    } else {
+      std::cerr << "sia_fit_profiles: unexpected argument '" << s << "'\n";
+      usage(std::cerr);
+      return 2;
+    }
+  }
+  if (a.dir.empty()) {
+    usage(std::cerr);
+    return 2;
+  }
+  try {
+    const auto models = sia::list_models(a.dir);
+    if (models.empty()) throw sia::InvalidArgument(a.dir + ": no model directories with placements-<type>.csv files");
+    nlohmann::json fits = nlohmann::json::array();
+    nlohmann::json boots = nlohmann::json::array();
+    std::vector<double> unseen_all;
+    for (const std::string& model : models) {
+      const sia::ModelProfile mp = sia::load_model_profile(a.dir, model);
+      const bool pipe = is_pipeline(mp);
+      std::vector<sia::PerfParams> full_fit(mp.types.size());
+      for (std::size_t ti = 0; ti < mp.types.size(); ++ti) {
+        const sia::TypeProfile& tp = mp.types[ti];
+        std::vector<sia::ProfileRow> rows = tp.all_rows();
+        // Seed per (model, type) so adding a model does not change the others' splits.
+        std::mt19937_64 rng(a.seed ^ fnv1a(model + "/" + tp.gpu_type));
+        shuffle(rows, rng);
+        const std::size_t n_seen = std::max<std::size_t>(1, (rows.size() * 8 + 5) / 10);
+        std::vector<sia::ProfileRow> seen(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(std::min(n_seen, rows.size())));
+        std::vector<sia::ProfileRow> unseen(rows.begin() + static_cast<std::ptrdiff_t>(seen.size()), rows.end());
+        nlohmann::json entry = {{"model", model}, {"gpu_type", tp.gpu_type}, {"rows_seen", seen.size()},
+                                {"rows_unseen", unseen.size()}};
+        std::vector<double> ps, os, pu, ou;
+        if (pipe) {
+          const int stages = stages_of(tp);
+          std::vector<sia::PipelineObservation> obs;
+          for (const auto& r : seen) obs.push_back(sia::pipeline_observation(r, stages));
+          const sia::PipelineParams pp = sia::fit_pipeline_params(obs, stages);
+          auto pred = [&](const sia::ProfileRow& r) {
+            const auto o = sia::pipeline_observation(r, stages);
+            return sia::pipeline_step_time(pp, o.nodes, o.pipelines, o.micro_bsz);
+          };
+          auto truth = [&](const sia::ProfileRow& r) {
+            const auto o = sia::pipeline_observation(r, stages);
+            return sia::pipeline_observed_step_time(pp, o);
+          };
+          for (const auto& r : seen) { ps.push_back(pred(r)); os.push_back(truth(r)); }
+          for (const auto& r : unseen) { pu.push_back(pred(r)); ou.push_back(truth(r)); }
+          entry["params"] = params_json(pp.perf);
+          entry["params"]["stages"] = pp.stages;
+          entry["params"]["microbatches"] = pp.microbatches;
+        } else {
+          std::vector<sia::PerfObservation> obs;
+          for (const auto& r : seen) obs.push_back(to_obs(r));
+          const sia::PerfParams p = sia::fit_perf_params(obs);
+          for (const auto& r : seen) { ps.push_back(sia::optim_time(p, r.nodes, r.gpus, r.local_bsz)); os.push_back(r.step_time); }
+          for (const auto& r : unseen) { pu.push_back(sia::optim_time(p, r.nodes, r.gpus, r.local_bsz)); ou.push_back(r.step_time); }
+          entry["params"] = params_json(p);
+          std::vector<sia::PerfObservation> all;
+          for (const auto& r : rows) all.push_back(to_obs(r));
+          full_fit[ti] = sia::fit_perf_params(all);
+        }
+        entry["rmsle_seen"] = rmsle(ps, os);
+        const double ru = rmsle(pu, ou);
+        entry["rmsle_unseen"] = std::isfinite(ru) ? nlohmann::json(ru) : nlohmann::json(nullptr);
+        if (std::isfinite(ru)) unseen_all.push_back(ru);
+        fits.push_back(entry);
+      }
+      if (pipe) continue;  // Eq. 1 across types needs the same parallelism on both (stages differ)
+      for (std::size_t from = 0; from < mp.types.size(); ++from) {
+        for (std::size_t to = 0; to < mp.types.size(); ++to) {
+          if (from == to) continue;
+          const sia::TypeProfile& dst = mp.types[to];
+          std::vector<sia::PerfObservation> one_gpu;
+          for (const auto& r : dst.placements)
+            if (r.gpus == 1) one_gpu.push_back(to_obs(r));
+          if (one_gpu.empty()) continue;
+          const sia::PerfParams seed = sia::fit_perf_params(one_gpu);
+          std::vector<double> pred, obs;
+          for (const auto& r : dst.all_rows()) {
+            if (r.gpus == 1) continue;
+            pred.push_back(sia::bootstrap_step_time(full_fit[from], seed, r.nodes, r.gpus, r.local_bsz, 0));
+            obs.push_back(r.step_time);
+          }
+          if (pred.empty()) continue;
+          boots.push_back({{"model", model}, {"from", mp.types[from].gpu_type}, {"to", dst.gpu_type},
+                           {"rmsle", rmsle(pred, obs)}, {"rows", pred.size()}});
+        }
+      }
+    }
+    if (a.json) {
+      std::cout << nlohmann::json{{"fits", fits}, {"bootstrap", boots}}.dump(1) << "\n";
+      return 0;
+    }
+    std::printf("%-12s %-8s %6s %6s %11s %13s  %-10s %-10s %-10s %-10s %-10s %-10s %-6s\n", "model", "type", "seen",
+                "unseen", "rmsle_seen", "rmsle_unseen", "alpha_c", "beta_c", "alpha_n", "beta_n", "alpha_r", "beta_r",
+                "gamma");
+    for (const auto& f : fits) {
+      const auto& p = f["params"];
+      const double ru = f["rmsle_unseen"].is_null() ? std::nan("") : f["rmsle_unseen"].get<double>();
+      std::printf("%-12s %-8s %6zu %6zu %11.4f %13.4f  %-10.3g %-10.3g %-10.3g %-10.3g %-10.3g %-10.3g %-6.3g\n",
+                  f["model"].get<std::string>().c_str(), f["gpu_type"].get<std::string>().c_str(),
+                  f["rows_seen"].get<std::size_t>(), f["rows_unseen"].get<std::size_t>(), f["rmsle_seen"].get<double>(),
+                  ru, p["alpha_c"].get<double>(), p["beta_c"].get<double>(), p["alpha_n"].get<double>(),
+                  p["beta_n"].get<double>(), p["alpha_r"].get<double>(), p["beta_r"].get<double>(),
+                  p["gamma"].get<double>());
+    }
+    std::sort(unseen_all.begin(), unseen_all.end());
+    if (!unseen_all.empty())
+      std::printf("\nmedian rmsle_unseen over %zu fits: %.4f\n", unseen_all.size(), unseen_all[unseen_all.size() / 2]);
+    std::printf("\nEq. 1 bootstrap (fit on 'from', 1-GPU rows of 'to', predict multi-GPU rows of 'to'):\n");
+    std::printf("%-12s %-8s %-8s %6s %8s\n", "model", "from", "to", "rows", "rmsle");
+    std::vector<double> b_all;
+    for (const auto& b : boots) {
+      std::printf("%-12s %-8s %-8s %6zu %8.4f\n", b["model"].get<std::string>().c_str(),
+                  b["from"].get<std::string>().c_str(), b["to"].get<std::string>().c_str(),
+                  b["rows"].get<std::size_t>(), b["rmsle"].get<double>());
+      b_all.push_back(b["rmsle"].get<double>());
+    }
+    std::sort(b_all.begin(), b_all.end());
+    if (!b_all.empty()) std::printf("\nmedian bootstrap rmsle over %zu pairs: %.4f\n", b_all.size(), b_all[b_all.size() / 2]);
+  } catch (const sia::Error& e) {
+    std::cerr << "sia_fit_profiles: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,320 @@
+/// @file goodput/fit.cpp
+/// @brief PerfParams fitting with NLopt's bounded L-BFGS and analytic gradients.
+
+#include <sia/error.hpp>
+#include <sia/goodput/fit.hpp>
+
+#include <nlopt.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <set>
+#include <string>
+
+namespace sia {
+namespace {
+
+constexpr double kLower = 1e-8;
+constexpr double kGammaMax = 10.0;
+
+PerfParams from_array(const double* v) { return PerfParams{v[0], v[1], v[2], v[3], v[4], v[5], v[6]}; }
+
+/// Problem data shared with the NLopt callback: which parameters are free and how they map.
+struct Problem {
+  std::span<const PerfObservation> obs;
+  std::array<double, 7> fixed{};  // values of all parameters (free ones overwritten per call)
+  std::array<int, 7> free_index{};  // position in the NLopt vector, -1 if pinned
+  std::vector<int> free_params;     // parameter index of each NLopt coordinate
+  bool log_space = true;
+  int evaluations = 0;
+};
+
+double nlopt_objective(unsigned n, const double* x, double* grad, void* data) {
+  auto* pr = static_cast<Problem*>(data);
+  ++pr->evaluations;
+  std::array<double, 7> v = pr->fixed;
+  for (unsigned k = 0; k < n; ++k) {
+    const int i = pr->free_params[k];
+    v[static_cast<std::size_t>(i)] = (pr->log_space && i < 6) ? std::exp(x[k]) : x[k];
+  }
+  double g[7] = {0, 0, 0, 0, 0, 0, 0};
+  const double f = fit_objective(from_array(v.data()), pr->obs, grad ? g : nullptr);
+  if (grad) {
+    for (unsigned k = 0; k < n; ++k) {
+      const int i = pr->free_params[k];
+      // chain rule for x = log(param): d/dx = param * d/dparam
+      grad[k] = (pr->log_space && i < 6) ? g[i] * v[static_cast<std::size_t>(i)] : g[i];
+      if (!std::isfinite(grad[k])) grad[k] = 0.0;
+    }
+  }
+  return std::isfinite(f) ? f : std::numeric_limits<double>::max();
+}
+
+/// Least-squares line through (local_bsz, accum time), clamped to the bounds.
+void regress_compute(std::span<const PerfObservation> obs, double& alpha, double& beta) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const double m = static_cast<double>(obs.size());
+  for (const auto& o : obs) {
+    const double y = o.step_time - o.sync_time;
+    sx += o.local_bsz;
+    sy += y;
+    sxx += o.local_bsz * o.local_bsz;
+    sxy += o.local_bsz * y;
+  }
+  const double den = m * sxx - sx * sx;
+  beta = den > 0 ? (m * sxy - sx * sy) / den : 0.0;
+  beta = std::max(beta, kLower);
+  alpha = std::max((sy - beta * sx) / m, kLower);
+}
+
+}  // namespace
+
+void validate(std::span<const PerfObservation> obs, const std::string& what) {
+  if (obs.empty()) throw InvalidArgument(what + ": no observations to fit");
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    const auto& o = obs[i];
+    const std::string w = what + "[" + std::to_string(i) + "]";
+    if (o.nodes < 1 || o.replicas < o.nodes)
+      throw InvalidArgument(w + ": need 1 <= nodes <= replicas, got nodes " + std::to_string(o.nodes) + ", replicas " +
+                            std::to_string(o.replicas));
+    if (!std::isfinite(o.local_bsz) || !(o.local_bsz > 0.0)) throw InvalidArgument(w + ".local_bsz: must be > 0");
+    if (!std::isfinite(o.step_time) || !(o.step_time > 0.0)) throw InvalidArgument(w + ".step_time: must be a finite number > 0");
+    if (!std::isfinite(o.sync_time) || o.sync_time < 0.0) throw InvalidArgument(w + ".sync_time: must be a finite number >= 0");
+    if (!(o.sync_time < o.step_time)) throw InvalidArgument(w + ".sync_time: must be < step_time (compute time must be > 0)");
+  }
+}
+
+double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, double* grad) {
+  const double m = static_cast<double>(obs.size());
+  if (obs.empty()) {
+    if (grad) std::fill(grad, grad + 7, 0.0);
+    return 0.0;
+  }
+  const double gamma = p.gamma;
+  double s1 = 0.0, s2 = 0.0;
+  // Accumulated sum(e * de/dparam) for both residual families.
+  double g1[7] = {0, 0, 0, 0, 0, 0, 0};
+  double g2[7] = {0, 0, 0, 0, 0, 0, 0};
+  for (const auto& o : obs) {
+    const double a = p.alpha_c + p.beta_c * o.local_bsz;
+    const double extra = std::max(static_cast<double>(o.replicas) - 2.0, 1e-8);
+    int net = 0;  // 0: none, 1: inter-node, 2: intra-node
+    double n = 0.0;
+    if (o.nodes > 1) {
+      net = 1;
+      n = p.alpha_n + p.beta_n * extra;
+    } else if (o.replicas > 1) {
+      net = 2;
+      n = p.alpha_r + p.beta_r * extra;
+    } else {
+      n = 1e-8 + 1e-8 * extra;
+    }
+    const double la = std::log(a);
+    const double ln = std::log(n);
+    // log(a^g + n^g)/g computed stably (log-sum-exp); wa, wn are the softmax weights.
+    const double xa = gamma * la;
+    const double xn = gamma * ln;
+    const double mx = std::max(xa, xn);
+    const double ea = std::exp(xa - mx);
+    const double en = std::exp(xn - mx);
+    const double lu = mx + std::log(ea + en);
+    const double lopt = lu / gamma;
+    const double wa = ea / (ea + en);
+    const double wn = en / (ea + en);
+    const double e1 = la - std::log(o.step_time - o.sync_time);
+    const double e2 = lopt - std::log(o.step_time);
+    s1 += e1 * e1;
+    s2 += e2 * e2;
+    if (grad) {
+      g1[0] += e1 / a;
+      g1[1] += e1 * o.local_bsz / a;
+      const double dla = wa / a;  // d lopt / d a
+      g2[0] += e2 * dla;
+      g2[1] += e2 * dla * o.local_bsz;
+      const double dln = wn / n;  // d lopt / d n
+      if (net == 1) {
+        g2[2] += e2 * dln;
+        g2[3] += e2 * dln * extra;
+      } else if (net == 2) {
+        g2[4] += e2 * dln;
+        g2[5] += e2 * dln * extra;
+      }
+      g2[6] += e2 * (-lopt + wa * la + wn * ln) / gamma;
+    }
+  }
+  const double r1 = std::sqrt(s1 / m);
+  const double r2 = std::sqrt(s2 / m);
+  const double pn = p.beta_n / p.alpha_n;
+  const double prr = p.beta_r / p.alpha_r;
+  const double f = r1 + r2 + 1e-3 * (gamma - 1.0) * (gamma - 1.0) + 1e-2 * (pn * pn + prr * prr);
+  if (grad) {
+    // d sqrt(S/m) = (1/(m*r)) * sum(e de); guard r = 0 (perfect fit: the subgradient 0 is valid).
+    const double c1 = r1 > 1e-300 ? 1.0 / (m * r1) : 0.0;
+    const double c2 = r2 > 1e-300 ? 1.0 / (m * r2) : 0.0;
+    for (int i = 0; i < 7; ++i) grad[i] = c1 * g1[i] + c2 * g2[i];
+    grad[6] += 2e-3 * (gamma - 1.0);
+    grad[3] += 2e-2 * pn / p.alpha_n;
+    grad[2] += -2e-2 * pn * pn / p.alpha_n;
+    grad[5] += 2e-2 * prr / p.alpha_r;
+    grad[4] += -2e-2 * prr * prr / p.alpha_r;
+  }
+  return f;
+}
+
+FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const FitOptions& opt) {
+  validate(obs);
+  Problem pr;
+  pr.obs = obs;
+  pr.log_space = opt.log_space;
+  std::array<double, 7> init = {1e-1, 1e-2, 1e-1, 1e-2, 1e-1, 1e-2, 1.0 + 1e-3};
+  std::array<bool, 7> pinned{};
+  // Pinning rules of the reference (goodput.py:fit_perf_params).
+  std::set<double> bszs;
+  bool multi_node = false, single_node_multi = false, more_than_two = false;
+  double mean_accum = 0.0;
+  for (const auto& o : obs) {
+    bszs.insert(o.local_bsz);
+    multi_node = multi_node || o.nodes > 1;
+    single_node_multi = single_node_multi || (o.nodes == 1 && o.replicas > 1);
+    more_than_two = more_than_two || o.replicas > 2;
+    mean_accum += o.step_time - o.sync_time;
+  }
+  mean_accum /= static_cast<double>(obs.size());
+  if (bszs.size() == 1) {
+    init[0] = std::max(mean_accum / 2.0, kLower);
+    pinned[0] = true;
+  }
+  if (!multi_node) {
+    init[2] = init[3] = kLower;
+    pinned[2] = pinned[3] = true;
+  }
+  if (!single_node_multi) {
+    init[4] = init[5] = kLower;
+    pinned[4] = pinned[5] = true;
+  }
+  if (!more_than_two) {
+    init[3] = init[5] = kLower;
+    pinned[3] = pinned[5] = true;
+  }
+  if (opt.fixed_gamma != 0.0) {
+    if (!(opt.fixed_gamma >= 1.0 && opt.fixed_gamma <= kGammaMax))
+      throw InvalidArgument("fit options: fixed_gamma must be 0 or in [1, 10]");
+    init[6] = opt.fixed_gamma;
+    pinned[6] = true;
+  }
+  pr.fixed = init;
+  for (int i = 0; i < 7; ++i) {
+    pr.free_index[static_cast<std::size_t>(i)] = -1;
+    if (!pinned[static_cast<std::size_t>(i)]) {
+      pr.free_index[static_cast<std::size_t>(i)] = static_cast<int>(pr.free_params.size());
+      pr.free_params.push_back(i);
+    }
+  }
+
+  std::vector<std::array<double, 7>> starts{init};
+  if (opt.multi_start) {
+    std::array<double, 7> s2 = init;
+    double a = 0, b = 0;
+    regress_compute(obs, a, b);
+    if (!pinned[0]) s2[0] = a;
+    s2[1] = b;
+    // Network guesses from the observed sync times of each kind.
+    double sn = 0, cn = 0, sr = 0, cr = 0;
+    for (const auto& o : obs) {
+      if (o.nodes > 1) { sn += o.sync_time; cn += 1; }
+      else if (o.replicas > 1) { sr += o.sync_time; cr += 1; }
+    }
+    if (!pinned[2] && cn > 0) s2[2] = std::max(sn / cn, kLower);
+    if (!pinned[3]) s2[3] = std::max(s2[2] * 0.05, kLower);
+    if (!pinned[4] && cr > 0) s2[4] = std::max(sr / cr, kLower);
+    if (!pinned[5]) s2[5] = std::max(s2[4] * 0.05, kLower);
+    starts.push_back(s2);
+  }
+
+  const unsigned n = static_cast<unsigned>(pr.free_params.size());
+  std::array<double, 7> best_v = init;
+  double best_f = std::numeric_limits<double>::infinity();
+  if (n == 0) {
+    best_f = fit_objective(from_array(init.data()), obs);
+  }
+  for (const auto& start : starts) {
+    if (n == 0) break;
+    std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> o(nlopt_create(NLOPT_LD_LBFGS, n), &nlopt_destroy);
+    if (!o) throw SolverFailure("fit_perf_params: nlopt_create failed");
+    std::vector<double> lb(n), ub(n), x(n);
+    for (unsigned k = 0; k < n; ++k) {
+      const int i = pr.free_params[k];
+      const double v = start[static_cast<std::size_t>(i)];
+      if (i < 6) {
+        lb[k] = opt.log_space ? std::log(kLower) : kLower;
+        ub[k] = opt.log_space ? std::log(1e6) : HUGE_VAL;
+        x[k] = opt.log_space ? std::log(std::max(v, kLower)) : std::max(v, kLower);
+        x[k] = std::min(x[k], ub[k]);
+      } else {
+        lb[k] = 1.0;
+        ub[k] = kGammaMax;
+        x[k] = std::clamp(v, 1.0, kGammaMax);
+      }
+    }
+    nlopt_set_lower_bounds(o.get(), lb.data());
+    nlopt_set_upper_bounds(o.get(), ub.data());
+    nlopt_set_min_objective(o.get(), nlopt_objective, &pr);
+    nlopt_set_ftol_rel(o.get(), opt.ftol_rel);
+    nlopt_set_xtol_rel(o.get(), 1e-12);
+    nlopt_set_maxeval(o.get(), std::max(opt.max_evaluations, 1));
+    double f = 0.0;
+    const nlopt_result rc = nlopt_optimize(o.get(), x.data(), &f);
+    (void)rc;  // roundoff-limited / maxeval results still hold the best point found
+    std::array<double, 7> v = pr.fixed;
+    for (unsigned k = 0; k < n; ++k) {
+      const int i = pr.free_params[k];
+      v[static_cast<std::size_t>(i)] = (opt.log_space && i < 6) ? std::exp(x[k]) : x[k];
+    }
+    const double fv = fit_objective(from_array(v.data()), obs);
+    if (std::isfinite(fv) && fv < best_f) {
+      best_f = fv;
+      best_v = v;
+    }
+  }
+  FitResult r;
+  r.params = from_array(best_v.data());
+  r.objective = best_f;
+  r.evaluations = pr.evaluations;
+  if (opt.apply_priors && !multi_node) {
+    r.params.alpha_n = std::max(r.params.alpha_n, 1.1 * r.params.alpha_r);
+    r.params.beta_n = std::max(r.params.beta_n, 1.1 * r.params.beta_r);
+  }
+  return r;
+}
+
+PerfParams fit_perf_params(std::span<const PerfObservation> obs, const FitOptions& opt) {
+  return fit_perf_params_detailed(obs, opt).params;
+}
+
+bool OnlinePerfFitter::observe(const PerfObservation& o) {
+  validate(std::span<const PerfObservation>(&o, 1), "observation");
+  const auto key = std::make_tuple(o.nodes, o.replicas, o.local_bsz);
+  const bool fresh = obs_.find(key) == obs_.end();
+  obs_[key] = o;
+  if (fresh) refit();
+  return fresh;
+}
+
+void OnlinePerfFitter::refit() {
+  const std::vector<PerfObservation> v = observations();
+  if (v.empty()) return;
+  params_ = fit_perf_params(v, opt_);
+  fitted_ = true;
+}
+
+std::vector<PerfObservation> OnlinePerfFitter::observations() const {
+  std::vector<PerfObservation> v;
+  v.reserve(obs_.size());
+  for (const auto& [k, o] : obs_) v.push_back(o);
+  return v;
+}
+
+}  // namespace sia
