@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Packaging checks: install sia (static and shared) into temporary prefixes and build + run the
+# consumers of tests/package/ the way users would (find_package, add_subdirectory, pkg-config,
+# the Conan test_package against the plain CMake install), plus the offline recipe checks
+# (conanfile.py, vcpkg manifests).
+#
+# Usage: bash .ci/package-tests.sh <source-dir> <work-dir>
+# Environment:
+#   SIA_PACKAGE_JOBS=2            parallel build jobs
+#   SIA_PACKAGE_STATIC_BUILD=dir  reuse an already built static sia build tree (configured with CBC and
+#                                 GLPK ON, BUILD_SHARED_LIBS OFF) instead of building one: saves a full
+#                                 library build in CI, where the test build can be installed as is
+# Prints one PASS/FAIL line per check and "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 <source-dir> <work-dir>" >&2
+  exit 2
+fi
+src=$(cd "$1" && pwd) || exit 2
+mkdir -p "$2" || exit 2
+work=$(cd "$2" && pwd) || exit 2
+jobs=${SIA_PACKAGE_JOBS:-2}
+pkg="$src/tests/package"
+logs="$work/logs"
+mkdir -p "$logs"
+generator=()
+if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+# Consumers are built the way a user would: Release, sia's own tests and programs off.
+common=(-DCMAKE_BUILD_TYPE=Release -DSIA_BUILD_TESTS=OFF -DSIA_BUILD_EXAMPLES=OFF -DSIA_BUILD_BENCH=OFF)
+
+passed=0
+failed=0
+declare -A ok=()
+# check <name> <command...>: runs the command with its output in logs/<name>.log.
+check() {
+  local name=$1
+  shift
+  local t0=$SECONDS
+  if "$@" >"$logs/$name.log" 2>&1; then
+    echo "PASS $name ($((SECONDS - t0)) s)"
+    passed=$((passed + 1))
+    ok[$name]=1
+  else
+    echo "FAIL $name ($((SECONDS - t0)) s; log: $logs/$name.log)"
+    tail -n 25 "$logs/$name.log" | sed 's/^/    | /'
+    failed=$((failed + 1))
+  fi
+}
+# requires <check> <name>: records <name> as failed when a check it depends on failed.
+requires() {
+  if [[ -z ${ok[$1]:-} ]]; then
+    echo "FAIL $2 (not run: $1 failed)"
+    failed=$((failed + 1))
+    return 1
+  fi
+}
+
+# --------------------------------------------------------------------------------------------
+# Offline recipe checks (Conan and vcpkg cannot be installed on the project's machines)
+# --------------------------------------------------------------------------------------------
+check conan.py_compile python3 -c "import py_compile, sys; [py_compile.compile(f, doraise=True) for f in sys.argv[1:]]" \
+  "$src/conanfile.py" "$src/test_package/conanfile.py"
+check conan.recipe python3 "$pkg/check_conanfile.py" "$src"
+check vcpkg.manifests python3 "$pkg/check_vcpkg.py" "$src"
+
+# --------------------------------------------------------------------------------------------
+# Install a static sia (CBC + GLPK) and a shared one (CBC only)
+# --------------------------------------------------------------------------------------------
+build_and_install() {  # <build-dir> <prefix> <cmake args...>
+  local build=$1 prefix=$2
+  shift 2
+  rm -rf "$prefix"
+  cmake -S "$src" -B "$build" "${generator[@]}" "${common[@]}" -DCMAKE_INSTALL_PREFIX=/nonexistent "$@" &&
+    cmake --build "$build" -j"$jobs" &&
+    cmake --install "$build" --prefix "$prefix"   # another prefix than configured: relocatable
+}
+static_prefix="$work/prefix-static"
+shared_prefix="$work/prefix-shared"
+if [[ -n ${SIA_PACKAGE_STATIC_BUILD:-} ]]; then
+  check install.static bash -c "rm -rf '$static_prefix' && grep -q 'SIA_WITH_GLPK:STRING=ON' '$SIA_PACKAGE_STATIC_BUILD/CMakeCache.txt' && cmake --build '$SIA_PACKAGE_STATIC_BUILD' -j$jobs --target sia && cmake --install '$SIA_PACKAGE_STATIC_BUILD' --prefix '$static_prefix'"
+else
+  check install.static build_and_install "$work/build-static" "$static_prefix" \
+    -DBUILD_SHARED_LIBS=OFF -DSIA_WITH_CBC=ON -DSIA_WITH_GLPK=ON
+fi
+check install.shared build_and_install "$work/build-shared" "$shared_prefix" \
+  -DBUILD_SHARED_LIBS=ON -DSIA_WITH_CBC=ON -DSIA_WITH_GLPK=OFF
+
+# The installed tree: header-only build dependencies must not leak, paths must be relative.
+installed_tree() {  # <prefix>
+  local prefix=$1 cmakedir="$1/lib/cmake/sia"
+  test -f "$cmakedir/siaConfig.cmake" && test -f "$cmakedir/FindSiaCbc.cmake" && test -f "$cmakedir/FindSiaGlpk.cmake" &&
+    test -f "$prefix/include/sia/build_config.hpp" && test -f "$prefix/include/sia/round.hpp" &&
+    test -f "$prefix/lib/pkgconfig/sia.pc" || { echo "missing installed files"; return 1; }
+  if grep -n -E 'Boost|nlohmann' "$cmakedir"/siaTargets*.cmake; then
+    echo "header-only build dependencies leak into the exported targets"
+    return 1
+  fi
+  if grep -n -F -e "$src" -e "$work/build" "$cmakedir"/*.cmake "$prefix"/lib/pkgconfig/*.pc; then
+    echo "absolute source/build paths in the installed package files"
+    return 1
+  fi
+}
+if requires install.static tree.static; then check tree.static installed_tree "$static_prefix"; fi
+if requires install.shared tree.shared; then check tree.shared installed_tree "$shared_prefix"; fi
+
+# --------------------------------------------------------------------------------------------
+# Consumers
+# --------------------------------------------------------------------------------------------
+# cmake_consumer <project-dir> <build-dir> <run args> -- <cmake args...>: configure, build, run.
+cmake_consumer() {
+  local project=$1 build=$2 run_args=$3
+  shift 4
+  rm -rf "$build"
+  cmake -S "$project" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" &&
+    cmake --build "$build" -j"$jobs" &&
+    # shellcheck disable=SC2086
+    "$build/table1" $run_args
+}
+if requires install.static find_package.static; then
+  check find_package.static cmake_consumer "$pkg/find_package" "$work/c-fp-static" "cbc glpk" -- \
+    -DCMAKE_PREFIX_PATH="$static_prefix" -DSIA_COMPONENTS="core;sia;cbc;glpk" -DSIA_EXPECT_LINKAGE=STATIC \
+    -DSIA_EXPECT_PREFIX="$static_prefix"
+fi
+if requires install.shared find_package.shared; then
+  check find_package.shared cmake_consumer "$pkg/find_package" "$work/c-fp-shared" "cbc" -- \
+    -DCMAKE_PREFIX_PATH="$shared_prefix" -DSIA_COMPONENTS="core;sia;cbc" -DSIA_EXPECT_LINKAGE=SHARED \
+    -DSIA_EXPECT_PREFIX="$shared_prefix"
+fi
+
+# A backend that was not built: configure-time error naming it. Same for a misspelt component.
+expect_configure_error() {  # <prefix> <components> <word the message must contain>
+  local out
+  rm -rf "$work/c-missing"
+  if out=$(cmake -S "$pkg/find_package" -B "$work/c-missing" -DCMAKE_PREFIX_PATH="$1" -DSIA_COMPONENTS="$2" 2>&1); then
+    echo "$out"
+    echo "configure succeeded although components '$2' were requested"
+    return 1
+  fi
+  echo "$out"
+  # CMake wraps the message: join the lines before looking for the component's name.
+  tr '\n' ' ' <<<"$out" | tr -s ' ' | grep -q -E "component\(s\): ([a-z]+, )*$3\b" ||
+    { echo "the error does not name '$3'"; return 1; }
+}
+if requires install.shared find_package.missing_glpk; then
+  check find_package.missing_glpk expect_configure_error "$shared_prefix" "core;cbc;glpk" glpk
+fi
+if requires install.static find_package.unknown_component; then
+  check find_package.unknown_component expect_configure_error "$static_prefix" "core;cpbc" cpbc
+fi
+
+# The Conan test_package, built with plain CMake against the install: Conan's CMakeDeps generates
+# the same package and target names (sia, sia::sia), so this checks its sources and CMakeLists.
+if requires install.static test_package.cmake; then
+  check test_package.cmake bash -c "rm -rf '$work/c-test-package' &&
+    cmake -S '$src/test_package' -B '$work/c-test-package' ${generator[*]} -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH='$static_prefix' &&
+    cmake --build '$work/c-test-package' -j$jobs && '$work/c-test-package/test_package'"
+fi
+
+pkg_config_consumer() {  # <prefix> <build-dir> [STATIC=1]
+  local prefix=$1 build=$2
+  shift 2
+  rm -rf "$build" && mkdir -p "$build" &&
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" make -C "$pkg/pkg_config" BUILD="$build" "$@" &&
+    LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$build/table1" cbc
+}
+if requires install.static pkg_config.static; then
+  check pkg_config.static pkg_config_consumer "$static_prefix" "$work/c-pc-static" STATIC=1
+fi
+if requires install.shared pkg_config.shared; then
+  check pkg_config.shared pkg_config_consumer "$shared_prefix" "$work/c-pc-shared"
+fi
+
+check add_subdirectory cmake_consumer "$pkg/add_subdirectory" "$work/c-subdir" "cbc" -- \
+  -DSIA_SOURCE_DIR="$src" -DSIA_WITH_CBC=ON -DSIA_WITH_GLPK=OFF
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
