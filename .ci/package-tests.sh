@@ -59,10 +59,11 @@ requires() {
 # --------------------------------------------------------------------------------------------
 # Offline recipe checks (Conan and vcpkg cannot be installed on the project's machines)
 # --------------------------------------------------------------------------------------------
-check conan.py_compile python3 -c "import py_compile, sys; [py_compile.compile(f, doraise=True) for f in sys.argv[1:]]" \
+# Byte-compiles in memory (python3 -m py_compile would write __pycache__ into the source tree).
+check conan.py_compile python3 -B -c "import sys; [compile(open(f).read(), f, 'exec') for f in sys.argv[1:]]" \
   "$src/conanfile.py" "$src/test_package/conanfile.py"
-check conan.recipe python3 "$pkg/check_conanfile.py" "$src"
-check vcpkg.manifests python3 "$pkg/check_vcpkg.py" "$src"
+check conan.recipe python3 -B "$pkg/check_conanfile.py" "$src"
+check vcpkg.manifests python3 -B "$pkg/check_vcpkg.py" "$src"
 
 # --------------------------------------------------------------------------------------------
 # Install a static sia (CBC + GLPK) and a shared one (CBC only)

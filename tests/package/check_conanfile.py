@@ -26,6 +26,8 @@ import sys
 import tempfile
 import types
 
+sys.dont_write_bytecode = True  # loading the recipes must not write __pycache__ into the sources
+
 # --------------------------------------------------------------------------------------------
 # Knowledge of Conan Center used by the checks
 # --------------------------------------------------------------------------------------------
