@@ -4,7 +4,8 @@
 // src/core: configuration shapes, per-job count rules, normalisation, restart factor, utilities,
 // and capacity as the placeability condition "for every power-of-two threshold h, the items of
 // at least h GPUs fit into the virtual nodes of at least h GPUs" (minus reservations). It then
-// enumerates every allocation. Heavier variants: SIA_CONFORMANCE_INSTANCES=<n> (default 300).
+// enumerates every allocation. Heavier variants: SIA_CONFORMANCE_INSTANCES=<n> (default 300);
+// SIA_CONFORMANCE_DUMP=<k> prints instance k.
 #include <doctest/doctest.h>
 
 #include <sia/configuration_set.hpp>
@@ -19,6 +20,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -331,6 +333,40 @@ Instance random_instance(std::mt19937& rng, int min_jobs, int max_jobs, int max_
   return in;
 }
 
+// Prints an instance, the oracle's view and the brute-force round (SIA_CONFORMANCE_DUMP=<k>).
+void dump(const Instance& in, const OracleProblem& pb, double expected) {
+  std::ostringstream out;
+  for (const auto& t : in.cluster.types) out << "type " << t.name() << " " << t.num_nodes() << "x" << t.gpus_per_node() << "\n";
+  for (int r : in.cluster.reserved) out << "reserved " << r << "\n";
+  for (const auto& d : in.cluster.down)
+    for (int x : d) out << "down " << x << "\n";
+  out << "p " << in.options.p << " lambda " << in.options.lambda << " round " << in.options.round_utilities << "\n";
+  for (std::size_t i = 0; i < in.jobs.size(); ++i) {
+    const auto& j = in.jobs[i];
+    out << "job " << j.id() << " kind " << static_cast<int>(j.kind()) << " min " << j.min_gpus() << " max "
+        << j.max_gpus() << " P " << j.pipeline_size() << " ever " << (j.max_gpus_ever() ? *j.max_gpus_ever() : -1)
+        << " preemptible " << j.preemptible() << " current "
+        << (j.current() ? std::to_string(j.current()->type) + "/" + std::to_string(j.current()->gpus) : "-")
+        << " age " << j.age_s() << " N " << j.restarts() << " S " << j.restart_cost_s() << " pinned "
+        << pb.pinned[i] << " forced " << int(pb.forced[i]) << "\n";
+    for (const auto& e : pb.entries[i]) {
+      const auto& x = pb.configs[static_cast<std::size_t>(e.config)];
+      out << "   (" << x.type << "," << x.nodes << "," << x.gpus << ") u " << e.util << "\n";
+    }
+  }
+  RoundOptions o = in.options;
+  o.backend = "bruteforce";
+  const auto r = run_round(in.cluster, in.jobs, o);
+  for (const auto& d : r.decisions)
+    out << "decision " << d.job << " "
+        << (d.config ? std::to_string(d.config->type) + "," + std::to_string(d.config->nodes) + "," +
+                           std::to_string(d.config->gpus)
+                     : "-")
+        << "\n";
+  out << "expected " << expected << " got " << r.objective << " status " << to_string(r.status) << "\n";
+  MESSAGE(out.str());
+}
+
 std::vector<std::string> real_backends() {
   std::vector<std::string> out;
   for (const auto& name : available_milp_solvers()) {
@@ -385,21 +421,7 @@ TEST_CASE("round.conformance.exhaustive") {
       ++infeasible_cases;
     }
     REQUIRE(expected);
-    if (std::getenv("DUMP") && std::atoi(std::getenv("DUMP")) == k) {
-      for (auto& t : in.cluster.types) std::printf("type %s %d x %d\n", t.name().c_str(), t.num_nodes(), t.gpus_per_node());
-      for (auto r : in.cluster.reserved) printf("res %d\n", r);
-      for (auto& d : in.cluster.down) for (int x : d) printf("down %d\n", x);
-      printf("p %g lambda %g round %d forced_ok %d\n", in.options.p, in.options.lambda, in.options.round_utilities, forced_ok);
-      for (std::size_t i = 0; i < in.jobs.size(); ++i) {
-        auto& j = in.jobs[i];
-        printf("job %s kind %d min %d max %d P %d ever %d pre %d cur %d/%d age %g N %d S %g pinned %d forced %d\n", j.id().c_str(), (int)j.kind(), j.min_gpus(), j.max_gpus(), j.pipeline_size(), j.max_gpus_ever() ? *j.max_gpus_ever() : -1, j.preemptible(), j.current() ? j.current()->type : -1, j.current() ? j.current()->gpus : -1, j.age_s(), j.restarts(), j.restart_cost_s(), pb.pinned[i], pb.forced[i]);
-        for (auto& e : pb.entries[i]) printf("   cfg %d (%d,%d,%d) u %g\n", e.config, pb.configs[e.config].type, pb.configs[e.config].nodes, pb.configs[e.config].gpus, e.util);
-      }
-      RoundOptions o = in.options; o.backend = "bruteforce";
-      auto r = run_round(in.cluster, in.jobs, o);
-      for (auto& d : r.decisions) printf("dec %s %d %d %d\n", d.job.c_str(), d.config ? d.config->type : -1, d.config ? d.config->nodes : -1, d.config ? d.config->gpus : -1);
-      printf("expected %g got %g status %s\n", *expected, r.objective, std::string(to_string(r.status)).c_str());
-    }
+    if (const char* d = std::getenv("SIA_CONFORMANCE_DUMP"); d && std::atoi(d) == k) dump(in, pb, *expected);
     for (char f : pb.forced) forced_cases += f;
     for (int p : pb.pinned) pinned_cases += p >= 0;
 
