@@ -1,0 +1,358 @@
+#include "placement/capacity_model.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <numeric>
+#include <tuple>
+
+namespace sia::detail {
+
+namespace {
+
+/// f - f mod h for h = 2^level.
+long long floor_to(int f, int level) noexcept {
+  return f <= 0 ? 0 : static_cast<long long>(f) & ~((1LL << level) - 1);
+}
+
+/// n choose k, saturating at `cap`.
+std::size_t choose_saturating(std::size_t n, std::size_t k, std::size_t cap) {
+  if (k > n) return 0;
+  k = std::min(k, n - k);
+  long double r = 1;
+  for (std::size_t i = 1; i <= k; ++i) {
+    r = r * static_cast<long double>(n - k + i) / static_cast<long double>(i);
+    if (r > static_cast<long double>(cap)) return cap + 1;
+  }
+  return static_cast<std::size_t>(r + 0.5L);
+}
+
+}  // namespace
+
+CapacityModel::CapacityModel(int s, const std::vector<int>& node_size, long long reserved)
+    : s_(s),
+      levels_(s > 0 ? std::countr_zero(static_cast<unsigned>(s)) + 1 : 0),
+      free_(node_size),
+      dist_(node_size.size(), 0),
+      cap_(static_cast<std::size_t>(levels_), 0),
+      items_(static_cast<std::size_t>(levels_), 0) {
+  for (std::size_t i = 0; i < free_.size(); ++i) {
+    if (free_[i] < 0) continue;
+    for (int l = 0; l < levels_; ++l) cap_[static_cast<std::size_t>(l)] += floor_to(free_[i], l);
+    if (is_eligible(i)) ++eligible_;
+  }
+  if (levels_ > 0) items_[0] += reserved;
+}
+
+void CapacityModel::change_free(int node, int delta) {
+  const auto i = static_cast<std::size_t>(node);
+  if (free_[i] < 0 || delta == 0) return;  // down nodes are not part of the model
+  const bool was = is_eligible(i);
+  for (int l = 0; l < levels_; ++l) cap_[static_cast<std::size_t>(l)] -= floor_to(free_[i], l);
+  free_[i] += delta;
+  for (int l = 0; l < levels_; ++l) cap_[static_cast<std::size_t>(l)] += floor_to(free_[i], l);
+  eligible_ += static_cast<long long>(is_eligible(i)) - static_cast<long long>(was);
+}
+
+void CapacityModel::change_dist(int node, int delta) {
+  const auto i = static_cast<std::size_t>(node);
+  if (free_[i] < 0) return;
+  const bool was = is_eligible(i);
+  conflicts_ -= std::max(0, dist_[i] - 1);
+  dist_[i] += delta;
+  conflicts_ += std::max(0, dist_[i] - 1);
+  eligible_ += static_cast<long long>(is_eligible(i)) - static_cast<long long>(was);
+}
+
+void CapacityModel::add_kept(const ModelJob& j, int sign) {
+  for (const auto& [node, gpus] : j.held) {
+    change_free(node, -sign * gpus);
+    if (j.distributed) change_dist(node, sign);
+  }
+}
+
+void CapacityModel::add_demand(const ModelJob& j, int sign) {
+  if (j.distributed) {
+    shares_ += sign * j.nodes;
+    return;
+  }
+  for (int l = 0; l < levels_ && (1 << l) <= j.footprint; ++l)
+    items_[static_cast<std::size_t>(l)] += sign * j.footprint;
+}
+
+bool CapacityModel::feasible() const noexcept {
+  if (conflicts_ > 0 || eligible_ < shares_) return false;
+  const long long taken = static_cast<long long>(s_) * shares_;
+  for (int l = 0; l < levels_; ++l)
+    if (items_[static_cast<std::size_t>(l)] > cap_[static_cast<std::size_t>(l)] - taken) return false;
+  return true;
+}
+
+long long CapacityModel::deficit() const noexcept {
+  const long long taken = static_cast<long long>(s_) * shares_;
+  long long d = conflicts_ * (static_cast<long long>(s_) + 1) * 1024;
+  d += std::max(0LL, shares_ - eligible_) * s_;
+  for (int l = 0; l < levels_; ++l)
+    d += std::max(0LL, items_[static_cast<std::size_t>(l)] - (cap_[static_cast<std::size_t>(l)] - taken));
+  return d;
+}
+
+int CapacityModel::largest_violated_level() const noexcept {
+  const long long taken = static_cast<long long>(s_) * shares_;
+  for (int l = levels_ - 1; l >= 0; --l)
+    if (items_[static_cast<std::size_t>(l)] > cap_[static_cast<std::size_t>(l)] - taken) return 1 << l;
+  return 0;
+}
+
+namespace {
+
+int held_total(const ModelJob& j) {
+  int t = 0;
+  for (const auto& hg : j.held) t += hg.second;
+  return t;
+}
+
+/// Targeted greedy: repeatedly free, on the node that needs the fewest evictions, what the most
+/// pressing condition lacks (conflicts, then an eligible node, then a block of the largest
+/// violated threshold). Returns the evicted candidates (applied to `m`), or all of them if the
+/// greedy gets stuck. Then prunes: re-keeps every evicted job whose return keeps `m` feasible.
+std::vector<int> greedy_evictions(CapacityModel& m, const std::vector<ModelJob>& cand) {
+  const int n_nodes = m.num_nodes();
+  // Single-node candidates per node, largest holding first: evicting the largest first reaches
+  // any amount of freed GPUs with the fewest jobs.
+  std::vector<std::vector<std::pair<int, int>>> singles(static_cast<std::size_t>(n_nodes));
+  std::vector<std::vector<int>> dists(static_cast<std::size_t>(n_nodes));
+  for (std::size_t c = 0; c < cand.size(); ++c)
+    for (const auto& [node, gpus] : cand[c].held) {
+      if (cand[c].distributed)
+        dists[static_cast<std::size_t>(node)].push_back(static_cast<int>(c));
+      else
+        singles[static_cast<std::size_t>(node)].emplace_back(gpus, static_cast<int>(c));
+    }
+  for (auto& v : singles)
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+
+  std::vector<char> out(cand.size(), 0);
+  std::vector<int> order;
+  auto evict = [&](int c) {
+    m.evict(cand[static_cast<std::size_t>(c)]);
+    out[static_cast<std::size_t>(c)] = 1;
+    order.push_back(c);
+  };
+
+  bool stuck = false;
+  while (!m.feasible() && !stuck) {
+    if (m.conflicts() > 0) {
+      for (int i = 0; i < n_nodes; ++i) {
+        if (m.kept_distributed(i) <= 1) continue;
+        int victim = -1;
+        for (int c : dists[static_cast<std::size_t>(i)])
+          if (!out[static_cast<std::size_t>(c)]) victim = std::max(victim, c);
+        evict(victim);
+        break;
+      }
+      continue;
+    }
+    // Best node: fewest evictions, then fewest GPUs moved, then lowest index.
+    std::tuple<int, int, int> best{std::numeric_limits<int>::max(), 0, -1};
+    std::vector<int> best_jobs;
+    std::vector<int> jobs;
+    const bool need_node = m.eligible() < m.distributed_demand();
+    const int h = need_node ? 0 : m.largest_violated_level();
+    for (int i = 0; i < n_nodes; ++i) {
+      if (!m.up(i)) continue;
+      const int f = m.free(i);
+      int need = 0;
+      if (need_node) {
+        if (m.kept_distributed(i) > 0 || f >= m.s()) continue;
+        need = m.s() - f;
+      } else {
+        need = (f / h + 1) * h - f;
+      }
+      jobs.clear();
+      int freed = 0;
+      for (const auto& [gpus, c] : singles[static_cast<std::size_t>(i)]) {
+        if (freed >= need) break;
+        if (out[static_cast<std::size_t>(c)]) continue;
+        // A job of footprint >= h brings its own demand for h-blocks: no net gain.
+        if (!need_node && cand[static_cast<std::size_t>(c)].footprint >= h) continue;
+        jobs.push_back(c);
+        freed += gpus;
+      }
+      if (freed < need) continue;
+      std::tuple<int, int, int> key{static_cast<int>(jobs.size()), freed, i};
+      if (key < best) {
+        best = key;
+        best_jobs = jobs;
+      }
+    }
+    if (best_jobs.empty()) {
+      stuck = true;
+      break;
+    }
+    for (int c : best_jobs) evict(c);
+  }
+  if (stuck) {
+    for (std::size_t c = 0; c < cand.size(); ++c)
+      if (!out[c]) evict(static_cast<int>(c));
+  }
+  // Prune, latest eviction first.
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const auto c = static_cast<std::size_t>(*it);
+    m.unevict(cand[c]);
+    if (m.feasible()) {
+      out[c] = 0;
+    } else {
+      m.evict(cand[c]);
+    }
+  }
+  std::vector<int> result;
+  for (std::size_t c = 0; c < cand.size(); ++c)
+    if (out[c]) result.push_back(static_cast<int>(c));
+  return result;
+}
+
+/// Candidates whose eviction can help at all (see the proof sketch in plan_evictions).
+std::vector<int> useful_candidates(const CapacityModel& m, const std::vector<ModelJob>& cand) {
+  std::vector<int> useful;
+  const int h = m.largest_violated_level();
+  const bool need_node = m.eligible() < m.distributed_demand();
+  for (std::size_t c = 0; c < cand.size(); ++c) {
+    const ModelJob& j = cand[c];
+    bool ok = m.conflicts() > 0;
+    if (!ok && !j.distributed) {
+      ok = j.footprint < h;
+      if (!ok && need_node)
+        for (const auto& hg : j.held)
+          if (m.kept_distributed(hg.first) == 0 && m.free(hg.first) < m.s()) ok = true;
+    }
+    if (ok) useful.push_back(static_cast<int>(c));
+  }
+  return useful;
+}
+
+struct ExactSearch {
+  CapacityModel& m;
+  const std::vector<ModelJob>& cand;
+  const std::vector<int>& pool;
+  std::vector<int> chosen;
+  std::vector<int> best;
+  long long best_gpus = std::numeric_limits<long long>::max();
+
+  void run(std::size_t start, std::size_t k, long long gpus) {
+    if (chosen.size() == k) {
+      if (gpus < best_gpus && m.feasible()) {
+        best_gpus = gpus;
+        best = chosen;
+      }
+      return;
+    }
+    const std::size_t remaining = k - chosen.size();
+    for (std::size_t i = start; i + remaining <= pool.size(); ++i) {
+      const ModelJob& j = cand[static_cast<std::size_t>(pool[i])];
+      m.evict(j);
+      chosen.push_back(pool[i]);
+      run(i + 1, k, gpus + held_total(j));
+      chosen.pop_back();
+      m.unevict(j);
+    }
+  }
+};
+
+}  // namespace
+
+EvictionPlan plan_evictions(int s, const std::vector<int>& node_size, long long reserved,
+                            const std::vector<ModelJob>& candidates, const std::vector<ModelJob>& movers,
+                            std::size_t budget) {
+  EvictionPlan plan;
+  const std::size_t n_cand = candidates.size();
+
+  // 1. Can the allocation fit at all (everyone re-placed from scratch)? If not, drop jobs: the
+  // one whose removal shrinks the deficit most, then the larger, then movers before candidates
+  // (jobs that keep their configuration are running), then the later one.
+  std::vector<char> cand_dropped(n_cand, 0);
+  std::vector<char> mover_dropped(movers.size(), 0);
+  {
+    CapacityModel all(s, node_size, reserved);
+    for (const auto& j : candidates) all.add_demand(j);
+    for (const auto& j : movers) all.add_demand(j);
+    while (!all.feasible()) {
+      std::tuple<long long, int, int, int> best{std::numeric_limits<long long>::max(), 0, 0, 0};
+      int best_kind = -1;
+      int best_index = -1;
+      auto consider = [&](const ModelJob& j, int kind, int index) {
+        all.add_demand(j, -1);
+        std::tuple<long long, int, int, int> key{all.deficit(), -j.footprint, kind, -index};
+        all.add_demand(j, +1);
+        if (key < best) {
+          best = key;
+          best_kind = kind;
+          best_index = index;
+        }
+      };
+      for (std::size_t i = 0; i < movers.size(); ++i)
+        if (!mover_dropped[i]) consider(movers[i], 0, static_cast<int>(i));
+      for (std::size_t i = 0; i < n_cand; ++i)
+        if (!cand_dropped[i]) consider(candidates[i], 1, static_cast<int>(i));
+      if (best_kind < 0) break;  // nothing left to drop (only reservations remain)
+      if (best_kind == 0) {
+        mover_dropped[static_cast<std::size_t>(best_index)] = 1;
+        all.add_demand(movers[static_cast<std::size_t>(best_index)], -1);
+        plan.dropped_movers.push_back(best_index);
+      } else {
+        cand_dropped[static_cast<std::size_t>(best_index)] = 1;
+        all.add_demand(candidates[static_cast<std::size_t>(best_index)], -1);
+        plan.dropped_candidates.push_back(best_index);
+      }
+    }
+    std::sort(plan.dropped_movers.begin(), plan.dropped_movers.end());
+    std::sort(plan.dropped_candidates.begin(), plan.dropped_candidates.end());
+  }
+
+  // 2. The reduced instance: remaining candidates kept, remaining movers to place.
+  std::vector<ModelJob> cand;
+  std::vector<int> cand_index;
+  for (std::size_t i = 0; i < n_cand; ++i)
+    if (!cand_dropped[i]) {
+      cand.push_back(candidates[i]);
+      cand_index.push_back(static_cast<int>(i));
+    }
+  CapacityModel m(s, node_size, reserved);
+  for (const auto& j : cand) m.add_kept(j);
+  for (std::size_t i = 0; i < movers.size(); ++i)
+    if (!mover_dropped[i]) m.add_demand(movers[i]);
+  if (m.feasible()) return plan;
+
+  // 3. Exact search over the candidates that can help. Evicting a job never lowers a threshold
+  // capacity by more than it adds to that threshold's demand at or below its footprint, and only
+  // helps thresholds above its footprint or an ineligible node it sits on; so a job whose
+  // footprint is >= the largest violated threshold (and that sits on no node that could become
+  // eligible) is never needed, and a minimum set never contains one.
+  const std::vector<int> pool = useful_candidates(m, cand);
+
+  // 4. Greedy upper bound (on a copy of the model).
+  CapacityModel gm = m;
+  std::vector<int> greedy = greedy_evictions(gm, cand);
+
+  ExactSearch search{m, cand, pool, {}, {}, std::numeric_limits<long long>::max()};
+  std::size_t spent = 0;
+  // Sets of the greedy's size are searched too, so that among minimum sets the one moving the
+  // fewest GPUs (then the lexicographically first) wins whenever the budget allows.
+  for (std::size_t k = 1; k <= greedy.size() && k <= pool.size(); ++k) {
+    const std::size_t sets = choose_saturating(pool.size(), k, budget);
+    if (spent + sets > budget) break;
+    spent += sets;
+    search.run(0, k, 0);
+    if (!search.best.empty()) {
+      greedy = search.best;
+      break;
+    }
+  }
+  for (int c : greedy) plan.evicted.push_back(cand_index[static_cast<std::size_t>(c)]);
+  std::sort(plan.evicted.begin(), plan.evicted.end());
+  return plan;
+}
+
+}  // namespace sia::detail

@@ -1,0 +1,565 @@
+#include <sia/error.hpp>
+#include <sia/placement.hpp>
+
+#include "placement/capacity_model.hpp"
+#include "placement/min_cost_flow.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace sia {
+
+namespace {
+
+constexpr int kFree = -1;
+
+/// One job, resolved and validated.
+struct JobState {
+  const PlacementRequest* req = nullptr;
+  int used = 0;                    // GPUs used (<= config->gpus)
+  int cur_type = -1;               // type of the current placement, -1 = none/unknown
+  std::vector<NodeShare> cur;      // current placement with GPU ids resolved, sorted by node
+  bool candidate = false;          // unchanged configuration with a valid placement: may be kept
+  [[nodiscard]] const Config& cfg() const { return *req->config; }
+  [[nodiscard]] bool distributed() const { return req->config && req->config->nodes >= 2; }
+};
+
+struct TypeInfo {
+  int size = 0;              // GPUs per node (R)
+  int s = 0;                 // largest virtual node: largest power of two <= R
+  int nodes = 0;
+  std::vector<char> up;
+};
+
+std::string type_name(const ClusterSpec& c, int t) {
+  return c.types[static_cast<std::size_t>(t)].name();
+}
+
+[[noreturn]] void fail(const std::string& msg) { throw InvalidArgument(msg); }
+
+std::vector<TypeInfo> describe(const ClusterSpec& cluster) {
+  std::vector<TypeInfo> info(cluster.types.size());
+  for (int t = 0; t < cluster.num_types(); ++t) {
+    const auto& spec = cluster.types[static_cast<std::size_t>(t)];
+    TypeInfo& ti = info[static_cast<std::size_t>(t)];
+    if (spec.num_nodes() < 0 || spec.gpus_per_node() < 0)
+      fail("GPU type " + spec.name() + ": negative node count or node size");
+    ti.size = spec.gpus_per_node();
+    ti.nodes = spec.gpus_per_node() > 0 ? spec.num_nodes() : 0;
+    ti.s = ti.size > 0 ? static_cast<int>(std::bit_floor(static_cast<unsigned>(ti.size))) : 0;
+    ti.up.assign(static_cast<std::size_t>(ti.nodes), 1);
+    if (static_cast<std::size_t>(t) < cluster.down.size())
+      for (int d : cluster.down[static_cast<std::size_t>(t)]) {
+        if (d < 0 || d >= ti.nodes)
+          fail("down node " + std::to_string(d) + " of GPU type " + spec.name() + " does not exist (" +
+               std::to_string(ti.nodes) + " nodes)");
+        ti.up[static_cast<std::size_t>(d)] = 0;
+      }
+  }
+  return info;
+}
+
+/// Checks the new configuration and the used GPU count of a request.
+void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, JobState& js) {
+  const PlacementRequest& r = *js.req;
+  if (!r.config) {
+    js.used = 0;
+    return;
+  }
+  const Config& c = *r.config;
+  if (c.type < 0 || c.type >= cluster.num_types())
+    fail("job " + r.job + ": configuration refers to GPU type index " + std::to_string(c.type) +
+         ", which does not exist");
+  const TypeInfo& ti = info[static_cast<std::size_t>(c.type)];
+  const std::string shape = "(" + std::to_string(c.nodes) + ", " + std::to_string(c.gpus) + ", " +
+                            type_name(cluster, c.type) + ")";
+  const bool single_ok = c.nodes == 1 && c.gpus >= 1 && c.gpus <= ti.s && std::has_single_bit(static_cast<unsigned>(c.gpus));
+  const bool multi_ok = c.nodes >= 2 && c.nodes <= ti.nodes && c.gpus == c.nodes * ti.s;
+  if (!single_ok && !multi_ok)
+    fail("job " + r.job + ": configuration " + shape +
+         " is not in the configuration set (single-node: powers of two up to " + std::to_string(ti.s) +
+         "; multi-node: n x " + std::to_string(ti.s) + " GPUs on 2.." + std::to_string(ti.nodes) + " nodes)");
+  js.used = r.gpus == 0 ? c.gpus : r.gpus;
+  if (js.used < 1 || js.used > c.gpus)
+    fail("job " + r.job + ": uses " + std::to_string(r.gpus) + " GPUs, outside 1.." + std::to_string(c.gpus) +
+         " of its configuration " + shape);
+  if (c.nodes >= 2 && js.used <= (c.nodes - 1) * ti.s)
+    fail("job " + r.job + ": uses " + std::to_string(js.used) + " GPUs, which fit on fewer nodes than its configuration " +
+         shape);
+}
+
+/// Checks a current placement's shape (everything that does not involve other jobs).
+void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, JobState& js) {
+  const PlacementRequest& r = *js.req;
+  if (!r.current || r.current->placement.empty()) return;
+  const CurrentAllocation& cur = *r.current;
+  if (cur.type < 0 || cur.type >= cluster.num_types())
+    fail("job " + r.job + ": current allocation refers to GPU type index " + std::to_string(cur.type) +
+         ", which does not exist");
+  const TypeInfo& ti = info[static_cast<std::size_t>(cur.type)];
+  std::set<int> nodes;
+  long long total = 0;
+  for (const NodeShare& sh : cur.placement) {
+    const std::string node = cluster.node_name(cur.type, sh.node);
+    if (sh.node < 0 || sh.node >= ti.nodes)
+      fail("job " + r.job + ": current placement on node " + node + ", which does not exist (GPU type " +
+           type_name(cluster, cur.type) + " has " + std::to_string(ti.nodes) + " nodes)");
+    if (!nodes.insert(sh.node).second)
+      fail("job " + r.job + ": node " + node + " appears twice in its current placement");
+    if (sh.gpus < 1 || sh.gpus > ti.size)
+      fail("job " + r.job + ": current placement holds " + std::to_string(sh.gpus) + " GPUs on node " + node +
+           ", which has " + std::to_string(ti.size));
+    if (!sh.gpu_ids.empty()) {
+      if (static_cast<int>(sh.gpu_ids.size()) != sh.gpus)
+        fail("job " + r.job + ": node " + node + " lists " + std::to_string(sh.gpu_ids.size()) +
+             " GPU ids but " + std::to_string(sh.gpus) + " GPUs");
+      std::set<int> ids;
+      for (int id : sh.gpu_ids) {
+        if (id < 0 || id >= ti.size)
+          fail("job " + r.job + ": GPU " + std::to_string(id) + " of node " + node + " does not exist (" +
+               std::to_string(ti.size) + " GPUs)");
+        if (!ids.insert(id).second)
+          fail("job " + r.job + ": GPU " + std::to_string(id) + " of node " + node + " listed twice");
+      }
+    }
+    total += sh.gpus;
+  }
+  if (total != cur.gpus)
+    fail("job " + r.job + ": current placement holds " + std::to_string(total) + " GPUs (nodes " +
+         cluster.node_name(cur.type, cur.placement.front().node) + ", ...) but its current allocation has " +
+         std::to_string(cur.gpus));
+  if (cur.nodes > 0 && cur.nodes != static_cast<int>(cur.placement.size()))
+    fail("job " + r.job + ": current placement spans " + std::to_string(cur.placement.size()) +
+         " nodes (first " + cluster.node_name(cur.type, cur.placement.front().node) +
+         ") but its current allocation has " + std::to_string(cur.nodes));
+  js.cur_type = cur.type;
+  js.cur = cur.placement;
+  std::sort(js.cur.begin(), js.cur.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+}
+
+/// GPU ownership of every node of every type (job index or kFree).
+using Grid = std::vector<std::vector<std::vector<int>>>;
+
+/// Resolves unnamed GPU ids and rejects two jobs on one GPU. Explicit ids first (they are facts),
+/// then unnamed shares take the lowest GPUs nobody named, in request order.
+void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, std::vector<JobState>& jobs) {
+  Grid owner(info.size());
+  for (std::size_t t = 0; t < info.size(); ++t)
+    owner[t].assign(static_cast<std::size_t>(info[t].nodes), std::vector<int>(static_cast<std::size_t>(info[t].size), kFree));
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    JobState& js = jobs[j];
+    for (const NodeShare& sh : js.cur)
+      for (int id : sh.gpu_ids) {
+        int& o = owner[static_cast<std::size_t>(js.cur_type)][static_cast<std::size_t>(sh.node)][static_cast<std::size_t>(id)];
+        if (o != kFree)
+          fail("jobs " + jobs[static_cast<std::size_t>(o)].req->job + " and " + js.req->job + " both hold GPU " +
+               std::to_string(id) + " of node " + cluster.node_name(js.cur_type, sh.node));
+        o = static_cast<int>(j);
+      }
+  }
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    JobState& js = jobs[j];
+    for (NodeShare& sh : js.cur) {
+      if (!sh.gpu_ids.empty()) {
+        std::sort(sh.gpu_ids.begin(), sh.gpu_ids.end());
+        continue;
+      }
+      auto& node = owner[static_cast<std::size_t>(js.cur_type)][static_cast<std::size_t>(sh.node)];
+      for (std::size_t id = 0; id < node.size() && static_cast<int>(sh.gpu_ids.size()) < sh.gpus; ++id)
+        if (node[id] == kFree) {
+          node[id] = static_cast<int>(j);
+          sh.gpu_ids.push_back(static_cast<int>(id));
+        }
+      if (static_cast<int>(sh.gpu_ids.size()) < sh.gpus)
+        fail("job " + js.req->job + ": node " + cluster.node_name(js.cur_type, sh.node) +
+             " is over-subscribed: the current placements on it hold more than its " +
+             std::to_string(info[static_cast<std::size_t>(js.cur_type)].size) + " GPUs");
+    }
+  }
+}
+
+/// May the job keep exactly its GPUs? Same type and GPU count, and a placement that follows the
+/// rules for its configuration on nodes that are up.
+bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
+  const PlacementRequest& r = *js.req;
+  if (!r.config || js.cur.empty() || js.cur_type != r.config->type) return false;
+  if (r.current->gpus != js.used) return false;
+  const TypeInfo& ti = info[static_cast<std::size_t>(js.cur_type)];
+  for (const NodeShare& sh : js.cur)
+    if (!ti.up[static_cast<std::size_t>(sh.node)]) return false;
+  const Config& c = *r.config;
+  if (c.nodes == 1) return js.cur.size() == 1;
+  if (static_cast<int>(js.cur.size()) != c.nodes) return false;
+  for (const NodeShare& sh : js.cur)
+    if (sh.gpus > ti.s) return false;
+  return true;
+}
+
+/// The construction of one type's placement once the kept set is known.
+class TypePlacer {
+ public:
+  TypePlacer(const TypeInfo& ti, std::vector<JobState>& jobs, std::vector<std::vector<NodeShare>>& out)
+      : ti_(ti), jobs_(jobs), out_(out),
+        owner_(static_cast<std::size_t>(ti.nodes), std::vector<int>(static_cast<std::size_t>(ti.size), kFree)),
+        free_(static_cast<std::size_t>(ti.nodes), 0), dist_(static_cast<std::size_t>(ti.nodes), 0) {
+    for (int i = 0; i < ti.nodes; ++i) free_[static_cast<std::size_t>(i)] = ti.up[static_cast<std::size_t>(i)] ? ti.size : 0;
+  }
+
+  void keep(int j) {
+    JobState& js = jobs_[static_cast<std::size_t>(j)];
+    for (const NodeShare& sh : js.cur) {
+      for (int id : sh.gpu_ids) take(sh.node, id, j);
+      if (js.distributed()) ++dist_[static_cast<std::size_t>(sh.node)];
+    }
+    out_[static_cast<std::size_t>(j)] = js.cur;
+  }
+
+  /// Distributed movers: s GPUs on each of n eligible nodes. Overlap with previous nodes is
+  /// maximised by a min-cost flow; the remaining shares take the eligible nodes where the
+  /// single-node movers held the fewest GPUs (so those can go back), then the fullest ones.
+  void place_distributed(const std::vector<int>& movers, const std::vector<int>& single_movers) {
+    if (movers.empty()) return;
+    const int s = ti_.s;
+    std::vector<int> eligible;
+    for (int i = 0; i < ti_.nodes; ++i)
+      if (ti_.up[static_cast<std::size_t>(i)] && dist_[static_cast<std::size_t>(i)] == 0 &&
+          free_[static_cast<std::size_t>(i)] >= s)
+        eligible.push_back(i);
+    std::vector<char> is_eligible(static_cast<std::size_t>(ti_.nodes), 0);
+    for (int i : eligible) is_eligible[static_cast<std::size_t>(i)] = 1;
+
+    std::vector<std::vector<int>> assigned(movers.size());
+    std::vector<char> used_node(static_cast<std::size_t>(ti_.nodes), 0);
+    // Flow network: source -> job (n_j) -> previous eligible node (1, cost s - overlap) -> sink (1),
+    // plus a bypass source -> sink of cost s: min cost = maximum total overlap.
+    std::vector<detail::FlowArc> arcs;
+    std::map<int, int> node_vertex;
+    std::vector<std::pair<std::size_t, int>> arc_meaning;  // (mover, node) of job->node arcs
+    const int source = 0, sink = 1;
+    int next_vertex = 2 + static_cast<int>(movers.size());
+    long total = 0;
+    for (std::size_t m = 0; m < movers.size(); ++m) {
+      const JobState& js = jobs_[static_cast<std::size_t>(movers[m])];
+      bool any = false;
+      for (const NodeShare& sh : prev_shares(js)) {
+        if (!is_eligible[static_cast<std::size_t>(sh.node)]) continue;
+        auto [it, inserted] = node_vertex.emplace(sh.node, next_vertex);
+        if (inserted) ++next_vertex;
+        arcs.push_back({2 + static_cast<int>(m), it->second, 1, s - std::min(sh.gpus, s)});
+        arc_meaning.emplace_back(m, sh.node);
+        any = true;
+      }
+      if (any) {
+        arcs.push_back({source, 2 + static_cast<int>(m), js.cfg().nodes, 0});
+        arc_meaning.emplace_back(m, -1);
+        total += js.cfg().nodes;
+      }
+    }
+    if (total > 0) {
+      for (const auto& [node, v] : node_vertex) {
+        arcs.push_back({v, sink, 1, 0});
+        arc_meaning.emplace_back(0, -1);
+      }
+      arcs.push_back({source, sink, total, s});
+      arc_meaning.emplace_back(0, -1);
+      const std::vector<long> flow = detail::min_cost_max_flow(next_vertex, arcs, source, sink);
+      for (std::size_t a = 0; a < arcs.size(); ++a)
+        if (arc_meaning[a].second >= 0 && flow[a] > 0) {
+          assigned[arc_meaning[a].first].push_back(arc_meaning[a].second);
+          used_node[static_cast<std::size_t>(arc_meaning[a].second)] = 1;
+        }
+    }
+    // Remaining shares: nodes the single-node movers did not use, then the fullest eligible
+    // nodes (keeps empty nodes whole), then the lowest index.
+    std::vector<int> claimed(static_cast<std::size_t>(ti_.nodes), 0);
+    for (int j : single_movers)
+      for (const NodeShare& sh : prev_shares(jobs_[static_cast<std::size_t>(j)]))
+        claimed[static_cast<std::size_t>(sh.node)] += sh.gpus;
+    std::vector<int> rest;
+    for (int i : eligible)
+      if (!used_node[static_cast<std::size_t>(i)]) rest.push_back(i);
+    std::stable_sort(rest.begin(), rest.end(), [&](int a, int b) {
+      const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+      return std::pair(claimed[ua], free_[ua]) < std::pair(claimed[ub], free_[ub]);
+    });
+    std::size_t next = 0;
+    for (std::size_t m = 0; m < movers.size(); ++m) {
+      const JobState& js = jobs_[static_cast<std::size_t>(movers[m])];
+      while (static_cast<int>(assigned[m].size()) < js.cfg().nodes) {
+        if (next >= rest.size()) throw Error("internal error: placement ran out of eligible nodes");
+        assigned[m].push_back(rest[next++]);
+      }
+      std::sort(assigned[m].begin(), assigned[m].end());
+      int remaining = js.used;
+      std::vector<NodeShare> shares;
+      for (int node : assigned[m]) {
+        const int g = std::min(s, remaining);
+        remaining -= g;
+        shares.push_back(fill(node, movers[m], g, s, js));
+        ++dist_[static_cast<std::size_t>(node)];
+      }
+      out_[static_cast<std::size_t>(movers[m])] = std::move(shares);
+    }
+  }
+
+  /// Single-node movers, largest footprint first (any node with room keeps the rest placeable).
+  /// Within a footprint class, a min-cost flow puts as many jobs as possible back on their
+  /// previous nodes; the others go best-fit (node with the fewest free GPUs that has room).
+  void place_single(const std::vector<int>& movers) {
+    std::set<std::pair<int, int>> by_free;  // (free, node) of up nodes
+    for (int i = 0; i < ti_.nodes; ++i)
+      if (ti_.up[static_cast<std::size_t>(i)]) by_free.emplace(free_[static_cast<std::size_t>(i)], i);
+    auto put = [&](int j, int node, int g) {
+      by_free.erase({free_[static_cast<std::size_t>(node)], node});
+      const JobState& js = jobs_[static_cast<std::size_t>(j)];
+      out_[static_cast<std::size_t>(j)] = {fill(node, j, js.used, g, js)};
+      by_free.emplace(free_[static_cast<std::size_t>(node)], node);
+    };
+    for (int g = ti_.s; g >= 1; g /= 2) {
+      std::vector<int> cls;
+      for (int j : movers)
+        if (jobs_[static_cast<std::size_t>(j)].cfg().gpus == g) cls.push_back(j);
+      if (cls.empty()) continue;
+      std::vector<char> done(cls.size(), 0);
+      // Flow: source -> job (1) -> previous node with room (1, cost g - overlap)
+      //       -> sink (free / g), bypass source -> sink (cost g).
+      std::vector<detail::FlowArc> arcs;
+      std::vector<std::pair<std::size_t, int>> meaning;
+      std::map<int, int> node_vertex;
+      const int source = 0, sink = 1;
+      int next_vertex = 2 + static_cast<int>(cls.size());
+      long total = 0;
+      for (std::size_t k = 0; k < cls.size(); ++k) {
+        bool any = false;
+        for (const NodeShare& sh : prev_shares(jobs_[static_cast<std::size_t>(cls[k])])) {
+          if (!ti_.up[static_cast<std::size_t>(sh.node)] || free_[static_cast<std::size_t>(sh.node)] < g) continue;
+          auto [it, inserted] = node_vertex.emplace(sh.node, next_vertex);
+          if (inserted) ++next_vertex;
+          arcs.push_back({2 + static_cast<int>(k), it->second, 1, g - std::min(sh.gpus, g)});
+          meaning.emplace_back(k, sh.node);
+          any = true;
+        }
+        if (any) {
+          arcs.push_back({source, 2 + static_cast<int>(k), 1, 0});
+          meaning.emplace_back(0, -1);
+          ++total;
+        }
+      }
+      if (total > 0) {
+        for (const auto& [node, v] : node_vertex) {
+          arcs.push_back({v, sink, free_[static_cast<std::size_t>(node)] / g, 0});
+          meaning.emplace_back(0, -1);
+        }
+        arcs.push_back({source, sink, total, g});
+        meaning.emplace_back(0, -1);
+        const std::vector<long> flow = detail::min_cost_max_flow(next_vertex, arcs, source, sink);
+        for (std::size_t a = 0; a < arcs.size(); ++a)
+          if (meaning[a].second >= 0 && flow[a] > 0) {
+            put(cls[meaning[a].first], meaning[a].second, g);
+            done[meaning[a].first] = 1;
+          }
+      }
+      for (std::size_t k = 0; k < cls.size(); ++k) {
+        if (done[k]) continue;
+        auto it = by_free.lower_bound({g, -1});
+        if (it == by_free.end()) throw Error("internal error: placement found no node with room");
+        put(cls[k], it->second, g);
+      }
+    }
+  }
+
+  /// Reserved GPUs go into the smallest holes: fewest free GPUs first, then lowest node index.
+  std::vector<NodeShare> place_reserved(long long r) {
+    std::vector<NodeShare> res;
+    std::vector<int> order;
+    for (int i = 0; i < ti_.nodes; ++i)
+      if (ti_.up[static_cast<std::size_t>(i)] && free_[static_cast<std::size_t>(i)] > 0) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return free_[static_cast<std::size_t>(a)] < free_[static_cast<std::size_t>(b)];
+    });
+    for (int node : order) {
+      if (r <= 0) break;
+      NodeShare sh{node, 0, {}};
+      auto& o = owner_[static_cast<std::size_t>(node)];
+      for (std::size_t id = 0; id < o.size() && r > 0; ++id)
+        if (o[id] == kFree) {
+          sh.gpu_ids.push_back(static_cast<int>(id));
+          o[id] = -2;
+          --r;
+        }
+      sh.gpus = static_cast<int>(sh.gpu_ids.size());
+      free_[static_cast<std::size_t>(node)] -= sh.gpus;
+      res.push_back(std::move(sh));
+    }
+    if (r > 0) throw Error("internal error: no room for reserved GPUs");
+    std::sort(res.begin(), res.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+    return res;
+  }
+
+ private:
+  /// The job's previous shares on this type (empty when it was elsewhere or nowhere).
+  std::vector<NodeShare> prev_shares(const JobState& js) const {
+    if (js.cur.empty() || js.cur_type != js.cfg().type) return {};
+    return js.cur;
+  }
+
+  void take(int node, int id, int j) {
+    owner_[static_cast<std::size_t>(node)][static_cast<std::size_t>(id)] = j;
+    --free_[static_cast<std::size_t>(node)];
+  }
+
+  /// Takes `count` GPUs on `node` for job j whose item has `block` GPUs: its previous GPUs on
+  /// the node first, else a free aligned block (the buddy layout of the node's virtual nodes),
+  /// else the lowest free ids.
+  NodeShare fill(int node, int j, int count, int block, const JobState& js) {
+    auto& o = owner_[static_cast<std::size_t>(node)];
+    NodeShare sh{node, count, {}};
+    if (js.cur_type == js.cfg().type)
+      for (const NodeShare& prev : js.cur)
+        if (prev.node == node)
+          for (int id : prev.gpu_ids)
+            if (static_cast<int>(sh.gpu_ids.size()) < count && o[static_cast<std::size_t>(id)] == kFree) {
+              take(node, id, j);
+              sh.gpu_ids.push_back(id);
+            }
+    if (sh.gpu_ids.empty()) {
+      for (int off = 0; off + block <= ti_.size; off += block) {
+        bool all_free = true;
+        for (int id = off; id < off + block; ++id)
+          if (o[static_cast<std::size_t>(id)] != kFree) all_free = false;
+        if (!all_free) continue;
+        for (int id = off; id < off + count; ++id) {
+          take(node, id, j);
+          sh.gpu_ids.push_back(id);
+        }
+        break;
+      }
+    }
+    for (int id = 0; id < ti_.size && static_cast<int>(sh.gpu_ids.size()) < count; ++id)
+      if (o[static_cast<std::size_t>(id)] == kFree) {
+        take(node, id, j);
+        sh.gpu_ids.push_back(id);
+      }
+    if (static_cast<int>(sh.gpu_ids.size()) < count) throw Error("internal error: node has too few free GPUs");
+    std::sort(sh.gpu_ids.begin(), sh.gpu_ids.end());
+    return sh;
+  }
+
+  const TypeInfo& ti_;
+  std::vector<JobState>& jobs_;
+  std::vector<std::vector<NodeShare>>& out_;
+  std::vector<std::vector<int>> owner_;
+  std::vector<int> free_;
+  std::vector<int> dist_;
+};
+
+detail::ModelJob model_job(const TypeInfo& ti, const JobState& js, bool with_held) {
+  detail::ModelJob m;
+  m.distributed = js.distributed();
+  m.nodes = js.cfg().nodes;
+  m.footprint = m.distributed ? js.cfg().nodes * ti.s : js.cfg().gpus;
+  if (with_held)
+    for (const NodeShare& sh : js.cur) m.held.emplace_back(sh.node, sh.gpus);
+  return m;
+}
+
+}  // namespace
+
+PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
+                      const PlacementOptions& options) {
+  const std::vector<TypeInfo> info = describe(cluster);
+  std::vector<JobState> jobs(requests.size());
+  for (std::size_t j = 0; j < requests.size(); ++j) {
+    jobs[j].req = &requests[j];
+    validate_target(cluster, info, jobs[j]);
+    validate_current_shape(cluster, info, jobs[j]);
+  }
+  resolve_current(cluster, info, jobs);
+  for (JobState& js : jobs) js.candidate = keepable(info, js);
+
+  PlacementResult result;
+  result.placements.resize(requests.size());
+  result.status.assign(requests.size(), PlacementStatus::unallocated);
+  result.reserved.resize(info.size());
+
+  for (int t = 0; t < cluster.num_types(); ++t) {
+    const TypeInfo& ti = info[static_cast<std::size_t>(t)];
+    std::vector<int> cand, movers;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const JobState& js = jobs[j];
+      if (!js.req->config || js.req->config->type != t) continue;
+      (js.candidate ? cand : movers).push_back(static_cast<int>(j));
+    }
+    std::vector<int> node_size(static_cast<std::size_t>(ti.nodes), -1);
+    long long up_gpus = 0;
+    for (int i = 0; i < ti.nodes; ++i)
+      if (ti.up[static_cast<std::size_t>(i)]) {
+        node_size[static_cast<std::size_t>(i)] = ti.size;
+        up_gpus += ti.size;
+      }
+    // More reserved GPUs than the type has up: reserve them all.
+    const long long reserved = std::clamp<long long>(cluster.reserved_gpus(t), 0, up_gpus);
+    if (cand.empty() && movers.empty() && reserved == 0) continue;
+
+    std::vector<detail::ModelJob> mc, mm;
+    for (int j : cand) mc.push_back(model_job(ti, jobs[static_cast<std::size_t>(j)], true));
+    for (int j : movers) mm.push_back(model_job(ti, jobs[static_cast<std::size_t>(j)], false));
+    const detail::EvictionPlan plan =
+        detail::plan_evictions(ti.s, node_size, reserved, mc, mm, options.exact_eviction_budget);
+
+    std::vector<char> evicted(cand.size(), 0), cand_dropped(cand.size(), 0), mover_dropped(movers.size(), 0);
+    for (int c : plan.evicted) evicted[static_cast<std::size_t>(c)] = 1;
+    for (int c : plan.dropped_candidates) cand_dropped[static_cast<std::size_t>(c)] = 1;
+    for (int m : plan.dropped_movers) mover_dropped[static_cast<std::size_t>(m)] = 1;
+
+    TypePlacer placer(ti, jobs, result.placements);
+    std::vector<int> dist_movers, single_movers;
+    auto add_mover = [&](int j) {
+      (jobs[static_cast<std::size_t>(j)].distributed() ? dist_movers : single_movers).push_back(j);
+    };
+    for (std::size_t c = 0; c < cand.size(); ++c) {
+      const auto j = static_cast<std::size_t>(cand[c]);
+      if (cand_dropped[c]) {
+        result.status[j] = PlacementStatus::dropped;
+      } else if (evicted[c]) {
+        result.status[j] = PlacementStatus::evicted;
+        add_mover(cand[c]);
+      } else {
+        result.status[j] = PlacementStatus::kept;
+        placer.keep(cand[c]);
+      }
+    }
+    for (std::size_t m = 0; m < movers.size(); ++m) {
+      const auto j = static_cast<std::size_t>(movers[m]);
+      if (mover_dropped[m]) {
+        result.status[j] = PlacementStatus::dropped;
+      } else {
+        result.status[j] = PlacementStatus::placed;
+        add_mover(movers[m]);
+      }
+    }
+    std::sort(dist_movers.begin(), dist_movers.end());
+    std::sort(single_movers.begin(), single_movers.end());
+    placer.place_distributed(dist_movers, single_movers);
+    placer.place_single(single_movers);
+    result.reserved[static_cast<std::size_t>(t)] = placer.place_reserved(reserved);
+
+    // An evicted job that landed on exactly its old GPUs did not move after all.
+    for (std::size_t c = 0; c < cand.size(); ++c) {
+      const auto j = static_cast<std::size_t>(cand[c]);
+      if (result.status[j] == PlacementStatus::evicted && result.placements[j] == jobs[j].cur)
+        result.status[j] = PlacementStatus::kept;
+    }
+  }
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (result.status[j] == PlacementStatus::evicted) result.evicted.push_back(j);
+    if (result.status[j] == PlacementStatus::dropped) result.dropped.push_back(j);
+  }
+  return result;
+}
+
+}  // namespace sia
