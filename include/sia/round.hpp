@@ -28,6 +28,9 @@ struct RoundOptions {
   /// Reference-compatibility: round utilities to 2 decimals as the authors' code does
   /// (sia-reference-behaviour.md §9.2). Off by default.
   bool round_utilities = false;
+  /// Ask the backend for LP duals of the capacity rows and report them as RoundResult::prices.
+  /// Costs one extra LP solve in some backends; turn off when prices are not needed.
+  bool compute_prices = true;
 };
 
 /// Outcome of a round.
@@ -58,8 +61,12 @@ struct RoundResult {
   double solve_ms = 0.0;              ///< time in the backend
   double total_ms = 0.0;              ///< whole round
   std::vector<JobDecision> decisions; ///< one per input job, in input order
-  std::vector<int> gpus_used;         ///< per type
-  std::vector<double> prices;         ///< per type: marginal value of one more GPU (empty if unknown)
+  std::vector<int> gpus_used;         ///< per type: GPUs of the chosen configurations (a rigid job
+                                      ///< counts its footprint, see valid_configs.hpp)
+  /// Per type: marginal improvement of the round's objective per extra GPU of the type (LP duals
+  /// of its capacity rows at the root relaxation; positive = more GPUs help, for either sign of
+  /// p). Empty when the backend gives no duals or the allocation is a fallback.
+  std::vector<double> prices;
   std::vector<std::string> evicted;   ///< jobs that lost their GPUs to defragment placement
   std::vector<std::string> unmet;     ///< non-preemptible jobs whose demand cannot be met
   bool fallback = false;              ///< allocation came from the greedy fallback

@@ -424,6 +424,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
 
   MilpParams params;
   params.relative_gap = options.relative_gap;
+  params.lp_duals = options.compute_prices;
   params.time_limit = remaining(options, start);
   Model model;
   SolveOutcome out = solve_once(pb, pinned, forced, solver, params, res.solve_ms, model);

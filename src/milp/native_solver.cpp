@@ -1,22 +1,145 @@
-// Placeholder until the native backend (issue 8) lands: reports an error status so the round
-// falls back to a valid greedy allocation. Not registered as the default.
+// The `native` backend: recognises the round's multiple-choice knapsack structure in a generic
+// MilpModel and solves it exactly (to the requested relative gap) with Lagrangian-bounded branch
+// and bound (milp/native/mckp.hpp). Reports the proven bound, the nodes, and the duals of the LP
+// relaxation: the capacity rows' prices ("marginal value of one more GPU of each type") and the
+// choice rows' values. Keeps the last prices and solution to warm-start the next round.
+// Small models of another shape go to a general LP-based branch and bound.
 #include <sia/milp/solver.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "milp/backends.hpp"
+#include "milp/native/fallback.hpp"
+#include "milp/native/mckp.hpp"
+#include "milp/native/problem.hpp"
 
 namespace sia::detail {
 namespace {
+
+using native::Clock;
+
 class NativeSolver final : public MilpSolver {
   std::string_view do_name() const noexcept override { return "native"; }
-  MilpResult do_solve(const MilpModel&, const MilpParams&) override {
-    MilpResult r;
-    r.status = MilpStatus::error;
-    r.message = "native backend not implemented yet";
-    return r;
+
+  MilpResult do_solve(const MilpModel& model, const MilpParams& params) override {
+    MilpResult res;
+    const auto start = Clock::now();
+    auto shape = native::recognise(model);
+    if (!shape.round_shaped) {
+      if (model.num_cols() <= native::kFallbackMaxCols && model.num_rows() <= native::kFallbackMaxRows)
+        return native::FallbackBnb(model, params).run();
+      res.status = MilpStatus::error;
+      res.message = "model is not a round-shaped MILP (" + shape.why + ") and too large for the native backend's general fallback";
+      return res;
+    }
+    if (shape.infeasible) {
+      res.status = MilpStatus::infeasible;
+      res.message = shape.why;
+      return res;
+    }
+    const auto& prob = shape.problem;
+    const double sign = shape.sign, offset = model.obj_offset, gap = params.relative_gap;
+    auto tolerance = [sign, offset, gap](double z) {
+      if (!std::isfinite(z)) return 0.0;
+      return std::max(gap * std::abs(offset + sign * z), 1e-9 * (1.0 + std::abs(z)));
+    };
+    native::SearchLimits limits;
+    if (params.time_limit) limits.deadline = start + *params.time_limit;
+
+    // Warm start: prices by capacity-row key, solution by column names.
+    std::vector<std::string> keys = row_keys(model, shape.cap_rows);
+    std::vector<double> warm_prices(static_cast<std::size_t>(prob.num_rows), 0.0);
+    bool have_prices = false;
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      if (auto it = last_prices_.find(keys[k]); it != last_prices_.end()) {
+        warm_prices[k] = it->second;
+        have_prices = true;
+      }
+    std::vector<int> warm_choice;
+    if (!last_ones_.empty() && !model.col_names.empty()) {
+      warm_choice.assign(static_cast<std::size_t>(prob.num_groups()), -1);
+      for (int g = 0; g < prob.num_groups(); ++g) {
+        int none = -1, hit = -1;
+        for (int it = prob.group_begin[static_cast<std::size_t>(g)]; it < prob.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+          const int c = prob.column[static_cast<std::size_t>(it)];
+          if (c < 0) none = it;
+          else if (hit < 0 && last_ones_.count(model.col_names[static_cast<std::size_t>(c)])) hit = it;
+        }
+        warm_choice[static_cast<std::size_t>(g)] = hit >= 0 ? hit : none;
+      }
+    }
+
+    native::MckpSearch search(prob, tolerance, limits);
+    const auto sr = search.run(have_prices ? &warm_prices : nullptr, warm_choice.empty() ? nullptr : &warm_choice);
+    res.nodes = sr.nodes;
+
+    if (!sr.feasible) {
+      res.status = sr.proven ? MilpStatus::infeasible : MilpStatus::no_solution;
+      res.message = sr.proven ? "no allocation satisfies the forced choices within the capacities"
+                              : "stopped by the time or node limit before finding a feasible solution";
+      return res;
+    }
+    res.values.assign(static_cast<std::size_t>(model.num_cols()), 0.0);
+    for (int c : shape.pinned_cols) res.values[static_cast<std::size_t>(c)] = 1.0;
+    for (int g = 0; g < prob.num_groups(); ++g) {
+      const int c = prob.column[static_cast<std::size_t>(sr.choice[static_cast<std::size_t>(g)])];
+      if (c >= 0) res.values[static_cast<std::size_t>(c)] = 1.0;
+    }
+    if (!model.is_feasible(res.values, 1e-6)) {
+      // Never hand out an invalid allocation; this would be a bug in the search.
+      res.values.clear();
+      res.status = MilpStatus::error;
+      res.message = "native backend produced an infeasible solution (internal error)";
+      return res;
+    }
+    res.objective = model.objective_of(res.values);
+    res.best_bound = offset + sign * sr.bound;
+    res.status = sr.proven ? MilpStatus::optimal : MilpStatus::feasible;
+    if (!sr.proven) res.message = "stopped by the time or node limit; best_bound is the LP relaxation's";
+
+    // Duals of the LP relaxation at the root prices, in the model's sense (d objective / d rhs).
+    res.row_duals.assign(static_cast<std::size_t>(model.num_rows()), 0.0);
+    if (!sr.prices.empty()) {
+      for (std::size_t k = 0; k < shape.cap_rows.size(); ++k)
+        res.row_duals[static_cast<std::size_t>(shape.cap_rows[k])] = sign * sr.prices[k] + 0.0;
+      for (int g = 0; g < prob.num_groups(); ++g) {
+        const int row = prob.group_row[static_cast<std::size_t>(g)];
+        if (row >= 0) res.row_duals[static_cast<std::size_t>(row)] = sign * sr.group_duals[static_cast<std::size_t>(g)] + 0.0;
+      }
+      last_prices_.clear();
+      for (std::size_t k = 0; k < keys.size(); ++k) last_prices_[keys[k]] = sr.prices[k];
+    }
+    last_ones_.clear();
+    if (!model.col_names.empty())
+      for (int j = 0; j < model.num_cols(); ++j)
+        if (res.values[static_cast<std::size_t>(j)] > 0.5) last_ones_.insert(model.col_names[static_cast<std::size_t>(j)]);
+    return res;
   }
+
+  // A capacity row is recognised across rounds by its name, else by its index and the row count.
+  static std::vector<std::string> row_keys(const MilpModel& m, const std::vector<int>& rows) {
+    std::vector<std::string> keys;
+    for (int r : rows) {
+      const auto ru = static_cast<std::size_t>(r);
+      if (ru < m.row_names.size() && !m.row_names[ru].empty()) keys.push_back("n:" + m.row_names[ru]);
+      else keys.push_back("i:" + std::to_string(r) + "/" + std::to_string(m.num_rows()));
+    }
+    return keys;
+  }
+
+  std::unordered_map<std::string, double> last_prices_;
+  std::unordered_set<std::string> last_ones_;
 };
+
 }  // namespace
+
 std::unique_ptr<MilpSolver> make_native_solver() { return std::make_unique<NativeSolver>(); }
+
 }  // namespace sia::detail

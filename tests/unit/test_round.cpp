@@ -328,3 +328,32 @@ TEST_CASE("round.status_strings") {
   CHECK(to_string(RoundStatus::infeasible) == "infeasible");
   CHECK(to_string(RoundStatus::error) == "error");
 }
+
+TEST_CASE("round.prices.real_backends") {
+  // Table 1 with more demand than supply: capacity is worth something, never negative.
+  const auto cluster = table1_cluster();
+  auto jobs = table1_jobs();
+  GoodputTable j3;
+  j3.set("A", 1, 1).set("B", 1, 1).set("B", 2, 2);
+  jobs.push_back(JobSpec("J3").goodput_model(j3));
+  for (const auto& backend : backends_under_test()) {
+    for (double p : {1.0, -0.5}) {
+      CAPTURE(backend);
+      CAPTURE(p);
+      RoundOptions o;
+      o.p = p;
+      o.backend = backend;
+      const auto r = run_round(cluster, jobs, o);
+      CHECK(r.status == RoundStatus::optimal);
+      if (r.prices.empty()) continue;  // backend without duals
+      REQUIRE(r.prices.size() == 2);
+      for (double x : r.prices) {
+        CHECK(std::isfinite(x));
+        CHECK(x >= -1e-9);
+      }
+      CHECK(r.prices[0] + r.prices[1] > 0.0);
+      o.compute_prices = false;
+      CHECK(run_round(cluster, jobs, o).prices.empty());
+    }
+  }
+}

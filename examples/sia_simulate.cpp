@@ -1,0 +1,201 @@
+// sia_simulate: trace-driven simulation of Sia (and any registered baseline) on a cluster.
+//
+// With no arguments it runs the embedded default: the built-in catalogue of the paper's five models, a
+// synthetic Philly-like workload (Poisson arrivals, 20 jobs/hour for 8 hours) on paper-heterogeneous.
+//   sia_simulate --workload ../shared/data/sia-artifact/workloads/philly --policy sia
+//   sia_simulate --workload ../shared/data/sia-artifact/workloads/scale/scale_32x --scale 32
+#include <sia/error.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/sim/catalogue.hpp>
+#include <sia/sim/cluster.hpp>
+#include <sia/sim/metrics.hpp>
+#include <sia/sim/report.hpp>
+#include <sia/sim/sia_policy.hpp>
+#include <sia/sim/simulator.hpp>
+#include <sia/sim/workload.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The artifact's profiles beside the repository (../shared from the repo root), searched from the
+/// working directory and from the executable's directory upwards.
+std::optional<fs::path> default_profiles_dir(const char* argv0) {
+  const fs::path rel = fs::path("shared") / "data" / "sia-artifact" / "profiles";
+  std::vector<fs::path> starts;
+  std::error_code ec;
+  starts.push_back(fs::current_path(ec));
+  auto exe = fs::canonical("/proc/self/exe", ec);
+  if (ec) exe = fs::absolute(argv0, ec);
+  starts.push_back(exe.parent_path());
+  for (auto dir : starts) {
+    for (int up = 0; up < 6 && !dir.empty(); ++up) {
+      if (fs::is_directory(dir / ".." / rel, ec)) return fs::weakly_canonical(dir / ".." / rel, ec);
+      if (fs::is_directory(dir / rel, ec)) return fs::weakly_canonical(dir / rel, ec);
+      if (dir == dir.parent_path()) break;
+      dir = dir.parent_path();
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sia_simulate: trace-driven simulation of the Sia scheduler (SOSP 2023).\n"
+               "Without arguments: built-in models, synthetic Philly-like workload, paper-heterogeneous cluster."};
+  std::string profiles, workload_path, cluster_name = "paper-heterogeneous", policies, out_dir, bootstrap = "profiled";
+  std::string backend = "default", dump_catalogue;
+  int scale = 1;
+  double interval = 0.0, rate = 20.0, hours = 8.0;
+  bool json = false, per_workload = false, round_utilities = false, no_projection = false;
+  std::uint64_t seed = 1;
+  app.add_option("--profiles", profiles, "artifact profiles directory (default: ../shared/data/sia-artifact/profiles "
+                                         "when --workload is given; the built-in catalogue otherwise)");
+  app.add_option("--workload", workload_path, "workload CSV or directory of CSVs (default: synthetic Philly-like)");
+  app.add_option("--cluster", cluster_name, "preset (paper-heterogeneous, paper-homogeneous, paper-physical) or JSON file")
+      ->capture_default_str();
+  app.add_option("--scale", scale, "multiply node counts by K")->check(CLI::Range(1, 4096))->capture_default_str();
+  app.add_option("--policy", policies, "comma-separated policies (default: every registered policy)");
+  app.add_option("--interval", interval, "round length in seconds (default: the policy's, Sia 60)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--out", out_dir, "write per-job CSV, per-round JSON lines, summary.json and PNG plots here");
+  app.add_flag("--json", json, "print the JSON report instead of the table");
+  app.add_option("--seed", seed, "seed of the synthetic workload")->capture_default_str();
+  app.add_option("--rate", rate, "synthetic workload: jobs per hour")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--hours", hours, "synthetic workload: hours of arrivals")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--bootstrap", bootstrap, "first placement of a never-run job: profiled (paper) or tie (reference code)")
+      ->check(CLI::IsMember({"profiled", "tie"}))
+      ->capture_default_str();
+  app.add_flag("--no-projection", no_projection, "do not project unseen GPU types from a fitted one (paper Eq. 1)");
+  app.add_flag("--round-utilities", round_utilities, "round utilities to 2 decimals like the reference code");
+  app.add_option("--backend", backend, "MILP backend of the Sia round (" + [] {
+    std::string s;
+    for (const auto& n : sia::available_milp_solvers()) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }() + ")")->capture_default_str();
+  app.add_flag("--per-workload", per_workload, "table: one row per workload too");
+  app.add_option("--dump-catalogue", dump_catalogue,
+                 "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (!dump_catalogue.empty()) {
+      std::cout << sia::sim::generate_catalogue_source(dump_catalogue);
+      return 0;
+    }
+    const auto cluster = sia::sim::load_cluster(cluster_name, scale);
+    std::vector<sia::sim::Workload> workloads;
+    if (workload_path.empty()) workloads.push_back(sia::sim::synthetic_philly_workload(seed, rate, hours));
+    else workloads = sia::sim::load_workloads(workload_path);
+
+    sia::sim::ApplicationSet apps;
+    if (profiles.empty() && !workload_path.empty()) {
+      const auto d = default_profiles_dir(argv[0]);
+      if (!d) throw sia::InvalidArgument("--profiles: not given and ../shared/data/sia-artifact/profiles not found");
+      profiles = d->string();
+    }
+    if (profiles.empty()) apps = sia::sim::catalogue_applications(cluster);
+    else apps = sia::sim::load_applications(profiles, cluster, workloads);
+    for (const auto& w : workloads) sia::sim::validate_inputs(cluster, apps, w);
+
+    std::vector<std::string> names = policies.empty() ? sia::sim::policy_names() : split_list(policies);
+    if (names.empty()) throw sia::InvalidArgument("--policy: no policy named");
+    for (const auto& n : names) (void)sia::sim::make_policy(n);  // unknown names fail before any work
+
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    std::vector<sia::sim::PolicyRuns> all;
+    for (const auto& name : names) {
+      sia::sim::PolicyRuns pr;
+      pr.policy = name;
+      for (std::size_t wi = 0; wi < workloads.size(); ++wi) {
+        const auto& w = workloads[wi];
+        std::unique_ptr<sia::sim::Policy> policy;
+        if (name == "sia") {
+          sia::sim::SiaPolicyOptions o;
+          o.round.backend = backend;
+          o.round.round_utilities = round_utilities;
+          o.bootstrap = bootstrap == "tie" ? sia::sim::Bootstrap::tie : sia::sim::Bootstrap::profiled;
+          o.project_throughputs = !no_projection;
+          policy = std::make_unique<sia::sim::SiaPolicy>(o);
+        } else {
+          policy = sia::sim::make_policy(name);
+        }
+        sia::sim::SimOptions so;
+        so.interval_s = interval;
+        so.keep_round_log = !out_dir.empty();
+        if (tty) {
+          so.on_progress = [&, last = -1](double f) mutable {
+            const int pct = static_cast<int>(f * 100);
+            if (pct == last) return;
+            last = pct;
+            const int bar = pct * 30 / 100;
+            std::cerr << "\r" << std::left << std::setw(8) << name << " " << std::setw(18) << w.name << " ["
+                      << std::string(static_cast<std::size_t>(bar), '#') << std::string(static_cast<std::size_t>(30 - bar), ' ')
+                      << "] " << std::right << std::setw(3) << pct << "% (" << wi + 1 << "/" << workloads.size() << ")"
+                      << std::flush;
+          };
+        }
+        auto res = sia::sim::simulate(cluster, apps, w, *policy, so);
+        sia::sim::compute_ftf(cluster, apps, w, res);
+        pr.metrics.push_back(sia::sim::compute_metrics(res));
+        pr.runs.push_back(std::move(res));
+      }
+      if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
+      std::vector<const sia::sim::SimResult*> ptrs;
+      for (const auto& r : pr.runs) ptrs.push_back(&r);
+      pr.aggregate = sia::sim::aggregate_metrics(ptrs);
+      if (workloads.size() == 1) pr.aggregate.workload = workloads.front().name;
+      all.push_back(std::move(pr));
+    }
+
+    if (json) {
+      std::cout << sia::sim::report_json(all) << "\n";
+    } else {
+      std::cout << "cluster " << cluster.name << ": ";
+      for (std::size_t t = 0; t < cluster.types.size(); ++t)
+        std::cout << (t ? ", " : "") << cluster.types[t].nodes << "x" << cluster.types[t].gpus_per_node << " "
+                  << cluster.types[t].name;
+      std::cout << " (" << cluster.total_gpus() << " GPUs); ";
+      std::size_t jobs = 0;
+      for (const auto& w : workloads) jobs += w.jobs.size();
+      std::cout << workloads.size() << " workload(s), " << jobs << " jobs; models: "
+                << (profiles.empty() ? "built-in catalogue" : "profiles " + profiles) << "\n\n";
+      sia::sim::print_table(std::cout, all, per_workload);
+      double wall = 0;
+      for (const auto& p : all) wall += p.aggregate.wall_s;
+      std::cout << "\nsimulated in " << std::fixed << std::setprecision(2) << wall << " s wall time\n";
+    }
+    if (!out_dir.empty()) {
+      const auto files = sia::sim::write_outputs(out_dir, all, cluster);
+      if (!json) std::cout << "wrote " << files.size() << " files to " << out_dir << "\n";
+    }
+  } catch (const sia::Error& e) {
+    std::cerr << "sia_simulate: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "sia_simulate: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

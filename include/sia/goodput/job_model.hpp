@@ -1,0 +1,148 @@
+#pragma once
+/// @file goodput/job_model.hpp
+/// @brief JobModel: a job's goodput model over several GPU types, with bootstrapping of types the
+/// job has not run on. Satisfies sia::GoodputModel and offers batch_size(t, c).
+///
+/// Per GPU type (matched by GpuTypeSpec::name()) a TypeModel holds
+/// - `perf`: the throughput model fitted on what the job ran on this type (online refinement),
+/// - `seed`: a 1-GPU model fitted on the type's seed profile (network terms pinned),
+/// - the type's local batch range (memory limit).
+///
+/// Goodput of configuration (N nodes, G GPUs) on type Y, data-parallel kinds:
+/// 1. Y has `perf`: optimise the batch size with it (Y's batch limits).
+/// 2. Else, `BootstrapMode::paper` (default, paper Eq. 1): if some type X has `perf` (the first
+///    such type in the job's type list, or `known_type` when set) and Y has `seed`:
+///    `T_Y(N, G, b, s) = T_Y^seed(1, 1, b, s) * T_X(N, G, b, s) / T_X(1, 1, b, s)`, batch optimised
+///    within Y's own limits on Y's topology. 1-GPU configurations use Y's seed directly (Eq. 1 is
+///    exact there). No X: Y's seed alone (its pinned network predicts linear scaling — the paper's
+///    "assume throughput doubles").
+/// 3. `BootstrapMode::reference` (sia-reference-behaviour.md §2): X = first type with `perf` in
+///    the job's type list (put them in cluster order); goodput = X's optimised goodput on
+///    `ceil(G / X.gpus_per_node)` nodes with X's batch limits, times
+///    `xput1(Y) / xput1(X)` (the max/max 1-GPU throughputs, TypeModel::xput1). No X: as paper mode.
+/// 4. `BootstrapMode::none`: types without `perf` use only their `seed` (if any).
+/// Types the job knows nothing about (no perf, no seed, no X) have goodput 0: not usable.
+///
+/// Kinds: adaptive tunes the global batch in [init_batch_size, max_batch_size]; strong-scaling and
+/// rigid jobs run the fixed global batch `max_batch_size` (BatchLimits::tune = false); hybrid
+/// jobs use the pipeline model (pipeline.hpp) with TypeModel::stages GPUs per pipeline and
+/// `microbatches` micro-batches (no cross-type bootstrapping: the stage count differs per type).
+/// Gradient statistics are optional: without them the efficiency is 1 (goodput = throughput).
+/// The result is never NaN.
+
+#include <sia/concepts/goodput_model.hpp>
+#include <sia/concepts/job.hpp>
+#include <sia/configuration.hpp>
+#include <sia/error.hpp>
+#include <sia/goodput/bootstrap.hpp>
+#include <sia/goodput/efficiency.hpp>
+#include <sia/goodput/goodput_function.hpp>
+#include <sia/goodput/pipeline.hpp>
+#include <sia/goodput/throughput_model.hpp>
+#include <sia/gpu_type_spec.hpp>
+
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sia {
+
+/// @brief How a type without a fitted multi-GPU model is estimated (see job_model.hpp).
+enum class BootstrapMode {
+  paper,      ///< paper Eq. 1: known type's scaling x this type's own 1-GPU model, own limits (default)
+  reference,  ///< reference simulator: first known type's curve on its topology and limits x max/max ratio
+  none,       ///< no cross-type projection: the type's own seed model only
+};
+
+/// @brief What a job knows about one GPU type.
+struct TypeModel {
+  std::string gpu_type;            ///< GpuTypeSpec::name() this entry applies to
+  std::optional<PerfParams> perf;  ///< fitted on the job's own observations on this type
+  std::optional<PerfParams> seed;  ///< fitted on the type's 1-GPU seed profile
+  int min_local = 0;               ///< smallest local batch per GPU (0 = 1)
+  int max_local = 0;               ///< largest local batch per GPU that fits in memory (0 = no limit)
+  int gpus_per_node = 0;           ///< node size, used by BootstrapMode::reference (0 = use the config's nodes)
+  double xput1 = 0.0;              ///< reference 1-GPU throughput max(bsz)/max(step) (0 = derive from seed/perf)
+  int stages = 1;                  ///< hybrid jobs: GPUs per pipeline on this type
+};
+
+/// @brief Builds a TypeModel from 1-GPU measurements (a seed profile): fits `seed`, sets the local
+/// batch range from the measured batches and `xput1` with the reference's max/max rule.
+/// Throws InvalidArgument when `one_gpu` is empty or invalid.
+[[nodiscard]] TypeModel make_seed_type_model(std::string gpu_type, std::span<const PerfObservation> one_gpu);
+
+/**
+ * @brief A job's goodput model over GPU types. Build with the chained setters, then call validate().
+ * @code
+ * sia::JobModel m = sia::JobModel().init_batch_size(128).max_batch_size(4096)
+ *                       .grad(sia::GradParams{0.5, 20}).add_type(t4).add_type(a100);
+ * m.validate("job J1");
+ * double g = m.goodput(cluster.types[0], sia::Config{0, 1, 4});
+ * @endcode
+ */
+class JobModel {
+ public:
+  JobModel& kind(JobKind k) { kind_ = k; return *this; }
+  JobModel& init_batch_size(double b) { init_batch_ = b; return *this; }
+  /// Largest global batch (adaptive) or the fixed global batch (strong-scaling, rigid, hybrid cap).
+  JobModel& max_batch_size(double b) { max_batch_ = b; return *this; }
+  JobModel& grad(std::optional<GradParams> g) { grad_ = g; return *this; }
+  JobModel& bootstrap(BootstrapMode m) { mode_ = m; return *this; }
+  JobModel& known_type(std::string name) { known_type_ = std::move(name); return *this; }
+  JobModel& microbatches(int m) { microbatches_ = m; return *this; }
+  JobModel& candidates(int n) { candidates_ = n; return *this; }
+  /// Adds (or replaces, by name) the model of one type.
+  JobModel& add_type(TypeModel t);
+
+  [[nodiscard]] JobKind kind() const noexcept { return kind_; }
+  [[nodiscard]] double init_batch_size() const noexcept { return init_batch_; }
+  [[nodiscard]] double max_batch_size() const noexcept { return max_batch_; }
+  [[nodiscard]] const std::optional<GradParams>& grad() const noexcept { return grad_; }
+  [[nodiscard]] BootstrapMode bootstrap() const noexcept { return mode_; }
+  [[nodiscard]] const std::vector<TypeModel>& types() const noexcept { return types_; }
+  /// The model of type `name`, or nullptr.
+  [[nodiscard]] const TypeModel* type(const std::string& name) const noexcept;
+
+  /// Throws InvalidArgument, prefixed by `what`, naming the first inconsistent field.
+  void validate(const std::string& what = "job model") const;
+
+  /// Best goodput and batch choice of configuration c on type t (goodput 0: not usable).
+  [[nodiscard]] GoodputChoice evaluate(const GpuTypeSpec& t, const Config& c) const noexcept;
+  /// GoodputModel: raw goodput (samples/s of useful progress).
+  [[nodiscard]] double goodput(const GpuTypeSpec& t, const Config& c) const noexcept { return evaluate(t, c).goodput; }
+  /// Batch-size choice that goes with goodput(t, c).
+  [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const Config& c) const noexcept { return evaluate(t, c).batch; }
+
+  /// The batch limits used on type `tm` (kind, job batch range and the type's local range).
+  [[nodiscard]] BatchLimits limits(const TypeModel& tm) const noexcept {
+    BatchLimits l;
+    l.max_batch_size = max_batch_ > 0.0 ? max_batch_ : init_batch_;
+    l.min_local = tm.min_local;
+    l.max_local = tm.max_local;
+    l.tune = kind_ == JobKind::adaptive || kind_ == JobKind::hybrid;
+    l.accumulation = true;
+    l.candidates = candidates_;
+    return l;
+  }
+
+ private:
+  [[nodiscard]] const TypeModel* known() const noexcept;
+  [[nodiscard]] double xput1(const TypeModel& tm) const noexcept;
+
+  JobKind kind_ = JobKind::adaptive;
+  double init_batch_ = 1.0;
+  double max_batch_ = 0.0;
+  std::optional<GradParams> grad_;
+  BootstrapMode mode_ = BootstrapMode::paper;
+  std::string known_type_;
+  int microbatches_ = 48;
+  int candidates_ = 50;
+  std::vector<TypeModel> types_;
+};
+
+static_assert(GoodputModel<JobModel>);
+static_assert(HasBatchSize<JobModel>);
+
+}  // namespace sia

@@ -1,0 +1,108 @@
+#pragma once
+/// @file sim/job.hpp
+/// @brief A simulated training job: its life cycle (submission, starts, restarts with their delay,
+/// progress by epochs, completion) and what the scheduler learns about it (observed step times,
+/// fitted PerfParams per GPU type, gradient statistics). Reference §6.2, §6.3, §1.2, §1.6.
+
+#include <sia/goodput/goodput_function.hpp>
+#include <sia/sim/application.hpp>
+#include <sia/sim/workload.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace sia::sim {
+
+/// @brief Where a job runs: GPU type index (-1 = nowhere), nodes and GPUs.
+struct SimAllocation {
+  int type = -1;
+  int nodes = 0;
+  int gpus = 0;
+  [[nodiscard]] bool empty() const noexcept { return type < 0 || gpus <= 0; }
+  friend bool operator==(const SimAllocation&, const SimAllocation&) = default;
+};
+
+/// @brief One observed step time (noise-free, from the ground truth).
+struct StepObservation {
+  int nodes = 0, replicas = 0, local_bsz = 0;
+  double step_time = 0.0, sync_time = 0.0;
+};
+
+/// @brief Fits PerfParams to observations of one GPU type (the goodput library's fitter by default).
+using PerfFitter = std::function<PerfParams(const std::vector<StepObservation>&)>;
+
+/// @brief The default fitter: sia's Pollux fit (reference §1.2).
+[[nodiscard]] PerfFitter default_perf_fitter();
+
+/// @brief A simulated job.
+class SimJob {
+ public:
+  SimJob(const WorkloadJob& spec, std::shared_ptr<const Application> app, int num_types);
+
+  // --- identity --------------------------------------------------------------------------
+  std::string name;
+  std::shared_ptr<const Application> app;
+  double submission_time = 0.0;
+  JobKind kind = JobKind::adaptive;
+  long long target_batch_size = 0;   ///< workload batch_size (caps the scheduler's batch search)
+  int target_replicas = 1;           ///< workload num_replicas (rigid / strong-scaling count)
+
+  // --- state -----------------------------------------------------------------------------
+  SimAllocation alloc;               ///< current allocation
+  std::vector<int> placement;        ///< GPUs per node of the current allocation
+  int atomic_bsz = 0;                ///< local batch per GPU
+  int accum_steps = 0;               ///< extra micro-steps
+  int epoch = 0;
+  double progress = 0.0;             ///< scale-invariant progress (init-bsz iterations)
+  double rescale_time = 0.0;         ///< remaining checkpoint-restore delay (s)
+  int num_restarts = 0;              ///< restarts after the first start
+  bool started = false;
+  std::optional<double> completion_time;
+  double gpu_seconds = 0.0;          ///< GPU-seconds held (incl. restore delays)
+  double wasted_gpu_seconds = 0.0;   ///< GPU-seconds spent restoring
+
+  // --- scheduler knowledge ---------------------------------------------------------------
+  std::vector<std::map<std::tuple<int, int, int>, StepSync>> observed;  ///< per type: (N, R, local) -> times
+  std::vector<std::optional<PerfParams>> perf;                          ///< per type, fitted
+  std::optional<GradParams> grad;                                       ///< latest gradient statistics
+  int fit_generation = 0;            ///< bumped at every refit or allocation change (for caches)
+
+  [[nodiscard]] bool completed() const noexcept { return completion_time.has_value(); }
+  [[nodiscard]] bool tunes_batch() const noexcept { return kind == JobKind::adaptive; }
+  /// Largest replica count observed on type t (0 if never run there).
+  [[nodiscard]] int max_profiled_replicas(int t) const noexcept;
+  /// Goodput function of type t, when the job has run there and has gradient statistics.
+  [[nodiscard]] std::optional<GoodputFunction> goodput_function(int t) const;
+  /// Scheduler-side batch limits on type t (max batch = workload batch_size, reference §1.5).
+  [[nodiscard]] BatchLimits scheduler_limits(int t) const;
+
+  /**
+   * @brief Applies a new allocation at the start of a step (reference §6.3): a change of GPU type or of the
+   * placement shape restarts the job (the first start too) and charges the model's restore delay;
+   * an empty allocation suspends it.
+   * @return true when the job (re)started.
+   */
+  bool apply(const SimAllocation& a);
+
+  /**
+   * @brief Advances the job by `seconds` from time `now` with its current allocation (reference §6.2):
+   * restore delay first, then progress at the true goodput rate (calibrated by the model's slowdown),
+   * crossing epoch boundaries (gradient statistics and batch size are refreshed at each), observing step
+   * times (refitting PerfParams when a new (nodes, replicas, local batch) appears), completing after the
+   * model's epochs of progress.
+   */
+  void step(double now, double seconds, const PerfFitter& fitter);
+
+  /// Re-optimises the executed batch size for the current placement (reference §1.6).
+  void update_local_bsz();
+
+ private:
+  void observe(int nodes, int replicas, int local, const StepSync& s, const PerfFitter& fitter);
+};
+
+}  // namespace sia::sim

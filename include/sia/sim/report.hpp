@@ -1,0 +1,37 @@
+#pragma once
+/// @file sim/report.hpp
+/// @brief Reports of simulations: the comparison table, the `--json` document, and the `--out` files
+/// (per-job CSV, per-round JSON lines, gnuplot PNGs).
+
+#include <sia/sim/metrics.hpp>
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace sia::sim {
+
+/// @brief Runs of one policy over the workloads, with their metrics and pooled aggregate.
+struct PolicyRuns {
+  std::string policy;
+  std::vector<SimResult> runs;
+  std::vector<RunMetrics> metrics;  ///< one per run
+  RunMetrics aggregate;
+};
+
+/// @brief `{"runs":[...],"aggregate":[...]}` (field names of the simulator issue).
+[[nodiscard]] std::string report_json(const std::vector<PolicyRuns>& all);
+
+/// @brief Human-readable table: one row per policy (and per workload when `per_workload`).
+void print_table(std::ostream& out, const std::vector<PolicyRuns>& all, bool per_workload);
+
+/**
+ * @brief Writes `jobs-<policy>-<workload>.csv`, `rounds-<policy>-<workload>.jsonl`, `summary.json` and, when
+ * gnuplot is installed, `jct_cdf.png` (pooled JCT CDF per policy) and `timeline-<policy>-<workload>.png`
+ * (GPUs per job over time, by type) into `dir`. Returns the list of written files.
+ */
+std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& dir, const std::vector<PolicyRuns>& all,
+                                                 const SimCluster& cluster);
+
+}  // namespace sia::sim

@@ -1,0 +1,140 @@
+/// @file goodput/job_model.cpp
+/// @brief JobModel: per-type goodput with Eq. 1 bootstrapping (see include/sia/goodput/job_model.hpp).
+
+#include <sia/goodput/fit.hpp>
+#include <sia/goodput/job_model.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sia {
+
+TypeModel make_seed_type_model(std::string gpu_type, std::span<const PerfObservation> one_gpu) {
+  validate(one_gpu, "seed profile of '" + gpu_type + "'");
+  std::vector<PerfObservation> rows;
+  std::vector<OneGpuSample> samples;
+  for (const auto& o : one_gpu) {
+    if (o.replicas != 1 || o.nodes != 1) continue;
+    rows.push_back(o);
+    samples.push_back(OneGpuSample{o.local_bsz, o.step_time});
+  }
+  if (rows.empty()) throw InvalidArgument("seed profile of '" + gpu_type + "': no 1-GPU rows");
+  TypeModel t;
+  t.gpu_type = std::move(gpu_type);
+  t.seed = fit_perf_params(rows);
+  double lo = rows.front().local_bsz, hi = rows.front().local_bsz;
+  for (const auto& o : rows) {
+    lo = std::min(lo, o.local_bsz);
+    hi = std::max(hi, o.local_bsz);
+  }
+  t.min_local = static_cast<int>(std::ceil(lo));
+  t.max_local = static_cast<int>(std::floor(hi));
+  t.xput1 = reference_one_gpu_throughput(samples);
+  return t;
+}
+
+JobModel& JobModel::add_type(TypeModel t) {
+  for (auto& e : types_)
+    if (e.gpu_type == t.gpu_type) {
+      e = std::move(t);
+      return *this;
+    }
+  types_.push_back(std::move(t));
+  return *this;
+}
+
+const TypeModel* JobModel::type(const std::string& name) const noexcept {
+  for (const auto& e : types_)
+    if (e.gpu_type == name) return &e;
+  return nullptr;
+}
+
+void JobModel::validate(const std::string& what) const {
+  if (!std::isfinite(init_batch_) || !(init_batch_ > 0.0))
+    throw InvalidArgument(what + ".init_batch_size: must be a finite number > 0");
+  if (!std::isfinite(max_batch_) || max_batch_ < 0.0 || max_batch_ > 1e12)
+    throw InvalidArgument(what + ".max_batch_size: must be a finite number in [0, 1e12]");
+  if (kind_ == JobKind::adaptive && max_batch_ > 0.0 && max_batch_ < init_batch_)
+    throw InvalidArgument(what + ".max_batch_size: " + std::to_string(max_batch_) + " < init_batch_size " +
+                          std::to_string(init_batch_));
+  if (grad_) sia::validate(*grad_, what + ".grad");
+  if (microbatches_ < 1) throw InvalidArgument(what + ".microbatches: must be >= 1");
+  if (candidates_ < 1 || candidates_ > 100000) throw InvalidArgument(what + ".candidates: must be in [1, 100000]");
+  if (!known_type_.empty() && (type(known_type_) == nullptr || !type(known_type_)->perf))
+    throw InvalidArgument(what + ".known_type: '" + known_type_ + "' has no fitted perf model");
+  for (const auto& t : types_) {
+    const std::string w = what + ".types['" + t.gpu_type + "']";
+    if (t.gpu_type.empty()) throw InvalidArgument(what + ".types: empty GPU type name");
+    if (t.perf) sia::validate(*t.perf, w + ".perf");
+    if (t.seed) sia::validate(*t.seed, w + ".seed");
+    BatchLimits l = limits(t);
+    l.max_batch_size = std::max(l.max_batch_size, 0.0);
+    sia::validate(l, w + ".local_batch");
+    if (t.gpus_per_node < 0) throw InvalidArgument(w + ".gpus_per_node: must be >= 0");
+    if (!std::isfinite(t.xput1) || t.xput1 < 0.0) throw InvalidArgument(w + ".xput1: must be a finite number >= 0");
+    if (t.stages < 1) throw InvalidArgument(w + ".stages: must be >= 1");
+  }
+}
+
+const TypeModel* JobModel::known() const noexcept {
+  if (!known_type_.empty()) {
+    const TypeModel* t = type(known_type_);
+    return t != nullptr && t->perf ? t : nullptr;
+  }
+  for (const auto& e : types_)
+    if (e.perf) return &e;
+  return nullptr;
+}
+
+double JobModel::xput1(const TypeModel& tm) const noexcept {
+  if (tm.xput1 > 0.0) return tm.xput1;
+  const PerfParams* p = tm.seed ? &*tm.seed : (tm.perf ? &*tm.perf : nullptr);
+  if (p == nullptr) return 0.0;
+  const double b = tm.max_local > 0 ? tm.max_local : (tm.min_local > 0 ? tm.min_local : init_batch_);
+  return throughput(*p, 1, 1, b, 0);
+}
+
+GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const Config& c) const noexcept {
+  const TypeModel* y = type(t.name());
+  const int n = c.nodes;
+  const int g = c.gpus;
+  if (y == nullptr || n < 1 || g < n) return GoodputChoice{};
+  const BatchLimits lim = limits(*y);
+
+  if (kind_ == JobKind::hybrid) {
+    const PerfParams* p = y->perf ? &*y->perf : (y->seed ? &*y->seed : nullptr);
+    if (p == nullptr) return GoodputChoice{};
+    PipelineGoodputFunction f{PipelineParams{*p, y->stages, microbatches_}, grad_, init_batch_};
+    return f.optimize(n, g, lim);
+  }
+  if (y->perf) return GoodputFunction{*y->perf, grad_, init_batch_}.optimize(n, g, lim);
+
+  const TypeModel* x = mode_ == BootstrapMode::none ? nullptr : known();
+  if (x == nullptr || (mode_ == BootstrapMode::paper && (g == 1 || !y->seed))) {
+    // No multi-GPU knowledge to borrow (or Eq. 1 reduces to the seed): the type's own 1-GPU model.
+    if (!y->seed) return GoodputChoice{};
+    return GoodputFunction{*y->seed, grad_, init_batch_}.optimize(n, g, lim);
+  }
+  if (mode_ == BootstrapMode::paper) {
+    const PerfParams& px = *x->perf;
+    const PerfParams& py = *y->seed;
+    const std::optional<GradParams>& gp = grad_;
+    const double init = init_batch_;
+    return optimize_batch(
+        g, init_batch_, lim, [&](double b, int s) { return bootstrap_step_time(px, py, n, g, b, s); },
+        [&](double global) { return gp ? efficiency(*gp, global, init) : 1.0; });
+  }
+  // BootstrapMode::reference: the known type's curve on its own topology and limits, scaled.
+  const double ry = xput1(*y);
+  const double rx = xput1(*x);
+  if (!(ry > 0.0) || !(rx > 0.0)) return GoodputChoice{};
+  const int nx = x->gpus_per_node > 0 ? (g + x->gpus_per_node - 1) / x->gpus_per_node : n;
+  GoodputChoice r = GoodputFunction{*x->perf, grad_, init_batch_}.optimize(std::max(nx, 1), g, limits(*x));
+  const double ratio = ry / rx;
+  r.goodput *= ratio;
+  r.throughput *= ratio;
+  if (!std::isfinite(r.goodput)) return GoodputChoice{};
+  return r;
+}
+
+}  // namespace sia

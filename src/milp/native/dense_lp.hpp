@@ -1,0 +1,150 @@
+#pragma once
+// Private to the native backend: a small dense two-phase simplex, used for the Kelley master
+// problems (K+1 variables, a few hundred cuts) and for the LP-based fallback on small models that
+// are not round-shaped. Not meant for large LPs: every pivot touches the whole tableau.
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace sia::detail::native {
+
+enum class DenseLpStatus { optimal, infeasible, unbounded, iteration_limit };
+
+struct DenseLpResult {
+  DenseLpStatus status = DenseLpStatus::infeasible;
+  double value = 0.0;
+  std::vector<double> x;
+};
+
+/**
+ * @brief Solves `max c·x  s.t.  A x <= b, x >= 0` (A is m x n, row-major; b of any sign).
+ *
+ * Dictionary simplex with Dantzig pricing and index tie-breaking, phase 1 through one auxiliary
+ * variable. Tolerance `eps` decides signs of reduced costs and pivot elements.
+ */
+class DenseLp {
+ public:
+  DenseLp(int m, int n, const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& c,
+          double eps = 1e-9)
+      : m_(m), n_(n), eps_(eps), basis_(static_cast<std::size_t>(m)), nonbasis_(static_cast<std::size_t>(n) + 1),
+        d_(static_cast<std::size_t>(m + 2) * static_cast<std::size_t>(n + 2), 0.0) {
+    for (int i = 0; i < m_; ++i) {
+      for (int j = 0; j < n_; ++j) at(i, j) = a[static_cast<std::size_t>(i) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(j)];
+      basis_[static_cast<std::size_t>(i)] = n_ + i;
+      at(i, n_) = -1.0;
+      at(i, n_ + 1) = b[static_cast<std::size_t>(i)];
+    }
+    for (int j = 0; j < n_; ++j) {
+      nonbasis_[static_cast<std::size_t>(j)] = j;
+      at(m_, j) = -c[static_cast<std::size_t>(j)];
+    }
+    nonbasis_[static_cast<std::size_t>(n_)] = -1;
+    at(m_ + 1, n_) = 1.0;
+  }
+
+  DenseLpResult solve(long max_pivots = 100000) {
+    DenseLpResult res;
+    pivots_left_ = max_pivots;
+    int r = 0;
+    for (int i = 1; i < m_; ++i)
+      if (at(i, n_ + 1) < at(r, n_ + 1)) r = i;
+    if (m_ > 0 && at(r, n_ + 1) < -eps_) {
+      pivot(r, n_);
+      const int ph1 = simplex(1);
+      if (ph1 == 2) {
+        res.status = DenseLpStatus::iteration_limit;
+        return res;
+      }
+      if (ph1 == 1 || at(m_ + 1, n_ + 1) < -eps_) {
+        res.status = DenseLpStatus::infeasible;
+        return res;
+      }
+      for (int i = 0; i < m_; ++i)
+        if (basis_[static_cast<std::size_t>(i)] == -1) {
+          int s = -1;
+          for (int j = 0; j <= n_; ++j)
+            if (s == -1 || at(i, j) < at(i, s) ||
+                (at(i, j) == at(i, s) && nonbasis_[static_cast<std::size_t>(j)] < nonbasis_[static_cast<std::size_t>(s)]))
+              s = j;
+          pivot(i, s);
+        }
+    }
+    const int ph2 = simplex(2);
+    if (ph2 == 2) {
+      res.status = DenseLpStatus::iteration_limit;
+      return res;
+    }
+    if (ph2 == 1) {
+      res.status = DenseLpStatus::unbounded;
+      return res;
+    }
+    res.status = DenseLpStatus::optimal;
+    res.x.assign(static_cast<std::size_t>(n_), 0.0);
+    for (int i = 0; i < m_; ++i)
+      if (basis_[static_cast<std::size_t>(i)] >= 0 && basis_[static_cast<std::size_t>(i)] < n_)
+        res.x[static_cast<std::size_t>(basis_[static_cast<std::size_t>(i)])] = at(i, n_ + 1);
+    res.value = at(m_, n_ + 1);
+    return res;
+  }
+
+ private:
+  double& at(int i, int j) { return d_[static_cast<std::size_t>(i) * static_cast<std::size_t>(n_ + 2) + static_cast<std::size_t>(j)]; }
+
+  void pivot(int r, int s) {
+    const double inv = 1.0 / at(r, s);
+    const int w = n_ + 2;
+    double* row_r = &d_[static_cast<std::size_t>(r) * static_cast<std::size_t>(w)];
+    for (int i = 0; i < m_ + 2; ++i) {
+      if (i == r) continue;
+      double* row_i = &d_[static_cast<std::size_t>(i) * static_cast<std::size_t>(w)];
+      const double f = row_i[s] * inv;
+      if (f == 0.0) continue;
+      for (int j = 0; j < w; ++j)
+        if (j != s) row_i[j] -= row_r[j] * f;
+    }
+    for (int j = 0; j < w; ++j)
+      if (j != s) row_r[j] *= inv;
+    for (int i = 0; i < m_ + 2; ++i)
+      if (i != r) at(i, s) *= -inv;
+    at(r, s) = inv;
+    std::swap(basis_[static_cast<std::size_t>(r)], nonbasis_[static_cast<std::size_t>(s)]);
+  }
+
+  // 0 = optimal, 1 = unbounded, 2 = pivot limit.
+  int simplex(int phase) {
+    const int x = phase == 1 ? m_ + 1 : m_;
+    for (;;) {
+      if (pivots_left_-- <= 0) return 2;
+      int s = -1;
+      for (int j = 0; j <= n_; ++j) {
+        if (phase == 2 && nonbasis_[static_cast<std::size_t>(j)] == -1) continue;
+        if (s == -1 || at(x, j) < at(x, s) ||
+            (at(x, j) == at(x, s) && nonbasis_[static_cast<std::size_t>(j)] < nonbasis_[static_cast<std::size_t>(s)]))
+          s = j;
+      }
+      if (s == -1 || at(x, s) > -eps_) return 0;
+      int r = -1;
+      for (int i = 0; i < m_; ++i) {
+        if (at(i, s) < eps_) continue;
+        if (r == -1) {
+          r = i;
+          continue;
+        }
+        const double ri = at(i, n_ + 1) / at(i, s), rr = at(r, n_ + 1) / at(r, s);
+        if (ri < rr || (ri == rr && basis_[static_cast<std::size_t>(i)] < basis_[static_cast<std::size_t>(r)])) r = i;
+      }
+      if (r == -1) return 1;
+      pivot(r, s);
+    }
+  }
+
+  int m_, n_;
+  double eps_;
+  long pivots_left_ = 0;
+  std::vector<int> basis_, nonbasis_;
+  std::vector<double> d_;
+};
+
+}  // namespace sia::detail::native

@@ -1,0 +1,169 @@
+#include <sia/error.hpp>
+#include <sia/sim/cluster.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <fstream>
+#include <sstream>
+
+namespace sia::sim {
+
+int SimCluster::total_gpus() const noexcept {
+  int n = 0;
+  for (int t = 0; t < static_cast<int>(types.size()); ++t) n += type_gpus(t);
+  return n;
+}
+
+int SimCluster::type_gpus(int t) const noexcept {
+  const auto& g = types[static_cast<std::size_t>(t)];
+  return g.nodes * g.gpus_per_node;
+}
+
+int SimCluster::type_index(std::string_view n) const noexcept {
+  for (std::size_t i = 0; i < types.size(); ++i)
+    if (types[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+ClusterSpec SimCluster::spec() const {
+  ClusterSpec c;
+  for (const auto& t : types) c.types.emplace_back(t.name, t.nodes, t.gpus_per_node);
+  return c;
+}
+
+int default_max_job_nodes(std::string_view profile) noexcept {
+  // simulator_config.cluster_max_physical_nnodes of the reference.
+  if (profile == "aws") return 16;
+  if (profile == "azure") return 5;
+  if (profile == "dgx" || profile == "dgx-ext") return 2;
+  if (profile == "quad") return 1;
+  if (profile == "rtx") return 3;
+  return 0;
+}
+
+std::vector<std::string> cluster_preset_names() {
+  return {"paper-heterogeneous", "paper-homogeneous", "paper-physical"};
+}
+
+namespace {
+
+SimGpuType make_type(std::string name, int nodes, int gpn) {
+  SimGpuType t;
+  t.profile = name;
+  t.name = std::move(name);
+  t.nodes = nodes;
+  t.gpus_per_node = gpn;
+  t.max_job_nodes = default_max_job_nodes(t.profile);
+  return t;
+}
+
+void check_scale(int scale) {
+  if (scale < 1) throw InvalidArgument("cluster scale: must be >= 1, got " + std::to_string(scale));
+}
+
+void check_has_gpus(const SimCluster& c, std::string_view source) {
+  if (c.types.empty() || c.total_gpus() <= 0)
+    throw InvalidArgument(std::string(source) + ": the cluster has no GPUs");
+}
+
+}  // namespace
+
+SimCluster cluster_preset(std::string_view name, int scale) {
+  check_scale(scale);
+  SimCluster c;
+  c.name = std::string(name);
+  if (name == "paper-heterogeneous") {
+    c.types = {make_type("aws", 6, 4), make_type("dgx-ext", 2, 8), make_type("rtx", 3, 8)};
+  } else if (name == "paper-homogeneous") {
+    c.types = {make_type("aws", 16, 4)};
+  } else if (name == "paper-physical") {
+    c.types = {make_type("dgx-ext", 2, 8), make_type("quad", 1, 4), make_type("rtx", 3, 8)};
+  } else {
+    std::string known;
+    for (const auto& n : cluster_preset_names()) known += (known.empty() ? "" : ", ") + n;
+    throw InvalidArgument("cluster: unknown preset '" + std::string(name) + "' (known: " + known +
+                          "; or give a path to a cluster JSON file)");
+  }
+  for (auto& t : c.types) t.nodes *= scale;
+  if (scale > 1) c.name += " x" + std::to_string(scale);
+  return c;
+}
+
+SimCluster parse_cluster_json(std::string_view text, std::string_view source, int scale) {
+  check_scale(scale);
+  const std::string src(source);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InvalidArgument(src + ": invalid JSON: " + e.what());
+  }
+  if (!j.is_object()) throw InvalidArgument(src + ": the document must be an object");
+  SimCluster c;
+  c.name = src;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "name") {
+      if (!it->is_string()) throw InvalidArgument(src + ": 'name' must be a string");
+      c.name = it->get<std::string>();
+    } else if (it.key() != "gpu_types") {
+      throw InvalidArgument(src + ": unknown field '" + it.key() + "'");
+    }
+  }
+  if (!j.contains("gpu_types") || !j["gpu_types"].is_array())
+    throw InvalidArgument(src + ": 'gpu_types' must be an array");
+  const auto& arr = j["gpu_types"];
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const auto& e = arr[i];
+    const std::string where = src + ": gpu_types[" + std::to_string(i) + "]";
+    if (!e.is_object()) throw InvalidArgument(where + " must be an object");
+    auto int_field = [&](const char* f, bool required, int dflt) {
+      if (!e.contains(f)) {
+        if (required) throw InvalidArgument(where + "." + f + " is missing");
+        return dflt;
+      }
+      const auto& v = e[f];
+      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > INT_MAX / 64)
+        throw InvalidArgument(where + "." + f + " must be a non-negative integer");
+      return v.get<int>();
+    };
+    for (auto it = e.begin(); it != e.end(); ++it)
+      if (it.key() != "name" && it.key() != "profile" && it.key() != "nodes" && it.key() != "gpus_per_node" &&
+          it.key() != "max_job_nodes")
+        throw InvalidArgument(where + ": unknown field '" + it.key() + "'");
+    if (!e.contains("name") || !e["name"].is_string() || e["name"].get<std::string>().empty())
+      throw InvalidArgument(where + ".name must be a non-empty string");
+    SimGpuType t;
+    t.name = e["name"].get<std::string>();
+    if (c.type_index(t.name) >= 0) throw InvalidArgument(where + ": duplicate GPU type '" + t.name + "'");
+    t.profile = t.name;
+    if (e.contains("profile")) {
+      if (!e["profile"].is_string()) throw InvalidArgument(where + ".profile must be a string");
+      t.profile = e["profile"].get<std::string>();
+    }
+    t.nodes = int_field("nodes", true, 0) * scale;
+    t.gpus_per_node = int_field("gpus_per_node", true, 0);
+    if (t.gpus_per_node < 1) throw InvalidArgument(where + ".gpus_per_node must be >= 1");
+    const int dflt = default_max_job_nodes(t.profile);
+    t.max_job_nodes = int_field("max_job_nodes", false, dflt > 0 ? dflt : t.nodes);
+    c.types.push_back(std::move(t));
+  }
+  check_has_gpus(c, src);
+  return c;
+}
+
+SimCluster load_cluster(const std::string& name_or_file, int scale) {
+  for (const auto& n : cluster_preset_names())
+    if (n == name_or_file) return cluster_preset(name_or_file, scale);
+  std::ifstream in(name_or_file);
+  if (!in) {
+    std::string known;
+    for (const auto& n : cluster_preset_names()) known += (known.empty() ? "" : ", ") + n;
+    throw InvalidArgument("cluster: '" + name_or_file + "' is neither a preset (" + known + ") nor a readable file");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_cluster_json(ss.str(), name_or_file, scale);
+}
+
+}  // namespace sia::sim

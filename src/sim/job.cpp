@@ -1,0 +1,172 @@
+#include <sia/sim/job.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace sia::sim {
+
+SimJob::SimJob(const WorkloadJob& spec, std::shared_ptr<const Application> a, int num_types)
+    : name(spec.name),
+      app(std::move(a)),
+      submission_time(spec.time),
+      kind(spec.category),
+      target_batch_size(spec.batch_size),
+      target_replicas(spec.num_replicas),
+      observed(static_cast<std::size_t>(num_types)),
+      perf(static_cast<std::size_t>(num_types)) {}
+
+int SimJob::max_profiled_replicas(int t) const noexcept {
+  int m = 0;
+  for (const auto& [key, v] : observed[static_cast<std::size_t>(t)]) m = std::max(m, std::get<1>(key));
+  return m;
+}
+
+std::optional<GoodputFunction> SimJob::goodput_function(int t) const {
+  const auto& p = perf[static_cast<std::size_t>(t)];
+  if (!p || !grad) return std::nullopt;
+  return GoodputFunction{*p, grad, app->init_batch_size};
+}
+
+BatchLimits SimJob::scheduler_limits(int t) const {
+  const auto& tt = app->types[static_cast<std::size_t>(t)];
+  BatchLimits l;
+  l.max_batch_size = std::max(static_cast<double>(target_batch_size), app->init_batch_size);
+  l.min_local = tt.min_local;
+  l.max_local = tt.max_local;
+  l.tune = tunes_batch();
+  l.accumulation = true;
+  return l;
+}
+
+bool SimJob::apply(const SimAllocation& a) {
+  const SimAllocation next = a.empty() ? SimAllocation{} : a;
+  if (next == alloc) return false;
+  const auto new_placement = next.empty() ? std::vector<int>{} : placement_of(next.nodes, next.gpus);
+  const bool type_changed = next.type != alloc.type;
+  const bool shape_changed = new_placement != placement;
+  alloc = next;
+  placement = new_placement;
+  ++fit_generation;
+  if (next.empty()) {  // suspend: no restart counted now; the next resume counts
+    atomic_bsz = 0;
+    accum_steps = 0;
+    rescale_time = 0.0;
+    return false;
+  }
+  if (!type_changed && !shape_changed) return false;  // same shape on other nodes: free (reference §6.3)
+  update_local_bsz();
+  rescale_time = app->constants.rescale_time_s;
+  if (started) ++num_restarts;
+  started = true;
+  return true;
+}
+
+void SimJob::update_local_bsz() {
+  if (alloc.empty()) return;
+  const int t = alloc.type;
+  const auto& tt = app->types[static_cast<std::size_t>(t)];
+  const int nodes = static_cast<int>(placement.size());
+  const int r = alloc.gpus;
+  int max_local = app->max_local_bsz(t, placement);
+  if (max_local <= 0) max_local = tt.max_local;
+  const double init = app->init_batch_size;
+  std::optional<double> batch;
+  if (!tunes_batch()) batch = static_cast<double>(target_batch_size);
+  const auto fn = goodput_function(t);
+  if (!batch && !fn) batch = std::max(init, static_cast<double>(tt.min_local) * r);
+  long long atomic = 0, s = 0;
+  if (!batch) {
+    BatchLimits lim;
+    lim.max_batch_size = app->max_batch_size;  // executor optimises up to the largest validated batch (§1.6)
+    lim.min_local = tt.min_local;
+    lim.max_local = std::max(max_local, tt.min_local);
+    lim.tune = true;
+    lim.accumulation = true;
+    const auto c = fn->optimize(nodes, r, lim);
+    if (c.goodput > 0) {
+      atomic = c.batch.local_batch;
+      s = c.batch.accumulation_steps;
+    } else {
+      batch = std::max(init, static_cast<double>(tt.min_local) * r);
+    }
+  }
+  if (batch) {
+    const double local = std::ceil(*batch / r - 1e-8);
+    s = static_cast<long long>(std::ceil(local / max_local - 1e-8)) - 1;
+    if (s < 0) s = 0;
+    if (r == 1 && *batch > init) s = std::max<long long>(1, s);
+    atomic = static_cast<long long>(std::ceil(local / static_cast<double>(s + 1) - 1e-8));
+  }
+  const int mem = app->max_local_for_replicas(t, r);
+  if (mem > 0) atomic = std::min<long long>(atomic, mem);
+  atomic = std::min<long long>(atomic, static_cast<long long>(app->max_batch_size / (static_cast<double>(r) * (s + 1))));
+  atomic_bsz = static_cast<int>(std::max<long long>(atomic, 1));
+  accum_steps = static_cast<int>(s);
+}
+
+void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, const PerfFitter& fitter) {
+  auto& obs = observed[static_cast<std::size_t>(alloc.type)];
+  const auto key = std::make_tuple(nodes, replicas, local);
+  if (obs.count(key)) return;
+  obs.emplace(key, s);
+  std::vector<StepObservation> v;
+  v.reserve(obs.size());
+  for (const auto& [k, t] : obs) v.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), t.step, t.sync});
+  perf[static_cast<std::size_t>(alloc.type)] = fitter(v);
+  ++fit_generation;
+}
+
+void SimJob::step(double now, double seconds, const PerfFitter& fitter) {
+  if (completed() || alloc.empty() || seconds <= 0) return;
+  const double g = alloc.gpus;
+  const double delay = std::min(rescale_time, seconds);
+  rescale_time -= delay;
+  seconds -= delay;
+  now += delay;
+  gpu_seconds += delay * g;
+  wasted_gpu_seconds += delay * g;
+  const int nodes = static_cast<int>(placement.size());
+  const int total_epochs = app->num_epochs();
+  // Bounded loop: every iteration either consumes the remaining time or finishes one epoch.
+  for (int guard = 0; seconds > 1e-9 && !completed() && guard < 100000; ++guard) {
+    const int r = alloc.gpus;
+    const double batch = static_cast<double>(r) * atomic_bsz * (accum_steps + 1);
+    const double scale = batch / app->init_batch_size;
+    const GradParams gs = app->grad_stats(batch, epoch);
+    const double denom = gs.var / scale + gs.sqr;
+    const double gain = denom > 0 ? (gs.var + gs.sqr) / denom : 1.0;
+    const StepSync st = app->step_time(alloc.type, placement, atomic_bsz);
+    observe(nodes, r, atomic_bsz, st, fitter);
+    if (!grad || grad->sqr != gs.sqr || grad->var != gs.var) {
+      grad = gs;
+      ++fit_generation;
+    }
+    const double iter = st.step + (st.step - st.sync) * accum_steps;
+    const double rate = iter > 0 ? gain / iter / app->constants.slowdown : 0.0;
+    if (!(rate > 0) || !std::isfinite(rate)) {  // no progress possible: hold the GPUs for the interval
+      gpu_seconds += seconds * g;
+      break;
+    }
+    const double next = app->progress_at(epoch + 1);
+    if (progress + rate * seconds < next) {
+      progress += rate * seconds;
+      gpu_seconds += seconds * g;
+      seconds = 0;
+    } else {
+      const double delta = std::max(0.0, (next - progress) / rate);
+      progress = next;
+      ++epoch;
+      gpu_seconds += delta * g;
+      seconds -= delta;
+      now += delta;
+      if (epoch >= total_epochs) {
+        completion_time = now;
+        break;
+      }
+      update_local_bsz();
+    }
+  }
+}
+
+}  // namespace sia::sim

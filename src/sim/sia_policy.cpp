@@ -1,0 +1,163 @@
+#include <sia/error.hpp>
+#include <sia/job_spec.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/sim/sia_policy.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+namespace sia::sim {
+
+// ---------------------------------------------------------------------------------------------
+// Policy registry
+// ---------------------------------------------------------------------------------------------
+namespace {
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, PolicyFactory>& registry() {
+  static std::map<std::string, PolicyFactory> r = {
+      {"sia", [] { return std::unique_ptr<Policy>(std::make_unique<SiaPolicy>()); }}};
+  return r;
+}
+}  // namespace
+
+void register_policy(std::string name, PolicyFactory factory) {
+  if (name.empty() || !factory) throw InvalidArgument("register_policy: empty name or factory");
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  registry()[std::move(name)] = std::move(factory);
+}
+
+std::vector<std::string> policy_names() {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::vector<std::string> out;
+  for (const auto& [n, f] : registry()) out.push_back(n);
+  return out;
+}
+
+std::unique_ptr<Policy> make_policy(const std::string& name) {
+  PolicyFactory f;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    const auto it = registry().find(name);
+    if (it != registry().end()) f = it->second;
+  }
+  if (!f) {
+    std::string known;
+    for (const auto& n : policy_names()) known += (known.empty() ? "" : ", ") + n;
+    throw InvalidArgument("policy: unknown policy '" + name + "' (known: " + known + ")");
+  }
+  return f();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sia
+// ---------------------------------------------------------------------------------------------
+SiaPolicy::SiaPolicy(SiaPolicyOptions options) : options_(std::move(options)) {
+  solver_ = make_milp_solver(options_.round.backend);
+}
+
+SiaPolicy::~SiaPolicy() = default;
+
+namespace {
+
+/// Goodput estimates of one job for one round, memoised per configuration (run_round may ask twice).
+struct JobEstimator {
+  const SimJob* job = nullptr;
+  const SimCluster* cluster = nullptr;
+  const SiaPolicyOptions* options = nullptr;
+  int source = -1;  ///< projection source: first type in cluster order with a goodput function
+  std::vector<std::optional<GoodputFunction>> fns;
+  std::unordered_map<long long, double> memo;
+
+  double raw(int t, int nodes, int gpus) const {
+    const auto& type = cluster->types[static_cast<std::size_t>(t)];
+    if (type.max_job_nodes > 0 && nodes > type.max_job_nodes) return 0.0;
+    const auto& fn = fns[static_cast<std::size_t>(t)];
+    if (fn) return fn->optimize(nodes, gpus, job->scheduler_limits(t)).goodput;
+    if (options->project_throughputs && source >= 0) {
+      const auto& dest = cluster->types[static_cast<std::size_t>(source)];
+      const int n2 = (gpus + dest.gpus_per_node - 1) / dest.gpus_per_node;
+      const double xs = job->app->types[static_cast<std::size_t>(t)].xput1;
+      const double xd = job->app->types[static_cast<std::size_t>(source)].xput1;
+      if (!(xs > 0) || !(xd > 0)) return 0.0;
+      return fns[static_cast<std::size_t>(source)]->optimize(n2, gpus, job->scheduler_limits(source)).goodput * xs / xd;
+    }
+    if (source >= 0) return 0.0;  // known elsewhere, no projection: this type is not usable yet
+    // Never ran anywhere: only 1-GPU configurations, all tied or valued by their 1-GPU profile.
+    if (gpus != 1) return 0.0;
+    if (options->bootstrap == Bootstrap::tie) return 1.0;
+    return job->app->types[static_cast<std::size_t>(t)].xput1;
+  }
+
+  double operator()(const GpuTypeSpec&, const Config& c) {
+    const long long key = (static_cast<long long>(c.type) << 40) ^ (static_cast<long long>(c.nodes) << 20) ^ c.gpus;
+    const auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    double v = raw(c.type, c.nodes, c.gpus);
+    if (!std::isfinite(v) || v < 0) v = 0.0;
+    memo.emplace(key, v);
+    return v;
+  }
+};
+
+}  // namespace
+
+std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
+  const SimCluster& cluster = *ctx.cluster;
+  const int nt = static_cast<int>(cluster.types.size());
+  std::vector<JobSpec> specs;
+  specs.reserve(ctx.jobs.size());
+  for (SimJob* job : ctx.jobs) {
+    auto est = std::make_shared<JobEstimator>();
+    est->job = job;
+    est->cluster = &cluster;
+    est->options = &options_;
+    est->fns.resize(static_cast<std::size_t>(nt));
+    int ever = 0, cap = 1;
+    for (int t = 0; t < nt; ++t) {
+      est->fns[static_cast<std::size_t>(t)] = job->goodput_function(t);
+      if (est->source < 0 && est->fns[static_cast<std::size_t>(t)]) est->source = t;
+      ever = std::max(ever, job->max_profiled_replicas(t));
+      const auto& tt = job->app->types[static_cast<std::size_t>(t)];
+      const int mem_cap = tt.min_local > 0 ? static_cast<int>(job->app->max_batch_size / tt.min_local) : options_.max_gpus_per_job;
+      cap = std::max(cap, std::min(options_.max_gpus_per_job, mem_cap));
+    }
+    JobSpec s(job->name);
+    s.min_gpus(1).max_gpus(cap).max_gpus_ever(ever);
+    if (job->kind == JobKind::rigid || job->kind == JobKind::strong_scaling) {
+      s.kind(job->kind);
+      if (job->kind == JobKind::rigid) s.min_gpus(job->target_replicas).max_gpus(job->target_replicas).max_gpus_ever(std::nullopt);
+      else s.max_gpus(std::max(1, std::min(cap, job->target_replicas)));
+    }
+    s.age_s(ctx.now - job->submission_time)
+        .restarts(job->num_restarts)
+        .restart_cost_s(job->app->constants.restart_penalty_s);
+    if (!job->alloc.empty()) {
+      CurrentAllocation cur;
+      cur.type = job->alloc.type;
+      cur.gpus = job->alloc.gpus;
+      cur.nodes = job->alloc.nodes;
+      s.current(cur);
+      // Checkpoint-restore in progress: the job keeps its configuration (reference §4, §9.8).
+      if (job->rescale_time > 0) s.preemptible(false);
+    }
+    s.goodput_fn([est](const GpuTypeSpec& t, const Config& c) { return (*est)(t, c); });
+    specs.push_back(std::move(s));
+  }
+  RoundOptions ro = options_.round;
+  ro.place = false;  // the simulator charges restarts by shape; node ids do not matter (reference §6.3)
+  last_ = run_round(cluster.spec(), specs, ro, *solver_);
+  std::vector<SimAllocation> out(ctx.jobs.size());
+  for (std::size_t i = 0; i < ctx.jobs.size() && i < last_.decisions.size(); ++i) {
+    const auto& d = last_.decisions[i];
+    if (d.config && d.gpus > 0) out[i] = SimAllocation{d.config->type, d.config->nodes, d.gpus};
+  }
+  return out;
+}
+
+}  // namespace sia::sim

@@ -1,0 +1,154 @@
+#include <sia/error.hpp>
+#include <sia/sim/simulator.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+
+namespace sia::sim {
+
+void validate_inputs(const SimCluster& cluster, const ApplicationSet& apps, const Workload& workload) {
+  if (cluster.types.empty() || cluster.total_gpus() <= 0)
+    throw InvalidArgument("cluster '" + cluster.name + "': the cluster has no GPUs");
+  for (const auto& t : cluster.types)
+    if (t.nodes < 0 || t.gpus_per_node < 1)
+      throw InvalidArgument("cluster '" + cluster.name + "': GPU type '" + t.name + "' has a bad size");
+  for (const auto& j : workload.jobs) {
+    const auto it = apps.find(j.application);
+    if (it == apps.end() || !it->second) {
+      std::string known;
+      for (const auto& [n, a] : apps) known += (known.empty() ? "" : ", ") + n;
+      throw InvalidArgument(workload.source + ":" + std::to_string(j.line) + ": job '" + j.name +
+                            "': unknown model '" + j.application + "' (known: " + known + ")");
+    }
+    if (it->second->types.size() != cluster.types.size())
+      throw InvalidArgument("model '" + j.application + "': ground truth built for another cluster");
+  }
+}
+
+ApplicationSet load_applications(const std::filesystem::path& profiles_dir, const SimCluster& cluster,
+                                 const std::vector<Workload>& workloads) {
+  ApplicationSet apps;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(profiles_dir, ec))
+    throw InvalidArgument(profiles_dir.string() + ": profiles directory not found");
+  const auto models = list_models(profiles_dir);
+  const std::set<std::string> known(models.begin(), models.end());
+  for (const auto& w : workloads)
+    for (const auto& j : w.jobs) {
+      if (apps.count(j.application)) continue;
+      if (!known.count(j.application)) {
+        std::string k;
+        for (const auto& n : models) k += (k.empty() ? "" : ", ") + n;
+        throw InvalidArgument(w.source + ":" + std::to_string(j.line) + ":3 (application): job '" + j.name +
+                              "': unknown model '" + j.application + "' (profiles in " + profiles_dir.string() +
+                              ": " + k + ")");
+      }
+      const auto mp = load_model_profile(profiles_dir, j.application);
+      apps[j.application] = std::make_shared<const Application>(Application::from_profile(mp, cluster));
+    }
+  return apps;
+}
+
+SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const Workload& workload, Policy& policy,
+                   const SimOptions& options) {
+  validate_inputs(cluster, apps, workload);
+  const auto wall0 = std::chrono::steady_clock::now();
+  const double interval = options.interval_s > 0 ? options.interval_s : policy.default_interval_s();
+  if (!(interval > 0) || !std::isfinite(interval)) throw InvalidArgument("interval: must be a positive number of seconds");
+  const PerfFitter fitter = options.fitter ? options.fitter : default_perf_fitter();
+  const int nt = static_cast<int>(cluster.types.size());
+
+  std::vector<std::unique_ptr<SimJob>> jobs;
+  jobs.reserve(workload.jobs.size());
+  for (const auto& w : workload.jobs) jobs.push_back(std::make_unique<SimJob>(w, apps.at(w.application), nt));
+  std::vector<double> contention_sum(jobs.size(), 0.0);
+  std::vector<int> contention_rounds(jobs.size(), 0);
+
+  SimResult res;
+  res.policy = policy.name();
+  res.workload = workload.name;
+  res.interval_s = interval;
+  std::size_t done = 0, next_submit = 0;
+  double now = 0.0;
+  std::vector<SimJob*> active;
+  std::vector<std::size_t> active_idx;
+  while (done < jobs.size()) {
+    // (1) advance every job by one interval with its current allocation.
+    for (auto& j : jobs)
+      if (!j->completed() && !j->alloc.empty()) {
+        j->step(now, interval, fitter);
+        if (j->completed()) {
+          j->apply(SimAllocation{});
+          ++done;
+          if (options.on_progress) options.on_progress(static_cast<double>(done) / static_cast<double>(jobs.size()));
+        }
+      }
+    now += interval;
+    if (done >= jobs.size()) break;
+    if (now > options.horizon_s) break;
+    // (2) run the policy on submitted, unfinished jobs.
+    while (next_submit < jobs.size() && jobs[next_submit]->submission_time <= now) ++next_submit;
+    active.clear();
+    active_idx.clear();
+    for (std::size_t i = 0; i < next_submit; ++i)
+      if (!jobs[i]->completed()) {
+        active.push_back(jobs[i].get());
+        active_idx.push_back(i);
+      }
+    RoundLog log;
+    log.time = now;
+    log.active = static_cast<int>(active.size());
+    if (!active.empty()) {
+      PolicyContext ctx;
+      ctx.now = now;
+      ctx.cluster = &cluster;
+      ctx.jobs = active;
+      const auto t0 = std::chrono::steady_clock::now();
+      auto allocs = policy.allocate(ctx);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      res.policy_ms.push_back(ms);
+      log.policy_ms = ms;
+      if (allocs.size() != active.size()) throw Error("policy '" + policy.name() + "' returned a wrong number of allocations");
+      std::vector<int> used(static_cast<std::size_t>(nt), 0);
+      for (std::size_t k = 0; k < active.size(); ++k) {
+        auto a = allocs[k];
+        if (a.type >= nt || a.gpus < 0) a = SimAllocation{};
+        if (!a.empty()) used[static_cast<std::size_t>(a.type)] += a.gpus;
+        active[k]->apply(a);
+        if (active[k]->alloc.empty()) ++log.queued;
+        contention_sum[active_idx[k]] += static_cast<double>(active.size());
+        ++contention_rounds[active_idx[k]];
+        if (options.keep_round_log) {
+          const auto* j = active[k];
+          log.allocations.push_back({j->name, j->alloc.type, j->alloc.nodes, j->alloc.gpus,
+                                     static_cast<long long>(j->alloc.gpus) * j->atomic_bsz * (j->accum_steps + 1)});
+        }
+      }
+      for (int t = 0; t < nt; ++t)
+        if (used[static_cast<std::size_t>(t)] > cluster.type_gpus(t))
+          throw Error("policy '" + policy.name() + "' over-allocated GPU type '" +
+                      cluster.types[static_cast<std::size_t>(t)].name + "'");
+    }
+    res.rounds.push_back(std::move(log));
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& j = *jobs[i];
+    JobRecord r;
+    r.name = j.name;
+    r.application = j.app->name;
+    r.category = j.kind;
+    r.submission_time = j.submission_time;
+    r.completion_time = j.completion_time;
+    r.restarts = j.num_restarts;
+    r.gpu_hours = j.gpu_seconds / 3600.0;
+    r.contention_avg = contention_rounds[i] > 0 ? contention_sum[i] / contention_rounds[i] : 1.0;
+    r.epochs = j.epoch;
+    res.jobs.push_back(std::move(r));
+  }
+  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return res;
+}
+
+}  // namespace sia::sim

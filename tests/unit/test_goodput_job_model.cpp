@@ -1,0 +1,215 @@
+// Tests of JobModel (multi-type goodput, Eq. 1 bootstrapping), the bootstrap formulas and the pipeline model.
+
+#include <doctest/doctest.h>
+
+#include <sia/goodput/bootstrap.hpp>
+#include <sia/goodput/fit.hpp>
+#include <sia/goodput/job_model.hpp>
+#include <sia/goodput/pipeline.hpp>
+#include <sia/goodput/profiles.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <vector>
+
+namespace {
+
+const sia::PerfParams kKnown{0.02, 0.003, 0.08, 0.01, 0.02, 0.004, 2.0};
+
+sia::TypeModel known_type(const std::string& name) {
+  sia::TypeModel t;
+  t.gpu_type = name;
+  t.perf = kKnown;
+  t.min_local = 8;
+  t.max_local = 128;
+  t.gpus_per_node = 4;
+  return t;
+}
+
+/// A 1-GPU-only model of a type `c` times faster than kKnown's compute.
+sia::TypeModel seed_type(const std::string& name, double c) {
+  sia::TypeModel t;
+  t.gpu_type = name;
+  t.seed = sia::PerfParams{kKnown.alpha_c / c, kKnown.beta_c / c, 1.1e-8, 1.1e-8, 1e-8, 1e-8, 2.0};
+  t.min_local = 8;
+  t.max_local = 128;
+  t.gpus_per_node = 8;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("goodput.bootstrap.eq1_identity") {
+  const sia::PerfParams seed{0.01, 0.001, 1.1e-8, 1.1e-8, 1e-8, 1e-8, 1.3};
+  for (int g : {2, 4, 8, 16}) {
+    const int n = g <= 4 ? 1 : g / 4;
+    for (double b : {8.0, 32.0}) {
+      for (int s : {0, 2}) {
+        const double lhs = sia::bootstrap_throughput(kKnown, seed, n, g, b, s);
+        const double rhs = sia::throughput(seed, 1, 1, b, s) / sia::throughput(kKnown, 1, 1, b, s) *
+                           sia::throughput(kKnown, n, g, b, s);
+        CHECK(lhs == doctest::Approx(rhs).epsilon(1e-12));
+      }
+    }
+  }
+  // At one GPU the bootstrap is the seed itself.
+  CHECK(sia::bootstrap_step_time(kKnown, seed, 1, 1, 16, 0) == doctest::Approx(sia::step_time(seed, 1, 1, 16, 0)));
+  CHECK(sia::reference_ratio({{16, 0.2}, {32, 0.5}}, {{16, 0.1}, {32, 0.2}}) == doctest::Approx((32 / 0.5) / (32 / 0.2)));
+}
+
+TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
+  // Y is 3x faster than X on one GPU at every batch size; Eq. 1 then predicts 3x X's goodput on
+  // every configuration (same limits -> same batch choice).
+  sia::JobModel m = sia::JobModel().init_batch_size(32).max_batch_size(2048).grad(sia::GradParams{0.5, 20.0});
+  m.add_type(known_type("x")).add_type(seed_type("y", 3.0));
+  REQUIRE_NOTHROW(m.validate());
+  const sia::GpuTypeSpec x("x", 16, 4), y("y", 16, 4);
+  for (int g : {1, 2, 4, 8, 16, 32}) {
+    const int n = g <= 4 ? 1 : g / 4;
+    const sia::Config c{0, n, g};
+    const sia::GoodputChoice gx = m.evaluate(x, c);
+    const sia::GoodputChoice gy = m.evaluate(y, c);
+    CAPTURE(g);
+    REQUIRE(gx.goodput > 0);
+    if (g == 1) {
+      // 1 GPU: Y's own seed, which is exactly 3x X's 1-GPU compute (network 0 on both).
+      CHECK(gy.goodput == doctest::Approx(3.0 * gx.goodput).epsilon(1e-6));
+    } else {
+      CHECK(gy.goodput == doctest::Approx(3.0 * gx.goodput).epsilon(1e-9));
+      CHECK(gy.batch.global_batch == gx.batch.global_batch);
+    }
+  }
+  // Without a known type, Y's seed alone predicts linear scaling ("assume throughput doubles").
+  sia::JobModel only_seed = sia::JobModel().init_batch_size(32).max_batch_size(32).kind(sia::JobKind::strong_scaling);
+  only_seed.add_type(seed_type("y", 1.0));
+  const double t1 = only_seed.evaluate(y, sia::Config{0, 1, 1}).throughput;  // local batch 32
+  only_seed.max_batch_size(64);
+  const double t2 = only_seed.evaluate(y, sia::Config{0, 1, 2}).throughput;  // 2 x local batch 32
+  CHECK(t2 == doctest::Approx(2 * t1).epsilon(1e-6));
+  // Unknown type: not usable.
+  CHECK(m.goodput(sia::GpuTypeSpec("z", 1, 8), sia::Config{0, 1, 1}) == 0.0);
+  // BootstrapMode::none: Y falls back to its seed (linear), not to X's scaling.
+  m.bootstrap(sia::BootstrapMode::none);
+  CHECK(m.evaluate(y, sia::Config{0, 4, 16}).goodput > 3.0 * m.evaluate(x, sia::Config{0, 4, 16}).goodput);
+}
+
+TEST_CASE("goodput.job_model.reference_variant") {
+  sia::JobModel m = sia::JobModel().init_batch_size(32).max_batch_size(2048).bootstrap(sia::BootstrapMode::reference);
+  sia::TypeModel y = seed_type("y", 2.0);
+  y.max_local = 64;  // Y's own limit is ignored by the reference variant (X's limits apply)
+  y.xput1 = 500.0;
+  sia::TypeModel x = known_type("x");
+  x.xput1 = 250.0;
+  m.add_type(x).add_type(y);
+  const sia::GpuTypeSpec ty("y", 4, 8);
+  // 16 GPUs of Y (2 nodes of 8) = X's curve on ceil(16/4) = 4 nodes, times 500/250.
+  const sia::GoodputChoice got = m.evaluate(ty, sia::Config{1, 2, 16});
+  const sia::GoodputChoice want = sia::GoodputFunction{kKnown, std::nullopt, 32}.optimize(4, 16, m.limits(x));
+  CHECK(got.goodput == doctest::Approx(2.0 * want.goodput));
+  CHECK(got.batch.local_batch == want.batch.local_batch);
+}
+
+TEST_CASE("goodput.job_model.kinds_and_validation") {
+  sia::JobModel m = sia::JobModel().init_batch_size(64).max_batch_size(512).kind(sia::JobKind::strong_scaling);
+  m.add_type(known_type("x"));
+  const sia::GpuTypeSpec x("x", 4, 4);
+  const sia::BatchChoice b = m.batch_size(x, sia::Config{0, 1, 2});
+  CHECK(b.global_batch == 512);  // fixed batch: 2 GPUs x 128 x 2 micro-steps
+  CHECK(b.local_batch == 128);
+  CHECK(b.accumulation_steps == 1);
+  // No gradient statistics: efficiency 1.
+  CHECK(m.evaluate(x, sia::Config{0, 1, 2}).efficiency == 1.0);
+  // Bad fields are named.
+  sia::JobModel bad = sia::JobModel().init_batch_size(64).max_batch_size(32);
+  CHECK_THROWS_WITH_AS(bad.validate("jobs[0].model"), doctest::Contains("jobs[0].model.max_batch_size"), sia::InvalidArgument);
+  sia::TypeModel t = known_type("x");
+  t.min_local = 256;
+  sia::JobModel bad2 = sia::JobModel().init_batch_size(64).max_batch_size(512).add_type(t);
+  CHECK_THROWS_WITH_AS(bad2.validate("m"), doctest::Contains("m.types['x'].local_batch"), sia::InvalidArgument);
+  sia::JobModel bad3 = sia::JobModel().init_batch_size(64).grad(sia::GradParams{-1, 2});
+  CHECK_THROWS_AS(bad3.validate(), sia::InvalidArgument);
+  // Invalid configurations are simply not usable.
+  CHECK(m.goodput(x, sia::Config{0, 2, 1}) == 0.0);
+  CHECK(m.goodput(x, sia::Config{0, 0, 0}) == 0.0);
+}
+
+TEST_CASE("goodput.job_model.seed_type_model") {
+  std::vector<sia::PerfObservation> rows;
+  for (double b : {4.0, 8.0, 16.0}) rows.push_back({1, 1, b, 0.01 + 0.002 * b, 0.0001});
+  const sia::TypeModel t = sia::make_seed_type_model("t4", rows);
+  REQUIRE(t.seed.has_value());
+  CHECK(t.min_local == 4);
+  CHECK(t.max_local == 16);
+  CHECK(t.xput1 == doctest::Approx(16 / (0.01 + 0.002 * 16)));
+  CHECK(sia::step_time(*t.seed, 1, 1, 8, 0) == doctest::Approx(0.01 + 0.002 * 8).epsilon(0.02));
+  CHECK_THROWS_AS((void)sia::make_seed_type_model("t4", std::vector<sia::PerfObservation>{}), sia::InvalidArgument);
+}
+
+TEST_CASE("goodput.pipeline.gpipe_model") {
+  sia::PipelineParams p{sia::PerfParams{0.0, 0.1, 0.2, 0.01, 0.02, 0.001, 1.0}, 2, 48};
+  // 2 pipelines of 2 stages on one node: 3 * (1 + 48) * fwd(1) + T_net(1, 4).
+  CHECK(sia::pipeline_step_time(p, 1, 2, 1) == doctest::Approx(3 * 49 * 0.1 + 0.02 + 0.001 * 2));
+  CHECK(sia::pipeline_throughput(p, 1, 2, 1) == doctest::Approx(2 * 48 / (3 * 49 * 0.1 + 0.022)));
+  sia::PipelineGoodputFunction f{p, std::nullopt, 12};
+  const sia::BatchLimits lim{384, 1, 2};
+  const sia::GoodputChoice c = f.optimize(1, 4, lim);
+  CHECK(c.batch.global_batch == 192);  // 2 pipelines x micro 2 x 48
+  CHECK(c.batch.local_batch == 2);
+  CHECK(c.batch.accumulation_steps == 47);
+  CHECK(f.optimize(1, 3, lim).goodput == 0.0);    // not a multiple of the stages
+  CHECK(f.optimize(2, 16, lim).goodput > 0.0);    // 8 pipelines x 1 x 48 = 384
+  CHECK(f.optimize(4, 32, lim).goodput == 0.0);   // 16 pipelines exceed the batch limit
+  // Fitting recovers noise-free profiles exactly.
+  std::vector<sia::PipelineObservation> obs;
+  for (int d : {1, 2, 4, 8})
+    for (double m : {1.0, 2.0}) {
+      const int gpus = d * 2;
+      const int nodes = gpus <= 8 ? 1 : gpus / 8;
+      obs.push_back({nodes, gpus, d, m, sia::accum_time(p.perf, m) + 1e-9,
+                     gpus > 1 ? sia::network_time(p.perf, nodes, gpus) : 0.0});
+    }
+  const sia::PipelineParams q = sia::fit_pipeline_params(obs, 2);
+  for (const auto& o : obs)
+    CHECK(sia::pipeline_step_time(q, o.nodes, o.pipelines, o.micro_bsz) ==
+          doctest::Approx(sia::pipeline_observed_step_time(q, o)).epsilon(0.02));
+  CHECK_THROWS_AS((void)sia::fit_pipeline_params(std::vector<sia::PipelineObservation>{}, 2), sia::InvalidArgument);
+}
+
+TEST_CASE("goodput.job_model.artifact_profiles") {
+  const std::filesystem::path dir = SIA_SHARED_DIR "/data/sia-artifact";
+  if (!std::filesystem::exists(dir / "profiles/cifar10")) {
+    MESSAGE("skipped: " << (dir / "profiles/cifar10").string() << " is missing");
+    return;
+  }
+  // A cifar10 job that ran on rtx (multi-GPU) and has only seed profiles for the T4 (aws).
+  const sia::ModelProfile mp = sia::load_model_profile(dir / "profiles", "cifar10");
+  const sia::SeedProfile seed = sia::load_seed_profile(dir / "seed-profiles/cifar10.csv");
+  std::vector<sia::PerfObservation> rtx_obs;
+  for (const auto& r : mp.type("rtx")->all_rows())
+    if (r.gpus <= 8) rtx_obs.push_back({r.nodes, r.gpus, static_cast<double>(r.local_bsz), r.step_time, r.sync_time});
+  sia::TypeModel rtx;
+  rtx.gpu_type = "rtx";
+  rtx.perf = sia::fit_perf_params(rtx_obs);
+  rtx.min_local = mp.type("rtx")->min_local_bsz();
+  rtx.max_local = mp.type("rtx")->max_local_bsz();
+  std::vector<sia::PerfObservation> t4;
+  for (const auto& r : seed.rows_for("aws")) t4.push_back({1, 1, static_cast<double>(r.local_bsz), r.step_time, r.sync_time});
+  sia::JobModel m = sia::JobModel()
+                        .init_batch_size(static_cast<double>(mp.init_batch_size()))
+                        .max_batch_size(static_cast<double>(mp.max_batch_size()))
+                        .grad(sia::GradParams{mp.validation[0].rows[1].grad_sqr, mp.validation[0].rows[1].grad_var})
+                        .add_type(rtx)
+                        .add_type(sia::make_seed_type_model("aws", t4));
+  REQUIRE_NOTHROW(m.validate());
+  const sia::GpuTypeSpec aws("aws", 6, 4);
+  std::vector<double> g_of;
+  for (int g : {1, 2, 4, 8}) {
+    const sia::GoodputChoice c = m.evaluate(aws, sia::Config{0, g <= 4 ? 1 : 2, g});
+    CHECK(c.goodput > 0.0);
+    CHECK(c.batch.local_batch <= 1024);
+    CHECK(c.batch.local_batch >= 32);
+    g_of.push_back(c.goodput);
+  }
+  CHECK(g_of[1] > g_of[0]);  // 2 T4s beat one
+  CHECK(g_of[2] > g_of[1]);
+}
