@@ -472,7 +472,8 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   // Prices: duals of the capacity rows, as the marginal improvement of the round's objective per
   // extra GPU. MilpResult::row_duals are d(objective)/d(row bound) in the model's own sense, so a
   // minimisation (p < 0) flips the sign.
-  if (out.ok && !res.fallback && out.result.row_duals.size() == static_cast<std::size_t>(model.milp.num_rows())) {
+  if (options.compute_prices && out.ok && !res.fallback &&
+      out.result.row_duals.size() == static_cast<std::size_t>(model.milp.num_rows())) {
     res.prices.assign(static_cast<std::size_t>(cluster.num_types()), 0.0);
     const double sign = pb.p > 0 ? 1.0 : -1.0;
     for (std::size_t r = 0; r < pb.set.rows.size(); ++r)

