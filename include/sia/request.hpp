@@ -1,0 +1,72 @@
+#pragma once
+/// @file request.hpp
+/// @brief One round as JSON (product.md §5): parse a request, print a decision.
+///
+/// This is the layer behind `sia_allocate`, usable directly by C++ programs that receive
+/// requests from elsewhere. The JSON library stays private to libsia.
+
+#include <sia/cluster.hpp>
+#include <sia/job_spec.hpp>
+#include <sia/round.hpp>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sia {
+
+/// @brief A parsed `sia_allocate` request: everything run_round() needs.
+struct Request {
+  ClusterSpec cluster;        ///< GPU types, reservations, node names, failed nodes
+  std::vector<JobSpec> jobs;  ///< in request order; goodput tables are attached as goodput functions
+  RoundOptions options;       ///< the request's `policy` over RoundOptions' defaults
+};
+
+/// @brief Sizes beyond which a request is rejected as absurd rather than attempted.
+struct RequestLimits {
+  static constexpr long long max_jobs = 1'000'000;        ///< entries of `jobs`
+  static constexpr long long max_gpu_types = 1'000;       ///< entries of `cluster.gpu_types`
+  static constexpr long long max_gpus_per_type = 100'000; ///< nodes × gpus_per_node of one type
+  static constexpr int max_depth = 64;                    ///< nesting of arrays and objects
+};
+
+/**
+ * @brief Parses and validates a request (product.md §5, plus node names, failed nodes and current
+ * placements).
+ *
+ * Checks everything that can be checked without solving: JSON syntax, unknown fields, types
+ * (strings, integers, finite numbers, booleans), ranges, duplicate job ids and type names, unknown
+ * GPU types and nodes, goodput entries for configurations the cluster does not have, and current
+ * placements (unknown node, more GPUs than the node has, a GPU held twice, a size that disagrees
+ * with the configuration).
+ *
+ * @param json_text    the request
+ * @param source_name  prefix of error messages (a file name, "<stdin>"); may be empty
+ * @throws InvalidArgument naming the source and the field, e.g.
+ *         `req.json: jobs[1].goodput[3].value: must be finite and >= 0, got -1`, or the line and
+ *         column of malformed JSON.
+ */
+[[nodiscard]] Request parse_request(std::string_view json_text, std::string_view source_name = "request");
+
+/// @brief Reads a request from a file ("-" reads standard input) and parses it.
+/// @throws InvalidArgument when the file cannot be read or the request is rejected.
+[[nodiscard]] Request load_request(const std::filesystem::path& file);
+
+/**
+ * @brief Prints the decision of a round for a request (product.md §5), in the request's job order.
+ *
+ * Fields: `status`, `objective`, `best_bound`, `backend`, `solve_ms`, `allocations` (job,
+ * gpu_type, nodes, gpus; `batch_size`/`local_batch`/`accumulation_steps` when the round chose a
+ * batch size; `placement` [{node, gpus, gpu_ids}] when it computed one), `unallocated`, and, when
+ * non-empty, `prices`, `unmet`, `evicted`, `message`. Numbers are printed so that they read back
+ * as the same double.
+ *
+ * @param pretty  indent with two spaces instead of printing one line
+ */
+[[nodiscard]] std::string decision_to_json(const Request& request, const RoundResult& result, bool pretty = false);
+
+/// @brief Exit status of `sia_allocate` for a round status: 0 optimal/feasible, 3 otherwise.
+[[nodiscard]] int exit_code(RoundStatus status) noexcept;
+
+}  // namespace sia

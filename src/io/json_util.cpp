@@ -1,0 +1,390 @@
+// Strict JSON parsing and checked field access for sia's JSON formats.
+#include "io/json_util.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace sia::detail {
+namespace {
+
+using nlohmann::json;
+
+bool is_identifier(std::string_view key) {
+  if (key.empty()) return false;
+  const auto c0 = static_cast<unsigned char>(key.front());
+  if (!(std::isalpha(c0) || c0 == '_')) return false;
+  return std::all_of(key.begin(), key.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return std::isalnum(c) || c == '_' || c == '-';
+  });
+}
+
+// Removes nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: " prefix:
+// sia prints its own position in front of the reason.
+std::string clean_reason(std::string_view what) {
+  if (!what.empty() && what.front() == '[') {
+    const auto close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  if (what.substr(0, 11) == "parse error") {
+    const auto colon = what.find(": ");
+    if (colon != std::string_view::npos) what.remove_prefix(colon + 2);
+  }
+  return std::string(what);
+}
+
+// Builds the document like nlohmann's own DOM parser, but also rejects duplicate keys (nlohmann
+// silently keeps the last one, which would hide a mistake in a request) and remembers where in
+// the document an error happened so the message can name the field.
+class StrictSax final : public nlohmann::json_sax<json> {
+ public:
+  StrictSax(json& root, int max_depth) : root_(root), max_depth_(max_depth) {}
+
+  bool null() override { return add(json(nullptr)); }
+  bool boolean(bool v) override { return add(json(v)); }
+  bool number_integer(number_integer_t v) override { return add(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return add(json(v)); }
+  bool number_float(number_float_t v, const string_t& /*text*/) override { return add(json(v)); }
+  bool string(string_t& v) override { return add(json(std::move(v))); }
+  bool binary(binary_t& /*v*/) override {
+    error_ = "binary values are not JSON";
+    return false;
+  }
+  bool start_object(std::size_t /*elements*/) override { return open(json::object()); }
+  bool start_array(std::size_t /*elements*/) override { return open(json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    Frame& f = frames_.back();
+    if (f.value->contains(k)) {
+      error_path_ = path(/*innermost_key=*/false);
+      error_ = "duplicate key \"" + k + "\"";
+      return false;
+    }
+    f.key = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex) override {
+    error_path_ = path();
+    error_ = clean_reason(ex.what());
+    error_position_ = position;
+    has_position_ = true;
+    return false;
+  }
+
+  [[nodiscard]] const std::string& error() const noexcept { return error_; }
+  [[nodiscard]] const std::string& error_path() const noexcept { return error_path_; }
+  [[nodiscard]] bool has_position() const noexcept { return has_position_; }
+  [[nodiscard]] std::size_t error_position() const noexcept { return error_position_; }
+
+ private:
+  struct Frame {
+    json* value;
+    std::string key;  // last key read, for objects
+  };
+
+  json* place(json&& v) {
+    if (frames_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Frame& f = frames_.back();
+    if (f.value->is_array()) {
+      f.value->push_back(std::move(v));
+      return &f.value->back();
+    }
+    json& slot = (*f.value)[f.key];
+    slot = std::move(v);
+    return &slot;
+  }
+  bool add(json&& v) {
+    place(std::move(v));
+    return true;
+  }
+  bool open(json&& v) {
+    if (static_cast<int>(frames_.size()) >= max_depth_) {  // defensive: the pre-scan catches this first
+      error_ = "nesting deeper than " + std::to_string(max_depth_) + " levels";
+      return false;
+    }
+    json* p = place(std::move(v));
+    frames_.push_back(Frame{p, {}});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  // Path of the value being parsed: in arrays the element in progress is the next one, except
+  // below the innermost frame, whose containers were already appended.
+  [[nodiscard]] std::string path(bool innermost_key = true) const {
+    std::string p;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (f.value->is_array()) {
+        const std::size_t n = f.value->size();
+        const bool innermost = i + 1 == frames_.size();
+        p = path_index(p, innermost ? n : (n == 0 ? 0 : n - 1));
+      } else if (i + 1 < frames_.size() || (innermost_key && !f.key.empty())) {
+        p = path_key(p, f.key);
+      }
+    }
+    return p;
+  }
+
+  json& root_;
+  int max_depth_;
+  std::vector<Frame> frames_;
+  std::string error_;
+  std::string error_path_;
+  std::size_t error_position_ = 0;
+  bool has_position_ = false;
+};
+
+// Depth of brackets outside strings, checked before parsing so that absurdly nested input is
+// rejected in linear time with a position, whatever the parser does with it.
+void check_depth(std::string_view text, const JsonContext& ctx, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        const auto [line, col] = line_column(text, i);
+        ctx.fail(std::to_string(line) + ":" + std::to_string(col),
+                 "JSON nested deeper than " + std::to_string(max_depth) + " levels");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
+void JsonContext::fail(std::string_view path, std::string_view message) const {
+  std::string out;
+  if (!source_.empty()) out += source_;
+  if (!path.empty()) {
+    // A position "3:14" is glued to the source name like compilers do; a field path is not.
+    const bool is_position = path.find_first_not_of("0123456789:") == std::string_view::npos;
+    if (!out.empty()) out += is_position ? ":" : ": ";
+    out += path;
+  }
+  if (!out.empty()) out += ": ";
+  out += message;
+  throw InvalidArgument(out);
+}
+
+std::string path_key(std::string_view parent, std::string_view key) {
+  std::string out(parent);
+  if (is_identifier(key)) {
+    if (!out.empty()) out += '.';
+    out += key;
+  } else {
+    out += '[';
+    out += json(std::string(key)).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += ']';
+  }
+  return out;
+}
+
+std::string path_index(std::string_view parent, std::size_t index) {
+  std::string out(parent);
+  out += '[';
+  out += std::to_string(index);
+  out += ']';
+  return out;
+}
+
+std::string describe(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return value.dump();
+    case json::value_t::string: {
+      std::string s = value.get<std::string>();
+      if (s.size() > 40) s = s.substr(0, 37) + "...";
+      return json(s).dump(-1, ' ', false, json::error_handler_t::replace) + " (a string)";
+    }
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    default: return "a non-JSON value";
+  }
+}
+
+std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1;
+  std::size_t col = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+json parse_json_strict(std::string_view text, const JsonContext& ctx, int max_depth) {
+  check_depth(text, ctx, max_depth);
+  json root;
+  StrictSax sax(root, max_depth);
+  bool ok = false;
+  try {
+    ok = json::sax_parse(text.begin(), text.end(), &sax, json::input_format_t::json, /*strict=*/true);
+  } catch (const json::exception& e) {  // sax_parse reports through the handler; this is a safety net
+    ctx.fail("", "malformed JSON: " + clean_reason(e.what()));
+  }
+  if (!ok) {
+    if (sax.has_position()) {
+      // nlohmann reports the number of bytes read; the offending byte is the last one read.
+      const std::size_t pos = sax.error_position();
+      const auto [line, col] = line_column(text, pos == 0 ? 0 : pos - 1);
+      std::string msg = "malformed JSON";
+      if (!sax.error_path().empty()) msg += " at " + sax.error_path();
+      ctx.fail(std::to_string(line) + ":" + std::to_string(col), msg + ": " + sax.error());
+    }
+    ctx.fail(sax.error_path(), sax.error().empty() ? "malformed JSON" : sax.error());
+  }
+  return root;
+}
+
+long long as_integer(const json& value, std::string_view path, const JsonContext& ctx, long long lo, long long hi) {
+  const auto range = [&] {
+    return "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + describe(value);
+  };
+  long long v = 0;
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    v = value.get<long long>();
+  } else if (value.is_number_unsigned()) {
+    const auto u = value.get<unsigned long long>();
+    if (u > static_cast<unsigned long long>(std::numeric_limits<long long>::max())) ctx.fail(path, range());
+    v = static_cast<long long>(u);
+  } else if (value.is_number_float()) {
+    // Integral floats (4.0, 1e3) are accepted: some JSON writers print every number as a float.
+    const double d = value.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d) || d < -9.0e18 || d > 9.0e18) ctx.fail(path, range());
+    v = static_cast<long long>(d);
+  } else {
+    ctx.fail(path, "must be an integer, got " + describe(value));
+  }
+  if (v < lo || v > hi) ctx.fail(path, range());
+  return v;
+}
+
+double as_number(const json& value, std::string_view path, const JsonContext& ctx) {
+  if (!value.is_number()) ctx.fail(path, "must be a number, got " + describe(value));
+  const double d = value.get<double>();
+  if (!std::isfinite(d)) ctx.fail(path, "must be finite, got " + describe(value));
+  return d;
+}
+
+double as_nonnegative(const json& value, std::string_view path, const JsonContext& ctx) {
+  if (!value.is_number()) ctx.fail(path, "must be a number, got " + describe(value));
+  const double d = value.get<double>();
+  if (!std::isfinite(d) || d < 0) ctx.fail(path, "must be finite and >= 0, got " + describe(value));
+  return d;
+}
+
+std::string as_string(const json& value, std::string_view path, const JsonContext& ctx, bool allow_empty) {
+  if (!value.is_string()) ctx.fail(path, "must be a string, got " + describe(value));
+  std::string s = value.get<std::string>();
+  if (s.empty() && !allow_empty) ctx.fail(path, "must not be empty");
+  return s;
+}
+
+bool as_bool(const json& value, std::string_view path, const JsonContext& ctx) {
+  if (!value.is_boolean()) ctx.fail(path, "must be true or false, got " + describe(value));
+  return value.get<bool>();
+}
+
+const json& as_array(const json& value, std::string_view path, const JsonContext& ctx, std::size_t max_size) {
+  if (!value.is_array()) ctx.fail(path, "must be an array, got " + describe(value));
+  if (value.size() > max_size)
+    ctx.fail(path, "has " + std::to_string(value.size()) + " elements, more than the limit of " +
+                       std::to_string(max_size));
+  return value;
+}
+
+ObjectReader::ObjectReader(const json& value, std::string path, const JsonContext& ctx,
+                           std::initializer_list<std::string_view> allowed)
+    : value_(value), path_(std::move(path)), ctx_(ctx) {
+  if (!value.is_object()) ctx.fail(path_.empty() ? "request" : path_, "must be an object, got " + describe(value));
+  for (const auto& item : value.items()) {
+    const std::string& k = item.key();
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+    std::string known;
+    for (auto a : allowed) {
+      if (!known.empty()) known += ", ";
+      known += a;
+    }
+    ctx.fail(path_key(path_, k), "unknown field (known fields: " + known + ")");
+  }
+}
+
+const json* ObjectReader::get(std::string_view key) const {
+  const auto it = value_.find(key);
+  return it == value_.end() ? nullptr : &*it;
+}
+
+const json* ObjectReader::get_non_null(std::string_view key) const {
+  const json* v = get(key);
+  return v == nullptr || v->is_null() ? nullptr : v;
+}
+
+const json& ObjectReader::require(std::string_view key) const {
+  const json* v = get(key);
+  if (v == nullptr) ctx_.fail(path(key), "missing required field");
+  return *v;
+}
+
+std::optional<long long> ObjectReader::integer(std::string_view key, long long lo, long long hi) const {
+  const json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  return as_integer(*v, path(key), ctx_, lo, hi);
+}
+
+std::optional<double> ObjectReader::number(std::string_view key) const {
+  const json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  return as_number(*v, path(key), ctx_);
+}
+
+std::optional<double> ObjectReader::nonnegative(std::string_view key) const {
+  const json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  return as_nonnegative(*v, path(key), ctx_);
+}
+
+std::optional<std::string> ObjectReader::string(std::string_view key) const {
+  const json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  return as_string(*v, path(key), ctx_);
+}
+
+std::optional<bool> ObjectReader::boolean(std::string_view key) const {
+  const json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  return as_bool(*v, path(key), ctx_);
+}
+
+}  // namespace sia::detail

@@ -1,0 +1,653 @@
+// The JSON request and decision of one round (product.md §5).
+#include <sia/configuration_set.hpp>
+#include <sia/error.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/request.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "io/json_util.hpp"
+
+namespace sia {
+namespace {
+
+using detail::as_array;
+using detail::as_integer;
+using detail::as_nonnegative;
+using detail::as_string;
+using detail::JsonContext;
+using detail::ObjectReader;
+using detail::path_index;
+using detail::path_key;
+using nlohmann::json;
+
+std::string quote_json(std::string_view s) { return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// ----------------------------------------------------------------------------------------------
+// Node names: explicit per type, else "<type>/<index>".
+// ----------------------------------------------------------------------------------------------
+class NodeDirectory {
+ public:
+  explicit NodeDirectory(const ClusterSpec& cluster) : cluster_(cluster) {}
+
+  /// Registers the explicit names of every type; rejects duplicates and names that are also the
+  /// default name of a node of a type without explicit names (a reference would be ambiguous).
+  void build(const std::vector<std::string>& name_paths, const JsonContext& ctx) {
+    for (int t = 0; t < cluster_.num_types(); ++t) {
+      const auto& names = names_of(t);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string p = path_index(name_paths[static_cast<std::size_t>(t)], i);
+        if (const auto d = find_default(names[i]))
+          ctx.fail(p, quote_json(names[i]) + " is also the default name of node " + std::to_string(d->second) +
+                          " of type " + quote_json(type_name(d->first)));
+        const auto [it, inserted] = named_.emplace(names[i], std::make_pair(t, static_cast<int>(i)));
+        if (!inserted)
+          ctx.fail(p, "node name " + quote_json(names[i]) + " is already used by node " +
+                          std::to_string(it->second.second) + " of type " + quote_json(type_name(it->second.first)));
+      }
+    }
+  }
+
+  /// (type, node index) of a node name.
+  [[nodiscard]] std::optional<std::pair<int, int>> find(std::string_view name) const {
+    if (const auto it = named_.find(std::string(name)); it != named_.end()) return it->second;
+    return find_default(name);
+  }
+
+  /// Error text for an unknown node name, with a hint when the type names its nodes explicitly.
+  [[nodiscard]] std::string unknown(std::string_view name) const {
+    std::string msg = "unknown node " + quote_json(name);
+    const auto slash = name.rfind('/');
+    if (slash != std::string_view::npos) {
+      const int t = cluster_.type_index(name.substr(0, slash));
+      if (t >= 0 && !names_of(t).empty())
+        msg += " (type " + quote_json(type_name(t)) + " names its nodes explicitly, e.g. " + quote_json(names_of(t).front()) +
+               ")";
+      else if (t >= 0)
+        msg += " (type " + quote_json(type_name(t)) + " has " + std::to_string(cluster_.types[static_cast<std::size_t>(t)].num_nodes()) +
+               " nodes)";
+    }
+    return msg;
+  }
+
+ private:
+  [[nodiscard]] const std::vector<std::string>& names_of(int t) const {
+    static const std::vector<std::string> none;
+    const auto ti = static_cast<std::size_t>(t);
+    return ti < cluster_.node_names.size() ? cluster_.node_names[ti] : none;
+  }
+  [[nodiscard]] const std::string& type_name(int t) const { return cluster_.types[static_cast<std::size_t>(t)].name(); }
+
+  [[nodiscard]] std::optional<std::pair<int, int>> find_default(std::string_view name) const {
+    const auto slash = name.rfind('/');
+    if (slash == std::string_view::npos) return std::nullopt;
+    const int t = cluster_.type_index(name.substr(0, slash));
+    if (t < 0 || !names_of(t).empty()) return std::nullopt;
+    const std::string_view digits = name.substr(slash + 1);
+    if (digits.empty() || digits.size() > 9 || (digits.size() > 1 && digits.front() == '0')) return std::nullopt;
+    int index = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return std::nullopt;
+      index = index * 10 + (c - '0');
+    }
+    if (index >= cluster_.types[static_cast<std::size_t>(t)].num_nodes()) return std::nullopt;
+    return std::make_pair(t, index);
+  }
+
+  const ClusterSpec& cluster_;
+  std::unordered_map<std::string, std::pair<int, int>> named_;
+};
+
+// ----------------------------------------------------------------------------------------------
+// Cluster
+// ----------------------------------------------------------------------------------------------
+std::vector<std::string> parse_node_names(const json& value, const std::string& path, const JsonContext& ctx,
+                                          int nodes) {
+  const json& arr = as_array(value, path, ctx, static_cast<std::size_t>(RequestLimits::max_gpus_per_type));
+  if (static_cast<long long>(arr.size()) != nodes)
+    ctx.fail(path, "names " + std::to_string(arr.size()) + " nodes, but the type has " + std::to_string(nodes));
+  std::vector<std::string> names;
+  names.reserve(arr.size());
+  for (std::size_t i = 0; i < arr.size(); ++i) names.push_back(as_string(arr[i], path_index(path, i), ctx));
+  return names;
+}
+
+void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const JsonContext& ctx) {
+  ObjectReader cluster(value, "cluster", ctx, {"gpu_types", "reserved", "node_names", "down"});
+  ClusterSpec& c = req.cluster;
+  const std::string types_path = cluster.path("gpu_types");
+  const json& types = as_array(cluster.require("gpu_types"), types_path, ctx,
+                               static_cast<std::size_t>(RequestLimits::max_gpu_types));
+  if (types.empty()) ctx.fail(types_path, "the cluster has no GPU types (empty cluster)");
+
+  const std::size_t ntypes = types.size();
+  std::vector<std::string> name_paths(ntypes);
+  c.node_names.assign(ntypes, {});
+  long long total_gpus = 0;
+  for (std::size_t t = 0; t < ntypes; ++t) {
+    ObjectReader g(types[t], path_index(types_path, t), ctx, {"name", "nodes", "gpus_per_node", "node_names"});
+    std::string name = as_string(g.require("name"), g.path("name"), ctx);
+    if (c.type_index(name) >= 0) ctx.fail(g.path("name"), "duplicate GPU type " + quote_json(name));
+    const auto nodes = as_integer(g.require("nodes"), g.path("nodes"), ctx, 0, RequestLimits::max_gpus_per_type);
+    const auto per_node =
+        as_integer(g.require("gpus_per_node"), g.path("gpus_per_node"), ctx, 1, RequestLimits::max_gpus_per_type);
+    if (nodes * per_node > RequestLimits::max_gpus_per_type)
+      ctx.fail(g.path(), std::to_string(nodes) + " nodes x " + std::to_string(per_node) + " GPUs = " +
+                             std::to_string(nodes * per_node) + " GPUs, more than the limit of " +
+                             std::to_string(RequestLimits::max_gpus_per_type) + " per type");
+    total_gpus += nodes * per_node;
+    if (const json* n = g.get("node_names")) {
+      name_paths[t] = g.path("node_names");
+      c.node_names[t] = parse_node_names(*n, name_paths[t], ctx, static_cast<int>(nodes));
+    }
+    c.types.emplace_back(std::move(name), static_cast<int>(nodes), static_cast<int>(per_node));
+  }
+  if (total_gpus == 0) ctx.fail(types_path, "the cluster has no GPUs (every type has 0 nodes)");
+
+  if (const json* v = cluster.get_non_null("node_names")) {
+    if (!v->is_object())
+      ctx.fail(cluster.path("node_names"), "must be an object {\"<gpu type>\": [names]}, got " + detail::describe(*v));
+    for (const auto& item : v->items()) {
+      const std::string p = path_key(cluster.path("node_names"), item.key());
+      const int t = c.type_index(item.key());
+      if (t < 0) ctx.fail(p, "unknown GPU type " + quote_json(item.key()));
+      const auto ti = static_cast<std::size_t>(t);
+      if (!name_paths[ti].empty()) ctx.fail(p, "node names of type " + quote_json(item.key()) + " are already given in " + name_paths[ti]);
+      name_paths[ti] = p;
+      c.node_names[ti] = parse_node_names(item.value(), p, ctx, c.types[ti].num_nodes());
+    }
+  }
+
+  c.reserved.assign(ntypes, 0);
+  if (const json* v = cluster.get_non_null("reserved")) {
+    const std::string rp = cluster.path("reserved");
+    if (!v->is_object()) ctx.fail(rp, "must be an object {\"<gpu type>\": GPUs}, got " + detail::describe(*v));
+    for (const auto& item : v->items()) {
+      const std::string p = path_key(rp, item.key());
+      const int t = c.type_index(item.key());
+      if (t < 0) ctx.fail(p, "unknown GPU type " + quote_json(item.key()));
+      const auto& g = c.types[static_cast<std::size_t>(t)];
+      const long long total = static_cast<long long>(g.num_nodes()) * g.gpus_per_node();
+      c.reserved[static_cast<std::size_t>(t)] = static_cast<int>(as_integer(item.value(), p, ctx, 0, total));
+    }
+  }
+
+  dir.build(name_paths, ctx);
+
+  c.down.assign(ntypes, {});
+  if (const json* v = cluster.get_non_null("down")) {
+    const std::string dp = cluster.path("down");
+    const json& arr = as_array(*v, dp, ctx, static_cast<std::size_t>(RequestLimits::max_gpu_types * RequestLimits::max_gpus_per_type));
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string p = path_index(dp, i);
+      const std::string name = as_string(arr[i], p, ctx);
+      const auto node = dir.find(name);
+      if (!node) ctx.fail(p, dir.unknown(name));
+      auto& list = c.down[static_cast<std::size_t>(node->first)];
+      if (std::find(list.begin(), list.end(), node->second) != list.end())
+        ctx.fail(p, "node " + quote_json(name) + " is listed twice");
+      list.push_back(node->second);
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Policy
+// ----------------------------------------------------------------------------------------------
+void parse_policy(const json& value, RoundOptions& o, const JsonContext& ctx) {
+  ObjectReader pol(value, "policy", ctx, {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities"});
+  if (const auto p = pol.number("p")) {
+    if (*p == 0.0) ctx.fail(pol.path("p"), "the fairness exponent must be non-zero, got 0");
+    o.p = *p;
+  }
+  if (const auto l = pol.number("lambda")) {
+    if (!(*l > 0.0)) ctx.fail(pol.path("lambda"), "must be > 0, got " + detail::describe(*pol.get("lambda")));
+    o.lambda = *l;
+  }
+  if (const auto b = pol.string("backend")) {
+    if (!has_milp_solver(*b)) {
+      std::string avail;
+      for (const auto& n : available_milp_solvers()) avail += (avail.empty() ? "" : ", ") + n;
+      ctx.fail(pol.path("backend"), "unknown MILP backend " + quote_json(*b) + " (available: " + avail + ", default)");
+    }
+    o.backend = *b;
+  }
+  if (const json* t = pol.get("time_limit_ms")) {
+    if (t->is_null()) o.time_limit.reset();  // null: no limit
+    else o.time_limit = std::chrono::milliseconds(as_integer(*t, pol.path("time_limit_ms"), ctx, 0, INT_MAX));
+  }
+  if (const auto g = pol.number("relative_gap")) {
+    if (*g < 0.0 || *g > 1.0) ctx.fail(pol.path("relative_gap"), "must be in [0, 1], got " + detail::describe(*pol.get("relative_gap")));
+    o.relative_gap = *g;
+  }
+  if (const auto b = pol.boolean("place")) o.place = *b;
+  if (const auto b = pol.boolean("round_utilities")) o.round_utilities = *b;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Jobs
+// ----------------------------------------------------------------------------------------------
+
+// Configurations of the whole cluster (no failed nodes, no reservations): goodput tables are
+// written for the cluster, and a node failing must not turn a valid table into a rejected request.
+class ConfigIndex {
+ public:
+  ConfigIndex(const ClusterSpec& cluster, const JsonContext& ctx) : cluster_(cluster) {
+    ClusterSpec whole;
+    whole.types = cluster.types;
+    try {
+      configs_ = make_configuration_set(whole).configs;
+    } catch (const InvalidArgument& e) {
+      ctx.fail("cluster", e.what());
+    }
+    for (const Config& c : configs_) by_size_[{c.type, c.gpus}].push_back(c);
+  }
+
+  [[nodiscard]] const std::vector<Config>& matching(int type, int gpus) const {
+    static const std::vector<Config> none;
+    const auto it = by_size_.find({type, gpus});
+    return it == by_size_.end() ? none : it->second;
+  }
+  /// The smallest configuration of `type` with at least `gpus` GPUs (a rigid job's footprint).
+  [[nodiscard]] std::optional<Config> footprint(int type, int gpus) const {
+    const auto it = by_size_.lower_bound({type, gpus});
+    if (it == by_size_.end() || it->first.first != type) return std::nullopt;
+    return it->second.front();
+  }
+  /// "type "A" has single-node configurations of 1, 2 GPUs and whole-node configurations of 2..4 nodes x 2 GPUs".
+  [[nodiscard]] std::string describe(int type) const {
+    std::string single;
+    int multi_lo = 0;
+    int multi_hi = 0;
+    int node_gpus = 0;
+    for (const Config& c : configs_) {
+      if (c.type != type) continue;
+      if (c.nodes == 1) {
+        single += (single.empty() ? "" : ", ") + std::to_string(c.gpus);
+      } else {
+        multi_lo = multi_lo == 0 ? c.nodes : std::min(multi_lo, c.nodes);
+        multi_hi = std::max(multi_hi, c.nodes);
+        node_gpus = c.gpus / c.nodes;
+      }
+    }
+    std::string out = "type " + quote_json(cluster_.types[static_cast<std::size_t>(type)].name()) + " has";
+    if (single.empty()) return out + " no configurations";
+    out += " single-node configurations of " + single + " GPUs";
+    if (multi_hi > 0)
+      out += " and whole-node configurations of " + std::to_string(multi_lo) +
+             (multi_hi > multi_lo ? ".." + std::to_string(multi_hi) : std::string()) + " nodes x " +
+             std::to_string(node_gpus) + " GPUs (give \"nodes\" and the total \"gpus\")";
+    return out;
+  }
+
+ private:
+  const ClusterSpec& cluster_;
+  std::vector<Config> configs_;
+  std::map<std::pair<int, int>, std::vector<Config>> by_size_;  // (type, gpus) -> configurations
+};
+
+struct GoodputEntry {
+  int type;
+  int nodes;
+  int gpus;
+  double value;
+  [[nodiscard]] auto key() const noexcept { return std::make_tuple(type, nodes, gpus); }
+};
+
+// A goodput table as a GoodputModel: the value of the matching entry, 0 (not usable) elsewhere.
+class GoodputTable {
+ public:
+  explicit GoodputTable(std::vector<GoodputEntry> entries) : entries_(std::move(entries)) {
+    std::sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.key() < b.key(); });
+  }
+  [[nodiscard]] double goodput(const GpuTypeSpec& /*type*/, const Config& c) const {
+    const auto key = std::make_tuple(c.type, c.nodes, c.gpus);
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                                     [](const GoodputEntry& e, const auto& k) { return e.key() < k; });
+    return it != entries_.end() && it->key() == key ? it->value : 0.0;
+  }
+
+ private:
+  std::vector<GoodputEntry> entries_;
+};
+
+JobKind parse_kind(const json& value, const std::string& path, const JsonContext& ctx) {
+  const std::string k = as_string(value, path, ctx);
+  if (k == "adaptive") return JobKind::adaptive;
+  if (k == "strong-scaling" || k == "scale-gpus") return JobKind::strong_scaling;
+  if (k == "rigid") return JobKind::rigid;
+  if (k == "hybrid") return JobKind::hybrid;
+  ctx.fail(path, "unknown job kind " + quote_json(k) + " (known: adaptive, strong-scaling, scale-gpus, rigid, hybrid)");
+}
+
+int type_of(const json& value, const std::string& path, const ClusterSpec& cluster, const JsonContext& ctx) {
+  const std::string name = as_string(value, path, ctx);
+  const int t = cluster.type_index(name);
+  if (t < 0) {
+    std::string known;
+    for (const auto& g : cluster.types) known += (known.empty() ? "" : ", ") + quote_json(g.name());
+    ctx.fail(path, "unknown GPU type " + quote_json(name) + " (cluster types: " + known + ")");
+  }
+  return t;
+}
+
+void parse_goodput(const json& value, const std::string& path, JobSpec& job, const ClusterSpec& cluster,
+                   const ConfigIndex& index, const JsonContext& ctx) {
+  const json& arr = as_array(value, path, ctx, static_cast<std::size_t>(RequestLimits::max_gpus_per_type));
+  std::vector<GoodputEntry> entries;
+  entries.reserve(arr.size());
+  std::map<std::tuple<int, int, int>, std::size_t> seen;  // configuration -> position in the array
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    ObjectReader e(arr[i], path_index(path, i), ctx, {"gpu_type", "gpus", "nodes", "value"});
+    const int t = type_of(e.require("gpu_type"), e.path("gpu_type"), cluster, ctx);
+    const int gpus = static_cast<int>(as_integer(e.require("gpus"), e.path("gpus"), ctx, 1, RequestLimits::max_gpus_per_type));
+    std::optional<int> nodes;
+    if (const auto n = e.integer("nodes", 1, RequestLimits::max_gpus_per_type)) nodes = static_cast<int>(*n);
+    const double v = as_nonnegative(e.require("value"), e.path("value"), ctx);
+
+    std::optional<Config> config;
+    for (const Config& c : index.matching(t, gpus)) {
+      if (nodes && c.nodes != *nodes) continue;
+      if (config)
+        ctx.fail(e.path(), "(gpu_type " + quote_json(cluster.types[static_cast<std::size_t>(t)].name()) + ", gpus " +
+                               std::to_string(gpus) + ") matches several configurations; give \"nodes\"");
+      config = c;
+    }
+    if (!config && job.kind() == JobKind::rigid && gpus == job.min_gpus()) {
+      // A rigid job whose count is not a configuration size runs on its footprint, the smallest
+      // configuration that holds it; the round asks the goodput of that configuration.
+      const auto f = index.footprint(t, gpus);
+      if (f && (!nodes || f->nodes == *nodes)) config = f;
+    }
+    if (!config) {
+      const std::string what = "(gpu_type " + quote_json(cluster.types[static_cast<std::size_t>(t)].name()) + ", gpus " +
+                               std::to_string(gpus) + (nodes ? ", nodes " + std::to_string(*nodes) : std::string()) + ")";
+      ctx.fail(e.path(), what + " is not a configuration of the cluster: " + index.describe(t));
+    }
+    const auto [it, inserted] = seen.emplace(std::make_tuple(config->type, config->nodes, config->gpus), i);
+    if (!inserted) ctx.fail(e.path(), "duplicate goodput entry: same configuration as " + path_index(path, it->second));
+    entries.push_back(GoodputEntry{config->type, config->nodes, config->gpus, v});
+  }
+  job.goodput_model(GoodputTable(std::move(entries)));
+}
+
+// GPUs held on one node by the current placements of the jobs seen so far.
+struct NodeUse {
+  long long gpus = 0;
+  std::vector<std::string> jobs;
+  std::unordered_map<int, std::string> gpu_owner;
+};
+
+struct PlacementState {
+  const NodeDirectory* dir = nullptr;
+  std::unordered_map<long long, NodeUse> nodes;
+};
+
+std::string job_list(std::vector<std::string> jobs, const std::string& last) {
+  jobs.push_back(last);
+  std::string s;
+  for (std::size_t i = 0; i < jobs.size(); ++i) s += (i == 0 ? "" : i + 1 == jobs.size() ? " and " : ", ") + quote_json(jobs[i]);
+  return s;
+}
+
+CurrentAllocation parse_current(const json& value, const std::string& path, const std::string& job_id,
+                                const ClusterSpec& cluster, PlacementState& state, const JsonContext& ctx) {
+  ObjectReader cur(value, path, ctx, {"gpu_type", "gpus", "nodes", "placement"});
+  CurrentAllocation a;
+  a.type = type_of(cur.require("gpu_type"), cur.path("gpu_type"), cluster, ctx);
+  const auto& g = cluster.types[static_cast<std::size_t>(a.type)];
+  const long long type_gpus = static_cast<long long>(g.num_nodes()) * g.gpus_per_node();
+  if (type_gpus == 0) ctx.fail(cur.path("gpu_type"), "type " + quote_json(g.name()) + " has no GPUs");
+  a.gpus = static_cast<int>(as_integer(cur.require("gpus"), cur.path("gpus"), ctx, 1, type_gpus));
+  if (const auto n = cur.integer("nodes", 1, g.num_nodes())) a.nodes = static_cast<int>(*n);
+
+  const json* pl = cur.get_non_null("placement");
+  if (pl == nullptr) return a;
+  const std::string pp = cur.path("placement");
+  const json& arr = as_array(*pl, pp, ctx, static_cast<std::size_t>(g.num_nodes()));
+  long long placed = 0;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    ObjectReader e(arr[i], path_index(pp, i), ctx, {"node", "gpus", "gpu_ids"});
+    const std::string name = as_string(e.require("node"), e.path("node"), ctx);
+    const auto node = state.dir->find(name);
+    if (!node) ctx.fail(e.path("node"), state.dir->unknown(name));
+    if (node->first != a.type)
+      ctx.fail(e.path("node"), "node " + quote_json(name) + " is of type " +
+                                   quote_json(cluster.types[static_cast<std::size_t>(node->first)].name()) +
+                                   ", but the job's current gpu_type is " + quote_json(g.name()));
+    for (const NodeShare& s : a.placement)
+      if (s.node == node->second) ctx.fail(e.path("node"), "node " + quote_json(name) + " appears twice in the placement");
+    const int r = g.gpus_per_node();
+    NodeShare share;
+    share.node = node->second;
+    share.gpus = static_cast<int>(as_integer(e.require("gpus"), e.path("gpus"), ctx, 1, INT_MAX));
+    if (share.gpus > r)
+      ctx.fail(e.path("gpus"), std::to_string(share.gpus) + " GPUs on node " + quote_json(name) + ", which has " +
+                                   std::to_string(r));
+    NodeUse& use = state.nodes[static_cast<long long>(node->first) << 32 | node->second];
+    if (use.gpus + share.gpus > r)
+      ctx.fail(e.path("gpus"), "node " + quote_json(name) + " has " + std::to_string(r) + " GPUs, but jobs " +
+                                   job_list(use.jobs, job_id) +
+                                   " hold " + std::to_string(use.gpus + share.gpus) + " GPUs on it");
+    if (const json* ids = e.get_non_null("gpu_ids")) {
+      const std::string ip = e.path("gpu_ids");
+      const json& idarr = as_array(*ids, ip, ctx, static_cast<std::size_t>(r));
+      if (static_cast<int>(idarr.size()) != share.gpus)
+        ctx.fail(ip, "lists " + std::to_string(idarr.size()) + " GPUs, but gpus is " + std::to_string(share.gpus));
+      for (std::size_t k = 0; k < idarr.size(); ++k) {
+        const int id = static_cast<int>(as_integer(idarr[k], path_index(ip, k), ctx, 0, r - 1));
+        if (std::find(share.gpu_ids.begin(), share.gpu_ids.end(), id) != share.gpu_ids.end())
+          ctx.fail(path_index(ip, k), "GPU " + std::to_string(id) + " of node " + quote_json(name) + " is listed twice");
+        const auto [it, inserted] = use.gpu_owner.emplace(id, job_id);
+        if (!inserted)
+          ctx.fail(path_index(ip, k), "GPU " + std::to_string(id) + " of node " + quote_json(name) +
+                                          " is also held by job " + quote_json(it->second));
+        share.gpu_ids.push_back(id);
+      }
+    }
+    use.gpus += share.gpus;
+    use.jobs.push_back(job_id);
+    placed += share.gpus;
+    a.placement.push_back(std::move(share));
+  }
+  if (placed != a.gpus)
+    ctx.fail(pp, "places " + std::to_string(placed) + " GPUs, but the job's current configuration has " +
+                     std::to_string(a.gpus));
+  return a;
+}
+
+JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec& cluster, const ConfigIndex& index,
+                  PlacementState& placements, const JsonContext& ctx) {
+  ObjectReader j(value, path, ctx,
+                 {"id", "min_gpus", "max_gpus", "kind", "pipeline_size", "preemptible", "age_s", "restarts",
+                  "restart_cost_s", "max_gpus_ever", "current", "goodput", "model"});
+  JobSpec job(as_string(j.require("id"), j.path("id"), ctx));
+  if (const json* k = j.get("kind")) job.kind(parse_kind(*k, j.path("kind"), ctx));
+
+  const auto pipeline = j.integer("pipeline_size", 1, RequestLimits::max_gpus_per_type);
+  if (pipeline && *pipeline != 1 && job.kind() != JobKind::hybrid)
+    ctx.fail(j.path("pipeline_size"), "only hybrid jobs have a pipeline (kind is not \"hybrid\")");
+  const int p = static_cast<int>(pipeline.value_or(1));
+  job.pipeline_size(p);
+
+  const auto min = j.integer("min_gpus", 1, INT_MAX);
+  const auto max = j.integer("max_gpus", 1, INT_MAX);
+  // A hybrid job needs at least one pipeline; a rigid job's count is its minimum and maximum.
+  int min_gpus = static_cast<int>(min.value_or(job.kind() == JobKind::hybrid ? p : 1));
+  int max_gpus = static_cast<int>(max.value_or(job.kind() == JobKind::rigid ? min_gpus : INT_MAX));
+  if (job.kind() == JobKind::rigid && !min && max) min_gpus = max_gpus;
+  if (min_gpus > max_gpus)
+    ctx.fail(j.path(min ? "min_gpus" : "max_gpus"), "min_gpus " + std::to_string(min_gpus) + " exceeds max_gpus " +
+                                                       std::to_string(max_gpus));
+  if (job.kind() == JobKind::rigid && min_gpus != max_gpus)
+    ctx.fail(j.path("max_gpus"), "a rigid job runs on exactly one count: min_gpus (" + std::to_string(min_gpus) +
+                                     ") and max_gpus (" + std::to_string(max_gpus) + ") must be equal");
+  if (job.kind() == JobKind::hybrid && min_gpus % p != 0)
+    ctx.fail(j.path("min_gpus"), "must be a multiple of pipeline_size " + std::to_string(p) + " for a hybrid job, got " +
+                                     std::to_string(min_gpus));
+  if (job.kind() == JobKind::hybrid && max_gpus < p)
+    ctx.fail(j.path("max_gpus"), "is smaller than one pipeline of " + std::to_string(p) + " GPUs");
+  job.min_gpus(min_gpus).max_gpus(max_gpus);
+
+  if (const auto b = j.boolean("preemptible")) job.preemptible(*b);
+  if (const auto a = j.nonnegative("age_s")) job.age_s(*a);
+  if (const auto r = j.integer("restarts", 0, INT_MAX)) job.restarts(static_cast<int>(*r));
+  if (const auto s = j.nonnegative("restart_cost_s")) job.restart_cost_s(*s);
+  if (const json* m = j.get_non_null("max_gpus_ever"))
+    job.max_gpus_ever(static_cast<int>(as_integer(*m, j.path("max_gpus_ever"), ctx, 0, INT_MAX)));
+  if (const json* c = j.get_non_null("current"))
+    job.current(parse_current(*c, j.path("current"), job.id(), cluster, placements, ctx));
+
+  const json* goodput = j.get("goodput");
+  const json* model = j.get("model");
+  if (goodput != nullptr && model != nullptr)
+    ctx.fail(j.path("model"), "give either \"goodput\" or \"model\", not both");
+  if (goodput != nullptr) {
+    parse_goodput(*goodput, j.path("goodput"), job, cluster, index, ctx);
+  } else if (model != nullptr) {
+    ctx.fail(j.path("model"), "goodput models are not supported by this build yet; give a \"goodput\" table");
+  } else {
+    ctx.fail(j.path(), "job " + quote_json(job.id()) + " needs a \"goodput\" table or a \"model\"");
+  }
+  return job;
+}
+
+std::string_view status_name(RoundStatus s) noexcept {
+  switch (s) {
+    case RoundStatus::optimal: return "optimal";
+    case RoundStatus::feasible: return "feasible";
+    case RoundStatus::infeasible: return "infeasible";
+    case RoundStatus::error: return "error";
+  }
+  return "error";
+}
+
+// NaN and infinities are not JSON; a bound that is unknown prints as null.
+nlohmann::ordered_json number_or_null(double v) {
+  if (std::isfinite(v)) return v;
+  return nullptr;
+}
+
+}  // namespace
+
+Request parse_request(std::string_view json_text, std::string_view source_name) {
+  const JsonContext ctx{std::string(source_name)};
+  const json doc = detail::parse_json_strict(json_text, ctx, RequestLimits::max_depth);
+  ObjectReader root(doc, "", ctx, {"cluster", "policy", "jobs"});
+
+  Request req;
+  NodeDirectory dir(req.cluster);  // refers to req.cluster, which stays in place while parsing
+  parse_cluster(root.require("cluster"), req, dir, ctx);
+  if (const json* p = root.get_non_null("policy")) parse_policy(*p, req.options, ctx);
+
+  const ConfigIndex index(req.cluster, ctx);
+  PlacementState placements{&dir, {}};
+
+  const std::string jobs_path = "jobs";
+  const json& jobs = as_array(root.require("jobs"), jobs_path, ctx, static_cast<std::size_t>(RequestLimits::max_jobs));
+  req.jobs.reserve(jobs.size());
+  std::unordered_map<std::string, std::size_t> ids;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string p = path_index(jobs_path, i);
+    req.jobs.push_back(parse_job(jobs[i], p, req.cluster, index, placements, ctx));
+    const auto [it, inserted] = ids.emplace(req.jobs.back().id(), i);
+    if (!inserted)
+      ctx.fail(path_key(p, "id"), "duplicate job id " + quote_json(it->first) + " (also " + path_index(jobs_path, it->second) + ")");
+  }
+  return req;
+}
+
+Request load_request(const std::filesystem::path& file) {
+  if (file == "-") {
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    if (std::cin.bad()) throw InvalidArgument("<stdin>: cannot read the request");
+    return parse_request(text, "<stdin>");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InvalidArgument(file.string() + ": cannot open the request: " + std::strerror(errno));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InvalidArgument(file.string() + ": cannot read the request: " + std::strerror(errno));
+  return parse_request(text, file.string());
+}
+
+std::string decision_to_json(const Request& request, const RoundResult& result, bool pretty) {
+  using ojson = nlohmann::ordered_json;
+  const ClusterSpec& cluster = request.cluster;
+  const auto type_name = [&](int t) {
+    return t >= 0 && t < cluster.num_types() ? cluster.types[static_cast<std::size_t>(t)].name()
+                                             : "#" + std::to_string(t);
+  };
+  ojson d = ojson::object();
+  d["status"] = status_name(result.status);
+  d["objective"] = number_or_null(result.objective);
+  d["best_bound"] = number_or_null(result.best_bound);
+  d["backend"] = result.backend;
+  d["solve_ms"] = number_or_null(result.solve_ms);
+  d["total_ms"] = number_or_null(result.total_ms);
+  ojson allocations = ojson::array();
+  ojson unallocated = ojson::array();
+  for (const JobDecision& jd : result.decisions) {
+    if (!jd.config) {
+      unallocated.push_back(jd.job);
+      continue;
+    }
+    const Config& c = *jd.config;
+    ojson a = ojson::object();
+    a["job"] = jd.job;
+    a["gpu_type"] = type_name(c.type);
+    a["nodes"] = c.nodes;
+    // A rigid job may use fewer GPUs than its configuration blocks (its footprint).
+    const int used = jd.gpus > 0 ? jd.gpus : c.gpus;
+    a["gpus"] = used;
+    if (used != c.gpus) a["config_gpus"] = c.gpus;
+    if (jd.batch) {
+      a["batch_size"] = jd.batch->global_batch;
+      a["local_batch"] = jd.batch->local_batch;
+      a["accumulation_steps"] = jd.batch->accumulation_steps;
+    }
+    if (!jd.placement.empty()) {
+      ojson pl = ojson::array();
+      for (const NodeShare& s : jd.placement) {
+        ojson e = ojson::object();
+        e["node"] = c.type >= 0 && c.type < cluster.num_types() ? cluster.node_name(c.type, s.node)
+                                                                 : type_name(c.type) + "/" + std::to_string(s.node);
+        e["gpus"] = s.gpus;
+        if (!s.gpu_ids.empty()) e["gpu_ids"] = s.gpu_ids;
+        pl.push_back(std::move(e));
+      }
+      a["placement"] = std::move(pl);
+    }
+    a["changed"] = jd.changed;
+    allocations.push_back(std::move(a));
+  }
+  d["allocations"] = std::move(allocations);
+  d["unallocated"] = std::move(unallocated);
+  if (!result.prices.empty()) {
+    ojson prices = ojson::object();
+    for (std::size_t t = 0; t < result.prices.size(); ++t)
+      prices[type_name(static_cast<int>(t))] = number_or_null(result.prices[t]);
+    d["prices"] = std::move(prices);
+  }
+  if (!result.unmet.empty()) d["unmet"] = result.unmet;
+  if (!result.evicted.empty()) d["evicted"] = result.evicted;
+  if (!result.message.empty()) d["message"] = result.message;
+  return d.dump(pretty ? 2 : -1, ' ', false, ojson::error_handler_t::replace);
+}
+
+int exit_code(RoundStatus status) noexcept {
+  return status == RoundStatus::optimal || status == RoundStatus::feasible ? 0 : 3;
+}
+
+}  // namespace sia
