@@ -1,6 +1,7 @@
 // The JSON request and decision of one round (product.md §5).
 #include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
+#include <sia/goodput_table.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 
@@ -298,31 +299,6 @@ class ConfigIndex {
   std::map<std::pair<int, int>, std::vector<Config>> by_size_;  // (type, gpus) -> configurations
 };
 
-struct GoodputEntry {
-  int type;
-  int nodes;
-  int gpus;
-  double value;
-  [[nodiscard]] auto key() const noexcept { return std::make_tuple(type, nodes, gpus); }
-};
-
-// A goodput table as a GoodputModel: the value of the matching entry, 0 (not usable) elsewhere.
-class GoodputTable {
- public:
-  explicit GoodputTable(std::vector<GoodputEntry> entries) : entries_(std::move(entries)) {
-    std::sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.key() < b.key(); });
-  }
-  [[nodiscard]] double goodput(const GpuTypeSpec& /*type*/, const Config& c) const {
-    const auto key = std::make_tuple(c.type, c.nodes, c.gpus);
-    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
-                                     [](const GoodputEntry& e, const auto& k) { return e.key() < k; });
-    return it != entries_.end() && it->key() == key ? it->value : 0.0;
-  }
-
- private:
-  std::vector<GoodputEntry> entries_;
-};
-
 JobKind parse_kind(const json& value, const std::string& path, const JsonContext& ctx) {
   const std::string k = as_string(value, path, ctx);
   if (k == "adaptive") return JobKind::adaptive;
@@ -346,8 +322,7 @@ int type_of(const json& value, const std::string& path, const ClusterSpec& clust
 void parse_goodput(const json& value, const std::string& path, JobSpec& job, const ClusterSpec& cluster,
                    const ConfigIndex& index, const JsonContext& ctx) {
   const json& arr = as_array(value, path, ctx, static_cast<std::size_t>(RequestLimits::max_gpus_per_type));
-  std::vector<GoodputEntry> entries;
-  entries.reserve(arr.size());
+  GoodputTable table;
   std::map<std::tuple<int, int, int>, std::size_t> seen;  // configuration -> position in the array
   for (std::size_t i = 0; i < arr.size(); ++i) {
     ObjectReader e(arr[i], path_index(path, i), ctx, {"gpu_type", "gpus", "nodes", "value"});
@@ -376,11 +351,13 @@ void parse_goodput(const json& value, const std::string& path, JobSpec& job, con
                                std::to_string(gpus) + (nodes ? ", nodes " + std::to_string(*nodes) : std::string()) + ")";
       ctx.fail(e.path(), what + " is not a configuration of the cluster: " + index.describe(t));
     }
-    const auto [it, inserted] = seen.emplace(std::make_tuple(config->type, config->nodes, config->gpus), i);
+    const auto [it, inserted] = seen.emplace(std::make_tuple(config->type, config->nodes, gpus), i);
     if (!inserted) ctx.fail(e.path(), "duplicate goodput entry: same configuration as " + path_index(path, it->second));
-    entries.push_back(GoodputEntry{config->type, config->nodes, config->gpus, v});
+    // The round asks a rigid job's goodput for its count (on its footprint's nodes), any other job
+    // for the configuration itself; the node count is only needed to tell shapes apart.
+    table.set(cluster.types[static_cast<std::size_t>(t)].name(), nodes.value_or(0), gpus, v);
   }
-  job.goodput_model(GoodputTable(std::move(entries)));
+  job.goodput_model(std::move(table));
 }
 
 // GPUs held on one node by the current placements of the jobs seen so far.
@@ -402,8 +379,10 @@ std::string job_list(std::vector<std::string> jobs, const std::string& last) {
   return s;
 }
 
-CurrentAllocation parse_current(const json& value, const std::string& path, const std::string& job_id,
-                                const ClusterSpec& cluster, PlacementState& state, const JsonContext& ctx) {
+CurrentAllocation parse_current(const json& value, const std::string& path, const JobSpec& job,
+                                const ClusterSpec& cluster, const ConfigIndex& index, PlacementState& state,
+                                const JsonContext& ctx) {
+  const std::string& job_id = job.id();
   ObjectReader cur(value, path, ctx, {"gpu_type", "gpus", "nodes", "placement"});
   CurrentAllocation a;
   a.type = type_of(cur.require("gpu_type"), cur.path("gpu_type"), cluster, ctx);
@@ -412,6 +391,21 @@ CurrentAllocation parse_current(const json& value, const std::string& path, cons
   if (type_gpus == 0) ctx.fail(cur.path("gpu_type"), "type " + quote_json(g.name()) + " has no GPUs");
   a.gpus = static_cast<int>(as_integer(cur.require("gpus"), cur.path("gpus"), ctx, 1, type_gpus));
   if (const auto n = cur.integer("nodes", 1, g.num_nodes())) a.nodes = static_cast<int>(*n);
+  {
+    // What the job holds must be a configuration of the (whole) cluster, or a rigid job's count
+    // on its footprint.
+    std::optional<Config> config;
+    for (const Config& c : index.matching(a.type, a.gpus))
+      if (a.nodes == 0 || c.nodes == a.nodes) config = c;
+    if (!config && job.kind() == JobKind::rigid && a.gpus == job.min_gpus()) {
+      const auto f = index.footprint(a.type, a.gpus);
+      if (f && (a.nodes == 0 || f->nodes == a.nodes)) config = f;
+    }
+    if (!config)
+      ctx.fail(cur.path(), "(gpu_type " + quote_json(g.name()) + ", gpus " + std::to_string(a.gpus) +
+                               (a.nodes > 0 ? ", nodes " + std::to_string(a.nodes) : std::string()) +
+                               ") is not a configuration of the cluster: " + index.describe(a.type));
+  }
 
   const json* pl = cur.get_non_null("placement");
   if (pl == nullptr) return a;
@@ -508,7 +502,7 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
   if (const json* m = j.get_non_null("max_gpus_ever"))
     job.max_gpus_ever(static_cast<int>(as_integer(*m, j.path("max_gpus_ever"), ctx, 0, INT_MAX)));
   if (const json* c = j.get_non_null("current"))
-    job.current(parse_current(*c, j.path("current"), job.id(), cluster, placements, ctx));
+    job.current(parse_current(*c, j.path("current"), job, cluster, index, placements, ctx));
 
   const json* goodput = j.get("goodput");
   const json* model = j.get("model");

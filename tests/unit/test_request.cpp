@@ -135,8 +135,9 @@ TEST_CASE("request.parse.kinds_and_options") {
   CHECK(r.jobs[2].kind() == sia::JobKind::rigid);
   CHECK(r.jobs[2].min_gpus() == 3);
   CHECK(r.jobs[2].max_gpus() == 3);
-  // A rigid count that is not a configuration size maps to its footprint, (1, 4, B).
-  CHECK(goodput(r, 2, 1, 1, 4) == 2.0);
+  // A rigid count that is not a configuration size runs on its footprint, (1, 4, B); the round
+  // asks its goodput for the count on the footprint's nodes.
+  CHECK(goodput(r, 2, 1, 1, 3) == 2.0);
   CHECK(r.jobs[3].kind() == sia::JobKind::strong_scaling);
 }
 
@@ -424,6 +425,12 @@ TEST_CASE("request.bad.jobs") {
   j = base_request();
   j["jobs"][0]["current"] = {{"gpu_type", "A"}, {"gpus", 3}};
   CHECK_REJECTS(j, "jobs[0].current.gpus: must be an integer in [1, 2], got 3");
+  j = base_request();
+  j["jobs"][0]["current"] = {{"gpu_type", "B"}, {"gpus", 3}};
+  CHECK_REJECTS(j, "jobs[0].current: (gpu_type \"B\", gpus 3) is not a configuration of the cluster");
+  j = base_request();
+  j["jobs"][0]["current"] = {{"gpu_type", "B"}, {"gpus", 8}, {"nodes", 1}};
+  CHECK_REJECTS(j, "jobs[0].current: (gpu_type \"B\", gpus 8, nodes 1) is not a configuration of the cluster");
   j = base_request();
   j["jobs"][0]["max_gpus_ever"] = -1;
   CHECK_REJECTS(j, "jobs[0].max_gpus_ever: must be an integer in [0,");

@@ -1,0 +1,88 @@
+# Smoke tests of sia_allocate (product.md §5). This file has two modes:
+#  - include()d from tests/CMakeLists.txt: it adds the tests below;
+#  - run with `cmake -P` by those tests: it runs the program once (stdin from a file if given) and
+#    checks the exact exit status and regular expressions on stdout and stderr.
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  # -DPROG=... -DARGS="a|b" [-DSTDIN=file] -DEXPECT_RC=n [-DSTDOUT_REGEX=...] [-DSTDERR_REGEX=...]
+  string(REPLACE "|" ";" ARGS "${ARGS}")
+  set(_stdin_args)
+  if(DEFINED STDIN)
+    set(_stdin_args INPUT_FILE "${STDIN}")
+  endif()
+  execute_process(COMMAND "${PROG}" ${ARGS} ${_stdin_args}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  if(NOT "${rc}" STREQUAL "${EXPECT_RC}")
+    message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_RC}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+  if(DEFINED STDOUT_REGEX AND NOT out MATCHES "${STDOUT_REGEX}")
+    message(FATAL_ERROR "stdout does not match '${STDOUT_REGEX}'\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+  if(DEFINED STDERR_REGEX AND NOT err MATCHES "${STDERR_REGEX}")
+    message(FATAL_ERROR "stderr does not match '${STDERR_REGEX}'\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+  if(DEFINED STDOUT_EMPTY AND NOT out STREQUAL "")
+    message(FATAL_ERROR "stdout should be empty\nstdout:\n${out}")
+  endif()
+  return()
+endif()
+
+if(NOT TARGET sia_allocate)
+  return()
+endif()
+
+set(_sia_allocate_data ${PROJECT_SOURCE_DIR}/tests/data/allocate)
+# sia_allocate_test(<name> RC <n> [ARGS ...] [STDIN file] [STDOUT regex] [STDERR regex] [STDOUT_EMPTY])
+function(sia_allocate_test name)
+  cmake_parse_arguments(T "STDOUT_EMPTY" "RC;STDIN;STDOUT;STDERR" "ARGS" ${ARGN})
+  string(REPLACE ";" "|" _args "${T_ARGS}")  # a list would be split into separate arguments
+  set(defs -DPROG=$<TARGET_FILE:sia_allocate> "-DARGS=${_args}" -DEXPECT_RC=${T_RC})
+  if(T_STDIN)
+    list(APPEND defs -DSTDIN=${T_STDIN})
+  endif()
+  if(T_STDOUT)
+    list(APPEND defs "-DSTDOUT_REGEX=${T_STDOUT}")
+  endif()
+  if(T_STDERR)
+    list(APPEND defs "-DSTDERR_REGEX=${T_STDERR}")
+  endif()
+  if(T_STDOUT_EMPTY)
+    list(APPEND defs -DSTDOUT_EMPTY=1)
+  endif()
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_LIST_FILE})
+endfunction()
+
+# Table 1 of the paper: J1 -> (1, 4, B), J2 -> (1, 2, A), with p = 1 and p = -0.5.
+set(_table1_out
+    "^\\{\"status\":\"optimal\",.*\"allocations\":\\[\\{\"job\":\"J1\",\"gpu_type\":\"B\",\"nodes\":1,\"gpus\":4,.*\\{\"job\":\"J2\",\"gpu_type\":\"A\",\"nodes\":1,\"gpus\":2,.*\"unallocated\":\\[\\]")
+sia_allocate_test(sia_allocate.table1.p_positive RC 0 ARGS ${_sia_allocate_data}/table1_p1.json STDOUT "${_table1_out}")
+sia_allocate_test(sia_allocate.table1.p_negative RC 0 ARGS ${_sia_allocate_data}/table1_p_negative.json
+                  STDOUT "${_table1_out}")
+# Standard input, explicitly ("-") and implicitly (no file argument).
+sia_allocate_test(sia_allocate.stdin.dash RC 0 ARGS - STDIN ${_sia_allocate_data}/table1_p1.json STDOUT "${_table1_out}")
+sia_allocate_test(sia_allocate.stdin.implicit RC 0 STDIN ${_sia_allocate_data}/table1_p_negative.json
+                  STDOUT "${_table1_out}")
+# Every backend compiled in, chosen on the command line.
+foreach(_backend cbc glpk)
+  if((_backend STREQUAL "cbc" AND NOT SIA_HAS_CBC) OR (_backend STREQUAL "glpk" AND NOT SIA_HAS_GLPK))
+    continue()
+  endif()
+  sia_allocate_test(sia_allocate.backend.${_backend} RC 0
+                    ARGS ${_sia_allocate_data}/table1_p1.json --backend ${_backend} --time-limit-ms 5000
+                    STDOUT "\"backend\":\"${_backend}\".*\"job\":\"J1\",\"gpu_type\":\"B\",\"nodes\":1,\"gpus\":4")
+endforeach()
+# Node names, a failed node and current placements: placements are printed with node names.
+sia_allocate_test(sia_allocate.placement RC 0 ARGS ${_sia_allocate_data}/placement.json --pretty
+                  STDOUT "\"job\": \"running\",[^]]*\"placement\": \\[[^]]*\"node\": \"b-0\"")
+# Rejected requests: exit 2, the field on stderr, nothing on stdout.
+sia_allocate_test(sia_allocate.reject.bad_value RC 2 ARGS ${_sia_allocate_data}/bad_goodput_value.json STDOUT_EMPTY
+                  STDERR "bad_goodput_value.json: jobs\\[1\\]\\.goodput\\[3\\]\\.value: must be finite and >= 0, got -1")
+sia_allocate_test(sia_allocate.reject.malformed RC 2 STDIN ${_sia_allocate_data}/bad_malformed.json STDOUT_EMPTY
+                  STDERR "<stdin>:4:[0-9]+: malformed JSON")
+sia_allocate_test(sia_allocate.reject.missing_file RC 2 ARGS ${_sia_allocate_data}/does-not-exist.json STDOUT_EMPTY
+                  STDERR "does-not-exist.json: cannot open the request")
+sia_allocate_test(sia_allocate.reject.backend RC 2 ARGS ${_sia_allocate_data}/table1_p1.json --backend nope
+                  STDOUT_EMPTY STDERR "unknown MILP backend 'nope'")
+sia_allocate_test(sia_allocate.reject.usage RC 2 ARGS --time-limit-ms -5 STDOUT_EMPTY)
+sia_allocate_test(sia_allocate.help RC 0 ARGS --help STDOUT "sia_allocate.*--backend")
+sia_allocate_test(sia_allocate.version RC 0 ARGS --version STDOUT "sia_allocate [0-9]")
