@@ -208,7 +208,8 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
 // Policy
 // ----------------------------------------------------------------------------------------------
 void parse_policy(const json& value, RoundOptions& o, const JsonContext& ctx) {
-  ObjectReader pol(value, "policy", ctx, {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities"});
+  ObjectReader pol(value, "policy", ctx, {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities",
+                                           "prices"});
   if (const auto p = pol.number("p")) {
     if (*p == 0.0) ctx.fail(pol.path("p"), "the fairness exponent must be non-zero, got 0");
     o.p = *p;
@@ -235,6 +236,7 @@ void parse_policy(const json& value, RoundOptions& o, const JsonContext& ctx) {
   }
   if (const auto b = pol.boolean("place")) o.place = *b;
   if (const auto b = pol.boolean("round_utilities")) o.round_utilities = *b;
+  if (const auto b = pol.boolean("prices")) o.compute_prices = *b;
 }
 
 // ----------------------------------------------------------------------------------------------

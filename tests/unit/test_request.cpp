@@ -107,7 +107,7 @@ TEST_CASE("request.parse.defaults") {
 TEST_CASE("request.parse.kinds_and_options") {
   json j = base_request();
   j["policy"] = {{"p", 2}, {"lambda", 0.5}, {"backend", "default"}, {"time_limit_ms", nullptr},
-                 {"relative_gap", 0}, {"place", false}, {"round_utilities", true}};
+                 {"relative_gap", 0}, {"place", false}, {"round_utilities", true}, {"prices", false}};
   j["jobs"][0]["kind"] = "scale-gpus";
   j["jobs"][0]["max_gpus"] = 8.0;  // integral floats are integers
   j["jobs"][0]["preemptible"] = false;
@@ -125,6 +125,7 @@ TEST_CASE("request.parse.kinds_and_options") {
   CHECK(r.options.relative_gap == 0.0);
   CHECK_FALSE(r.options.place);
   CHECK(r.options.round_utilities);
+  CHECK_FALSE(r.options.compute_prices);
   CHECK(r.jobs[0].kind() == sia::JobKind::strong_scaling);
   CHECK(r.jobs[0].max_gpus() == 8);
   CHECK_FALSE(r.jobs[0].preemptible());
