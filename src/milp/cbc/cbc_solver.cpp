@@ -5,14 +5,18 @@
 //   thread-safe in 2.10.8; a CbcModel built per solve, with setNumberThreads(0) (no CBC-internal
 //   threads), is. Every solve here builds its own OsiClpSolverInterface, CbcModel, cut generators and
 //   heuristics on the stack; nothing is shared between instances or threads.
-// * No CglPreProcess: Debian's CBC 2.10.8 with default preprocessing hits CLP assertions (SIGABRT,
-//   uncatchable) on some real Sia round ILPs (../shared/data/cbc-regressions). CbcModel's bare
-//   branchAndBound never runs CglPreProcess, so that path is avoided; the regression tests solve all
-//   three files in-process. The sub-MIP heuristics (RINS, local search) run small branch-and-bounds
-//   without preprocessing as well in this configuration (they are checked by the same tests).
-// * The bare API is weak without heuristics, so rounding, feasibility pump, local search and RINS
-//   are added, plus the usual cut generators. CglClique is added with its stdout reports switched
-//   off (it prints directly to stdout otherwise, bypassing the message handler).
+// * No CglPreProcess, anywhere: Debian's CBC 2.10.8 with preprocessing hits CLP assertions
+//   (SIGABRT, uncatchable) on some real Sia round ILPs (../shared/data/cbc-regressions, about one
+//   round in 3,000). CbcModel::branchAndBound itself does not preprocess (CglPreProcess lives in
+//   CbcMain1), but several primal heuristics run CbcHeuristic::smallBranchAndBound on sub-MIPs,
+//   and that DOES run CglPreProcess::preProcessNonDefault (seen with gdb: RINS and the feasibility
+//   pump called it ~200 times over the conformance tests). So only heuristics outside that call
+//   graph are used (see below). The regression tests solve all three files in-process, and
+//   `gdb -batch -ex 'break CglPreProcess::preProcessNonDefault' -ex run --args sia_tests -tc='milp*'`
+//   never stops.
+// * The bare API is weak without heuristics: rounding, two diving heuristics and greedy cover are
+//   added, plus cut generators. CglClique is added with its stdout reports switched off (it prints
+//   directly to stdout otherwise, bypassing the message handler).
 // * All output is silenced on both message handlers (CbcModel copies the solver and with it the
 //   handler settings at copy time).
 #include <sia/error.hpp>
@@ -27,13 +31,12 @@
 
 // COIN-OR headers: only in this file.
 #include <CbcHeuristic.hpp>
-#include <CbcHeuristicFPump.hpp>
-#include <CbcHeuristicLocal.hpp>
-#include <CbcHeuristicRINS.hpp>
+#include <CbcHeuristicDiveCoefficient.hpp>
+#include <CbcHeuristicDiveFractional.hpp>
+#include <CbcHeuristicGreedy.hpp>
 #include <CbcModel.hpp>
 #include <CglClique.hpp>
 #include <CglFlowCover.hpp>
-#include <CglGomory.hpp>
 #include <CglKnapsackCover.hpp>
 #include <CglMixedIntegerRounding2.hpp>
 #include <CglProbing.hpp>
@@ -136,14 +139,14 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   cbc.setUseElapsedTime(true);  // wall clock, not CPU time
   if (params.time_limit) cbc.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
 
-  // Cut generators (owned here; CbcModel stores copies).
-  // CglProbing with its defaults. NOT setRowCuts(3) (as in CBC's sample2.cpp): with it CBC 2.10.8
+  // Cut generators (owned here; CbcModel stores copies). No Gomory cuts: on multi-resource
+  // assignment models their root passes took most of a 0.3-1 s budget and left worse incumbents
+  // (measured: sum of 4 incumbents 25618 with Gomory vs 26220 without, GLPK 26206).
+  // CglProbing keeps its defaults; NOT setRowCuts(3) (as in CBC's sample2.cpp): with it CBC 2.10.8
   // returned a wrong "optimal" answer on a tiny binary model with a ranged row (found by the
   // brute-force conformance test).
   CglProbing probing;
   probing.setUsingObjective(1);
-  CglGomory gomory;
-  gomory.setLimit(300);
   CglKnapsackCover knapsack;
   CglClique clique;
   clique.setStarCliqueReport(false);  // prints straight to stdout otherwise
@@ -151,21 +154,25 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   CglMixedIntegerRounding2 mir;
   CglFlowCover flow;
   cbc.addCutGenerator(&probing, -1, "Probing");
-  cbc.addCutGenerator(&gomory, -1, "Gomory");
   cbc.addCutGenerator(&knapsack, -1, "Knapsack");
   cbc.addCutGenerator(&clique, -1, "Clique");
   cbc.addCutGenerator(&mir, -1, "MixedIntegerRounding2");
   cbc.addCutGenerator(&flow, -1, "FlowCover");
 
   // Primal heuristics: without them the bare API finds much worse incumbents under a time limit.
+  // Only heuristics that never run CbcHeuristic::smallBranchAndBound, because that runs
+  // CglPreProcess on a sub-MIP, i.e. the very path on which Debian's CBC 2.10.8 hits CLP
+  // assertions (SIGABRT). Per the call graph of libCbc.so (objdump) and a gdb count over the test
+  // suite, FPump, RINS, RENS, DINS, local search (solutionFix), VND, naive, crossover, proximity
+  // and greedy-equality do; rounding, the diving heuristics and greedy-cover do not.
   CbcRounding rounding(cbc);
-  CbcHeuristicFPump fpump(cbc);
-  CbcHeuristicLocal local(cbc);
-  CbcHeuristicRINS rins(cbc);
+  CbcHeuristicDiveCoefficient dive_coefficient(cbc);
+  CbcHeuristicDiveFractional dive_fractional(cbc);
+  CbcHeuristicGreedyCover greedy_cover(cbc);
   cbc.addHeuristic(&rounding, "Rounding");
-  cbc.addHeuristic(&fpump, "FeasibilityPump");
-  cbc.addHeuristic(&local, "LocalSearch");
-  cbc.addHeuristic(&rins, "RINS");
+  cbc.addHeuristic(&dive_coefficient, "DiveCoefficient");
+  cbc.addHeuristic(&dive_fractional, "DiveFractional");
+  cbc.addHeuristic(&greedy_cover, "GreedyCover");
 
   cbc.branchAndBound();
 
