@@ -1,0 +1,8 @@
+#pragma once
+/// @file concepts.hpp
+/// @brief All concepts of sia: GpuType, Configuration, GoodputModel(For), Job, HasBatchSize.
+
+#include <sia/concepts/configuration.hpp>
+#include <sia/concepts/goodput_model.hpp>
+#include <sia/concepts/gpu_type.hpp>
+#include <sia/concepts/job.hpp>
