@@ -79,7 +79,7 @@ build_and_install() {  # <build-dir> <prefix> <cmake args...>
 static_prefix="$work/prefix-static"
 shared_prefix="$work/prefix-shared"
 if [[ -n ${SIA_PACKAGE_STATIC_BUILD:-} ]]; then
-  check install.static bash -c "rm -rf '$static_prefix' && grep -q 'SIA_WITH_GLPK:STRING=ON' '$SIA_PACKAGE_STATIC_BUILD/CMakeCache.txt' && cmake --build '$SIA_PACKAGE_STATIC_BUILD' -j$jobs --target sia && cmake --install '$SIA_PACKAGE_STATIC_BUILD' --prefix '$static_prefix'"
+  check install.static bash -c "rm -rf '$static_prefix' && grep -q 'SIA_WITH_GLPK:STRING=ON' '$SIA_PACKAGE_STATIC_BUILD/CMakeCache.txt' && ! grep -q 'BUILD_SHARED_LIBS:BOOL=ON' '$SIA_PACKAGE_STATIC_BUILD/CMakeCache.txt' && cmake --build '$SIA_PACKAGE_STATIC_BUILD' -j$jobs --target sia && cmake --install '$SIA_PACKAGE_STATIC_BUILD' --prefix '$static_prefix'"
 else
   check install.static build_and_install "$work/build-static" "$static_prefix" \
     -DBUILD_SHARED_LIBS=OFF -DSIA_WITH_CBC=ON -DSIA_WITH_GLPK=ON
@@ -101,6 +101,18 @@ installed_tree() {  # <prefix>
     echo "absolute source/build paths in the installed package files"
     return 1
   fi
+  # Third-party headers stay out of the public headers (only Eigen may appear there).
+  if grep -rn -E '#[[:space:]]*include[[:space:]]*[<"](nlohmann/|boost/|nlopt|Cbc|Osi|Clp|Coin|coin/|coin-or/|glpk)' "$prefix/include"; then
+    echo "public headers include private dependencies"
+    return 1
+  fi
+  # The pkg-config files are well-formed and resolve (incl. Requires.private for --static).
+  local pc
+  for pc in "$prefix"/lib/pkgconfig/*.pc; do
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" pkg-config --validate "$pc" &&
+      PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" pkg-config --static --cflags --libs "$(basename "$pc" .pc)" ||
+      { echo "pkg-config rejects $pc"; return 1; }
+  done
 }
 if requires install.static tree.static; then check tree.static installed_tree "$static_prefix"; fi
 if requires install.shared tree.shared; then check tree.shared installed_tree "$shared_prefix"; fi
