@@ -1,0 +1,13 @@
+# Smoke tests of sia_simulate (short synthetic workloads keep them fast).
+if(TARGET sia_simulate)
+  add_test(NAME sia_simulate.embedded_default COMMAND sia_simulate --hours 1 --rate 10)
+  set_tests_properties(sia_simulate.embedded_default PROPERTIES PASS_REGULAR_EXPRESSION "avg JCT h")
+  add_test(NAME sia_simulate.json COMMAND sia_simulate --hours 1 --rate 10 --json)
+  set_tests_properties(sia_simulate.json PROPERTIES PASS_REGULAR_EXPRESSION "\"aggregate\".*\"avg_jct_h\"")
+  add_test(NAME sia_simulate.unknown_cluster COMMAND sia_simulate --cluster nowhere)
+  set_tests_properties(sia_simulate.unknown_cluster PROPERTIES WILL_FAIL TRUE)
+  add_test(NAME sia_simulate.unknown_policy COMMAND sia_simulate --policy nope --hours 1)
+  set_tests_properties(sia_simulate.unknown_policy PROPERTIES WILL_FAIL TRUE)
+  add_test(NAME sia_simulate.missing_workload COMMAND sia_simulate --workload /nonexistent.csv --profiles .)
+  set_tests_properties(sia_simulate.missing_workload PROPERTIES WILL_FAIL TRUE)
+endif()
