@@ -75,8 +75,9 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
     fail("job " + r.job + ": configuration refers to GPU type index " + std::to_string(c.type) +
          ", which does not exist");
   const TypeInfo& ti = info[static_cast<std::size_t>(c.type)];
-  const std::string shape = "(" + std::to_string(c.nodes) + ", " + std::to_string(c.gpus) + ", " +
-                            type_name(cluster, c.type) + ")";
+  std::ostringstream shape_os;  // (ostringstream: g++ 12 -O2 warns falsely on "(" + std::string)
+  shape_os << '(' << c.nodes << ", " << c.gpus << ", " << type_name(cluster, c.type) << ')';
+  const std::string shape = shape_os.str();
   const bool single_ok = c.nodes == 1 && c.gpus >= 1 && c.gpus <= ti.s && std::has_single_bit(static_cast<unsigned>(c.gpus));
   const bool multi_ok = c.nodes >= 2 && c.nodes <= ti.nodes && c.gpus == c.nodes * ti.s;
   if (!single_ok && !multi_ok)
