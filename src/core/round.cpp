@@ -4,6 +4,7 @@
 #include <sia/error.hpp>
 #include <sia/goodput_matrix.hpp>
 #include <sia/milp/factory.hpp>
+#include <sia/placement.hpp>
 #include <sia/round.hpp>
 #include <sia/valid_configs.hpp>
 
@@ -502,8 +503,37 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     }
     d.changed = cfg != pb.current[i];
   }
-  // Placement (options.place) is computed here, from res.decisions and the jobs' current
-  // placements, once the placement module is integrated.
+  // Placement (placement.hpp): concrete nodes and GPUs, keeping unchanged jobs where they are.
+  if (options.place) {
+    std::vector<PlacementRequest> preq(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      preq[i].job = res.decisions[i].job;
+      preq[i].config = res.decisions[i].config;
+      preq[i].gpus = res.decisions[i].gpus;
+      preq[i].current = jobs[i].current();
+    }
+    PlacementResult placed = place(cluster, preq);
+    bool dropped = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      JobDecision& d = res.decisions[i];
+      d.placement = std::move(placed.placements[i]);
+      if (placed.status[i] == PlacementStatus::evicted) res.evicted.push_back(d.job);
+      if (placed.status[i] == PlacementStatus::dropped) {
+        // Only reachable if the allocation exceeded what the cluster can hold (the capacity
+        // rows make this impossible); the job is reported evicted and left without GPUs.
+        res.gpus_used[static_cast<std::size_t>(d.config->type)] -= d.config->gpus;
+        d.config.reset();
+        d.gpus = 0;
+        d.batch.reset();
+        d.changed = pb.current[i] != -1;
+        res.evicted.push_back(d.job);
+        res.message += (res.message.empty() ? "" : "; ") + std::string("placement dropped job ") + d.job;
+        choice[i] = -1;
+        dropped = true;
+      }
+    }
+    if (dropped) res.objective = objective_of(pb, choice);
+  }
 
   std::sort(unmet.begin(), unmet.end());
   unmet.erase(std::unique(unmet.begin(), unmet.end()), unmet.end());
