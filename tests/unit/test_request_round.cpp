@@ -1,4 +1,5 @@
 // Requests through a real round: the paper's Table 1 as JSON, on every backend compiled in.
+#include <sia/error.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 #include <sia/round.hpp>
@@ -6,7 +7,11 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <fstream>
+#include <iterator>
+#include <random>
+#include <vector>
 #include <sstream>
 #include <string>
 
@@ -65,4 +70,96 @@ TEST_CASE("request.round.placement_request") {
     if (a.contains("placement"))
       for (const json& s : a["placement"]) CHECK(s["node"] != "A/1");  // A/1 is down
   }
+}
+
+TEST_CASE("request.fuzz.mutations") {
+  // Random edits of the example requests: each must either parse or be rejected with
+  // InvalidArgument, and a request that parses must run (or be rejected by the round) without
+  // any other exception. Cheap enough for every CI run; the sanitizers do the rest.
+  std::vector<std::string> corpus;
+  for (const char* name : {"table1_p1.json", "placement.json", "bad_goodput_value.json"}) {
+    std::ifstream in(std::string(SIA_SOURCE_DIR "/tests/data/allocate/") + name, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    corpus.push_back(s.str());
+  }
+  std::mt19937 rng(20231023);
+  const std::string alphabet = "{}[]\",:0123456789-+.eE tfnul\\/AB\x01\xff";
+  int parsed = 0;
+  int rejected = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string text = corpus[rng() % corpus.size()];
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const std::size_t pos = rng() % text.size();
+      switch (rng() % 4) {
+        case 0: text[pos] = alphabet[rng() % alphabet.size()]; break;
+        case 1: text.erase(pos, 1 + rng() % 8); break;
+        case 2: text.insert(pos, text.substr(rng() % text.size(), 1 + rng() % 16)); break;
+        default: text.resize(pos); break;
+      }
+    }
+    sia::Request req;
+    try {
+      req = sia::parse_request(text, "fuzz");
+    } catch (const sia::InvalidArgument&) {
+      ++rejected;
+      continue;
+    }
+    ++parsed;
+    req.options.time_limit = std::chrono::milliseconds(1000);
+    try {
+      const sia::RoundResult r = sia::run_round(req.cluster, req.jobs, req.options);
+      CHECK(json::parse(sia::decision_to_json(req, r)).is_object());
+    } catch (const sia::InvalidArgument&) {
+      // The round's own checks (e.g. a non-preemptible job whose goodput is 0) may still reject.
+    }
+  }
+  // Structure-aware edits: replace or delete one value of a valid request.
+  const std::vector<json> values = json::parse(
+      R"([-1, 0, 1, 2, 3, 4, 8, 16, 1000000000, 0.5, -0.5, "A", "B", "B/0", "A/1", "b-0", "rigid", "hybrid", null,
+          true, false, [], {}, {"gpu_type": "B", "gpus": 4}, [{"node": "B/0", "gpus": 2}]])");
+  for (int iter = 0; iter < 800; ++iter) {
+    json doc = json::parse(corpus[rng() % 2]);
+    // Walk down to a random value, then replace or delete it.
+    json* parent = nullptr;
+    json* node = &doc;
+    std::string key;
+    std::size_t index = 0;
+    while ((node->is_object() || node->is_array()) && !node->empty() && rng() % 5 != 0) {
+      parent = node;
+      if (node->is_object()) {
+        auto it = node->begin();
+        std::advance(it, static_cast<long>(rng() % node->size()));
+        key = it.key();
+        node = &*it;
+      } else {
+        index = rng() % node->size();
+        node = &(*node)[index];
+      }
+    }
+    if (parent != nullptr && rng() % 4 == 0) {
+      if (parent->is_object()) parent->erase(key);
+      else parent->erase(index);
+    } else {
+      *node = values[rng() % values.size()];
+    }
+    sia::Request req;
+    try {
+      req = sia::parse_request(doc.dump(), "fuzz");
+    } catch (const sia::InvalidArgument&) {
+      ++rejected;
+      continue;
+    }
+    ++parsed;
+    req.options.time_limit = std::chrono::milliseconds(1000);
+    try {
+      const sia::RoundResult r = sia::run_round(req.cluster, req.jobs, req.options);
+      CHECK(json::parse(sia::decision_to_json(req, r)).is_object());
+    } catch (const sia::InvalidArgument&) {
+    }
+  }
+  MESSAGE("mutated requests: " << parsed << " parsed, " << rejected << " rejected");
+  CHECK(parsed > 0);
+  CHECK(rejected > 0);
 }
