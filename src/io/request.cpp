@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "io/json_util.hpp"
+#include "io/model_json.hpp"
 
 namespace sia {
 namespace {
@@ -513,7 +514,12 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
   if (goodput != nullptr) {
     parse_goodput(*goodput, j.path("goodput"), job, cluster, index, ctx);
   } else if (model != nullptr) {
-    ctx.fail(j.path("model"), "goodput models are not supported by this build yet; give a \"goodput\" table");
+    // Pollux's model per GPU type (issue 3); its parser names the field, the source is added here.
+    try {
+      detail::apply_model_json(job, *model, cluster, j.path("model"));
+    } catch (const InvalidArgument& e) {
+      ctx.fail("", e.what());
+    }
   } else {
     ctx.fail(j.path(), "job " + quote_json(job.id()) + " needs a \"goodput\" table or a \"model\"");
   }

@@ -86,3 +86,6 @@ sia_allocate_test(sia_allocate.reject.backend RC 2 ARGS ${_sia_allocate_data}/ta
 sia_allocate_test(sia_allocate.reject.usage RC 2 ARGS --time-limit-ms -5 STDOUT_EMPTY)
 sia_allocate_test(sia_allocate.help RC 0 ARGS --help STDOUT "sia_allocate.*--backend")
 sia_allocate_test(sia_allocate.version RC 0 ARGS --version STDOUT "sia_allocate [0-9]")
+# Goodput models (issue 3): allocations carry the chosen batch size.
+sia_allocate_test(sia_allocate.model RC 0 ARGS ${_sia_allocate_data}/model.json
+                  STDOUT "\"job\":\"bert\",[^}]*\"batch_size\":256")

@@ -593,3 +593,36 @@ TEST_CASE("request.exit_code") {
   CHECK(sia::exit_code(sia::RoundStatus::infeasible) == 3);
   CHECK(sia::exit_code(sia::RoundStatus::error) == 3);
 }
+
+TEST_CASE("request.parse.model") {
+  // The `model` form (issue 3): Pollux's parameters per GPU type; goodputs and batch sizes come
+  // from the model.
+  const sia::Request r = sia::parse_request(data("model.json"), "model.json");
+  REQUIRE(r.jobs.size() == 3);
+  const sia::JobSpec& imagenet = r.jobs[0];
+  CHECK(imagenet.has_goodput());
+  CHECK(imagenet.has_batch_size());
+  CHECK(goodput(r, 0, 2, 1, 8) > goodput(r, 0, 2, 1, 1));   // scales on a100
+  CHECK(goodput(r, 0, 0, 1, 1) > 0.0);                       // t4 bootstrapped from its seed model
+  const sia::BatchChoice b = imagenet.batch_size(r.cluster.types[2], sia::Config{2, 1, 8});
+  CHECK(b.global_batch > 0);
+  CHECK(b.local_batch >= 32);
+  const sia::JobSpec& bert = r.jobs[1];
+  CHECK(bert.kind() == sia::JobKind::strong_scaling);
+  CHECK(bert.batch_size(r.cluster.types[1], sia::Config{1, 1, 4}).global_batch == 256);  // fixed batch
+  CHECK_FALSE(r.jobs[2].has_batch_size());
+
+  // Errors inside the model name the field and the source.
+  json j = json::parse(data("model.json"));
+  j["jobs"][0]["model"]["colour"] = 1;
+  CHECK_REJECTS(j, "req.json: jobs[0].model.colour: unknown field");
+  j = json::parse(data("model.json"));
+  j["jobs"][1]["model"]["perf"]["v100"] = j["jobs"][1]["model"]["perf"]["rtx"];
+  CHECK_REJECTS(j, "req.json: jobs[1].model.perf.v100: unknown GPU type");
+  j = json::parse(data("model.json"));
+  j["jobs"][1]["model"]["perf"]["rtx"]["alpha_c"] = "fast";
+  CHECK_REJECTS(j, "jobs[1].model.perf.rtx.alpha_c: must be a number");
+  j = json::parse(data("model.json"));
+  j["jobs"][0]["model"] = 3;
+  CHECK_REJECTS(j, "jobs[0].model: must be an object");
+}

@@ -163,3 +163,23 @@ TEST_CASE("request.fuzz.mutations") {
   CHECK(parsed > 0);
   CHECK(rejected > 0);
 }
+
+TEST_CASE("request.round.model") {
+  // Jobs given by goodput models get a batch size with their allocation.
+  const sia::Request req = load("model.json");
+  const sia::RoundResult r = sia::run_round(req.cluster, req.jobs, req.options);
+  REQUIRE(sia::exit_code(r.status) == 0);
+  const json d = json::parse(sia::decision_to_json(req, r));
+  bool saw_batch = false;
+  for (const json& a : d["allocations"]) {
+    if (a["job"] == "cifar") CHECK_FALSE(a.contains("batch_size"));
+    if (a["job"] == "bert") CHECK(a["batch_size"] == 256);
+    if (a.contains("batch_size")) {
+      saw_batch = true;
+      CHECK(a["batch_size"].get<long long>() > 0);
+      CHECK(a["local_batch"].get<int>() > 0);
+      CHECK(a["accumulation_steps"].get<int>() >= 0);
+    }
+  }
+  CHECK(saw_batch);
+}
