@@ -42,7 +42,21 @@ struct ConfigurationSet {
  * @brief Builds the configuration set: per type, single-node shapes (1, 2^k) for 2^k up to the
  * largest virtual node size, and multi-node shapes (n, n·s) of whole largest virtual nodes for
  * 2 <= n <= their count. Failed nodes and reservations are taken into account.
- * @throws InvalidArgument for an empty cluster, negative counts or duplicate type names.
+ *
+ * Order: by type (cluster order), then single-node shapes by size, then multi-node shapes by
+ * node count; within a type GPU counts are distinct and ascending.
+ *
+ * Rows: for each type, a row for threshold h = 1 (all GPUs) and, when the node size is not a
+ * power of two, one for each h = 2·v where v is a virtual-node size other than the largest
+ * (6 = 4 + 2 gives h = 4: 4-GPU items must fit into the 4-GPU virtual nodes). The capacity of
+ * a row is the GPUs of the up nodes' virtual nodes of size >= h, minus the type's reserved GPUs
+ * (floored at 0). A row implied by a lower threshold (same capacity) is omitted.
+ *
+ * @throws InvalidArgument naming the type or field for: no GPU types, no GPUs at all, an empty
+ * or duplicate type name, a negative node count, gpus_per_node < 1, absurd sizes (more than
+ * 2^20 nodes, 2^16 GPUs per node or 2^26 GPUs per type), more `reserved`/`down`/`node_names`
+ * entries than types, a down node index out of range or listed twice, negative reserved GPUs,
+ * or more reserved GPUs than the type's up nodes hold.
  */
 [[nodiscard]] ConfigurationSet make_configuration_set(const ClusterSpec& cluster);
 

@@ -11,6 +11,7 @@
 #include <sia/error.hpp>
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 
 #include <cmath>
 #include <span>
@@ -23,6 +24,11 @@ namespace sia {
 /// @brief Raw goodputs, normalised goodputs and utilities share this shape: rows = jobs,
 /// columns = configurations of the round's ConfigurationSet.
 using GoodputMatrix = Eigen::MatrixXd;
+
+/// @brief The same, sparse by rows: only the configurations valid for a job are stored (what the
+/// round uses: a job has a handful of valid configurations among thousands on a large cluster).
+/// An explicitly stored 0 is an unusable entry, like an absent one.
+using SparseGoodputMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 
 /**
  * @brief Rejects a raw goodput that is NaN, infinite or negative.
@@ -48,6 +54,19 @@ inline void normalize_rows(GoodputMatrix& g, const Eigen::Ref<const Eigen::Vecto
     for (Eigen::Index j = 0; j < g.cols(); ++j)
       if (g(i, j) > 0.0 && (lo == 0.0 || g(i, j) < lo)) lo = g(i, j);
     if (lo > 0.0) g.row(i) *= nmin(i) / lo;
+  }
+}
+
+/// @brief normalize_rows() for the sparse matrix (same arithmetic over the stored entries).
+inline void normalize_rows(SparseGoodputMatrix& g, const Eigen::Ref<const Eigen::VectorXd>& nmin) {
+  for (Eigen::Index i = 0; i < g.outerSize(); ++i) {
+    double lo = 0.0;
+    for (SparseGoodputMatrix::InnerIterator it(g, i); it; ++it)
+      if (it.value() > 0.0 && (lo == 0.0 || it.value() < lo)) lo = it.value();
+    if (lo > 0.0) {
+      const double scale = nmin(i) / lo;
+      for (SparseGoodputMatrix::InnerIterator it(g, i); it; ++it) it.valueRef() *= scale;
+    }
   }
 }
 
@@ -89,41 +108,74 @@ inline void apply_restart_factors(GoodputMatrix& g, std::span<const RestartInput
   }
 }
 
+/// @brief apply_restart_factors() for the sparse matrix.
+inline void apply_restart_factors(SparseGoodputMatrix& g, std::span<const RestartInput> jobs) {
+  for (Eigen::Index i = 0; i < g.outerSize() && static_cast<std::size_t>(i) < jobs.size(); ++i) {
+    const auto& s = jobs[static_cast<std::size_t>(i)];
+    if (s.current < 0) continue;
+    const double r = restart_factor(s.age_s, s.restarts, s.restart_cost_s);
+    if (r == 1.0) continue;
+    for (SparseGoodputMatrix::InnerIterator it(g, i); it; ++it)
+      if (it.col() != s.current) it.valueRef() *= r;
+  }
+}
+
 /// @brief Utilities above this are clipped (p < 0 only): such a configuration is worth less than
 /// leaving the job without GPUs for any sensible lambda, and the clip keeps ILP coefficients sane
 /// when a restart factor is tiny. (The reference clips at 3000.)
 inline constexpr double max_negative_p_utility = 1e6;
 
-/// @brief Rounds to 2 decimals the way the reference does (`numpy.round(x, 2)`, half to even
-/// at the representable midpoint is ignored: ties are rare in doubles).
-[[nodiscard]] inline double round_2_decimals(double x) noexcept { return std::round(x * 100.0) / 100.0; }
+/// @brief Rounds to 2 decimals the way the reference does (`numpy.round(x, 2)` = rint(100 x) / 100,
+/// ties to even).
+[[nodiscard]] inline double round_2_decimals(double x) noexcept { return std::nearbyint(x * 100.0) / 100.0; }
+
+namespace detail {
+inline void check_exponent(double p) {
+  if (!std::isfinite(p) || p == 0.0)
+    throw InvalidArgument("policy.p: the fairness exponent must be finite and != 0 (got " + std::to_string(p) + ")");
+}
+// u = G^p for G > 0 (clipped for p < 0, optionally rounded); throws on overflow.
+inline double utility_of(double v, double p, bool round, Eigen::Index i, Eigen::Index j,
+                         std::span<const std::string> job_ids) {
+  double x = std::pow(v, p);
+  if (p < 0.0 && !(x <= max_negative_p_utility)) x = max_negative_p_utility;
+  if (!std::isfinite(x))
+    throw InvalidArgument(
+        (static_cast<std::size_t>(i) < job_ids.size() ? "job '" + job_ids[static_cast<std::size_t>(i)] + "'"
+                                                      : "job row " + std::to_string(i)) +
+        ": utility on configuration column " + std::to_string(j) + " overflows: normalised goodput " +
+        std::to_string(v) + " to the power p = " + std::to_string(p) + " is not finite");
+  return round ? round_2_decimals(x) : x;
+}
+}  // namespace detail
 
 /**
  * @brief Utilities `u_ij = G_ij^p` for entries with `G_ij > 0` (others 0: check G for validity,
  * not u, because a rounded utility may legitimately be 0). With `round` (reference
  * compatibility, sia-reference-behaviour.md §9.2) utilities are rounded to 2 decimals.
+ * For p < 0, utilities above max_negative_p_utility are clipped to it.
  * @throws InvalidArgument when p is 0 or not finite, or when a utility overflows (names the job,
  *         from `job_ids` when given, else its row).
  */
 [[nodiscard]] inline GoodputMatrix utility_matrix(const GoodputMatrix& g, double p, bool round = false,
                                                  std::span<const std::string> job_ids = {}) {
-  if (!std::isfinite(p) || p == 0.0)
-    throw InvalidArgument("policy.p: the fairness exponent must be finite and != 0 (got " + std::to_string(p) + ")");
+  detail::check_exponent(p);
   GoodputMatrix u = GoodputMatrix::Zero(g.rows(), g.cols());
   for (Eigen::Index i = 0; i < g.rows(); ++i)
-    for (Eigen::Index j = 0; j < g.cols(); ++j) {
-      const double v = g(i, j);
-      if (!(v > 0.0)) continue;
-      double x = std::pow(v, p);
-      if (p < 0.0 && !(x <= max_negative_p_utility)) x = max_negative_p_utility;
-      if (!std::isfinite(x))
-        throw InvalidArgument(
-            (static_cast<std::size_t>(i) < job_ids.size() ? "job '" + job_ids[static_cast<std::size_t>(i)] + "'"
-                                                          : "job row " + std::to_string(i)) +
-            ": utility on configuration column " + std::to_string(j) + " overflows: normalised goodput " +
-            std::to_string(v) + " to the power p = " + std::to_string(p) + " is not finite");
-      u(i, j) = round ? round_2_decimals(x) : x;
-    }
+    for (Eigen::Index j = 0; j < g.cols(); ++j)
+      if (g(i, j) > 0.0) u(i, j) = detail::utility_of(g(i, j), p, round, i, j, job_ids);
+  return u;
+}
+
+/// @brief utility_matrix() for the sparse matrix: same sparsity pattern as `g` (entries with
+/// G <= 0 are stored as 0).
+[[nodiscard]] inline SparseGoodputMatrix utility_matrix(const SparseGoodputMatrix& g, double p, bool round = false,
+                                                       std::span<const std::string> job_ids = {}) {
+  detail::check_exponent(p);
+  SparseGoodputMatrix u = g;
+  for (Eigen::Index i = 0; i < u.outerSize(); ++i)
+    for (SparseGoodputMatrix::InnerIterator it(u, i); it; ++it)
+      it.valueRef() = it.value() > 0.0 ? detail::utility_of(it.value(), p, round, i, it.col(), job_ids) : 0.0;
   return u;
 }
 

@@ -75,8 +75,34 @@ struct RoundResult {
 
 /**
  * @brief Runs one round on sia's own job type.
- * @throws InvalidArgument on bad input (names the job, type or field). Solver trouble is never
- *         thrown: it is reported in RoundResult::status with a valid allocation.
+ *
+ * What it does (product.md §2): builds the configuration set (configuration_set.hpp), restricts
+ * it per job (valid_configs.hpp), asks every job for its raw goodput on each remaining
+ * configuration (0 = not usable), normalises, applies restart factors and the exponent p
+ * (goodput_matrix.hpp), solves the binary program with the backend, checks the backend's answer
+ * independently (one configuration per job, capacity rows, pins) and decodes it.
+ *
+ * Details callers rely on:
+ * - A job's `current()` is identified by its GPU type and GPU count (configurations of one type
+ *   have distinct counts; `nodes` is informative). A rigid job may report its count instead of
+ *   its footprint. A count that is no configuration of the cluster (e.g. its node failed) is
+ *   rejected: clear `current` of a job that lost its GPUs.
+ * - Rigid jobs: `min_gpus == max_gpus` is their count; JobDecision::gpus is the count and
+ *   JobDecision::config the footprint configuration (valid_configs.hpp).
+ * - A non-preemptible running job keeps its configuration (even if its count rules changed),
+ *   provided its goodput there is > 0; if running non-preemptible jobs alone exceed the
+ *   capacity (a reservation grew), they are kept in input order while they fit and the others
+ *   are listed in `unmet`.
+ * - A non-preemptible waiting job must get a configuration; if all of them together cannot,
+ *   the round is solved again without that requirement and those left without GPUs are listed in
+ *   `unmet`. A non-empty `unmet` makes the status `infeasible` (the allocation is still valid).
+ * - Backend failure, no solution within the time limit, or an answer that fails the checks give
+ *   a greedy allocation that is always valid (`fallback`, status `error` or `feasible`).
+ * - `objective` is recomputed from the returned allocation, never copied from the backend.
+ *
+ * @throws InvalidArgument on bad input (names the job, type or field); BackendUnavailable for an
+ *         unknown `options.backend`. Solver trouble is never thrown: it is reported in
+ *         RoundResult::status with a valid allocation.
  */
 [[nodiscard]] RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
                                     const RoundOptions& options = {});

@@ -115,23 +115,25 @@ void validate_job(const JobSpec& j, const std::string& label, const ClusterSpec&
   }
 }
 
+// A configuration a job may take this round, with its utility.
+struct Entry {
+  int config = 0;     // index into ConfigurationSet::configs
+  int gpus = 0;       // GPUs the job uses there (a rigid job's count on its footprint)
+  double util = 0.0;  // u_ij
+};
+
 // Everything the MILP and the fallback need, derived from the validated input.
 struct Problem {
   ConfigurationSet set;
-  std::vector<std::vector<ValidConfig>> valid;  // per job: usable configurations (G > 0)
-  std::vector<int> current;                     // per job: current config index or -1
-  std::vector<char> pinned;                     // non-preemptible and running: keeps `current`
-  std::vector<char> forced;                     // non-preemptible and waiting: must get one
-  GoodputMatrix util;                           // utilities u_ij
-  GoodputMatrix norm;                           // normalised, restart-scaled goodputs G_ij
+  std::vector<std::vector<Entry>> valid;  // per job: usable configurations (G > 0), by config index
+  std::vector<int> current;               // per job: current config index or -1
+  std::vector<char> pinned;               // non-preemptible and running: keeps `current`
+  std::vector<char> forced;               // non-preemptible and waiting: must get one
   double p = -0.5;
   double lambda = 1.1;
   [[nodiscard]] std::size_t num_jobs() const { return valid.size(); }
-  // Contribution of giving job i configuration c, in "bigger is better" units.
-  [[nodiscard]] double gain(std::size_t i, int c) const {
-    const double u = util(static_cast<Eigen::Index>(i), c);
-    return p > 0 ? u + lambda : lambda - u;
-  }
+  // Contribution of giving job i its entry e, in "bigger is better" units.
+  [[nodiscard]] double gain(const Entry& e) const { return p > 0 ? e.util + lambda : lambda - e.util; }
 };
 
 Problem build_problem(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options) {
@@ -140,18 +142,18 @@ Problem build_problem(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
   pb.lambda = options.lambda;
   pb.set = make_configuration_set(cluster);
   const auto n = jobs.size();
-  const auto ncfg = static_cast<Eigen::Index>(pb.set.configs.size());
   pb.valid.resize(n);
   pb.current.assign(n, -1);
   pb.pinned.assign(n, 0);
   pb.forced.assign(n, 0);
-  GoodputMatrix raw = GoodputMatrix::Zero(static_cast<Eigen::Index>(n), ncfg);
+  // Raw goodputs, sparse by rows: only the configurations a job may take are stored.
+  std::vector<Eigen::Triplet<double>> triplets;
+  std::vector<std::vector<ValidConfig>> stored(n);  // per job, in column order: what row i stores
   Eigen::VectorXd nmin(static_cast<Eigen::Index>(n));
   std::vector<RestartInput> restarts(n);
   std::vector<std::string> ids(n);
   std::unordered_set<std::string_view> seen;
   seen.reserve(n);
-  std::vector<std::vector<int>> gpus_used(n, std::vector<int>());  // per job, per valid entry
 
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
@@ -169,21 +171,28 @@ Problem build_problem(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
         // A running non-preemptible job keeps what it holds, whatever the count rules say now.
         const bool listed = std::any_of(candidates.begin(), candidates.end(),
                                         [&](const ValidConfig& v) { return v.config == pb.current[i]; });
-        if (!listed) candidates.push_back(ValidConfig{pb.current[i], j.current()->gpus});
+        if (!listed) {
+          candidates.push_back(ValidConfig{pb.current[i], j.current()->gpus});
+          std::sort(candidates.begin(), candidates.end(),
+                    [](const ValidConfig& a, const ValidConfig& b) { return a.config < b.config; });
+        }
       }
     } else if (!j.preemptible()) {
       pb.forced[i] = 1;
     }
+    double current_goodput = 0.0;
     for (const ValidConfig& v : candidates) {
       const Config& c = pb.set.configs[static_cast<std::size_t>(v.config)];
       const auto& type = cluster.types[static_cast<std::size_t>(c.type)];
       const Config asked{c.type, c.nodes, v.gpus};
       const double g = j.goodput(type, asked);
       check_goodput(g, j.id(), type.name(), asked);
-      raw(static_cast<Eigen::Index>(i), v.config) = g;
-      if (g > 0.0) pb.valid[i].push_back(v);
+      if (v.config == pb.current[i]) current_goodput = g;
+      if (!(g > 0.0)) continue;
+      triplets.emplace_back(static_cast<int>(i), v.config, g);
+      stored[i].push_back(v);
     }
-    if (pb.pinned[i] && raw(static_cast<Eigen::Index>(i), pb.current[i]) <= 0.0) {
+    if (pb.pinned[i] && !(current_goodput > 0.0)) {
       const Config& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
       throw InvalidArgument(label + ": non-preemptible and running on " + std::to_string(c.gpus) +
                             " GPUs of type '" + cluster.types[static_cast<std::size_t>(c.type)].name() +
@@ -192,19 +201,22 @@ Problem build_problem(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
     restarts[i] = RestartInput{pb.current[i], j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s()};
   }
 
-  pb.norm = raw;
-  normalize_rows(pb.norm, nmin);
-  apply_restart_factors(pb.norm, restarts);
-  pb.util = utility_matrix(pb.norm, options.p, options.round_utilities, ids);
-  // Drop entries the restart factor made unusable; a pinned job only keeps its current one.
+  SparseGoodputMatrix g(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(pb.set.configs.size()));
+  g.setFromTriplets(triplets.begin(), triplets.end());
+  normalize_rows(g, nmin);
+  apply_restart_factors(g, restarts);
+  const SparseGoodputMatrix u = utility_matrix(g, options.p, options.round_utilities, ids);
+  // Keep the usable entries (a restart factor of 0 makes the others unusable); a pinned job
+  // only keeps its current configuration.
   for (std::size_t i = 0; i < n; ++i) {
-    auto& v = pb.valid[i];
     const auto row = static_cast<Eigen::Index>(i);
-    v.erase(std::remove_if(v.begin(), v.end(),
-                           [&](const ValidConfig& e) {
-                             return !(pb.norm(row, e.config) > 0.0) || (pb.pinned[i] && e.config != pb.current[i]);
-                           }),
-            v.end());
+    std::size_t k = 0;
+    SparseGoodputMatrix::InnerIterator uit(u, row);
+    for (SparseGoodputMatrix::InnerIterator it(g, row); it; ++it, ++uit, ++k) {
+      const ValidConfig& v = stored[i][k];
+      if (!(it.value() > 0.0) || (pb.pinned[i] && v.config != pb.current[i])) continue;
+      pb.valid[i].push_back(Entry{v.config, v.gpus, uit.value()});
+    }
   }
   return pb;
 }
@@ -235,7 +247,7 @@ struct Usage {
 
 struct Model {
   MilpModel milp;
-  std::vector<std::pair<std::size_t, ValidConfig>> cols;  // column -> (job, entry)
+  std::vector<std::pair<std::size_t, Entry>> cols;  // column -> (job, entry)
   std::vector<int> capacity_row;                          // ConfigurationSet row -> model row (-1 = none)
 };
 
@@ -250,9 +262,9 @@ Model build_model(const Problem& pb, const std::vector<char>& pinned, const std:
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
     const auto& entries = pb.valid[i];
     const int first = milp.num_cols();
-    for (const ValidConfig& v : entries) {
+    for (const Entry& v : entries) {
       if (pinned[i] && v.config != pb.current[i]) continue;
-      const double u = pb.util(static_cast<Eigen::Index>(i), v.config);
+      const double u = v.util;
       const double lo = pinned[i] ? 1.0 : 0.0;
       milp.add_col(maximize ? u + pb.lambda : u - pb.lambda, lo, 1.0, true);
       m.cols.emplace_back(i, v);
@@ -326,7 +338,7 @@ Choice greedy(const Problem& pb, const std::vector<char>& pinned, const std::vec
       for (std::size_t k = 0; k < pb.valid[i].size(); ++k) {
         const int c = pb.valid[i][k].config;
         if (pinned[i] && c != pb.current[i]) continue;
-        const double g = pb.gain(i, c);
+        const double g = pb.gain(pb.valid[i][k]);
         const bool must = pinned[i] || forced[i];
         if (!must && !(g > 0.0)) continue;
         if ((best < 0 || g > best_gain) && usage.fits(c)) {
@@ -352,7 +364,7 @@ double objective_of(const Problem& pb, const Choice& ch) {
     if (ch[i] < 0) {
       obj += pb.p > 0 ? -pb.lambda : pb.lambda;
     } else {
-      obj += pb.util(static_cast<Eigen::Index>(i), pb.valid[i][static_cast<std::size_t>(ch[i])].config);
+      obj += pb.valid[i][static_cast<std::size_t>(ch[i])].util;
     }
   }
   return obj;
@@ -492,7 +504,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     d.job = j.id();
     int cfg = -1;
     if (choice[i] >= 0) {
-      const ValidConfig& v = pb.valid[i][static_cast<std::size_t>(choice[i])];
+      const Entry& v = pb.valid[i][static_cast<std::size_t>(choice[i])];
       cfg = v.config;
       const Config& c = pb.set.configs[static_cast<std::size_t>(cfg)];
       d.config = c;

@@ -87,3 +87,26 @@ TEST_CASE("goodput_matrix.check_goodput") {
   CHECK_THROWS_WITH_AS(check_goodput(std::numeric_limits<double>::infinity(), "j", "A", c),
                        doctest::Contains("infinite"), InvalidArgument);
 }
+
+TEST_CASE("goodput_matrix.sparse_matches_dense") {
+  GoodputMatrix d(3, 5);
+  d << 2, 4, 0, 8, 1,  //
+      0, 0, 0, 0, 0,   //
+      5, 10, 20, 0, 7;
+  SparseGoodputMatrix s = d.sparseView();
+  Eigen::VectorXd nmin(3);
+  nmin << 1, 2, 4;
+  std::vector<RestartInput> r = {{1, 90, 1, 30}, {-1, 0, 0, 30}, {2, 60, 5, 30}};
+  normalize_rows(d, nmin);
+  normalize_rows(s, nmin);
+  apply_restart_factors(d, r);
+  apply_restart_factors(s, r);
+  CHECK((GoodputMatrix(s) - d).cwiseAbs().maxCoeff() < 1e-12);
+  for (double p : {-0.5, 1.0, 2.0}) {
+    const GoodputMatrix ud = utility_matrix(d, p, true);
+    const SparseGoodputMatrix us = utility_matrix(s, p, true);
+    CHECK((GoodputMatrix(us) - ud).cwiseAbs().maxCoeff() < 1e-12);
+  }
+  CHECK(round_2_decimals(0.125) == doctest::Approx(0.12));  // ties to even, like numpy.round
+  CHECK(round_2_decimals(0.135) == doctest::Approx(0.14));
+}

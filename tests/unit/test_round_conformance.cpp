@@ -188,7 +188,7 @@ OracleProblem oracle_problem(const ClusterSpec& c, const std::vector<JobSpec>& j
       if (pin && k != cur) continue;
       double u = std::pow(G, o.p);
       if (o.p < 0 && u > 1e6) u = 1e6;
-      if (o.round_utilities) u = std::round(u * 100) / 100;
+      if (o.round_utilities) u = std::nearbyint(u * 100) / 100;
       es.push_back({k, u});
     }
     pb.entries.push_back(es);
@@ -531,6 +531,51 @@ TEST_CASE("round.threads.two_rounds_at_once") {
       REQUIRE(got[who].size() == 5 * instances.size());
       for (std::size_t i = 0; i < got[who].size(); ++i)
         CHECK(got[who][i] == doctest::Approx(expected[i % instances.size()]).epsilon(1e-9));
+    }
+  }
+}
+
+namespace {
+class FailingSolver final : public MilpSolver {
+  std::string_view do_name() const noexcept override { return "failing"; }
+  MilpResult do_solve(const MilpModel&, const MilpParams&) override {
+    MilpResult r;
+    r.status = MilpStatus::error;
+    r.message = "always fails";
+    return r;
+  }
+};
+}  // namespace
+
+TEST_CASE("round.fallback.random_instances_stay_valid") {
+  // The greedy fallback: never over capacity, pins kept, every configuration valid for its job.
+  std::mt19937 rng(4242);
+  FailingSolver failing;
+  for (int k = 0; k < 300; ++k) {
+    const Instance in = random_instance(rng, 1, 6, 3);
+    CAPTURE(k);
+    const auto pb = oracle_problem(in.cluster, in.jobs, in.options);
+    const auto r = run_round(in.cluster, in.jobs, in.options, failing);
+    if (r.fallback) {
+      CHECK((r.status == RoundStatus::error || r.status == RoundStatus::infeasible));
+    } else {
+      // No job had a usable configuration: nothing was solved.
+      for (const auto& d : r.decisions) CHECK_FALSE(d.config);
+    }
+    CHECK(oracle_fits(in.cluster, chosen_of(r)));
+    for (std::size_t i = 0; i < in.jobs.size(); ++i) {
+      const auto& d = r.decisions[i];
+      if (pb.pinned[i] >= 0) {
+        REQUIRE(d.config);
+        CHECK(d.config->gpus == pb.configs[static_cast<std::size_t>(pb.pinned[i])].gpus);
+      }
+      if (pb.forced[i] && !d.config)
+        CHECK(std::find(r.unmet.begin(), r.unmet.end(), d.job) != r.unmet.end());
+      if (!d.config) continue;
+      CHECK(std::any_of(pb.entries[i].begin(), pb.entries[i].end(), [&](const OracleEntry& e) {
+        const auto& x = pb.configs[static_cast<std::size_t>(e.config)];
+        return x.type == d.config->type && x.gpus == d.config->gpus;
+      }));
     }
   }
 }
