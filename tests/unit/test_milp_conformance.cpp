@@ -317,7 +317,12 @@ TEST_CASE("milp.conformance.time_limit_honoured") {
       const bool limit_outcome = r.status == MilpStatus::feasible || r.status == MilpStatus::no_solution;
       // A very lucky search may finish; anything else is wrong.
       CHECK((limit_outcome || r.status == MilpStatus::optimal || r.status == MilpStatus::infeasible));
-      if (r.status == MilpStatus::feasible) CHECK(m->is_feasible(r.values));
+      if (r.status == MilpStatus::feasible) {
+        CHECK(m->is_feasible(r.values));
+        CHECK(r.objective == doctest::Approx(m->objective_of(r.values)));
+        if (!std::isnan(r.best_bound)) CHECK(r.best_bound >= r.objective - 1e-6);  // maximisation
+      }
+      if (r.status == MilpStatus::no_solution) CHECK(r.values.empty());
     }
   }
 }

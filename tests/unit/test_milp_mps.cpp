@@ -286,7 +286,8 @@ TEST_CASE("milp.cbc_regressions.solve_in_process") {
   const std::pair<const char*, double> cases[] = {
       {"sia-round-a.mps", -8.16}, {"sia-round-b.mps", -5.20}, {"sia-round-c.mps", -6.60}};
   const auto backends = sia::test::usable_milp_backends();
-  for (const auto& [file, optimum] : cases) {
+  for (const auto& [file_name, optimum] : cases) {
+    const std::string file = file_name;
     CAPTURE(file);
     const auto model = read_mps(dir + "/" + file);
     CHECK(model.sense == MilpSense::minimize);

@@ -83,7 +83,12 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   OsiClpSolverInterface lp;
   quiet(lp.messageHandler(), params.verbose);
   lp.getModelPtr()->setLogLevel(params.verbose ? 1 : 0);
+  quiet(lp.getModelPtr()->messageHandler(), params.verbose);
   lp.setHintParam(OsiDoReducePrint, !params.verbose, OsiHintTry);
+  // No ClpPresolve: CoinUtils 2.11.4's doubleton presolve leaks (LSan: presolve_dupmajor, found
+  // by the random conformance test under ASan), and sia's LPs are small enough without it.
+  lp.setHintParam(OsiDoPresolveInInitial, false, OsiHintDo);
+  lp.setHintParam(OsiDoPresolveInResolve, false, OsiHintDo);
 
   const double inf = lp.getInfinity();
   auto finite = [inf](double v) { return std::isinf(v) ? (v > 0 ? inf : -inf) : v; };
@@ -132,7 +137,12 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   cbc.setLogLevel(params.verbose ? 1 : 0);
   quiet(cbc.solver()->messageHandler(), params.verbose);
   cbc.solver()->setHintParam(OsiDoReducePrint, !params.verbose, OsiHintTry);
-  if (auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) clp->getModelPtr()->setLogLevel(params.verbose ? 1 : 0);
+  cbc.solver()->setHintParam(OsiDoPresolveInInitial, false, OsiHintDo);
+  cbc.solver()->setHintParam(OsiDoPresolveInResolve, false, OsiHintDo);
+  if (auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) {
+    clp->getModelPtr()->setLogLevel(params.verbose ? 1 : 0);
+    quiet(clp->getModelPtr()->messageHandler(), params.verbose);
+  }
   cbc.setNumberThreads(0);  // sequential inside; parallelism is across models
   cbc.setAllowableFractionGap(params.relative_gap);
   cbc.setAllowableGap(1e-9);

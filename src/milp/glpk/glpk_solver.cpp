@@ -10,6 +10,8 @@
 //   validate, plus duplicate summing in compress_columns) so this should never happen; as a last
 //   resort an error hook longjmp()s back to guarded_run(), frees the (now unusable) environment,
 //   and the solve returns MilpStatus::error with GLPK's own message instead of killing the process.
+//   Caveat: glp_free_env() frees every GLPK object of the calling thread, so code that keeps its
+//   own glp_prob alive on the same thread across a failing solve would lose it (sia has none).
 //   Because longjmp skips C++ destructors, everything between setjmp and the GLPK calls
 //   (guarded_run and run_glpk) uses trivially destructible locals only: all C++ containers are
 //   prepared by the caller beforehand.
@@ -286,6 +288,17 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
   job.duals = duals.data();
   job.provoke_error = provoke_error;
 
+  // Leave this thread's GLPK terminal settings as we found them (other code may use GLPK too).
+  struct TerminalRestore {
+    int previous;
+    explicit TerminalRestore(int p) : previous(p) {}
+    TerminalRestore(const TerminalRestore&) = delete;
+    TerminalRestore& operator=(const TerminalRestore&) = delete;
+    ~TerminalRestore() {
+      glp_term_hook(nullptr, nullptr);
+      glp_term_out(previous);
+    }
+  } restore{glp_term_out(GLP_OFF)};
   prepare_environment(params.verbose);
   if (!guarded_run(job)) {
     const std::string first = captured_text();
