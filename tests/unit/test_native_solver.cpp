@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -44,7 +46,9 @@ struct Built {
   std::vector<int> choice_row;        // per job
 };
 
-Built build(const Instance& in) {
+/// `usage_scale` multiplies GPU counts and capacities (same problem; 0.5 makes the usages
+/// fractional, which sends the native backend to its branch and bound instead of its DP).
+Built build(const Instance& in, double usage_scale = 1.0) {
   Built b;
   auto& m = b.model;
   m.sense = in.sense;
@@ -64,11 +68,11 @@ Built build(const Instance& in) {
     for (int c : b.col[j]) m.add_entry(r, c, 1.0);
   }
   for (std::size_t t = 0; t < in.capacity.size(); ++t) {
-    const int r = m.add_row(-MilpModel::inf, in.capacity[t], "cap_" + std::to_string(t));
+    const int r = m.add_row(-MilpModel::inf, usage_scale * in.capacity[t], "cap_" + std::to_string(t));
     b.cap_row.push_back(r);
     for (std::size_t j = 0; j < in.jobs.size(); ++j)
       for (std::size_t o = 0; o < in.jobs[j].size(); ++o)
-        if (in.jobs[j][o].type == static_cast<int>(t)) m.add_entry(r, b.col[j][o], in.jobs[j][o].gpus);
+        if (in.jobs[j][o].type == static_cast<int>(t)) m.add_entry(r, b.col[j][o], usage_scale * in.jobs[j][o].gpus);
   }
   return b;
 }
@@ -156,7 +160,7 @@ TEST_CASE("native.exhaustive.random_small") {
   int infeasible = 0, optimal = 0;
   for (int iter = 0; iter < 600; ++iter) {
     const Instance in = random_instance(rng, iter % 5);
-    const Built b = build(in);
+    const Built b = build(in, (iter / 5) % 2 == 0 ? 1.0 : 0.5);
     const auto expect = brute_force(in);
     MilpParams params;
     params.relative_gap = 0.0;
@@ -184,7 +188,7 @@ TEST_CASE("native.exhaustive.default_gap") {
   std::mt19937 rng(777);
   for (int iter = 0; iter < 300; ++iter) {
     const Instance in = random_instance(rng, iter % 5);
-    const Built b = build(in);
+    const Built b = build(in, (iter / 5) % 2 == 0 ? 1.0 : 0.5);
     const auto expect = brute_force(in);
     const auto r = solver->solve(b.model);
     CAPTURE(iter);
@@ -206,7 +210,7 @@ TEST_CASE("native.exhaustive.capacity_exactly_full_identical_jobs") {
       Instance in;
       in.capacity = {cap};
       for (int j = 0; j < J; ++j) in.jobs.push_back({{0, 1, 1.0}, {0, 2, 2.0}, {0, 4, 4.0}});
-      const Built b = build(in);
+      const Built b = build(in, cap % 2 == 0 ? 1.0 : 0.5);
       const auto expect = brute_force(in);
       MilpParams params;
       params.relative_gap = 0.0;
@@ -346,6 +350,59 @@ TEST_CASE("native.larger.bound_and_limits") {
   const auto r2 = solver->solve(b.model);
   REQUIRE(r2.status == MilpStatus::optimal);
   CHECK(r2.objective == doctest::Approx(r.objective).epsilon(1e-4));
+}
+
+TEST_CASE("native.agrees_with_cbc_and_glpk") {
+  // Medium instances (too large for exhaustive search): every other backend's objective must be
+  // within the gap of native's, and native's proven bound must not contradict their solutions.
+  std::vector<std::unique_ptr<sia::MilpSolver>> others;
+  for (const auto& name : sia::available_milp_solvers())
+    if (name == "cbc" || name == "glpk") others.push_back(sia::make_milp_solver(name));
+  if (others.empty()) {
+    MESSAGE("neither CBC nor GLPK is built: nothing to compare with");
+    return;
+  }
+  auto native = sia::make_milp_solver("native");
+  std::mt19937 rng(2024);
+  std::uniform_real_distribution<double> gain(1.0, 4.0), sp(0.3, 0.95);
+  for (int iter = 0; iter < 12; ++iter) {
+    Instance in;
+    const double p = iter % 2 == 0 ? -0.5 : 1.0;
+    in.sense = p > 0 ? MilpSense::maximize : MilpSense::minimize;
+    in.capacity = {8 + 4 * (iter % 3), 8, 4 + 4 * (iter % 2)};
+    const int J = 12 + iter;
+    for (int j = 0; j < J; ++j) {
+      std::vector<Option> ops;
+      for (int t = 0; t < 3; ++t) {
+        const double a = gain(rng), s = sp(rng);
+        for (int g = 1; g <= 8; g *= 2) {
+          const double u = std::pow(a * std::pow(g, s), p);
+          ops.push_back({t, g, p > 0 ? u + 1.1 : u - 1.1});
+        }
+      }
+      in.jobs.push_back(ops);
+    }
+    in.offset = p > 0 ? -1.1 * J : 1.1 * J;
+    in.forced.assign(static_cast<std::size_t>(J), 0);
+    in.pinned.assign(static_cast<std::size_t>(J), -1);
+    in.pinned[0] = 0;
+    in.forced[1] = 1;
+    const Built b = build(in);
+    const auto rn = native->solve(b.model);
+    CAPTURE(iter);
+    REQUIRE(rn.status == MilpStatus::optimal);
+    check_solution(b, rn);
+    for (auto& o : others) {
+      CAPTURE(o->name());
+      const auto ro = o->solve(b.model);
+      REQUIRE(ro.status == MilpStatus::optimal);
+      const double tol = 1e-4 * std::abs(rn.objective) + 1e-4 * std::abs(ro.objective) + 1e-9;
+      CHECK(std::abs(rn.objective - ro.objective) <= tol);
+      // Native's bound is proven: no solution beats it.
+      if (in.sense == MilpSense::maximize) CHECK(ro.objective <= rn.best_bound + 1e-9);
+      else CHECK(ro.objective >= rn.best_bound - 1e-9);
+    }
+  }
 }
 
 TEST_CASE("native.fallback_general_model") {

@@ -20,6 +20,9 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
 #include <vector>
 
 #include "milp/native/dense_lp.hpp"
@@ -45,6 +48,10 @@ struct SearchResult {
   std::vector<double> group_duals;  ///< per group: best reduced value at the root prices
   long long nodes = 0;
   bool hit_limit = false;
+  // Statistics (for messages and tuning).
+  int core_groups = 0, core_items = 0;
+  bool dp_used = false;             ///< the core was settled by the dynamic programme
+  double root_incumbent = -std::numeric_limits<double>::infinity();
 };
 
 class MckpSearch {
@@ -311,6 +318,7 @@ class MckpSearch {
   // ---- branch and bound on the core -----------------------------------------------------------
   void offer_core(const std::vector<int>& core_choice, double value);
   void dfs(std::vector<char>& allowed, const std::vector<double>& lam_start);
+  int dp_core(const std::vector<double>& lam);
   [[nodiscard]] double target() const { return best_value_ == -kInf ? -kInf : best_value_ + tol_fn_(best_value_); }
 
   const Problem& full_;
@@ -457,6 +465,217 @@ inline void MckpSearch::dfs(std::vector<char>& allowed, const std::vector<double
   }
 }
 
+// The core as a shortest path over usage deviations. With the base choice b_g = best item of
+// each group at prices lam, every solution x has value L(lam) - cost(x) with
+//     cost(x) = sum_g delta_g(x_g) + lam·(R - d(x)),  d(x) = sum_g (a(x_g) - a(b_g)),  R = cap - a(b),
+// feasible iff d(x) <= R. A better solution than the target needs cost < Delta = L - target, so
+// only items with delta < Delta matter and d stays in a small box around R: states are the
+// integer vectors d reachable with partial cost < Delta (pruned further by what the remaining
+// groups can still add or remove). Exact, pseudo-polynomial in the few capacity rows.
+// Returns 1 when it settled the core (incumbent updated if it improved), -1 when it gave up
+// (too many states, time), 0 when it does not apply.
+inline int MckpSearch::dp_core(const std::vector<double>& lam) {
+  const Problem& p = core_;
+  const int G = p.num_groups(), K = p.num_rows;
+  if (K == 0 || K > 6) return 0;
+  for (double a : p.use_val)
+    if (a != std::round(a) || std::abs(a) > 1e6) return 0;
+  std::vector<double> grad;
+  std::vector<int> base;
+  const double L = evaluate(View{&p, nullptr}, lam, grad, &base);
+  if (L == -kInf) return 0;
+  const double delta_max = L - target();
+  if (!(delta_max > 0.0)) {
+    pruned_bound_ = std::max(pruned_bound_, L);
+    return 1;
+  }
+  const auto Ku = static_cast<std::size_t>(K);
+  auto usage = [&](int it, long long* u) {
+    std::fill(u, u + K, 0LL);
+    for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+      u[p.use_row[static_cast<std::size_t>(q)]] += static_cast<long long>(std::llround(p.use_val[static_cast<std::size_t>(q)]));
+  };
+  // Moves per group (non-base items with delta < delta_max): item, delta, deviation (flat, K per move).
+  std::vector<int> mv_begin{0}, mv_item;
+  std::vector<double> mv_delta;
+  std::vector<long long> mv_dev;
+  std::vector<long long> R(Ku), ub(Ku), ui(Ku);
+  for (int k = 0; k < K; ++k) R[static_cast<std::size_t>(k)] = static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(k)] + 1e-9));
+  for (int g = 0; g < G; ++g) {
+    const int b = base[static_cast<std::size_t>(g)];
+    usage(b, ub.data());
+    for (std::size_t k = 0; k < Ku; ++k) R[k] -= ub[k];
+    const double rb = reduced(p, b, lam);
+    for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+      if (it == b) continue;
+      const double d = std::max(0.0, rb - reduced(p, it, lam));
+      if (d >= delta_max) continue;
+      usage(it, ui.data());
+      mv_item.push_back(it);
+      mv_delta.push_back(d);
+      for (std::size_t k = 0; k < Ku; ++k) mv_dev.push_back(ui[k] - ub[k]);
+    }
+    mv_begin.push_back(static_cast<int>(mv_item.size()));
+  }
+  // What groups g.. can still add (inc) or remove (dec) per row.
+  std::vector<long long> inc((static_cast<std::size_t>(G) + 1) * Ku, 0), dec(inc);
+  for (int g = G - 1; g >= 0; --g)
+    for (std::size_t k = 0; k < Ku; ++k) {
+      long long up = 0, down = 0;
+      for (int m = mv_begin[static_cast<std::size_t>(g)]; m < mv_begin[static_cast<std::size_t>(g) + 1]; ++m) {
+        up = std::max(up, mv_dev[static_cast<std::size_t>(m) * Ku + k]);
+        down = std::max(down, -mv_dev[static_cast<std::size_t>(m) * Ku + k]);
+      }
+      inc[static_cast<std::size_t>(g) * Ku + k] = inc[(static_cast<std::size_t>(g) + 1) * Ku + k] + up;
+      dec[static_cast<std::size_t>(g) * Ku + k] = dec[(static_cast<std::size_t>(g) + 1) * Ku + k] + down;
+    }
+  // Key packing: field k holds d_k + dec_k(0) in [0, inc_k(0) + dec_k(0)]; partial sums stay in
+  // range, so adding a move is adding its packed deviation to the key.
+  std::vector<int> shift(Ku);
+  std::vector<unsigned long long> mask(Ku);
+  int bits = 0;
+  for (std::size_t k = 0; k < Ku; ++k) {
+    const long long range = inc[k] + dec[k] + 1;
+    int b = 1;
+    while ((1LL << b) < range) ++b;
+    shift[k] = bits;
+    mask[k] = (1ULL << b) - 1ULL;
+    bits += b;
+  }
+  if (bits > 62) return 0;
+  std::vector<long long> mv_key(mv_item.size(), 0);
+  for (std::size_t m = 0; m < mv_item.size(); ++m)
+    for (std::size_t k = 0; k < Ku; ++k) mv_key[m] += mv_dev[m * Ku + k] * (1LL << shift[k]);
+  unsigned long long key0 = 0;
+  for (std::size_t k = 0; k < Ku; ++k) key0 |= static_cast<unsigned long long>(dec[k]) << shift[k];
+  auto field = [&](unsigned long long key, std::size_t k) {
+    return static_cast<long long>((key >> shift[k]) & mask[k]) - dec[k];
+  };
+
+  // Iterative widening: a pass with budget D enumerates every solution of cost < D. A solution
+  // found is optimal; none found proves OPT <= L - D. Small budgets are cheap, so budgets grow
+  // geometrically up to delta_max.
+  struct Trail {
+    int prev;
+    int move;
+  };
+  std::vector<Trail> trail;
+  std::vector<unsigned long long> cur_key, next_key;
+  std::vector<double> cur_cost, next_cost;
+  std::vector<int> cur_node, next_node;
+  std::vector<int> table;
+  constexpr std::size_t kMaxStates = 2'000'000, kMaxTrail = 8'000'000;
+  double budget = std::min(delta_max, std::max(delta_max / 64.0, 1e-6 * (1.0 + std::abs(L))));
+  for (;;) {
+    // Any state with d <= R completes to a feasible solution by keeping the base items of the
+    // remaining groups, at cost + lam·(R - d): the pass's budget shrinks to the best completion.
+    // Once a completion is known, only solutions better by more than the tolerance matter.
+    int found_node = -2;
+    double found_cost = budget, cut = budget;
+    auto completion = [&](unsigned long long key, double c, int node) {
+      for (std::size_t k = 0; k < Ku; ++k) {
+        const long long d = field(key, k);
+        if (d > R[k]) return;
+        c += lam[k] * static_cast<double>(R[k] - d);
+        if (c >= found_cost) return;
+      }
+      found_cost = c;
+      found_node = node;
+      cut = std::min(cut, c - tol_fn_(L - c));
+    };
+    trail.clear();
+    cur_key.assign(1, key0);
+    cur_cost.assign(1, 0.0);
+    cur_node.assign(1, -1);
+    bool gave_up = false;
+    for (int g = 0; g < G && !gave_up; ++g) {
+      if (limit_hit()) return -1;
+      next_key.clear();
+      next_cost.clear();
+      next_node.clear();
+      const int m0 = mv_begin[static_cast<std::size_t>(g)], m1 = mv_begin[static_cast<std::size_t>(g) + 1];
+      const std::size_t expect = cur_key.size() * static_cast<std::size_t>(1 + m1 - m0);
+      std::size_t tsize = 1024;
+      while (tsize < 2 * expect) tsize <<= 1;
+      table.assign(tsize, -1);
+      const long long* inc_r = &inc[(static_cast<std::size_t>(g) + 1) * Ku];
+      const long long* dec_r = &dec[(static_cast<std::size_t>(g) + 1) * Ku];
+      for (std::size_t si = 0; si < cur_key.size() && !gave_up; ++si) {
+        for (int m = m0 - 1; m < m1; ++m) {  // m0 - 1 = keep the base item
+          const double c = cur_cost[si] + (m >= m0 ? mv_delta[static_cast<std::size_t>(m)] : 0.0);
+          if (c >= cut) continue;
+          const unsigned long long key = m >= m0 ? cur_key[si] + static_cast<unsigned long long>(mv_key[static_cast<std::size_t>(m)]) : cur_key[si];
+          double slack_cost = 0.0;
+          bool dead = false;
+          for (std::size_t k = 0; k < Ku; ++k) {
+            const long long d = field(key, k);
+            if (d - dec_r[k] > R[k]) {  // can no longer get back under capacity
+              dead = true;
+              break;
+            }
+            const long long slack = R[k] - d - inc_r[k];
+            if (slack > 0) slack_cost += lam[k] * static_cast<double>(slack);
+          }
+          if (dead || c + slack_cost >= cut) continue;
+          std::size_t h = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 20) & (tsize - 1);
+          while (table[h] >= 0 && next_key[static_cast<std::size_t>(table[h])] != key) h = (h + 1) & (tsize - 1);
+          int node = cur_node[si];
+          if (m >= m0) {
+            if (table[h] >= 0 && next_cost[static_cast<std::size_t>(table[h])] <= c) continue;
+            if (trail.size() >= kMaxTrail) {
+              gave_up = true;
+              break;
+            }
+            trail.push_back({node, m});
+            node = static_cast<int>(trail.size()) - 1;
+          }
+          completion(key, c, node);
+          if (table[h] < 0) {
+            table[h] = static_cast<int>(next_key.size());
+            next_key.push_back(key);
+            next_cost.push_back(c);
+            next_node.push_back(node);
+            if (next_key.size() > kMaxStates) {
+              gave_up = true;
+              break;
+            }
+          } else if (next_cost[static_cast<std::size_t>(table[h])] > c) {
+            next_cost[static_cast<std::size_t>(table[h])] = c;
+            next_node[static_cast<std::size_t>(table[h])] = node;
+          }
+        }
+      }
+      if (g == 0) completion(key0, 0.0, -1);
+      std::swap(cur_key, next_key);
+      std::swap(cur_cost, next_cost);
+      std::swap(cur_node, next_node);
+      if (std::getenv("SIA_NATIVE_DEBUG") && g % 20 == 0)
+        std::fprintf(stderr, "dp budget %.4g layer %d: %zu states, trail %zu\n", budget, g, cur_key.size(), trail.size());
+    }
+    if (gave_up) return -1;
+    if (found_node >= -1) {
+      std::vector<int> choice(base);
+      for (int n = found_node; n >= 0; n = trail[static_cast<std::size_t>(n)].prev) {
+        const int m = trail[static_cast<std::size_t>(n)].move;
+        const auto g = static_cast<std::size_t>(std::upper_bound(mv_begin.begin(), mv_begin.end(), m) - mv_begin.begin() - 1);
+        choice[g] = mv_item[static_cast<std::size_t>(m)];
+      }
+      if (!feasible_choice(p, choice)) return -1;  // numerical trouble: let the branch and bound decide
+      const double v = value_of(p, choice);
+      offer_core(choice, v);
+      // Every solution of cost < cut was enumerated: nothing beats this one by more than the
+      // tolerance (L - cut bounds what was pruned).
+      pruned_bound_ = std::max(pruned_bound_, std::min(L, std::max(v, L - cut)));
+      return 1;
+    }
+    if (budget >= delta_max) {
+      pruned_bound_ = std::max(pruned_bound_, L - delta_max);
+      return 1;
+    }
+    budget = std::min(delta_max, budget * 2.0);
+  }
+}
+
 inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, const std::vector<int>* warm_choice) {
   SearchResult res;
   const Problem& p = full_;
@@ -500,6 +719,7 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
     }
   }
 
+  res.root_incumbent = best_value_;
   if (L <= target()) {
     pruned_bound_ = L;
   } else {
@@ -542,8 +762,16 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
       core_group_to_full_.push_back(g);
     }
     core_box_ = price_box(core_);
-    std::vector<char> allowed(static_cast<std::size_t>(core_.num_items()), 1);
-    dfs(allowed, root.lam);
+    res.core_groups = core_.num_groups();
+    res.core_items = core_.num_items();
+    // Exact dynamic programme over the core's integer usage deviations; branch and bound when it
+    // does not apply (fractional usage, many rows) or its state space gets too large.
+    const int dp = best_value_ > -kInf ? dp_core(root.lam) : 0;
+    res.dp_used = dp != 0;
+    if (dp <= 0) {
+      std::vector<char> allowed(static_cast<std::size_t>(core_.num_items()), 1);
+      dfs(allowed, root.lam);
+    }
   }
 
   res.nodes = nodes_;
