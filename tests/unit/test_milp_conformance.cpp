@@ -313,6 +313,7 @@ TEST_CASE("milp.conformance.time_limit_honoured") {
       auto r = s->solve(*m, p);
       const auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       INFO("status " << to_string(r.status) << " after " << secs << " s: " << r.message);
+      if (std::getenv("SIA_MILP_TIMES")) MESSAGE(name << ": " << to_string(r.status) << " in " << secs << " s");
       CHECK(secs < 3.0);  // generous: 100 ms limit, sanitizer builds, a shared 2-core machine
       const bool limit_outcome = r.status == MilpStatus::feasible || r.status == MilpStatus::no_solution;
       // A very lucky search may finish; anything else is wrong.

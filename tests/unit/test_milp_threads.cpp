@@ -5,6 +5,7 @@
 #include <sia/milp/factory.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <cmath>
 #include <random>
 #include <string>
@@ -75,6 +76,15 @@ TEST_CASE("milp.threads.each_backend_concurrently") {
     CAPTURE(name);
     concurrent_solves({name}, 4, 50);
   }
+}
+
+// Heavy variant (not run by default): SIA_MILP_STRESS=1 sia_tests -tc='milp.threads.stress'
+TEST_CASE("milp.threads.stress" * doctest::skip(std::getenv("SIA_MILP_STRESS") == nullptr)) {
+  for (const auto& name : sia::test::usable_milp_backends()) {
+    CAPTURE(name);
+    concurrent_solves({name}, 8, 200);
+  }
+  concurrent_solves(sia::test::usable_milp_backends(), 8, 100);
 }
 
 TEST_CASE("milp.threads.backends_mixed") {
