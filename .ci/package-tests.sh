@@ -128,16 +128,20 @@ cmake_consumer() {
   cmake -S "$project" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" &&
     cmake --build "$build" -j"$jobs" &&
     # shellcheck disable=SC2086
-    "$build/table1" $run_args
+    "$build/table1" $run_args &&
+    if [[ -x "$build/sim_link" ]]; then "$build/sim_link"; fi
 }
+# The simulator is a component whenever its sources are part of the tree.
+sim_component=""
+if compgen -G "$src/src/sim/*.cpp" >/dev/null; then sim_component=";sim"; fi
 if requires install.static find_package.static; then
   check find_package.static cmake_consumer "$pkg/find_package" "$work/c-fp-static" "cbc glpk" -- \
-    -DCMAKE_PREFIX_PATH="$static_prefix" -DSIA_COMPONENTS="core;sia;cbc;glpk" -DSIA_EXPECT_LINKAGE=STATIC \
+    -DCMAKE_PREFIX_PATH="$static_prefix" -DSIA_COMPONENTS="core;sia;cbc;glpk$sim_component" -DSIA_EXPECT_LINKAGE=STATIC \
     -DSIA_EXPECT_PREFIX="$static_prefix"
 fi
 if requires install.shared find_package.shared; then
   check find_package.shared cmake_consumer "$pkg/find_package" "$work/c-fp-shared" "cbc" -- \
-    -DCMAKE_PREFIX_PATH="$shared_prefix" -DSIA_COMPONENTS="core;sia;cbc" -DSIA_EXPECT_LINKAGE=SHARED \
+    -DCMAKE_PREFIX_PATH="$shared_prefix" -DSIA_COMPONENTS="core;sia;cbc$sim_component" -DSIA_EXPECT_LINKAGE=SHARED \
     -DSIA_EXPECT_PREFIX="$shared_prefix"
 fi
 

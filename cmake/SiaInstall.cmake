@@ -20,6 +20,17 @@ else()
   set(SIA_SHARED 0)
 endif()
 
+# A shared libsia_sim needs libsia from its own directory: the consumer's RUNPATH does not apply to
+# the dependencies of its dependencies (and --as-needed drops libsia from a program that only calls
+# the simulator). Relative, so the install stays relocatable; a user's CMAKE_INSTALL_RPATH wins.
+if(SIA_HAS_SIM AND NOT CMAKE_INSTALL_RPATH AND NOT WIN32)
+  if(APPLE)
+    set_target_properties(sia_sim PROPERTIES INSTALL_RPATH "@loader_path")
+  else()
+    set_target_properties(sia_sim PROPERTIES INSTALL_RPATH "$ORIGIN")
+  endif()
+endif()
+
 install(TARGETS ${_sia_targets} EXPORT siaTargets FILE_SET HEADERS
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
