@@ -62,7 +62,7 @@ requires() {
 # Byte-compiles in memory (python3 -m py_compile would write __pycache__ into the source tree).
 check conan.py_compile python3 -B -c "import sys; [compile(open(f).read(), f, 'exec') for f in sys.argv[1:]]" \
   "$src/conanfile.py" "$src/test_package/conanfile.py"
-check conan.recipe python3 -B "$pkg/check_conanfile.py" "$src"
+check conan.recipe python3 -B "$pkg/check_conanfile.py" "$src" "$work/conan-exports"
 check vcpkg.manifests python3 -B "$pkg/check_vcpkg.py" "$src"
 
 # --------------------------------------------------------------------------------------------

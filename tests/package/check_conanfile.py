@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Offline behavioural check of sia's Conan 2 recipe (Conan itself cannot be installed here).
 
-    python3 tests/package/check_conanfile.py <sia-source-dir>
+    python3 tests/package/check_conanfile.py <sia-source-dir> [<scratch-dir>]
 
 Stubs the `conan` module, loads conanfile.py and test_package/conanfile.py, and for every option
 combination (shared x fPIC x with_cbc x with_glpk) on Linux and Windows, with and without the
@@ -14,7 +14,9 @@ build_requirements, validate, generate and package_info. It checks that:
   * package_info() declares cmake_file_name "sia" and components core/sia(/cbc/glpk/sim) with the
     target names siaConfig.cmake uses, whose `requires` name declared requirements and existing
     components of them (Conan Center component names), and uses every requirement (Conan 2 rule);
-  * every find_package() of the library's CMake build maps to a declared requirement.
+  * every find_package() of the library's CMake build maps to a declared requirement;
+  * with a scratch dir: exports_sources alone (copied there) configure with CMake using the cache
+    variables generate() sets.
 What it cannot check: Conan's real graph resolution, package_id, CMakeDeps output, and whether the
 dependencies build (see README).
 """
@@ -406,8 +408,44 @@ def check_package_info(conanfile, label, values, with_sim, host, fail):
         fail(f"{label} component sia must require core")
 
 
+def configure_exported_sources(recipe, src, scratch, fail):
+    """Copies only exports_sources (Conan's fnmatch patterns, where * also matches '/') into
+    `scratch` and configures that tree with the cache variables generate() sets for the default
+    options: proves the exported sources are enough and that the variables configure the project."""
+    import fnmatch
+    import shutil
+    import subprocess
+    patterns = list(getattr(recipe, "exports_sources", ()))
+    tree = os.path.join(scratch, "source")
+    shutil.rmtree(scratch, ignore_errors=True)
+    copied = 0
+    for root, dirs, files in os.walk(src):
+        dirs[:] = [d for d in dirs if d not in (".git", "build", "__pycache__")]
+        for f in files:
+            rel = os.path.relpath(os.path.join(root, f), src).replace(os.sep, "/")
+            if any(fnmatch.fnmatch(rel, p) for p in patterns):
+                os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+                shutil.copy2(os.path.join(src, rel), os.path.join(tree, rel))
+                copied += 1
+    settings = types.SimpleNamespace(os="Linux", arch="x86_64", compiler="gcc", build_type="Release")
+    values = dict(recipe.default_options)
+    values["with_glpk"] = True  # configure both backends (both are available on the CI machines)
+    conanfile = recipe(settings, Options(values))
+    conanfile.config_options()
+    conanfile.configure()
+    conanfile.generate()
+    cache = CMakeToolchain.last.cache_variables
+    cmd = ["cmake", "-S", tree, "-B", os.path.join(scratch, "build"), "-DCMAKE_BUILD_TYPE=Release"]
+    cmd += [f"-D{k}={v}" for k, v in sorted(cache.items())]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    print(f"configure of the {copied} exported files: {' '.join(cmd[5:])} -> exit {proc.returncode}")
+    if proc.returncode != 0:
+        fail("the exported sources do not configure with the recipe's cache variables:\n" + proc.stdout + proc.stderr)
+
+
 def main():
     src = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
+    scratch = sys.argv[2] if len(sys.argv) > 2 else None
     install_stub()
     errors = []
     fail = errors.append
@@ -436,6 +474,9 @@ def main():
         fail("test_package must require exactly the tested reference")
     if not os.path.exists(os.path.join(src, "test_package", "CMakeLists.txt")):
         fail("test_package/CMakeLists.txt missing")
+
+    if scratch:
+        configure_exported_sources(recipe, src, os.path.abspath(scratch), fail)
 
     for e in dict.fromkeys(errors):
         print("error:", e)
