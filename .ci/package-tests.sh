@@ -145,6 +145,13 @@ if requires install.shared find_package.shared; then
     -DSIA_EXPECT_PREFIX="$shared_prefix"
 fi
 
+# Header-only use: COMPONENTS core must work without libsia's private dependencies.
+if requires install.static find_package.core_only; then
+  check find_package.core_only bash -c "rm -rf '$work/c-core' &&
+    cmake -S '$pkg/core_only' -B '$work/c-core' ${generator[*]} -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH='$static_prefix' -DCMAKE_DISABLE_FIND_PACKAGE_NLopt=ON &&
+    cmake --build '$work/c-core' && '$work/c-core/core_only'"
+fi
+
 # A backend that was not built: configure-time error naming it. Same for a misspelt component.
 expect_configure_error() {  # <prefix> <components> <word the message must contain>
   local out
