@@ -15,7 +15,14 @@ using Graph = boost::adjacency_list<
     boost::property<boost::edge_capacity_t, long,
                     boost::property<boost::edge_residual_capacity_t, long,
                                     boost::property<boost::edge_reverse_t, Traits::edge_descriptor,
-                                                    boost::property<boost::edge_weight_t, long>>>>>;
+                                                    boost::property<boost::edge_weight_t, double>>>>>;
+
+// Costs are doubles although they are small integers: Boost's algorithm adds the Dijkstra
+// distance of every vertex to its potential each round, and a vertex that has become unreachable
+// has distance "infinity" = the type's max; with a signed integer type the second such addition
+// overflows (undefined behaviour, caught by UBSan). In double it saturates to +inf, harmlessly:
+// an unreachable vertex stays unreachable, so its potential is never used again. Integer costs
+// up to 2^53 are exact in double.
 
 }  // namespace
 
@@ -36,8 +43,8 @@ std::vector<long> min_cost_max_flow(int num_vertices, const std::vector<FlowArc>
     auto r = boost::add_edge(static_cast<std::size_t>(a.to), static_cast<std::size_t>(a.from), g).first;
     capacity[e] = a.capacity;
     capacity[r] = 0;
-    weight[e] = a.cost;
-    weight[r] = -a.cost;
+    weight[e] = static_cast<double>(a.cost);
+    weight[r] = -static_cast<double>(a.cost);
     reverse[e] = r;
     reverse[r] = e;
     forward.push_back(e);
