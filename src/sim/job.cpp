@@ -1,13 +1,22 @@
 #include <sia/sim/job.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
 namespace sia::sim {
 
+namespace {
+std::uint64_t next_uid() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
+}  // namespace
+
 SimJob::SimJob(const WorkloadJob& spec, std::shared_ptr<const Application> a, int num_types)
-    : name(spec.name),
+    : uid(next_uid()),
+      name(spec.name),
       app(std::move(a)),
       submission_time(spec.time),
       kind(spec.category),

@@ -92,7 +92,10 @@ void print_table(std::ostream& out, const std::vector<PolicyRuns>& all, bool per
   for (const auto& c : cols) width += static_cast<std::size_t>(c.second) + 2;
   out << std::string(width - 2, '-') << "\n";
   auto line = [&](const RunMetrics& m, bool agg) {
-    row({m.policy, m.workload, std::to_string(m.completed) + (m.completed < m.jobs ? "/" + std::to_string(m.jobs) : ""),
+    std::ostringstream done;
+    done << m.completed;
+    if (m.completed < m.jobs) done << '/' << m.jobs;  // unfinished jobs (horizon reached)
+    row({m.policy, m.workload, done.str(),
          fixed(m.avg_jct_h, 3) + (agg && m.avg_jct_std_h > 0 ? " ± " + fixed(m.avg_jct_std_h, 2) : ""),
          fixed(m.p99_jct_h, 1), fixed(m.makespan_h, 1) + (agg && m.makespan_std_h > 0 ? " ± " + fixed(m.makespan_std_h, 1) : ""),
          fixed(m.gpu_hours_per_job, 2), fixed(m.restarts_per_job, 2),

@@ -112,12 +112,21 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   const int nt = static_cast<int>(cluster.types.size());
   std::vector<JobSpec> specs;
   specs.reserve(ctx.jobs.size());
+  // Goodput estimates only change when the job's knowledge changes (fit_generation): reuse them across rounds.
+  std::unordered_map<std::uint64_t, CachedEstimator> next_cache;
   for (SimJob* job : ctx.jobs) {
-    auto est = std::make_shared<JobEstimator>();
+    const auto hit = cache_.find(job->uid);
+    std::shared_ptr<JobEstimator> est;
+    if (hit != cache_.end() && hit->second.generation == job->fit_generation && hit->second.cluster == &cluster)
+      est = std::static_pointer_cast<JobEstimator>(hit->second.estimator);
+    else
+      est = std::make_shared<JobEstimator>();
+    next_cache[job->uid] = CachedEstimator{job->fit_generation, &cluster, est};
     est->job = job;
     est->cluster = &cluster;
     est->options = &options_;
-    est->fns.resize(static_cast<std::size_t>(nt));
+    est->fns.assign(static_cast<std::size_t>(nt), std::nullopt);
+    est->source = -1;
     int ever = 0, cap = 1;
     for (int t = 0; t < nt; ++t) {
       est->fns[static_cast<std::size_t>(t)] = job->goodput_function(t);
@@ -149,6 +158,7 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     s.goodput_fn([est](const GpuTypeSpec& t, const Config& c) { return (*est)(t, c); });
     specs.push_back(std::move(s));
   }
+  cache_ = std::move(next_cache);
   RoundOptions ro = options_.round;
   ro.place = false;  // the simulator charges restarts by shape; node ids do not matter (reference §6.3)
   last_ = run_round(cluster.spec(), specs, ro, *solver_);

@@ -8,6 +8,7 @@
 #include <sia/sim/application.hpp>
 #include <sia/sim/workload.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -45,6 +46,7 @@ class SimJob {
   SimJob(const WorkloadJob& spec, std::shared_ptr<const Application> app, int num_types);
 
   // --- identity --------------------------------------------------------------------------
+  std::uint64_t uid = 0;             ///< unique over the process (caches key on it, not on addresses)
   std::string name;
   std::shared_ptr<const Application> app;
   double submission_time = 0.0;

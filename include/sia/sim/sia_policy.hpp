@@ -7,7 +7,9 @@
 #include <sia/round.hpp>
 #include <sia/sim/policy.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <string>
 
 namespace sia::sim {
@@ -40,8 +42,14 @@ class SiaPolicy final : public Policy {
 
  private:
   SiaPolicyOptions options_;
+  struct CachedEstimator {
+    int generation = -1;
+    const SimCluster* cluster = nullptr;
+    std::shared_ptr<void> estimator;  ///< goodput memo of the job (private type)
+  };
   std::unique_ptr<MilpSolver> solver_;
   RoundResult last_;
+  std::unordered_map<std::uint64_t, CachedEstimator> cache_;
 };
 
 }  // namespace sia::sim
