@@ -4,7 +4,8 @@
 #    checks the exact exit status and regular expressions on stdout and stderr.
 
 if(CMAKE_SCRIPT_MODE_FILE)
-  # -DPROG=... -DARGS="a|b" [-DSTDIN=file] -DEXPECT_RC=n [-DSTDOUT_REGEX=...] [-DSTDERR_REGEX=...]
+  # -DPROG=... -DARGS="a|b" [-DSTDIN=file] -DEXPECT_RC=n [-DSTDOUT_REGEX=...] [-DSTDOUT_NOT_REGEX=...]
+  # [-DSTDERR_REGEX=...] [-DSTDOUT_EMPTY=1]
   string(REPLACE "|" ";" ARGS "${ARGS}")
   set(_stdin_args)
   if(DEFINED STDIN)
@@ -21,6 +22,9 @@ if(CMAKE_SCRIPT_MODE_FILE)
   if(DEFINED STDERR_REGEX AND NOT err MATCHES "${STDERR_REGEX}")
     message(FATAL_ERROR "stderr does not match '${STDERR_REGEX}'\nstdout:\n${out}\nstderr:\n${err}")
   endif()
+  if(DEFINED STDOUT_NOT_REGEX AND out MATCHES "${STDOUT_NOT_REGEX}")
+    message(FATAL_ERROR "stdout matches '${STDOUT_NOT_REGEX}'\nstdout:\n${out}")
+  endif()
   if(DEFINED STDOUT_EMPTY AND NOT out STREQUAL "")
     message(FATAL_ERROR "stdout should be empty\nstdout:\n${out}")
   endif()
@@ -32,9 +36,10 @@ if(NOT TARGET sia_allocate)
 endif()
 
 set(_sia_allocate_data ${PROJECT_SOURCE_DIR}/tests/data/allocate)
-# sia_allocate_test(<name> RC <n> [ARGS ...] [STDIN file] [STDOUT regex] [STDERR regex] [STDOUT_EMPTY])
+# sia_allocate_test(<name> RC <n> [ARGS ...] [STDIN file] [STDOUT regex] [STDOUT_NOT regex] [STDERR regex]
+#                   [STDOUT_EMPTY])
 function(sia_allocate_test name)
-  cmake_parse_arguments(T "STDOUT_EMPTY" "RC;STDIN;STDOUT;STDERR" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "STDOUT_EMPTY" "RC;STDIN;STDOUT;STDOUT_NOT;STDERR" "ARGS" ${ARGN})
   string(REPLACE ";" "|" _args "${T_ARGS}")  # a list would be split into separate arguments
   set(defs -DPROG=$<TARGET_FILE:sia_allocate> "-DARGS=${_args}" -DEXPECT_RC=${T_RC})
   if(T_STDIN)
@@ -42,6 +47,9 @@ function(sia_allocate_test name)
   endif()
   if(T_STDOUT)
     list(APPEND defs "-DSTDOUT_REGEX=${T_STDOUT}")
+  endif()
+  if(T_STDOUT_NOT)
+    list(APPEND defs "-DSTDOUT_NOT_REGEX=${T_STDOUT_NOT}")
   endif()
   if(T_STDERR)
     list(APPEND defs "-DSTDERR_REGEX=${T_STDERR}")
@@ -73,7 +81,7 @@ foreach(_backend cbc glpk)
 endforeach()
 # Node names, a failed node and current placements: placements are printed with node names.
 sia_allocate_test(sia_allocate.placement RC 0 ARGS ${_sia_allocate_data}/placement.json --pretty
-                  STDOUT "\"job\": \"running\",[^}]*\"gpu_type\": \"B\"")
+                  STDOUT "\"job\": \"running\",[^}]*\"gpu_type\": \"B\",[^}]*\"placement\": \\[[^]]*\"node\": \"b-0\"")
 # Rejected requests: exit 2, the field on stderr, nothing on stdout.
 sia_allocate_test(sia_allocate.reject.bad_value RC 2 ARGS ${_sia_allocate_data}/bad_goodput_value.json STDOUT_EMPTY
                   STDERR "bad_goodput_value.json: jobs\\[1\\]\\.goodput\\[3\\]\\.value: must be finite and >= 0, got -1")
@@ -89,3 +97,6 @@ sia_allocate_test(sia_allocate.version RC 0 ARGS --version STDOUT "sia_allocate 
 # Goodput models (issue 3): allocations carry the chosen batch size.
 sia_allocate_test(sia_allocate.model RC 0 ARGS ${_sia_allocate_data}/model.json
                   STDOUT "\"job\":\"bert\",[^}]*\"batch_size\":256")
+# Failed nodes: a job whose configuration is gone waits again; nothing is placed on the failed node.
+sia_allocate_test(sia_allocate.failed_node RC 0 ARGS ${_sia_allocate_data}/failed_node.json
+                  STDOUT "\"job\":\"distributed\",\"gpu_type\":\"[AB]\"" STDOUT_NOT "A/1")

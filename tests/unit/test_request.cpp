@@ -626,3 +626,17 @@ TEST_CASE("request.parse.model") {
   j["jobs"][0]["model"] = 3;
   CHECK_REJECTS(j, "jobs[0].model: must be an object");
 }
+
+TEST_CASE("request.parse.lost_allocation") {
+  // A 2-node job one of whose nodes is down has lost its configuration: it waits like a new job
+  // (and, being non-preemptible, must get GPUs again) instead of the request being rejected.
+  const sia::Request r = sia::parse_request(data("failed_node.json"), "failed_node.json");
+  CHECK_FALSE(r.jobs.at(0).current().has_value());
+  CHECK_FALSE(r.jobs.at(0).preemptible());
+  REQUIRE(r.jobs.at(1).current().has_value());  // on a healthy node: kept
+  CHECK(r.jobs.at(1).current()->placement.at(0).gpu_ids == std::vector<int>{3});
+  // Without the failure, the configuration exists and the job keeps it.
+  json j = json::parse(data("failed_node.json"));
+  j["cluster"].erase("down");
+  CHECK(sia::parse_request(j.dump(), "").jobs.at(0).current().has_value());
+}

@@ -183,3 +183,13 @@ TEST_CASE("request.round.model") {
   }
   CHECK(saw_batch);
 }
+
+TEST_CASE("request.round.failed_node") {
+  const sia::Request req = load("failed_node.json");
+  const sia::RoundResult r = sia::run_round(req.cluster, req.jobs, req.options);
+  REQUIRE(sia::exit_code(r.status) == 0);
+  const json d = json::parse(sia::decision_to_json(req, r));
+  REQUIRE(d["allocations"].size() == 2);  // the non-preemptible job got GPUs again
+  for (const json& a : d["allocations"])
+    for (const json& s : a.value("placement", json::array())) CHECK(s["node"] != "A/1");
+}
