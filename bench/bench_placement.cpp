@@ -5,7 +5,9 @@
 //  - BM_place_previous: the previous round's placement as current; 70 % of the jobs keep their
 //    configuration, 15 % change it, 15 % finish, new jobs take the room (a steady-state round);
 //  - BM_place_scattered: the same with previous placements scattered at random (fragmented
-//    cluster: evictions happen).
+//    cluster: evictions happen);
+//  - BM_place_all_changed: every job changes its configuration (all are re-placed, preferring
+//    their old nodes: the largest stability matchings).
 // Run: sia_bench --benchmark_filter=place --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
 #include <sia/configuration_set.hpp>
 #include <sia/placement.hpp>
@@ -86,7 +88,7 @@ Workload empty_round(int scale) {
 
 /// A steady-state round: previous placements (made by the Placer, or scattered at random), some
 /// jobs unchanged, some changed, some gone, new ones.
-Workload next_round(int scale, bool scattered) {
+Workload next_round(int scale, bool scattered, double keep = 0.70, double change = 0.15) {
   Workload w = empty_round(scale);
   std::mt19937_64 g(7);
   const PlacementResult prev = place(w.cluster, w.requests);
@@ -136,9 +138,9 @@ Workload next_round(int scale, bool scattered) {
   std::uniform_real_distribution<double> u(0, 1);
   for (auto& r : w.requests) {
     const double x = u(g);
-    if (x < 0.70) {
+    if (x < keep) {
       if (rows.take(*r.config)) next.push_back(r);
-    } else if (x < 0.85) {
+    } else if (x < keep + change) {
       const Config c = random_config(g, set, 3);
       if (rows.take(c)) {
         r.config = c;
@@ -194,8 +196,21 @@ void BM_place_scattered(benchmark::State& state) {
   report(state, w, res);
 }
 
+void BM_place_all_changed(benchmark::State& state) {
+  // Worst case for the stability matching: every job changes its configuration and still
+  // prefers its old nodes.
+  const Workload w = next_round(static_cast<int>(state.range(0)), false, 0.0, 1.0);
+  PlacementResult res;
+  for (auto _ : state) {
+    res = place(w.cluster, w.requests);
+    benchmark::DoNotOptimize(res);
+  }
+  report(state, w, res);
+}
+
 }  // namespace
 
 BENCHMARK(BM_place_empty)->Arg(32)->Arg(256)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_place_previous)->Arg(32)->Arg(256)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_place_scattered)->Arg(32)->Arg(256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_place_all_changed)->Arg(32)->Arg(256)->Unit(benchmark::kMillisecond);
