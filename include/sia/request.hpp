@@ -59,14 +59,16 @@ struct RequestLimits {
  * Fields: `status`, `objective`, `best_bound`, `backend`, `solve_ms`, `allocations` (job,
  * gpu_type, nodes, gpus; `batch_size`/`local_batch`/`accumulation_steps` when the round chose a
  * batch size; `placement` [{node, gpus, gpu_ids}] when it computed one), `unallocated`, and, when
- * non-empty, `prices`, `unmet`, `evicted`, `message`. Numbers are printed so that they read back
- * as the same double.
+ * non-empty, `prices`, `unmet`, `evicted`, `fallback` (true when the allocation is the greedy
+ * fallback because the backend produced none) and `message`. Numbers are printed so that they read
+ * back as the same double; NaN or infinite values (an unknown bound) print as null.
  *
  * @param pretty  indent with two spaces instead of printing one line
  */
 [[nodiscard]] std::string decision_to_json(const Request& request, const RoundResult& result, bool pretty = false);
 
-/// @brief Exit status of `sia_allocate` for a round status: 0 optimal/feasible, 3 otherwise.
+/// @brief Exit status of `sia_allocate` for a round status: 0 optimal/feasible, 3 otherwise
+/// (`error`: the backend failed; `infeasible`: non-preemptible jobs' demand cannot be met).
 [[nodiscard]] int exit_code(RoundStatus status) noexcept;
 
 }  // namespace sia

@@ -100,3 +100,15 @@ sia_allocate_test(sia_allocate.model RC 0 ARGS ${_sia_allocate_data}/model.json
 # Failed nodes: a job whose configuration is gone waits again; nothing is placed on the failed node.
 sia_allocate_test(sia_allocate.failed_node RC 0 ARGS ${_sia_allocate_data}/failed_node.json
                   STDOUT "\"job\":\"distributed\",\"gpu_type\":\"[AB]\"" STDOUT_NOT "A/1")
+# A non-preemptible job that cannot get GPUs: exit 3, the decision is still printed.
+sia_allocate_test(sia_allocate.infeasible RC 3 ARGS ${_sia_allocate_data}/infeasible.json
+                  STDOUT "\"status\":\"infeasible\".*\"unmet\":\\[\"must-run\"\\]" STDERR "round status infeasible")
+# No time to solve: the greedy fallback allocation is valid (status feasible, exit 0) and says so.
+sia_allocate_test(sia_allocate.time_limit_zero RC 0 ARGS ${_sia_allocate_data}/model.json --time-limit-ms 0
+                  STDOUT "\"status\":\"(optimal|feasible)\"")
+# The example requests of examples/requests/ stay valid.
+file(GLOB _sia_example_requests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/requests/*.json)
+foreach(_request ${_sia_example_requests})
+  get_filename_component(_name ${_request} NAME_WE)
+  sia_allocate_test(sia_allocate.example.${_name} RC 0 ARGS ${_request} STDOUT "^\\{\"status\":\"optimal\"")
+endforeach()

@@ -533,6 +533,7 @@ TEST_CASE("request.decision.print") {
   res.prices = {0.5, 1.25};
   res.evicted = {"was-on-failed-node"};
   res.message = "note";
+  res.fallback = true;
 
   const std::string out = sia::decision_to_json(req, res);
   CHECK(out.find('\n') == std::string::npos);
@@ -564,6 +565,7 @@ TEST_CASE("request.decision.print") {
   CHECK(d["prices"] == json::parse(R"({"A": 0.5, "B": 1.25})"));
   CHECK(d["evicted"] == json::parse(R"(["was-on-failed-node"])"));
   CHECK(d["message"] == "note");
+  CHECK(d["fallback"] == true);
   CHECK_FALSE(d.contains("unmet"));
 
   // Pretty printing is the same document.
@@ -581,6 +583,7 @@ TEST_CASE("request.decision.print") {
   CHECK_FALSE(b.contains("prices"));
   CHECK_FALSE(b.contains("evicted"));
   CHECK_FALSE(b.contains("message"));
+  CHECK_FALSE(b.contains("fallback"));
   CHECK(b["allocations"][0]["gpus"] == 3);
   CHECK(b["allocations"][0]["config_gpus"] == 4);
   CHECK_FALSE(b["allocations"][0].contains("placement"));
