@@ -116,13 +116,38 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const Config& c) const no
     return GoodputFunction{*y->seed, grad_, init_batch_}.optimize(n, g, lim);
   }
   if (mode_ == BootstrapMode::paper) {
+    // Eq. 1 in step times, T_Y^seed(1,1) * T_X(N,G) / T_X(1,1), with the network terms (constant
+    // for this configuration) and X's compute power (shared by both X terms) hoisted.
     const PerfParams& px = *x->perf;
     const PerfParams& py = *y->seed;
-    const std::optional<GradParams>& gp = grad_;
-    const double init = init_batch_;
+    const double gx = px.gamma;
+    const double gy = py.gamma;
+    const double nx1 = network_time(px, 1, 1);
+    const double nxn = network_time(px, n, g);
+    const double tnx1 = std::pow(nx1, gx);
+    const double tnxn = std::pow(nxn, gx);
+    const double tny1 = std::pow(network_time(py, 1, 1), gy);
     return optimize_batch(
-        g, init_batch_, lim, [&](double b, int s) { return bootstrap_step_time(px, py, n, g, b, s); },
-        [&](double global) { return gp ? efficiency(*gp, global, init) : 1.0; });
+        g, init_batch_, lim,
+        [&](double b, int s) {
+          const double ax = px.alpha_c + px.beta_c * b;
+          const double ay = py.alpha_c + py.beta_c * b;
+          const double axg = std::pow(ax, gx);
+          const double tx1 = s * ax + std::pow(axg + tnx1, 1.0 / gx);
+          const double txn = s * ax + std::pow(axg + tnxn, 1.0 / gx);
+          const double ty1 = s * ay + std::pow(std::pow(ay, gy) + tny1, 1.0 / gy);
+          return ty1 * txn / tx1;
+        },
+        efficiency_fn(grad_, init_batch_),
+        // power means lie between the max and the sum of their terms (gamma >= 1)
+        [&](double b, int s) {
+          const double ax = px.alpha_c + px.beta_c * b;
+          const double ay = py.alpha_c + py.beta_c * b;
+          const double ty1 = (s + 1) * ay;
+          const double txn = s * ax + std::max(ax, nxn);
+          const double tx1 = (s + 1) * ax + nx1;
+          return ty1 * txn / tx1;
+        });
   }
   // BootstrapMode::reference: the known type's curve on its own topology and limits, scaled.
   const double ry = xput1(*y);

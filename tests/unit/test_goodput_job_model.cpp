@@ -79,6 +79,17 @@ TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
       CHECK(gy.batch.global_batch == gx.batch.global_batch);
     }
   }
+  // The job model's (pruned, hoisted) Eq. 1 optimisation equals the plain one over bootstrap_step_time.
+  for (int g : {2, 8, 32}) {
+    const int n = g <= 4 ? 1 : g / 4;
+    const sia::PerfParams py = *m.type("y")->seed;
+    const sia::GoodputChoice plain = sia::optimize_batch(
+        g, 32, m.limits(*m.type("y")), [&](double b, int s) { return sia::bootstrap_step_time(kKnown, py, n, g, b, s); },
+        [&](double gl) { return sia::efficiency(sia::GradParams{0.5, 20.0}, gl, 32); });
+    const sia::GoodputChoice got = m.evaluate(y, sia::Config{0, n, g});
+    CHECK(got.goodput == doctest::Approx(plain.goodput).epsilon(1e-12));
+    CHECK(got.batch.global_batch == plain.batch.global_batch);
+  }
   // Without a known type, Y's seed alone predicts linear scaling ("assume throughput doubles").
   sia::JobModel only_seed = sia::JobModel().init_batch_size(32).max_batch_size(32).kind(sia::JobKind::strong_scaling);
   only_seed.add_type(seed_type("y", 1.0));

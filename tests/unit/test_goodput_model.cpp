@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 namespace {
@@ -150,4 +151,28 @@ TEST_CASE("goodput.optimize.fixed_batch_and_limits") {
   CHECK(f.optimize(0, 1, sia::BatchLimits{256}).goodput == 0.0);
   CHECK_THROWS_AS(sia::validate(sia::BatchLimits{256, 64, 32}), sia::InvalidArgument);
   CHECK_THROWS_AS(sia::validate(sia::BatchLimits{std::numeric_limits<double>::quiet_NaN()}), sia::InvalidArgument);
+}
+
+TEST_CASE("goodput.optimize.pruning_keeps_the_argmax") {
+  // The bound-based pruning must return exactly what evaluating every candidate returns.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 300; ++trial) {
+    const sia::PerfParams p{0.001 + 0.3 * u(rng), 1e-5 + 0.02 * u(rng), 1e-8 + 0.5 * u(rng), 1e-8 + 0.02 * u(rng),
+                            1e-8 + 0.2 * u(rng),  1e-8 + 0.02 * u(rng), 1.0 + 3.0 * u(rng)};
+    const double init = std::floor(8 + 200 * u(rng));
+    const sia::GoodputFunction f{p, sia::GradParams{u(rng), 50 * u(rng)}, init};
+    const int min_local = 1 + static_cast<int>(16 * u(rng));
+    const sia::BatchLimits lim{init * (1 + 60 * u(rng)), min_local, min_local + static_cast<int>(500 * u(rng))};
+    const int r = 1 << static_cast<int>(7 * u(rng));
+    const int n = r <= 4 ? 1 : r / 4;
+    const sia::GoodputChoice fast = f.optimize(n, r, lim);
+    const sia::GoodputChoice all = sia::optimize_batch(
+        r, init, lim, [&](double b, int s) { return sia::step_time(p, n, r, b, s); },
+        [&](double g) { return f.efficiency(g); });
+    CAPTURE(trial);
+    CHECK(fast.goodput == doctest::Approx(all.goodput).epsilon(1e-12));
+    CHECK(fast.batch.global_batch == all.batch.global_batch);
+    CHECK(fast.batch.accumulation_steps == all.batch.accumulation_steps);
+  }
 }

@@ -94,6 +94,46 @@ struct GoodputFunction {
 };
 
 /**
+ * @brief A fast statistical-efficiency functor of the global batch, equal to
+ * sia::efficiency(g, batch, init) (1 without statistics): efficiency = (var + sqr) /
+ * (var + sqr * batch / init), one division per call, with the same gain-1 fallback.
+ */
+class EfficiencyFn {
+ public:
+  EfficiencyFn(const std::optional<GradParams>& g, double init) noexcept : init_(init) {
+    if (g && std::isfinite(g->sqr) && std::isfinite(g->var)) {
+      known_ = true;
+      var_ = g->var;
+      sqr_over_init_ = g->sqr / init;
+      num_ = g->var + g->sqr;
+    }
+  }
+  [[nodiscard]] double operator()(double batch) const noexcept {
+    if (!known_) return 1.0;
+    const double denom = var_ + sqr_over_init_ * batch;  // = scale * (var / scale + sqr)
+    if (!(denom > 0.0)) return init_ / batch;              // gain 1 (reference fallback)
+    return num_ / denom;
+  }
+
+ private:
+  bool known_ = false;
+  double init_ = 1.0;
+  double var_ = 0.0;
+  double sqr_over_init_ = 0.0;
+  double num_ = 0.0;
+};
+
+/// @brief EfficiencyFn for statistics `g` at initial batch `init`.
+[[nodiscard]] inline EfficiencyFn efficiency_fn(const std::optional<GradParams>& g, double init) noexcept {
+  return EfficiencyFn(g, init);
+}
+
+/// @brief "No lower bound" on the step time: optimize_batch evaluates every candidate.
+struct NoStepTimeBound {
+  [[nodiscard]] double operator()(double, int) const noexcept { return 0.0; }
+};
+
+/**
  * @brief Batch-size optimisation over any step-time model.
  *
  * `step_time(atomic, s)` returns the seconds of one optimiser step of `replicas` replicas with
@@ -108,10 +148,14 @@ struct GoodputFunction {
  * The first best candidate wins. Deviation: when max(init, min_local*R) > max_batch no batch
  * satisfies the limits and the result is goodput 0 (the reference would evaluate the
  * out-of-range batch min_local*R). Consecutive candidates with the same split are evaluated once.
+ *
+ * Optional `lower_bound(atomic, s)`: a cheap lower bound on step_time (0 = none). Candidates whose
+ * resulting goodput bound cannot beat the best one found are skipped, without changing the result.
  */
-template <class StepTime, class Efficiency>
+template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
 [[nodiscard]] GoodputChoice optimize_batch(int replicas, double init_batch_size, const BatchLimits& lim,
-                                           StepTime&& step_time, Efficiency&& efficiency) noexcept {
+                                           StepTime&& step_time, Efficiency&& efficiency,
+                                           LowerBound&& lower_bound = LowerBound{}) noexcept {
   GoodputChoice best;
   if (replicas < 1 || !(init_batch_size > 0.0)) return best;
   const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
@@ -124,12 +168,47 @@ template <class StepTime, class Efficiency>
     if (min_batch > max_batch * (1.0 + 1e-12)) return best;
   }
   const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
-  const double log_lo = std::log(min_batch);
-  const double step = n > 1 ? (std::log(max_batch) - log_lo) / (n - 1) : 0.0;
+  // Geometric candidates by a running product (one pow instead of one exp per candidate); the
+  // last one is set exactly to max_batch like numpy.geomspace.
+  const double ratio = n > 1 ? std::pow(max_batch / min_batch, 1.0 / (n - 1)) : 1.0;
+
+  // Pass 1: the valid, distinct splits with an upper bound on their goodput (from the cheap
+  // step-time lower bound). Pass 2 evaluates the most promising split exactly, then only the
+  // splits whose bound can still beat it — same argmax (first best index) as evaluating all.
+  struct Candidate {
+    double atomic;
+    int s;
+    double global;
+    double eff;
+    double bound;
+  };
+  constexpr int kMaxBuffered = 128;
+  Candidate cand[kMaxBuffered];
+  const bool buffered = n <= kMaxBuffered;
+  int m = 0;
+  int best_index = -1;
+  auto consider = [&](const Candidate& c, int index) {
+    const double t = step_time(c.atomic, c.s);
+    if (!(t > 0.0) || !std::isfinite(t)) return;
+    const double xput = c.global / t;
+    const double g = xput * c.eff;
+    if (!std::isfinite(g) || !(g > 0.0)) return;
+    if (g > best.goodput || (g == best.goodput && index < best_index)) {
+      best.goodput = g;
+      best.throughput = xput;
+      best.efficiency = c.eff;
+      best.batch.global_batch = static_cast<long long>(c.global);
+      best.batch.local_batch = static_cast<int>(c.atomic);
+      best.batch.accumulation_steps = c.s;
+      best_index = index;
+    }
+  };
   long long last_atomic = -1;
   long long last_s = -1;
+  double next = min_batch;
   for (int k = 0; k < n; ++k) {
-    const double batch = k == 0 ? min_batch : (k == n - 1 ? max_batch : std::exp(log_lo + step * k));
+    const double batch = k == n - 1 ? max_batch : next;
+    next *= ratio;
     const double local = batch / r;
     long long s = 0;
     if (lim.accumulation) {
@@ -143,20 +222,30 @@ template <class StepTime, class Efficiency>
     last_s = s;
     if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
     if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
-    const double t = step_time(static_cast<double>(atomic), static_cast<int>(s));
-    if (!(t > 0.0) || !std::isfinite(t)) continue;
-    const double global = r * static_cast<double>(atomic) * static_cast<double>(s + 1);
-    const double xput = global / t;
-    const double eff = efficiency(global);
-    const double g = xput * eff;
-    if (std::isfinite(g) && g > best.goodput) {
-      best.goodput = g;
-      best.throughput = xput;
-      best.efficiency = eff;
-      best.batch.global_batch = static_cast<long long>(global);
-      best.batch.local_batch = static_cast<int>(atomic);
-      best.batch.accumulation_steps = static_cast<int>(s);
+    Candidate c;
+    c.atomic = static_cast<double>(atomic);
+    c.s = static_cast<int>(s);
+    c.global = r * c.atomic * static_cast<double>(s + 1);
+    c.eff = efficiency(c.global);
+    if (!buffered) {
+      consider(c, k);
+      continue;
     }
+    const double lb = lower_bound(c.atomic, c.s);
+    c.bound = lb > 0.0 ? c.global * c.eff / lb : HUGE_VAL;
+    if (!(c.bound >= 0.0)) c.bound = HUGE_VAL;  // NaN bound: evaluate
+    cand[m++] = c;
+  }
+  if (!buffered || m == 0) return best;
+  int first = 0;
+  for (int i = 1; i < m; ++i)
+    if (cand[i].bound > cand[first].bound) first = i;
+  consider(cand[first], first);
+  for (int i = 0; i < m; ++i) {
+    if (i == first) continue;
+    // 1e-12 slack: the exact goodput may exceed a tight bound by rounding.
+    if (cand[i].bound * (1.0 + 1e-12) < best.goodput) continue;
+    consider(cand[i], i);
   }
   return best;
 }
@@ -176,7 +265,12 @@ inline GoodputChoice GoodputFunction::optimize(int nodes, int replicas, const Ba
         const double to = linear ? ta + tn : std::pow(std::pow(ta, p.gamma) + tn_pow, inv_gamma);
         return static_cast<double>(s) * ta + to;
       },
-      [this](double global) { return efficiency(global); });
+      efficiency_fn(grad, init_batch_size),
+      // (ta^g + tn^g)^(1/g) >= max(ta, tn) for g >= 1
+      [&](double b, int s) {
+        const double ta = p.alpha_c + p.beta_c * b;
+        return static_cast<double>(s) * ta + std::max(ta, tn);
+      });
 }
 
 }  // namespace sia

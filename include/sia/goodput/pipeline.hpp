@@ -101,7 +101,7 @@ struct PipelineGoodputFunction {
       if (global > max_batch * (1.0 + 1e-12)) break;
       if (!lim.tune && std::abs(global - max_batch) > 0.5) continue;
       const double xput = pipeline_throughput(params, nodes, d, m);
-      const double eff = grad ? efficiency(*grad, global, init_batch_size) : 1.0;
+      const double eff = efficiency_fn(grad, init_batch_size)(global);
       const double g = xput * eff;
       if (std::isfinite(g) && g > best.goodput) {
         best.goodput = g;
