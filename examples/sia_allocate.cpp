@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
       request.options.backend = *backend;
     }
     if (time_limit_ms) request.options.time_limit = std::chrono::milliseconds(*time_limit_ms);
-  } catch (const sia::InvalidArgument& e) {
+  } catch (const std::exception& e) {  // InvalidArgument naming the field; anything else while reading
     std::cerr << "sia_allocate: " << e.what() << '\n';
     return exit_rejected;
   }

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <ios>
+#include <system_error>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -596,17 +598,30 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
   return req;
 }
 
-Request load_request(const std::filesystem::path& file) {
-  if (file == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    if (std::cin.bad()) throw InvalidArgument("<stdin>: cannot read the request");
-    return parse_request(text, "<stdin>");
+namespace {
+
+// Whole stream as a string; read errors (libstdc++ throws from istreambuf_iterator, e.g. for a
+// directory) become InvalidArgument naming the source.
+std::string read_all(std::istream& in, const std::string& source) {
+  try {
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) throw InvalidArgument(source + ": cannot read the request");
+    return text;
+  } catch (const std::ios_base::failure& e) {
+    throw InvalidArgument(source + ": cannot read the request: " + e.what());
   }
+}
+
+}  // namespace
+
+Request load_request(const std::filesystem::path& file) {
+  if (file == "-") return parse_request(read_all(std::cin, "<stdin>"), "<stdin>");
+  const std::string source = file.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw InvalidArgument(source + ": cannot read the request: is a directory");
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InvalidArgument(file.string() + ": cannot open the request: " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InvalidArgument(file.string() + ": cannot read the request: " + std::strerror(errno));
-  return parse_request(text, file.string());
+  if (!in) throw InvalidArgument(source + ": cannot open the request: " + std::strerror(errno));
+  return parse_request(read_all(in, source), source);
 }
 
 std::string decision_to_json(const Request& request, const RoundResult& result, bool pretty) {

@@ -506,6 +506,12 @@ TEST_CASE("request.load") {
   } catch (const sia::InvalidArgument& e) {
     CHECK(std::string(e.what()).find("/nonexistent/request.json: cannot open the request") != std::string::npos);
   }
+  try {
+    (void)sia::load_request(SIA_SOURCE_DIR "/tests/data/allocate");
+    FAIL("no exception");
+  } catch (const sia::InvalidArgument& e) {
+    CHECK(std::string(e.what()).find("cannot read the request") != std::string::npos);
+  }
 }
 
 TEST_CASE("request.decision.print") {
