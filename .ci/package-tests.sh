@@ -79,7 +79,7 @@ build_and_install() {  # <build-dir> <prefix> <cmake args...>
 static_prefix="$work/prefix-static"
 shared_prefix="$work/prefix-shared"
 if [[ -n ${SIA_PACKAGE_STATIC_BUILD:-} ]]; then
-  check install.static bash -c "rm -rf '$static_prefix' && grep -q 'SIA_WITH_GLPK:STRING=ON' '$SIA_PACKAGE_STATIC_BUILD/CMakeCache.txt' && ! grep -q 'BUILD_SHARED_LIBS:BOOL=ON' '$SIA_PACKAGE_STATIC_BUILD/CMakeCache.txt' && cmake --build '$SIA_PACKAGE_STATIC_BUILD' -j$jobs --target sia && cmake --install '$SIA_PACKAGE_STATIC_BUILD' --prefix '$static_prefix'"
+  check install.static bash -c "rm -rf '$static_prefix' && grep -q 'SIA_WITH_GLPK:STRING=ON' '$SIA_PACKAGE_STATIC_BUILD/CMakeCache.txt' && ! grep -q 'BUILD_SHARED_LIBS:BOOL=ON' '$SIA_PACKAGE_STATIC_BUILD/CMakeCache.txt' && cmake --build '$SIA_PACKAGE_STATIC_BUILD' -j$jobs && cmake --install '$SIA_PACKAGE_STATIC_BUILD' --prefix '$static_prefix'"
 else
   check install.static build_and_install "$work/build-static" "$static_prefix" \
     -DBUILD_SHARED_LIBS=OFF -DSIA_WITH_CBC=ON -DSIA_WITH_GLPK=ON
