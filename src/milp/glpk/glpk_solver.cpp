@@ -1,4 +1,17 @@
-// The GLPK backend (glp_simplex for the LP-relaxation duals, then glp_intopt with presolve).
+// The GLPK backend: glp_simplex on the LP relaxation (duals, early infeasible/unbounded), then
+// glp_intopt from that optimal basis.
+//
+// The MIP presolver (iocp.presolve) is OFF by default, deliberately (kUseMipPresolve):
+// * GLPK 5.0's MIP preprocessor was caught returning "INTEGER OPTIMAL SOLUTION FOUND BY MIP
+//   PREPROCESSOR" with a solution violating a row, and failing with an API error
+//   ("glp_add_cols: ncs = 0") when it removes every column (both found by the brute-force
+//   conformance test);
+// * on round ILPs dumped from the benchmark scenarios it was slower more often than not
+//   (Release, 15 s limit, gap 1e-4: 160 jobs optimal in 4.2 s without vs not proven in 10 s with;
+//   640 jobs optimal in 8.9 s without vs not proven in 15 s with; 80 jobs 0.14 s without vs
+//   0.08 s with; 50/200 jobs equal).
+// With kUseMipPresolve = true the code still verifies every presolved answer and retries without
+// the presolver (see solve_with_glpk), so both settings are safe.
 //
 // Pitfalls handled here (see ../shared/docs/dependencies.md §3 GLPK):
 // * Debian's GLPK 5.0 keeps its environment in thread-local storage: terminal output, hooks and
@@ -41,6 +54,8 @@
 
 namespace sia::detail {
 namespace {
+
+constexpr bool kUseMipPresolve = false;
 
 // --- per-thread GLPK environment -----------------------------------------------------------------
 
@@ -119,8 +134,8 @@ struct GlpkJob {
   bool mip_run = false;
   double bound = std::nan("");
   long long nodes = 0;
-  // glp_intopt's MIP presolver; off only for the retry after a GLPK error (see solve_with_glpk)
-  bool mip_presolve = true;
+  // glp_intopt's MIP presolver (see the file comment); always off for the retries
+  bool mip_presolve = kUseMipPresolve;
   // test hook: misuse the API on purpose to exercise the error hook
   bool provoke_error = false;
 
@@ -199,7 +214,7 @@ void run_glpk(GlpkJob& job, glp_prob* p) {
     smcp.tm_lim = remaining_ms(job);
     job.lp_rc = glp_simplex(p, &smcp);
     job.lp_status = glp_get_status(p);
-    if (job.lp_rc == 0 && job.lp_status == GLP_OPT) {
+    if (job.lp_rc == 0 && job.lp_status == GLP_OPT && job.params->lp_duals) {
       // GLPK's row dual is d(objective)/d(row activity bound) in the problem's own direction.
       for (int i = 0; i < rows; ++i) job.duals[i] = glp_get_row_dual(p, i + 1);
       job.duals_ok = true;
