@@ -18,7 +18,10 @@
 //   added, plus cut generators. CglClique is added with its stdout reports switched off (it prints
 //   directly to stdout otherwise, bypassing the message handler).
 // * All output is silenced on both message handlers (CbcModel copies the solver and with it the
-//   handler settings at copy time).
+//   handler settings at copy time), and on the CLP models behind them.
+// * Time limit: wall clock (setUseElapsedTime) for branch and bound, cuts and heuristics; the
+//   first LP relaxation (solved before CbcModel for the duals) is not limited. Sia's round LPs
+//   solve in milliseconds; a gigantic LP could overrun the limit by its own solve time.
 #include <sia/error.hpp>
 #include <sia/milp/solver.hpp>
 
