@@ -139,12 +139,16 @@ inline double utility_of(double v, double p, bool round, Eigen::Index i, Eigen::
                          std::span<const std::string> job_ids) {
   double x = std::pow(v, p);
   if (p < 0.0 && !(x <= max_negative_p_utility)) x = max_negative_p_utility;
-  if (!std::isfinite(x))
-    throw InvalidArgument(
-        (static_cast<std::size_t>(i) < job_ids.size() ? "job '" + job_ids[static_cast<std::size_t>(i)] + "'"
-                                                      : "job row " + std::to_string(i)) +
-        ": utility on configuration column " + std::to_string(j) + " overflows: normalised goodput " +
-        std::to_string(v) + " to the power p = " + std::to_string(p) + " is not finite");
+  if (!std::isfinite(x)) {
+    std::ostringstream msg;
+    if (static_cast<std::size_t>(i) < job_ids.size())
+      msg << "job '" << job_ids[static_cast<std::size_t>(i)] << "'";
+    else
+      msg << "job row " << i;
+    msg << ": utility on configuration column " << j << " overflows: normalised goodput " << v
+        << " to the power p = " << p << " is not finite";
+    throw InvalidArgument(msg.str());
+  }
   return round ? round_2_decimals(x) : x;
 }
 }  // namespace detail

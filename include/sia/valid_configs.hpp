@@ -81,22 +81,25 @@ struct ValidConfig {
   const int hi = effective_max_gpus(l);
   if (hi < lo) return out;
   const int p = std::max(1, l.pipeline_size);
-  if (l.kind == JobKind::rigid) {
-    // configs are grouped by type and ascending in GPUs within a type.
-    int last_type = -1;
-    for (std::size_t k = 0; k < set.configs.size(); ++k) {
-      const Config& c = set.configs[k];
-      if (c.type == last_type || c.gpus < lo) continue;
-      last_type = c.type;
-      out.push_back(ValidConfig{static_cast<int>(k), lo});
+  // configs are grouped by type (types ascending) and strictly ascending in GPUs within a type:
+  // binary-search each type's block instead of scanning the thousands of shapes of a large
+  // cluster for every job.
+  const auto& cs = set.configs;
+  auto block_begin = cs.begin();
+  while (block_begin != cs.end()) {
+    const int type = block_begin->type;
+    const auto block_end =
+        std::upper_bound(block_begin, cs.end(), type, [](int t, const Config& c) { return t < c.type; });
+    auto it = std::lower_bound(block_begin, block_end, lo, [](const Config& c, int g) { return c.gpus < g; });
+    if (l.kind == JobKind::rigid) {
+      // The shape of the count, or the footprint: the smallest shape with at least that many.
+      if (it != block_end) out.push_back(ValidConfig{static_cast<int>(it - cs.begin()), lo});
+    } else {
+      for (; it != block_end && it->gpus <= hi; ++it)
+        if (l.kind != JobKind::hybrid || it->gpus % p == 0)
+          out.push_back(ValidConfig{static_cast<int>(it - cs.begin()), it->gpus});
     }
-    return out;
-  }
-  for (std::size_t k = 0; k < set.configs.size(); ++k) {
-    const Config& c = set.configs[k];
-    if (c.gpus < lo || c.gpus > hi) continue;
-    if (l.kind == JobKind::hybrid && c.gpus % p != 0) continue;
-    out.push_back(ValidConfig{static_cast<int>(k), c.gpus});
+    block_begin = block_end;
   }
   return out;
 }

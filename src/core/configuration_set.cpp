@@ -43,7 +43,14 @@ void validate_cluster(const ClusterSpec& cluster) {
   long long total = 0;
   for (std::size_t t = 0; t < ntypes; ++t) {
     const auto& g = cluster.types[t];
-    const std::string label = "GPU type " + (g.name().empty() ? "#" + std::to_string(t) : quoted(g.name()));
+    // Appended piece by piece: g++ 12 -O2 warns falsely (-Wrestrict) on `"#" + std::to_string(t)`.
+    std::string label = "GPU type ";
+    if (g.name().empty()) {
+      label += '#';
+      label += std::to_string(t);
+    } else {
+      label += quoted(g.name());
+    }
     if (g.name().empty()) throw InvalidArgument(label + ": empty name");
     if (!names.insert(g.name()).second) throw InvalidArgument(label + ": duplicate GPU type name");
     if (g.num_nodes() < 0)
