@@ -69,19 +69,18 @@ JobLimits limits_of(const JobSpec& j) {
 
 // Index of the configuration a job currently holds. Configurations of one type have distinct
 // GPU counts, so type and count identify it; a rigid job's count may instead map to its footprint.
-int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster, const JobSpec& j,
-                        const std::string& label) {
+int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster, const JobSpec& j, std::size_t i) {
   const auto& cur = *j.current();
-  int footprint = -1;
-  for (std::size_t k = 0; k < set.configs.size(); ++k) {
-    const Config& c = set.configs[k];
-    if (c.type != cur.type) continue;
-    if (c.gpus == cur.gpus) return static_cast<int>(k);
-    if (footprint < 0 && c.gpus > cur.gpus) footprint = static_cast<int>(k);
-  }
-  if (j.kind() == JobKind::rigid && cur.gpus == j.min_gpus() && footprint >= 0) return footprint;
+  // Configurations are grouped by ascending type and ascending in GPUs within a type.
+  const auto& cs = set.configs;
+  const auto first = std::lower_bound(cs.begin(), cs.end(), cur.type,
+                                      [](const Config& c, int t) { return c.type < t; });
+  const auto last = std::upper_bound(first, cs.end(), cur.type, [](int t, const Config& c) { return t < c.type; });
+  const auto it = std::lower_bound(first, last, cur.gpus, [](const Config& c, int g) { return c.gpus < g; });
+  if (it != last && it->gpus == cur.gpus) return static_cast<int>(it - cs.begin());
+  if (j.kind() == JobKind::rigid && cur.gpus == j.min_gpus() && it != last) return static_cast<int>(it - cs.begin());
   std::ostringstream msg;
-  msg << label << ": current allocation (" << cur.gpus << " GPUs of type '"
+  msg << job_label(j, i) << ": current allocation (" << cur.gpus << " GPUs of type '"
       << cluster.types[static_cast<std::size_t>(cur.type)].name()
       << "') is not a configuration of the cluster; GPU counts of that type:";
   bool any = false;
@@ -95,10 +94,10 @@ int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster,
   throw InvalidArgument(msg.str());
 }
 
-void validate_job(const JobSpec& j, const std::string& label, const ClusterSpec& cluster) {
-  if (j.id().empty()) throw InvalidArgument(label + ": empty id");
+void validate_job(const JobSpec& j, std::size_t i, const ClusterSpec& cluster) {
+  if (j.id().empty()) throw InvalidArgument(job_label(j, i) + ": empty id");
   auto field = [&](const char* name, const std::string& what) {
-    throw InvalidArgument(label + ": " + name + " " + what);
+    throw InvalidArgument(job_label(j, i) + ": " + name + " " + what);
   };
   if (j.min_gpus() < 1) field("min_gpus", "must be >= 1 (got " + std::to_string(j.min_gpus()) + ")");
   if (j.max_gpus() < j.min_gpus())
@@ -167,15 +166,14 @@ Problem build_problem(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
 
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
-    const std::string label = job_label(j, i);
-    validate_job(j, label, cluster);
-    if (!seen.insert(j.id()).second) throw InvalidArgument(label + ": duplicate job id");
+    validate_job(j, i, cluster);
+    if (!seen.insert(j.id()).second) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
     ids[i] = j.id();
     const JobLimits lim = limits_of(j);
     nmin(static_cast<Eigen::Index>(i)) = effective_min_gpus(lim);
     auto candidates = valid_configs(pb.set, lim);
     if (j.current()) {
-      pb.current[i] = find_current_config(pb.set, cluster, j, label);
+      pb.current[i] = find_current_config(pb.set, cluster, j, i);
       if (!j.preemptible()) {
         pb.pinned[i] = 1;
         // A running non-preemptible job keeps what it holds, whatever the count rules say now.
@@ -204,7 +202,7 @@ Problem build_problem(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
     }
     if (pb.pinned[i] && !(current_goodput > 0.0)) {
       const Config& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
-      throw InvalidArgument(label + ": non-preemptible and running on " + std::to_string(c.gpus) +
+      throw InvalidArgument(job_label(j, i) + ": non-preemptible and running on " + std::to_string(c.gpus) +
                             " GPUs of type '" + cluster.types[static_cast<std::size_t>(c.type)].name() +
                             "', but its goodput there is 0");
     }
@@ -269,6 +267,14 @@ Model build_model(const Problem& pb, const std::vector<char>& pinned, const std:
   const double j = static_cast<double>(pb.num_jobs());
   // p > 0: max Σ A(u+λ) − λJ;  p < 0: min Σ A(u−λ) + λJ  (product.md §2 step 4 rewritten).
   milp.obj_offset = maximize ? -pb.lambda * j : pb.lambda * j;
+  std::size_t ncols = 0;
+  for (const auto& v : pb.valid) ncols += v.size();
+  milp.obj.reserve(ncols);
+  milp.col_lower.reserve(ncols);
+  milp.col_upper.reserve(ncols);
+  milp.is_integer.reserve(ncols);
+  milp.entries.reserve(ncols * (1 + pb.set.rows.size() / std::max<std::size_t>(1, pb.set.free_gpus.size())));
+  m.cols.reserve(ncols);
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
     const auto& entries = pb.valid[i];
     const int first = milp.num_cols();
