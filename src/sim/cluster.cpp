@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/json_util.hpp"
+
 namespace sia::sim {
 
 int SimCluster::total_gpus() const noexcept {
@@ -93,12 +95,9 @@ SimCluster cluster_preset(std::string_view name, int scale) {
 SimCluster parse_cluster_json(std::string_view text, std::string_view source, int scale) {
   check_scale(scale);
   const std::string src(source);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InvalidArgument(src + ": invalid JSON: " + e.what());
-  }
+  // Strict parse shared with sia_allocate: positions in errors, overflowing numbers rejected, and a
+  // nesting-depth scan before parsing so deep input cannot exhaust the stack (found by fuzz_cluster).
+  const nlohmann::json j = detail::parse_json_strict(text, detail::JsonContext(src));
   if (!j.is_object()) throw InvalidArgument(src + ": the document must be an object");
   SimCluster c;
   c.name = src;

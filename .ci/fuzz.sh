@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan + libFuzzer) and runs each one for a bounded
+# time on a seed corpus made from the examples and, when present, ../shared/data.
+#   usage: bash .ci/fuzz.sh <source-dir> [seconds-per-target (default 60)] [build-dir]
+# Exits non-zero if any target finds a crash, leak, timeout or sanitizer report.
+set -euo pipefail
+src=$(cd "${1:-.}" && pwd)
+seconds=${2:-${SIA_FUZZ_SECONDS:-60}}
+build=${3:-$src/build-fuzz}
+shared="$src/../shared"
+flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+CXX=clang++ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIA_BUILD_FUZZ=ON \
+  -DSIA_BUILD_TESTS=OFF -DSIA_BUILD_EXAMPLES=OFF -DSIA_BUILD_BENCH=OFF -DSIA_INSTALL=OFF -DSIA_WITH_GLPK=ON \
+  -DCMAKE_CXX_FLAGS="$flags" >/dev/null
+cmake --build "$build" -j"$(nproc)"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work"/{request,workload,cluster,profiles}
+cp "$src"/tests/data/allocate/*.json "$src"/examples/requests/*.json "$work/request/" 2>/dev/null || true
+printf 'name,time,application,num_replicas,batch_size\ncifar10-0,0,cifar10,4,2048\nbert-1,30.5,bert,8,384\n' > "$work/workload/seed.csv"
+printf 'name,time,application,num_replicas,batch_size,category\nyolov3-0,0,yolov3,4,64,rigid\n' > "$work/workload/seed2.csv"
+# Inputs that once crashed a target stay in its corpus (tests/fuzz/regressions/<target>-*).
+for target in request workload cluster profiles; do
+  cp "$src"/tests/fuzz/regressions/"$target"-* "$work/$target/" 2>/dev/null || true
+done
+printf '{"name":"c","gpu_types":[{"name":"aws","nodes":2,"gpus_per_node":4}]}' > "$work/cluster/seed.json"
+if [[ -d "$shared/data/sia-artifact" ]]; then
+  cp "$shared"/data/sia-artifact/workloads/philly/workload-1.csv "$work/workload/" || true
+  i=0
+  for f in "$shared"/data/sia-artifact/profiles/cifar10/{placements-rtx,scalability-rtx,validation-128}.csv \
+           "$shared"/data/sia-artifact/seed-profiles/*.csv; do
+    [[ -f "$f" ]] || continue
+    case "$f" in
+      *placements-*) sel='\x00' ;; *scalability-*) sel='\x01' ;; *validation-*) sel='\x02' ;; *) sel='\x03' ;;
+    esac
+    { printf "$sel"; head -c 4000 "$f"; } > "$work/profiles/seed-$i.csv"
+    i=$((i + 1))
+  done
+else
+  echo "fuzz: $shared/data/sia-artifact is missing; using built-in seeds only"
+fi
+[[ -n "$(ls -A "$work/profiles")" ]] || printf '\x00placement,local_bsz,step_time,sync_time\n1,32,0.1,0.0\n' > "$work/profiles/seed.csv"
+
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+passed=0; failed=0
+for target in request workload cluster profiles; do
+  exe="$build/tests/fuzz/fuzz_$target"
+  log="$work/fuzz_$target.log"
+  mkdir -p "$work/artifacts-$target"
+  if (cd "$work/artifacts-$target" && "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=16384 -print_final_stats=1 "$work/$target" >"$log" 2>&1); then
+    runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo "?")
+    echo "PASS fuzz_$target: $runs executions in ${seconds}s, no findings"
+    passed=$((passed + 1))
+  else
+    echo "FAIL fuzz_$target:"; tail -40 "$log"
+    failed=$((failed + 1))
+  fi
+done
+echo "fuzz: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
