@@ -64,7 +64,7 @@ std::vector<std::string> split_list(const std::string& s) {
 int main(int argc, char** argv) {
   CLI::App app{"sia_simulate: trace-driven simulation of the Sia scheduler (SOSP 2023).\n"
                "Without arguments: built-in models, synthetic Philly-like workload, paper-heterogeneous cluster."};
-  std::string profiles, workload_path, cluster_name = "paper-heterogeneous", policies, out_dir, bootstrap = "profiled";
+  std::string profiles, workload_path, cluster_name = "paper-heterogeneous", policies, out_dir, bootstrap = "tie";
   std::string backend = "default", dump_catalogue;
   int scale = 1;
   double interval = 0.0, rate = 20.0, hours = 8.0;
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the synthetic workload")->capture_default_str();
   app.add_option("--rate", rate, "synthetic workload: jobs per hour")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--hours", hours, "synthetic workload: hours of arrivals")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--bootstrap", bootstrap, "first placement of a never-run job: profiled (paper) or tie (reference code)")
+  app.add_option("--bootstrap", bootstrap, "first placement of a never-run job: tie (reference code, default) or profiled (paper: 1-GPU profiles)")
       ->check(CLI::IsMember({"profiled", "tie"}))
       ->capture_default_str();
   app.add_flag("--no-projection", no_projection, "do not project unseen GPU types from a fitted one (paper Eq. 1)");
