@@ -158,7 +158,7 @@ TEST_CASE("native.exhaustive.random_small") {
   auto solver = sia::make_milp_solver("native");
   std::mt19937 rng(12345);
   int infeasible = 0, optimal = 0;
-  for (int iter = 0; iter < 600; ++iter) {
+  for (int iter = 0; iter < 400; ++iter) {
     const Instance in = random_instance(rng, iter % 5);
     const Built b = build(in, (iter / 5) % 2 == 0 ? 1.0 : 0.5);
     const auto expect = brute_force(in);
@@ -179,14 +179,14 @@ TEST_CASE("native.exhaustive.random_small") {
     if (in.sense == MilpSense::maximize) CHECK(r.best_bound >= *expect - 1e-7);
     else CHECK(r.best_bound <= *expect + 1e-7);
   }
-  CHECK(optimal > 400);
+  CHECK(optimal > 250);
   CHECK(infeasible > 0);
 }
 
 TEST_CASE("native.exhaustive.default_gap") {
   auto solver = sia::make_milp_solver("native");
   std::mt19937 rng(777);
-  for (int iter = 0; iter < 300; ++iter) {
+  for (int iter = 0; iter < 200; ++iter) {
     const Instance in = random_instance(rng, iter % 5);
     const Built b = build(in, (iter / 5) % 2 == 0 ? 1.0 : 0.5);
     const auto expect = brute_force(in);
@@ -403,6 +403,35 @@ TEST_CASE("native.agrees_with_cbc_and_glpk") {
       else CHECK(ro.objective >= rn.best_bound - 1e-9);
     }
   }
+}
+
+TEST_CASE("native.time_limit_branch_and_bound") {
+  // Fractional usages keep the DP out: a hard instance for the branch and bound must stop near the
+  // limit with a valid allocation and a bound on the right side.
+  std::mt19937 rng(5);
+  Instance in;
+  in.capacity = {37, 29, 23};
+  std::uniform_real_distribution<double> gain(1.0, 4.0), sp(0.3, 0.95);
+  for (int j = 0; j < 60; ++j) {
+    std::vector<Option> ops;
+    for (int t = 0; t < 3; ++t) {
+      const double a = gain(rng), s = sp(rng);
+      for (int g = 1; g <= 8; g *= 2) ops.push_back({t, g, std::pow(a * std::pow(g, s), 0.5) + 1.1});
+    }
+    in.jobs.push_back(ops);
+  }
+  const Built b = build(in, 0.37);
+  auto solver = sia::make_milp_solver("native");
+  MilpParams params;
+  params.relative_gap = 0.0;
+  params.time_limit = std::chrono::milliseconds(50);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = solver->solve(b.model, params);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(secs < 2.0);  // generous: sanitizers, shared machine
+  REQUIRE((r.status == MilpStatus::feasible || r.status == MilpStatus::optimal));
+  check_solution(b, r);
+  CHECK(r.best_bound >= r.objective - 1e-9);
 }
 
 TEST_CASE("native.fallback_general_model") {

@@ -59,7 +59,7 @@ class MckpSearch {
   /// `tolerance(z)`: absolute gap accepted for an incumbent of internal value z.
   template <class Tol>
   MckpSearch(const Problem& p, Tol tolerance, SearchLimits limits)
-      : full_(p), tol_fn_(tolerance), limits_(limits) {}
+      : full_(p), tol_fn_(tolerance), limits_(limits), debug_(std::getenv("SIA_NATIVE_DEBUG") != nullptr) {}
 
   SearchResult run(const std::vector<double>* warm_prices, const std::vector<int>* warm_choice);
 
@@ -158,6 +158,7 @@ class MckpSearch {
     std::vector<double> lam = lam0;
     out.lam = lam0;
     for (int iter = 0; iter < max_iter; ++iter) {
+      ++kelley_iters_;
       const double L = evaluate(v, lam, grad, nullptr);
       if (L == -kInf) {
         out.infeasible = true;
@@ -324,7 +325,9 @@ class MckpSearch {
   const Problem& full_;
   std::function<double(double)> tol_fn_;
   SearchLimits limits_;
+  bool debug_ = false;  // SIA_NATIVE_DEBUG set: timings and DP sizes on stderr (tuning aid)
   bool hit_limit_ = false;
+  int kelley_iters_ = 0;
   long long nodes_ = 0;
 
   // Incumbent (full problem).
@@ -564,7 +567,7 @@ inline int MckpSearch::dp_core(const std::vector<double>& lam) {
   std::vector<double> cur_cost, next_cost;
   std::vector<int> cur_node, next_node;
   std::vector<int> table;
-  constexpr std::size_t kMaxStates = 2'000'000, kMaxTrail = 8'000'000;
+  constexpr std::size_t kMaxStates = 2'000'000, kMaxTrail = 4'000'000;
   double budget = std::min(delta_max, std::max(delta_max / 64.0, 1e-6 * (1.0 + std::abs(L))));
   for (;;) {
     // Any state with d <= R completes to a feasible solution by keeping the base items of the
@@ -649,7 +652,7 @@ inline int MckpSearch::dp_core(const std::vector<double>& lam) {
       std::swap(cur_key, next_key);
       std::swap(cur_cost, next_cost);
       std::swap(cur_node, next_node);
-      if (std::getenv("SIA_NATIVE_DEBUG") && g % 20 == 0)
+      if (debug_ && g % 20 == 0)
         std::fprintf(stderr, "dp budget %.4g layer %d: %zu states, trail %zu\n", budget, g, cur_key.size(), trail.size());
     }
     if (gave_up) return -1;
@@ -691,8 +694,11 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
   }
 
   // Root: the LP optimum (no early stop: its prices are reported).
+  const auto t_root = Clock::now();
   auto root = kelley(v, box, lam0, -kInf, 100 + 40 * K);
   nodes_ = 1;
+  if (debug_)
+    std::fprintf(stderr, "root kelley %.3f ms, %d iterations\n", std::chrono::duration<double, std::milli>(Clock::now() - t_root).count(), kelley_iters_);
   if (root.infeasible) {
     res.proven = !hit_limit_;
     res.hit_limit = hit_limit_;
@@ -766,7 +772,10 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
     res.core_items = core_.num_items();
     // Exact dynamic programme over the core's integer usage deviations; branch and bound when it
     // does not apply (fractional usage, many rows) or its state space gets too large.
+    const auto t_dp = Clock::now();
     const int dp = best_value_ > -kInf ? dp_core(root.lam) : 0;
+    if (debug_)
+      std::fprintf(stderr, "dp %d: %.3f ms (heuristic+setup before: %.3f ms)\n", dp, std::chrono::duration<double, std::milli>(Clock::now() - t_dp).count(), std::chrono::duration<double, std::milli>(t_dp - t_root).count());
     res.dp_used = dp != 0;
     if (dp <= 0) {
       std::vector<char> allowed(static_cast<std::size_t>(core_.num_items()), 1);
