@@ -41,7 +41,7 @@ Registry& registry() {
 }
 
 // The backend "default" resolves to. Kept in one place so the switch to `native` is one line.
-constexpr const char* preferred_default[] = {"cbc", "glpk", "native"};
+constexpr const char* preferred_default[] = {"native", "cbc", "glpk"};
 
 }  // namespace
 

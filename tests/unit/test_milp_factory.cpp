@@ -38,10 +38,8 @@ TEST_CASE("milp.factory.builtin_names") {
   CHECK(make_milp_solver("CBC")->name() == "cbc");
   CHECK(make_milp_solver("Cbc")->name() == "cbc");
   CHECK(has_milp_solver("cBc"));
-  CHECK(default_milp_solver() == "cbc");  // preference: cbc, glpk, native
-#elif SIA_HAS_GLPK
-  CHECK(default_milp_solver() == "glpk");
 #endif
+  CHECK(default_milp_solver() == "native");  // preference: native, cbc, glpk
 #if SIA_HAS_GLPK
   CHECK(std::find(names.begin(), names.end(), "glpk") != names.end());
   CHECK(make_milp_solver("GLPK")->name() == "glpk");
