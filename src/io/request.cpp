@@ -19,6 +19,7 @@
 #include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "io/json_util.hpp"
@@ -193,17 +194,25 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
   c.down.assign(ntypes, {});
   if (const json* v = cluster.get_non_null("down")) {
     const std::string dp = cluster.path("down");
-    const json& arr = as_array(*v, dp, ctx, static_cast<std::size_t>(RequestLimits::max_gpu_types * RequestLimits::max_gpus_per_type));
+    const json& arr =
+        as_array(*v, dp, ctx, static_cast<std::size_t>(RequestLimits::max_gpu_types * RequestLimits::max_gpus_per_type));
+    std::unordered_set<long long> seen;
     for (std::size_t i = 0; i < arr.size(); ++i) {
       const std::string p = path_index(dp, i);
       const std::string name = as_string(arr[i], p, ctx);
       const auto node = dir.find(name);
       if (!node) ctx.fail(p, dir.unknown(name));
-      auto& list = c.down[static_cast<std::size_t>(node->first)];
-      if (std::find(list.begin(), list.end(), node->second) != list.end())
+      if (!seen.insert(static_cast<long long>(node->first) << 32 | node->second).second)
         ctx.fail(p, "node " + quote_json(name) + " is listed twice");
-      list.push_back(node->second);
+      c.down[static_cast<std::size_t>(node->first)].push_back(node->second);
     }
+  }
+  // Reserved GPUs cannot exceed what is left when nodes fail: whatever held them was on the nodes
+  // that are still up, or is gone with the failed ones.
+  for (std::size_t t = 0; t < ntypes; ++t) {
+    const auto& g = c.types[t];
+    const long long up = static_cast<long long>(g.num_nodes() - static_cast<int>(c.down[t].size())) * g.gpus_per_node();
+    if (c.reserved[t] > up) c.reserved[t] = static_cast<int>(up);
   }
 }
 
@@ -211,8 +220,8 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
 // Policy
 // ----------------------------------------------------------------------------------------------
 void parse_policy(const json& value, RoundOptions& o, const JsonContext& ctx) {
-  ObjectReader pol(value, "policy", ctx, {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities",
-                                           "prices"});
+  ObjectReader pol(value, "policy", ctx,
+                   {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities", "prices"});
   if (const auto p = pol.number("p")) {
     if (*p == 0.0) ctx.fail(pol.path("p"), "the fairness exponent must be non-zero, got 0");
     o.p = *p;

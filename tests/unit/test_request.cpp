@@ -161,6 +161,12 @@ TEST_CASE("request.parse.placement_names_down") {
   CHECK(cur2->placement.at(0).node == 1);  // on the failed node: the round re-places it
   CHECK(cur2->placement.at(0).gpu_ids.empty());
 
+  // Reservations shrink with the GPUs that are left when nodes fail.
+  json f = base_request();
+  f["cluster"]["reserved"] = {{"B", 6}};
+  f["cluster"]["down"] = {"B/0"};
+  CHECK(sia::parse_request(f.dump(), "").cluster.reserved == std::vector<int>{0, 4});
+
   // The cluster-level form of node names is equivalent to the per-type one.
   json j = base_request();
   j["cluster"]["node_names"] = {{"B", {"x", "y"}}};
