@@ -33,13 +33,16 @@ struct Args {
   std::string dir;
   bool json = false;
   std::uint64_t seed = 1;
+  sia::FitOptions fit;  // --raw-space / --single-start: compare with the reference's plain L-BFGS-B setup
 };
 
 void usage(std::ostream& os) {
-  os << "usage: sia_fit_profiles <profiles-dir> [--json] [--seed N]\n"
+  os << "usage: sia_fit_profiles <profiles-dir> [--json] [--seed N] [--raw-space] [--single-start]\n"
         "  Fits the Pollux throughput model per model and GPU type on a seeded random 80 % of the\n"
         "  profile rows and reports RMSLE of predicted step times on seen and unseen rows, plus the\n"
-        "  error of the Eq. 1 bootstrap across GPU types.\n";
+        "  error of the Eq. 1 bootstrap across GPU types.\n"
+        "  --raw-space     optimise the raw parameters (default: log of the time parameters)\n"
+        "  --single-start  only the reference's initial point (default: also a least-squares start)\n";
 }
 
 /// Deterministic Fisher-Yates (std::uniform_int_distribution is implementation-defined).
@@ -112,6 +115,10 @@ int main(int argc, char** argv) {
         std::cerr << "sia_fit_profiles: --seed needs a non-negative integer\n";
         return 2;
       }
+    } else if (s == "--raw-space") {
+      a.fit.log_space = false;
+    } else if (s == "--single-start") {
+      a.fit.multi_start = false;
     } else if (s == "-h" || s == "--help") {
       usage(std::cout);
       return 0;
@@ -170,13 +177,13 @@ int main(int argc, char** argv) {
         } else {
           std::vector<sia::PerfObservation> obs;
           for (const auto& r : seen) obs.push_back(to_obs(r));
-          const sia::PerfParams p = sia::fit_perf_params(obs);
+          const sia::PerfParams p = sia::fit_perf_params(obs, a.fit);
           for (const auto& r : seen) { ps.push_back(sia::optim_time(p, r.nodes, r.gpus, r.local_bsz)); os.push_back(r.step_time); }
           for (const auto& r : unseen) { pu.push_back(sia::optim_time(p, r.nodes, r.gpus, r.local_bsz)); ou.push_back(r.step_time); }
           entry["params"] = params_json(p);
           std::vector<sia::PerfObservation> all;
           for (const auto& r : rows) all.push_back(to_obs(r));
-          full_fit[ti] = sia::fit_perf_params(all);
+          full_fit[ti] = sia::fit_perf_params(all, a.fit);
         }
         entry["rmsle_seen"] = rmsle(ps, os);
         const double ru = rmsle(pu, ou);
@@ -193,7 +200,7 @@ int main(int argc, char** argv) {
           for (const auto& r : dst.placements)
             if (r.gpus == 1) one_gpu.push_back(to_obs(r));
           if (one_gpu.empty()) continue;
-          const sia::PerfParams seed = sia::fit_perf_params(one_gpu);
+          const sia::PerfParams seed = sia::fit_perf_params(one_gpu, a.fit);
           std::vector<double> pred, obs;
           for (const auto& r : dst.all_rows()) {
             if (r.gpus == 1) continue;
