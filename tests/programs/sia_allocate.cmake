@@ -71,7 +71,7 @@ sia_allocate_test(sia_allocate.stdin.dash RC 0 ARGS - STDIN ${_sia_allocate_data
 sia_allocate_test(sia_allocate.stdin.implicit RC 0 STDIN ${_sia_allocate_data}/table1_p_negative.json
                   STDOUT "${_table1_out}")
 # Every backend compiled in, chosen on the command line.
-foreach(_backend cbc glpk)
+foreach(_backend native cbc glpk)
   if((_backend STREQUAL "cbc" AND NOT SIA_HAS_CBC) OR (_backend STREQUAL "glpk" AND NOT SIA_HAS_GLPK))
     continue()
   endif()
