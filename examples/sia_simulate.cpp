@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   CLI::App app{"sia_simulate: trace-driven simulation of the Sia scheduler (SOSP 2023).\n"
                "Without arguments: built-in models, synthetic Philly-like workload, paper-heterogeneous cluster."};
   std::string profiles, workload_path, cluster_name = "paper-heterogeneous", policies, out_dir, bootstrap = "tie";
-  std::string backend = "default", dump_catalogue;
+  std::string backend = "default", dump_catalogue, force_category;
   int scale = 1;
   double interval = 0.0, rate = 20.0, hours = 8.0;
   bool json = false, per_workload = false, round_utilities = false, no_projection = false;
@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
     for (const auto& n : sia::available_milp_solvers()) s += (s.empty() ? "" : ", ") + n;
     return s;
   }() + ")")->capture_default_str();
+  app.add_option("--force-category", force_category,
+                 "override every job's kind for every policy (paper Fig. 1): rigid, strong-scaling or adaptive")
+      ->check(CLI::IsMember({"rigid", "strong-scaling", "adaptive"}));
   app.add_flag("--per-workload", per_workload, "table: one row per workload too");
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
@@ -144,6 +147,9 @@ int main(int argc, char** argv) {
         sia::sim::SimOptions so;
         so.interval_s = interval;
         so.keep_round_log = !out_dir.empty();
+        if (force_category == "rigid") so.force_category = sia::JobKind::rigid;
+        else if (force_category == "strong-scaling") so.force_category = sia::JobKind::strong_scaling;
+        else if (force_category == "adaptive") so.force_category = sia::JobKind::adaptive;
         if (tty) {
           so.on_progress = [&, last = -1](double f) mutable {
             const int pct = static_cast<int>(f * 100);
@@ -182,6 +188,8 @@ int main(int argc, char** argv) {
       std::cout << workloads.size() << " workload(s), " << jobs << " jobs; models: "
                 << (profiles.empty() ? "built-in catalogue" : "profiles " + profiles) << "\n\n";
       sia::sim::print_table(std::cout, all, per_workload);
+      std::cout << "\nGPU-hours per job by model and GPU type (paper Fig. 6)\n";
+      sia::sim::print_gpu_hours_by_model(std::cout, all, cluster);
       double wall = 0;
       for (const auto& p : all) wall += p.aggregate.wall_s;
       std::cout << "\nsimulated in " << std::fixed << std::setprecision(2) << wall << " s wall time\n";

@@ -66,7 +66,13 @@ std::string report_json(const std::vector<PolicyRuns>& all) {
   doc["aggregate"] = nlohmann::json::array();
   for (const auto& p : all) {
     for (const auto& m : p.metrics) doc["runs"].push_back(metrics_json(m, false));
-    doc["aggregate"].push_back(metrics_json(p.aggregate, true));
+    auto agg = metrics_json(p.aggregate, true);
+    std::size_t nt = 0;
+    for (const auto& r : p.runs)
+      for (const auto& j : r.jobs) nt = std::max(nt, j.gpu_hours_by_type.size());
+    for (const auto& [model, v] : gpu_hours_by_model(p, nt))  // per type (cluster order), then the total
+      agg["gpu_hours_per_job_by_model_type"][model] = v;
+    doc["aggregate"].push_back(std::move(agg));
   }
   return doc.dump(1);
 }
@@ -107,6 +113,37 @@ void print_table(std::ostream& out, const std::vector<PolicyRuns>& all, bool per
       for (const auto& m : p.metrics) line(m, false);
     line(p.aggregate, true);
   }
+}
+
+std::map<std::string, std::vector<double>> gpu_hours_by_model(const PolicyRuns& p, std::size_t nt) {
+  std::map<std::string, std::vector<double>> sum;
+  std::map<std::string, int> count;
+  for (const auto& r : p.runs)
+    for (const auto& j : r.jobs) {
+      auto& v = sum[j.application];
+      v.resize(nt + 1, 0.0);
+      for (std::size_t t = 0; t < nt && t < j.gpu_hours_by_type.size(); ++t) v[t] += j.gpu_hours_by_type[t];
+      v[nt] += j.gpu_hours;
+      ++count[j.application];
+    }
+  for (auto& [m, v] : sum)
+    for (double& x : v) x /= std::max(1, count[m]);
+  return sum;
+}
+
+void print_gpu_hours_by_model(std::ostream& out, const std::vector<PolicyRuns>& all, const SimCluster& cluster) {
+  const std::size_t nt = cluster.types.size();
+  out << std::left << std::setw(8) << "policy" << "  " << std::setw(12) << "model" << std::right;
+  for (const auto& t : cluster.types) out << "  " << std::setw(9) << t.name;
+  out << "  " << std::setw(9) << "total" << "\n";
+  for (const auto& p : all)
+    for (const auto& [model, v] : gpu_hours_by_model(p, nt)) {
+      out << std::left << std::setw(8) << p.policy << "  " << std::setw(12) << model << std::right << std::fixed
+          << std::setprecision(2);
+      for (double x : v) out << "  " << std::setw(9) << x;
+      out << "\n";
+    }
+  out.unsetf(std::ios_base::floatfield);
 }
 
 std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& dir, const std::vector<PolicyRuns>& all,

@@ -1,6 +1,8 @@
 #include <sia/error.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/factory.hpp>
+#include <sia/sim/gavel_policy.hpp>
+#include <sia/sim/pollux_policy.hpp>
 #include <sia/sim/sia_policy.hpp>
 
 #include <algorithm>
@@ -21,7 +23,9 @@ std::mutex& registry_mutex() {
 }
 std::map<std::string, PolicyFactory>& registry() {
   static std::map<std::string, PolicyFactory> r = {
-      {"sia", [] { return std::unique_ptr<Policy>(std::make_unique<SiaPolicy>()); }}};
+      {"sia", [] { return std::unique_ptr<Policy>(std::make_unique<SiaPolicy>()); }},
+      {"gavel", [] { return std::unique_ptr<Policy>(std::make_unique<GavelPolicy>()); }},
+      {"pollux", [] { return std::unique_ptr<Policy>(std::make_unique<PolluxPolicy>()); }}};
   return r;
 }
 }  // namespace

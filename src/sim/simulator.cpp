@@ -62,7 +62,11 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
 
   std::vector<std::unique_ptr<SimJob>> jobs;
   jobs.reserve(workload.jobs.size());
-  for (const auto& w : workload.jobs) jobs.push_back(std::make_unique<SimJob>(w, apps.at(w.application), nt));
+  for (const auto& w : workload.jobs) {
+    jobs.push_back(std::make_unique<SimJob>(w, apps.at(w.application), nt));
+    if (options.force_category) jobs.back()->kind = *options.force_category;
+  }
+  std::vector<std::vector<double>> gpu_s_by_type(jobs.size(), std::vector<double>(static_cast<std::size_t>(nt), 0.0));
   std::vector<double> contention_sum(jobs.size(), 0.0);
   std::vector<int> contention_rounds(jobs.size(), 0);
 
@@ -76,9 +80,12 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
   std::vector<std::size_t> active_idx;
   while (done < jobs.size()) {
     // (1) advance every job by one interval with its current allocation.
-    for (auto& j : jobs)
-      if (!j->completed() && !j->alloc.empty()) {
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (auto& j = jobs[i]; !j->completed() && !j->alloc.empty()) {
+        const double held = j->gpu_seconds;
+        const int type = j->alloc.type;
         j->step(now, interval, fitter);
+        gpu_s_by_type[i][static_cast<std::size_t>(type)] += j->gpu_seconds - held;
         if (j->completed()) {
           j->apply(SimAllocation{});
           ++done;
@@ -143,6 +150,7 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
     r.completion_time = j.completion_time;
     r.restarts = j.num_restarts;
     r.gpu_hours = j.gpu_seconds / 3600.0;
+    for (double g : gpu_s_by_type[i]) r.gpu_hours_by_type.push_back(g / 3600.0);
     r.contention_avg = contention_rounds[i] > 0 ? contention_sum[i] / contention_rounds[i] : 1.0;
     r.epochs = j.epoch;
     res.jobs.push_back(std::move(r));

@@ -6,6 +6,7 @@
 #include <sia/sim/metrics.hpp>
 
 #include <filesystem>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,6 +26,15 @@ struct PolicyRuns {
 
 /// @brief Human-readable table: one row per policy (and per workload when `per_workload`).
 void print_table(std::ostream& out, const std::vector<PolicyRuns>& all, bool per_workload);
+
+/**
+ * @brief GPU-hours per job by model and GPU type (paper Fig. 6): one row per policy and model, one column per
+ * GPU type plus the total, pooled over the policy's runs.
+ */
+void print_gpu_hours_by_model(std::ostream& out, const std::vector<PolicyRuns>& all, const SimCluster& cluster);
+
+/// @brief Pooled GPU-hours per job: model -> per-type values (cluster order) followed by the total.
+[[nodiscard]] std::map<std::string, std::vector<double>> gpu_hours_by_model(const PolicyRuns& runs, std::size_t num_types);
 
 /**
  * @brief Writes `jobs-<policy>-<workload>.csv`, `rounds-<policy>-<workload>.jsonl`, `summary.json` and, when

@@ -28,6 +28,7 @@ struct SimOptions {
   bool keep_round_log = false;      ///< keep per-round allocations (for --out)
   PerfFitter fitter;                ///< empty = default_perf_fitter()
   std::function<void(double)> on_progress;  ///< called with the fraction of completed jobs
+  std::optional<JobKind> force_category;   ///< overrides every job's kind (`--force-category`, paper Fig. 1)
 };
 
 /// @brief Per-job outcome.
@@ -38,6 +39,7 @@ struct JobRecord {
   std::optional<double> completion_time;
   int restarts = 0;
   double gpu_hours = 0.0;
+  std::vector<double> gpu_hours_by_type;  ///< GPU-hours held per GPU type (paper Fig. 6)
   double contention_avg = 0.0;  ///< n_avg: mean number of active jobs over the rounds it was active
   double ftf = 0.0;             ///< finish-time fairness ρ (0 when not computed / unfinished)
   int epochs = 0;

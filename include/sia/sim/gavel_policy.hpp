@@ -1,0 +1,85 @@
+#pragma once
+/// @file sim/gavel_policy.hpp
+/// @brief The Gavel baseline (OSDI 2020) as the Sia paper runs it (reference §6.5): max-sum-throughput LP over
+/// jobs × GPU types, round-based time sharing with Gavel's priorities, rigid "TunedJobs", 360 s rounds.
+
+#include <sia/sim/policy.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sia::sim {
+
+/// @brief How the max-sum-throughput LP is solved.
+enum class GavelLpMethod {
+  interior,  ///< GLPK interior point (`glp_interior`): the analytic-centre-like solution that reproduces the paper
+  simplex,   ///< GLPK simplex: a vertex solution (reference §10: gives a very different schedule)
+  greedy,    ///< no LP solver: fractional greedy by throughput per GPU (used when GLPK is not compiled in)
+};
+
+/// @brief Options of the Gavel policy.
+struct GavelPolicyOptions {
+  double interval_s = 360.0;
+  GavelLpMethod lp = GavelLpMethod::interior;  ///< falls back to greedy without GLPK
+};
+
+/**
+ * @brief Solves Gavel's max-sum-throughput LP: maximise Σ T[j][k]·x[j][k] s.t. x ≥ 0, Σ_k x[j][k] ≤ 1,
+ * Σ_j scale[j]·x[j][k] ≤ capacity[k]. The result is rounded to 5 decimals and clipped to [0, 1] (reference).
+ * @param throughput jobs × types, non-negative finite
+ * @throws InvalidArgument on mismatched sizes or non-finite input.
+ */
+[[nodiscard]] std::vector<std::vector<double>> gavel_solve_lp(const std::vector<std::vector<double>>& throughput,
+                                                              const std::vector<int>& scale,
+                                                              const std::vector<int>& capacity,
+                                                              GavelLpMethod method = GavelLpMethod::interior);
+
+/// @brief Whether `gavel_solve_lp` can use GLPK (interior/simplex) in this build.
+[[nodiscard]] bool gavel_has_lp_solver() noexcept;
+
+/**
+ * @brief Gavel's throughput of a rigid job (iterations/s, reference `predict_throughput`): `gpus` packed into
+ * full nodes of type `t`, fixed global batch `batch`; 0.1 when the type has fewer GPUs than the job needs.
+ */
+[[nodiscard]] double gavel_throughput(const Application& app, const SimCluster& cluster, int t, int gpus,
+                                      double batch);
+
+/**
+ * @brief Gavel (max-sum-throughput) as a simulator policy.
+ *
+ * Every round: LP over the active jobs (each job needs its workload `num_replicas` GPUs, runs its workload
+ * batch size — the policy makes every job it sees rigid, as the paper's "Gavel+TunedJobs"), then Gavel's
+ * time-sharing mechanism: a new job starts with `interval/2` of time on every type (and the type's clock
+ * advances by the same), fraction = job time / type time, priority = x / fraction (1e9·x when the fraction is
+ * 0, 0 when x is 0), and all (job, type) pairs are scheduled greedily by (priority, x) descending — each job
+ * once, when its GPUs are free on that type. A scheduled job keeps its previous nodes when they are all free,
+ * otherwise takes free GPUs server by server in order. Scheduled jobs add `interval` to their and the type's
+ * time.
+ */
+class GavelPolicy final : public Policy {
+ public:
+  explicit GavelPolicy(GavelPolicyOptions options = {});
+  [[nodiscard]] std::string name() const override { return "gavel"; }
+  [[nodiscard]] double default_interval_s() const override { return options_.interval_s; }
+  [[nodiscard]] std::vector<SimAllocation> allocate(const PolicyContext& ctx) override;
+  /// LP solution of the last round (jobs × types), for tests and logs.
+  [[nodiscard]] const std::vector<std::vector<double>>& last_lp() const noexcept { return last_x_; }
+  /// Priorities of the last round (jobs × types).
+  [[nodiscard]] const std::vector<std::vector<double>>& last_priorities() const noexcept { return last_priority_; }
+
+ private:
+  GavelPolicyOptions options_;
+  struct JobState {
+    std::vector<double> time;   ///< per type: time the job was scheduled there (+interval/2 at arrival)
+    int type = -1;
+    std::vector<int> nodes;     ///< node indices (within the type) of the previous round
+    std::vector<int> per_node;  ///< GPUs on each of those nodes
+  };
+  std::map<std::uint64_t, JobState> jobs_;
+  std::vector<double> cluster_time_;  ///< per type, never decreases (finished jobs' time kept, like the reference)
+  std::vector<std::vector<double>> last_x_, last_priority_;
+};
+
+}  // namespace sia::sim

@@ -1,0 +1,278 @@
+// Gavel baseline (reference §6.5). The LP has many optimal solutions; only an interior-point solution
+// (the reference used ECOS) reproduces the paper's schedule (reference §10), so GLPK's glp_interior is the
+// default. Without GLPK a documented fractional greedy stands in (a vertex-like solution, see GavelLpMethod).
+#include <sia/build_config.hpp>
+#include <sia/error.hpp>
+#include <sia/sim/gavel_policy.hpp>
+
+#if SIA_HAS_GLPK
+#include <glpk.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace sia::sim {
+
+namespace {
+
+#if SIA_HAS_GLPK
+/// Frees this thread's GLPK environment when the thread exits (GLPK 5 keeps it thread-local; LSan).
+struct GlpkEnvGuard {
+  GlpkEnvGuard() = default;
+  GlpkEnvGuard(const GlpkEnvGuard&) = delete;
+  GlpkEnvGuard& operator=(const GlpkEnvGuard&) = delete;
+  ~GlpkEnvGuard() { glp_free_env(); }
+};
+
+int glpk_silent_hook(void*, const char*) { return 1; }  // swallow all terminal output
+
+/// Solves the LP with GLPK; returns false when GLPK reports no optimal solution.
+bool solve_glpk(const std::vector<std::vector<double>>& T, const std::vector<int>& scale, const std::vector<int>& cap,
+                bool interior, std::vector<std::vector<double>>& x) {
+  static thread_local GlpkEnvGuard guard;
+  (void)guard;
+  const int nj = static_cast<int>(T.size());
+  const int nt = static_cast<int>(cap.size());
+  const int prev = glp_term_out(GLP_OFF);
+  glp_term_hook(glpk_silent_hook, nullptr);
+  glp_prob* lp = glp_create_prob();
+  glp_set_obj_dir(lp, GLP_MAX);
+  glp_add_rows(lp, nj + nt);
+  for (int j = 0; j < nj; ++j) glp_set_row_bnds(lp, j + 1, GLP_UP, 0.0, 1.0);
+  for (int k = 0; k < nt; ++k) glp_set_row_bnds(lp, nj + k + 1, GLP_UP, 0.0, static_cast<double>(cap[static_cast<std::size_t>(k)]));
+  glp_add_cols(lp, nj * nt);
+  std::vector<int> ia(1), ja(1);
+  std::vector<double> ar(1);
+  for (int j = 0; j < nj; ++j)
+    for (int k = 0; k < nt; ++k) {
+      const int c = j * nt + k + 1;
+      glp_set_col_bnds(lp, c, GLP_LO, 0.0, 0.0);
+      glp_set_obj_coef(lp, c, T[static_cast<std::size_t>(j)][static_cast<std::size_t>(k)]);
+      ia.push_back(j + 1), ja.push_back(c), ar.push_back(1.0);
+      ia.push_back(nj + k + 1), ja.push_back(c), ar.push_back(static_cast<double>(scale[static_cast<std::size_t>(j)]));
+    }
+  glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  bool ok = false;
+  if (interior) {
+    glp_iptcp p;
+    glp_init_iptcp(&p);
+    p.msg_lev = GLP_MSG_OFF;
+    ok = glp_interior(lp, &p) == 0 && glp_ipt_status(lp) == GLP_OPT;
+  } else {
+    glp_smcp p;
+    glp_init_smcp(&p);
+    p.msg_lev = GLP_MSG_OFF;
+    p.presolve = GLP_ON;
+    ok = glp_simplex(lp, &p) == 0 && glp_get_status(lp) == GLP_OPT;
+  }
+  if (ok)
+    for (int j = 0; j < nj; ++j)
+      for (int k = 0; k < nt; ++k) {
+        const int c = j * nt + k + 1;
+        x[static_cast<std::size_t>(j)][static_cast<std::size_t>(k)] = interior ? glp_ipt_col_prim(lp, c) : glp_get_col_prim(lp, c);
+      }
+  glp_delete_prob(lp);
+  glp_term_hook(nullptr, nullptr);
+  glp_term_out(prev);
+  return ok;
+}
+#endif
+
+/// Fractional greedy: pairs by throughput per GPU, each filled as far as the job's and the type's room allow.
+void solve_greedy(const std::vector<std::vector<double>>& T, const std::vector<int>& scale, const std::vector<int>& cap,
+                  std::vector<std::vector<double>>& x) {
+  struct Pair {
+    double value;
+    std::size_t j, k;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t j = 0; j < T.size(); ++j)
+    for (std::size_t k = 0; k < cap.size(); ++k)
+      if (T[j][k] > 0) pairs.push_back({T[j][k] / std::max(1, scale[j]), j, k});
+  std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.value > b.value; });
+  std::vector<double> job_left(T.size(), 1.0), room(cap.begin(), cap.end());
+  for (const auto& p : pairs) {
+    const double s = std::max(1, scale[p.j]);
+    const double v = std::min(job_left[p.j], room[p.k] / s);
+    if (v <= 0) continue;
+    x[p.j][p.k] = v;
+    job_left[p.j] -= v;
+    room[p.k] -= v * s;
+  }
+}
+
+}  // namespace
+
+bool gavel_has_lp_solver() noexcept { return SIA_HAS_GLPK != 0; }
+
+std::vector<std::vector<double>> gavel_solve_lp(const std::vector<std::vector<double>>& T, const std::vector<int>& scale,
+                                                const std::vector<int>& cap, GavelLpMethod method) {
+  if (scale.size() != T.size()) throw InvalidArgument("gavel LP: scale has " + std::to_string(scale.size()) +
+                                                      " entries for " + std::to_string(T.size()) + " jobs");
+  for (std::size_t j = 0; j < T.size(); ++j) {
+    if (T[j].size() != cap.size())
+      throw InvalidArgument("gavel LP: throughput row " + std::to_string(j) + " has " + std::to_string(T[j].size()) +
+                            " entries for " + std::to_string(cap.size()) + " types");
+    for (double v : T[j])
+      if (!std::isfinite(v) || v < 0) throw InvalidArgument("gavel LP: throughput of job " + std::to_string(j) + " is not a finite non-negative number");
+    if (scale[j] < 1) throw InvalidArgument("gavel LP: job " + std::to_string(j) + " needs at least one GPU");
+  }
+  for (int c : cap)
+    if (c < 0) throw InvalidArgument("gavel LP: negative capacity");
+  std::vector<std::vector<double>> x(T.size(), std::vector<double>(cap.size(), 0.0));
+  if (T.empty() || cap.empty()) return x;
+  bool solved = false;
+#if SIA_HAS_GLPK
+  if (method != GavelLpMethod::greedy) solved = solve_glpk(T, scale, cap, method == GavelLpMethod::interior, x);
+  if (!solved && method == GavelLpMethod::interior) solved = solve_glpk(T, scale, cap, false, x);  // degenerate LPs
+#else
+  (void)method;
+#endif
+  if (!solved) {
+    for (auto& row : x) std::fill(row.begin(), row.end(), 0.0);
+    solve_greedy(T, scale, cap, x);
+  }
+  for (auto& row : x)
+    for (double& v : row) {
+      v = std::round(v * 1e5) / 1e5;  // reference: rounded to 5 decimals, clipped to [0, 1]
+      v = std::clamp(std::isfinite(v) ? v : 0.0, 0.0, 1.0);
+    }
+  return x;
+}
+
+double gavel_throughput(const Application& app, const SimCluster& cluster, int t, int k, double batch) {
+  if (t < 0 || t >= static_cast<int>(cluster.types.size()) || k < 1) return 0.0;
+  const auto& type = cluster.types[static_cast<std::size_t>(t)];
+  if (k > cluster.type_gpus(t)) return 0.1;  // reference: jobs larger than the type get a token throughput
+  std::vector<int> placement;
+  for (int left = k; left > 0; left -= type.gpus_per_node) placement.push_back(std::min(left, type.gpus_per_node));
+  const auto& tt = app.types[static_cast<std::size_t>(t)];
+  int max_local = app.max_local_bsz(t, placement);
+  if (max_local <= 0) max_local = std::max(1, tt.max_local);
+  const double local = std::ceil(batch / k - 1e-9);
+  long long s = static_cast<long long>(std::ceil(local / max_local - 1e-9)) - 1;
+  s = std::max<long long>(s, 0);
+  if (k == 1) s = std::max<long long>(1, s);
+  double atomic = std::ceil(local / static_cast<double>(s + 1) - 1e-9);
+  atomic = std::min(atomic, std::floor(app.max_batch_size / (static_cast<double>(k) * static_cast<double>(s + 1))));
+  atomic = std::max(atomic, 1.0);
+  const StepSync st = app.step_time(t, placement, atomic);
+  const double iter = st.step + (st.step - st.sync) * static_cast<double>(s);
+  if (!(iter > 0) || !std::isfinite(iter)) return 0.0;
+  // The reference multiplies by the model's slowdown calibration: progress runs 1/SLOWDOWN as fast as the
+  // profiles say (reference §6.2), so Gavel's iterations/s carry the same factor.
+  const double slow = app.constants.slowdown > 0 ? app.constants.slowdown : 1.0;
+  return 1.0 / iter / slow;
+}
+
+GavelPolicy::GavelPolicy(GavelPolicyOptions options) : options_(options) {
+  if (!(options_.interval_s > 0)) throw InvalidArgument("gavel: interval_s must be positive");
+}
+
+std::vector<SimAllocation> GavelPolicy::allocate(const PolicyContext& ctx) {
+  const SimCluster& cluster = *ctx.cluster;
+  const std::size_t nt = cluster.types.size();
+  const std::size_t nj = ctx.jobs.size();
+  const double interval = options_.interval_s;
+  if (cluster_time_.size() != nt) cluster_time_.assign(nt, 0.0);
+
+  // Forget finished jobs (their time stays in cluster_time_, like the reference).
+  std::map<std::uint64_t, JobState> kept;
+  for (SimJob* job : ctx.jobs) {
+    auto it = jobs_.find(job->uid);
+    if (it != jobs_.end()) {
+      kept.emplace(job->uid, std::move(it->second));
+    } else {
+      JobState s;
+      s.time.assign(nt, interval / 2);
+      for (auto& c : cluster_time_) c += interval / 2;
+      kept.emplace(job->uid, std::move(s));
+    }
+    // Gavel+TunedJobs: the workload's GPU count and batch size, no batch-size tuning.
+    job->kind = JobKind::rigid;
+  }
+  jobs_ = std::move(kept);
+
+  std::vector<std::vector<double>> T(nj, std::vector<double>(nt, 0.0));
+  std::vector<int> scale(nj, 1), cap(nt, 0);
+  for (std::size_t k = 0; k < nt; ++k) cap[k] = cluster.type_gpus(static_cast<int>(k));
+  for (std::size_t j = 0; j < nj; ++j) {
+    const SimJob& job = *ctx.jobs[j];
+    scale[j] = std::max(1, job.target_replicas);
+    const double batch = static_cast<double>(std::max<long long>(job.target_batch_size, 1));
+    for (std::size_t k = 0; k < nt; ++k) T[j][k] = gavel_throughput(*job.app, cluster, static_cast<int>(k), scale[j], batch);
+  }
+  last_x_ = gavel_solve_lp(T, scale, cap, options_.lp);
+
+  // Priorities and the greedy time-sharing order.
+  last_priority_.assign(nj, std::vector<double>(nt, 0.0));
+  struct Pair {
+    double priority, x;
+    std::size_t j, k;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t j = 0; j < nj; ++j) {
+    const auto& st = jobs_.at(ctx.jobs[j]->uid);
+    for (std::size_t k = 0; k < nt; ++k) {
+      const double x = last_x_[j][k];
+      const double fraction = cluster_time_[k] > 0 ? st.time[k] / cluster_time_[k] : 0.0;
+      double pr = 0.0;
+      if (x > 0) pr = fraction > 0 ? x / fraction : 1e9 * x;
+      last_priority_[j][k] = pr;
+      pairs.push_back({pr, x, j, k});
+    }
+  }
+  std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    return a.x > b.x;
+  });
+
+  std::vector<std::vector<int>> free_gpus(nt);
+  for (std::size_t k = 0; k < nt; ++k)
+    free_gpus[k].assign(static_cast<std::size_t>(cluster.types[k].nodes), cluster.types[k].gpus_per_node);
+  std::vector<int> free_total = cap;
+  std::vector<SimAllocation> out(nj);
+  std::vector<char> scheduled(nj, 0);
+  for (const auto& p : pairs) {
+    if (scheduled[p.j]) continue;
+    const int need = scale[p.j];
+    if (need > free_total[p.k]) continue;
+    auto& st = jobs_.at(ctx.jobs[p.j]->uid);
+    auto& fg = free_gpus[p.k];
+    bool keep = st.type == static_cast<int>(p.k) && !st.nodes.empty() &&
+                std::accumulate(st.per_node.begin(), st.per_node.end(), 0) == need;
+    for (std::size_t i = 0; keep && i < st.nodes.size(); ++i)
+      keep = fg[static_cast<std::size_t>(st.nodes[i])] >= st.per_node[i];
+    if (!keep) {  // fill servers in order
+      st.nodes.clear();
+      st.per_node.clear();
+      int left = need;
+      for (std::size_t n = 0; n < fg.size() && left > 0; ++n) {
+        const int take = std::min(left, fg[n]);
+        if (take <= 0) continue;
+        st.nodes.push_back(static_cast<int>(n));
+        st.per_node.push_back(take);
+        left -= take;
+      }
+    }
+    for (std::size_t i = 0; i < st.nodes.size(); ++i) fg[static_cast<std::size_t>(st.nodes[i])] -= st.per_node[i];
+    free_total[p.k] -= need;
+    st.type = static_cast<int>(p.k);
+    st.time[p.k] += interval;
+    cluster_time_[p.k] += interval;
+    scheduled[p.j] = 1;
+    out[p.j] = SimAllocation{static_cast<int>(p.k), static_cast<int>(st.nodes.size()), need};
+  }
+  for (std::size_t j = 0; j < nj; ++j)
+    if (!scheduled[j]) {
+      auto& st = jobs_.at(ctx.jobs[j]->uid);
+      st.type = -1;
+      st.nodes.clear();
+      st.per_node.clear();
+    }
+  return out;
+}
+
+}  // namespace sia::sim

@@ -1,0 +1,292 @@
+// Heterogeneity-unaware Pollux (reference §6.6). See pollux_policy.hpp for the search that replaces NSGA-II.
+#include <sia/error.hpp>
+#include <sia/goodput/goodput_function.hpp>
+#include <sia/sim/pollux_policy.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+
+namespace sia::sim {
+
+double pollux_restart_factor(double age_s, int restarts, double penalty_s) noexcept {
+  if (!(age_s >= 0) || !std::isfinite(age_s)) age_s = 0;
+  const double den = age_s + penalty_s;
+  if (!(den > 0)) return 1.0;
+  return std::max(age_s - penalty_s * restarts, 0.0) / den;
+}
+
+double pollux_fitness(const std::vector<double>& s, double p) noexcept {
+  if (s.empty()) return 0.0;
+  double sum = 0.0;
+  for (double v : s) sum += std::pow(std::max(v, 0.0) + 1e-3, p);
+  if (p == 0) return 0.0;
+  return std::pow(sum / static_cast<double>(s.size()), 1.0 / p);
+}
+
+std::vector<PolluxVnode> pollux_vnodes(const SimCluster& cluster, int vg) {
+  std::vector<PolluxVnode> out;
+  for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+    const auto& ty = cluster.types[t];
+    const bool split = vg > 0 && ty.gpus_per_node > vg && ty.gpus_per_node % vg == 0;
+    for (int n = 0; n < ty.nodes; ++n) {
+      if (split)
+        for (int v = 0; v < ty.gpus_per_node / vg; ++v) out.push_back({static_cast<int>(t), n, vg});
+      else
+        out.push_back({static_cast<int>(t), n, ty.gpus_per_node});
+    }
+  }
+  return out;
+}
+
+namespace {
+int type_rank(const SimCluster& cluster, int t, const std::vector<std::string>& priority) {
+  const auto& name = cluster.types[static_cast<std::size_t>(t)].name;
+  const auto it = std::find(priority.begin(), priority.end(), name);
+  return it == priority.end() ? static_cast<int>(priority.size()) + t : static_cast<int>(it - priority.begin());
+}
+}  // namespace
+
+SimAllocation pollux_fix_mixed(const SimCluster& cluster, const std::vector<PolluxVnode>& vnodes,
+                               const std::vector<int>& g, const std::vector<std::string>& priority) {
+  if (g.size() != vnodes.size()) throw InvalidArgument("pollux_fix_mixed: one GPU count per virtual node expected");
+  std::vector<int> per_type(cluster.types.size(), 0);
+  for (std::size_t v = 0; v < g.size(); ++v)
+    if (g[v] > 0) per_type[static_cast<std::size_t>(vnodes[v].type)] += g[v];
+  int best = -1;
+  for (int t = 0; t < static_cast<int>(per_type.size()); ++t) {
+    if (per_type[static_cast<std::size_t>(t)] <= 0) continue;
+    if (best < 0 || per_type[static_cast<std::size_t>(t)] > per_type[static_cast<std::size_t>(best)] ||
+        (per_type[static_cast<std::size_t>(t)] == per_type[static_cast<std::size_t>(best)] &&
+         type_rank(cluster, t, priority) < type_rank(cluster, best, priority)))
+      best = t;
+  }
+  if (best < 0) return {};
+  std::set<int> nodes;
+  for (std::size_t v = 0; v < g.size(); ++v)
+    if (g[v] > 0 && vnodes[v].type == best) nodes.insert(vnodes[v].node);
+  return SimAllocation{best, static_cast<int>(nodes.size()), per_type[static_cast<std::size_t>(best)]};
+}
+
+PolluxPolicy::PolluxPolicy(PolluxPolicyOptions options) : options_(std::move(options)) {
+  if (!(options_.interval_s > 0)) throw InvalidArgument("pollux: interval_s must be positive");
+  if (!(options_.p < 0)) throw InvalidArgument("pollux: p must be negative (the search relies on it)");
+  if (options_.vnode_gpus < 1) throw InvalidArgument("pollux: vnode_gpus must be at least 1");
+}
+
+std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
+  const SimCluster& cluster = *ctx.cluster;
+  const auto vn = pollux_vnodes(cluster, options_.vnode_gpus);
+  const int V = static_cast<int>(vn.size());
+  int G = 0;
+  for (const auto& v : vn) G += v.gpus;
+  const std::size_t nj = ctx.jobs.size();
+  std::vector<SimAllocation> out(nj);
+  if (nj == 0 || G <= 0) return out;
+  const int vg = options_.vnode_gpus;
+  int min_type_gpus = std::numeric_limits<int>::max();
+  for (int t = 0; t < static_cast<int>(cluster.types.size()); ++t)
+    if (cluster.type_gpus(t) > 0) min_type_gpus = std::min(min_type_gpus, cluster.type_gpus(t));
+  int limit_type = cluster.type_index("aws");
+  if (limit_type < 0) limit_type = 0;
+  const PerfFitter fitter = default_perf_fitter();
+  const double eps = 1e-3;
+  const double p = options_.p;
+  const double scale_factor = static_cast<double>(V) / static_cast<double>(G);  // reference: (1/64)·16
+  const int fair_r = (G + static_cast<int>(nj) - 1) / static_cast<int>(nj);
+
+  // Per job: value table f[r] = (scaled speedup incl. re-allocation factor + eps)^p, r = 0..maxr.
+  std::vector<std::vector<double>> value(nj), scaled(nj);
+  std::vector<int> current(nj, 0), maxr(nj, 1);
+  std::map<std::uint64_t, JobState> next;
+  for (std::size_t j = 0; j < nj; ++j) {
+    SimJob& job = *ctx.jobs[j];
+    JobState st;
+    if (auto it = jobs_.find(job.uid); it != jobs_.end()) st = std::move(it->second);
+    // Merge observations of every type: the first observation of a key wins.
+    for (const auto& by_type : job.observed)
+      for (const auto& [key, s] : by_type) st.merged.emplace(key, std::make_pair(s.step, s.sync));
+    int max_profiled = 0;
+    for (const auto& [key, s] : st.merged) max_profiled = std::max(max_profiled, std::get<1>(key));
+    if (!st.merged.empty() && static_cast<int>(st.merged.size()) != st.perf_keys) {
+      std::vector<StepObservation> obs;
+      for (const auto& [key, s] : st.merged)
+        obs.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), s.first, s.second});
+      st.perf = fitter(obs);
+      st.perf_keys = static_cast<int>(st.merged.size());
+      st.goodput_cache.clear();
+    }
+    if (job.grad && (job.grad->sqr != st.cache_grad_sqr || job.grad->var != st.cache_grad_var)) {
+      st.goodput_cache.clear();
+      st.cache_grad_sqr = job.grad->sqr;
+      st.cache_grad_var = job.grad->var;
+    }
+    const auto& tt = job.app->types[static_cast<std::size_t>(limit_type)];
+    BatchLimits lim;
+    lim.max_batch_size = job.app->max_batch_size;
+    lim.min_local = tt.min_local;
+    lim.max_local = tt.max_local;
+    lim.tune = job.tunes_batch();
+    lim.accumulation = true;
+    if (!job.tunes_batch()) lim.max_batch_size = static_cast<double>(std::max<long long>(job.target_batch_size, 1));
+    int mr = std::min({std::max(2 * max_profiled, 1), min_type_gpus, G});
+    if (tt.min_local > 0) mr = std::min(mr, std::max(1, static_cast<int>(job.app->max_batch_size / tt.min_local)));
+    if (job.app->name == "ncf") mr = 1;
+    if (job.kind == JobKind::rigid) mr = std::min(std::max(1, job.target_replicas), G);
+    else if (job.kind == JobKind::strong_scaling) mr = std::max(1, std::min(mr, job.target_replicas));
+    maxr[j] = std::max(1, mr);
+    for (int v : st.vnodes) current[j] += v;
+    if (job.alloc.empty()) current[j] = 0;
+
+    std::optional<GoodputFunction> fn;
+    if (st.perf && job.grad) fn = GoodputFunction{*st.perf, job.grad, job.app->init_batch_size};
+    auto goodput = [&](int nodes, int r) {
+      const auto key = std::make_pair(nodes, r);
+      if (auto it = st.goodput_cache.find(key); it != st.goodput_cache.end()) return it->second;
+      double g = fn->optimize(nodes, r, lim).goodput;
+      if (!std::isfinite(g) || g < 0) g = 0;
+      st.goodput_cache.emplace(key, g);
+      return g;
+    };
+    double base = 0.0;
+    if (fn) {
+      base = goodput(1, fair_r);
+      if (!(base > 0)) base = goodput(1, 1);
+    }
+    const double rf = pollux_restart_factor(ctx.now - job.submission_time, job.num_restarts, options_.restart_penalty_s);
+    value[j].assign(static_cast<std::size_t>(maxr[j]) + 1, 0.0);
+    scaled[j].assign(static_cast<std::size_t>(maxr[j]) + 1, 0.0);
+    for (int r = 0; r <= maxr[j]; ++r) {
+      double s = 0.0;
+      if (r > 0) {
+        const bool allowed = job.kind != JobKind::rigid || r == maxr[j];
+        if (allowed) s = (fn && base > 0) ? goodput((r + vg - 1) / vg, r) / base : static_cast<double>(r);
+        s *= scale_factor;
+        if (r != current[j]) s *= rf;
+      }
+      scaled[j][static_cast<std::size_t>(r)] = s;
+      value[j][static_cast<std::size_t>(r)] = std::pow(s + eps, p);
+    }
+    next.emplace(job.uid, std::move(st));
+  }
+  jobs_ = std::move(next);
+
+  // Greedy marginal allocation of the GPU counts (minimises Σ (s+eps)^p, i.e. maximises the power mean).
+  std::vector<int> count(nj, 0);
+  int left = G;
+  while (left > 0) {
+    double best_gain = 0.0;
+    std::size_t bj = nj;
+    int br = 0;
+    for (std::size_t j = 0; j < nj; ++j) {
+      const int r0 = count[j];
+      const double f0 = value[j][static_cast<std::size_t>(r0)];
+      for (int r = r0 + 1; r <= std::min(maxr[j], r0 + left); ++r) {
+        const double gain = (f0 - value[j][static_cast<std::size_t>(r)]) / (r - r0);
+        if (gain > best_gain * (1 + 1e-12) + 1e-15) {
+          best_gain = gain;
+          bj = j;
+          br = r;
+        }
+      }
+    }
+    if (bj == nj) break;
+    left -= br - count[bj];
+    count[bj] = br;
+  }
+
+  // Pack the counts into virtual nodes.
+  std::vector<int> free_v(static_cast<std::size_t>(V));
+  for (int v = 0; v < V; ++v) free_v[static_cast<std::size_t>(v)] = vn[static_cast<std::size_t>(v)].gpus;
+  std::vector<char> distributed_on(static_cast<std::size_t>(V), 0);
+  std::vector<std::vector<int>> place(nj, std::vector<int>(static_cast<std::size_t>(V), 0));
+  std::vector<char> placed(nj, 0);
+  // (1) unchanged counts keep their previous vnodes when those are free.
+  for (std::size_t j = 0; j < nj; ++j) {
+    auto& st = jobs_.at(ctx.jobs[j]->uid);
+    if (count[j] == 0 || count[j] != current[j] || st.vnodes.size() != static_cast<std::size_t>(V)) continue;
+    bool ok = true;
+    int used = 0;
+    for (int v = 0; v < V && ok; ++v) {
+      const int g = st.vnodes[static_cast<std::size_t>(v)];
+      if (g > 0) ++used;
+      ok = g <= free_v[static_cast<std::size_t>(v)];
+    }
+    if (!ok) continue;
+    for (int v = 0; v < V; ++v) {
+      const int g = st.vnodes[static_cast<std::size_t>(v)];
+      free_v[static_cast<std::size_t>(v)] -= g;
+      if (g > 0 && used > 1) distributed_on[static_cast<std::size_t>(v)] = 1;
+    }
+    place[j] = st.vnodes;
+    placed[j] = 1;
+  }
+  // (2) the rest, largest first: distributed jobs on whole free vnodes, single-vnode jobs by best fit.
+  std::vector<std::size_t> order(nj);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return count[a] > count[b]; });
+  for (std::size_t j : order) {
+    if (placed[j]) continue;
+    for (int r = count[j]; r > 0; --r) {
+      if (ctx.jobs[j]->kind == JobKind::rigid && r != maxr[j]) break;
+      auto& pl = place[j];
+      std::fill(pl.begin(), pl.end(), 0);
+      int best = -1;
+      for (int v = 0; v < V; ++v) {  // best fit on one vnode
+        const int f = free_v[static_cast<std::size_t>(v)];
+        if (f >= r && (best < 0 || f < free_v[static_cast<std::size_t>(best)])) best = v;
+      }
+      if (best >= 0) {
+        pl[static_cast<std::size_t>(best)] = r;
+        free_v[static_cast<std::size_t>(best)] -= r;
+        count[j] = r;
+        placed[j] = 1;
+        break;
+      }
+      // Distributed: whole free vnodes first, then partial ones without another distributed job.
+      int need = r;
+      std::vector<int> take(static_cast<std::size_t>(V), 0);
+      for (int pass = 0; pass < 2 && need > 0; ++pass)
+        for (int v = 0; v < V && need > 0; ++v) {
+          const int f = free_v[static_cast<std::size_t>(v)] - take[static_cast<std::size_t>(v)];
+          const bool whole = f == vn[static_cast<std::size_t>(v)].gpus;
+          if (f <= 0 || (pass == 0 && !whole) || (pass == 1 && distributed_on[static_cast<std::size_t>(v)])) continue;
+          const int t = std::min(f, need);
+          take[static_cast<std::size_t>(v)] += t;
+          need -= t;
+        }
+      if (need > 0) continue;  // does not fit: shrink
+      for (int v = 0; v < V; ++v)
+        if (take[static_cast<std::size_t>(v)] > 0) {
+          free_v[static_cast<std::size_t>(v)] -= take[static_cast<std::size_t>(v)];
+          distributed_on[static_cast<std::size_t>(v)] = 1;
+        }
+      pl = take;
+      count[j] = r;
+      placed[j] = 1;
+      break;
+    }
+    if (!placed[j]) count[j] = 0;
+  }
+
+  std::vector<double> chosen(nj, 0.0);
+  for (std::size_t j = 0; j < nj; ++j) {
+    chosen[j] = scaled[j][static_cast<std::size_t>(std::min(count[j], maxr[j]))];
+    auto& st = jobs_.at(ctx.jobs[j]->uid);
+    if (!placed[j] || count[j] == 0) {
+      st.vnodes.clear();
+      continue;
+    }
+    out[j] = pollux_fix_mixed(cluster, vn, place[j], options_.type_priority);
+    // Remember only the GPUs the job really got (the dropped types stay idle this round).
+    st.vnodes = place[j];
+    for (int v = 0; v < V; ++v)
+      if (vn[static_cast<std::size_t>(v)].type != out[j].type) st.vnodes[static_cast<std::size_t>(v)] = 0;
+  }
+  last_fitness_ = pollux_fitness(chosen, p);
+  return out;
+}
+
+}  // namespace sia::sim
