@@ -92,8 +92,10 @@ struct JobEstimator {
       return fns[static_cast<std::size_t>(source)]->optimize(n2, gpus, job->scheduler_limits(source)).goodput * xs / xd;
     }
     if (source >= 0) return 0.0;  // known elsewhere, no projection: this type is not usable yet
-    // Never ran anywhere: only 1-GPU configurations, all tied or valued by their 1-GPU profile.
-    if (gpus != 1) return 0.0;
+    // Never ran anywhere: only 1-GPU configurations, all tied or valued by their 1-GPU profile. A rigid job
+    // can only run with its fixed GPU count, so that count takes the 1-GPU role (else it would never start).
+    const int first_gpus = job->kind == JobKind::rigid ? std::max(1, job->target_replicas) : 1;
+    if (gpus != first_gpus) return 0.0;
     if (options->bootstrap == Bootstrap::tie) return 1.0;
     return job->app->types[static_cast<std::size_t>(t)].xput1;
   }
