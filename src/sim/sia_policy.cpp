@@ -96,7 +96,9 @@ struct JobEstimator {
     // can only run with its fixed GPU count, so that count takes the 1-GPU role (else it would never start).
     const int first_gpus = job->kind == JobKind::rigid ? std::max(1, job->target_replicas) : 1;
     if (gpus != first_gpus) return 0.0;
-    if (options->bootstrap == Bootstrap::tie) return 1.0;
+    // Rigid jobs are valued by their profiled throughput even in `tie` mode: the reference values rigid
+    // jobs from the trace's throughput on every type (sia-reference-behaviour.md §4), never by a tie.
+    if (options->bootstrap == Bootstrap::tie && job->kind != JobKind::rigid) return 1.0;
     return job->app->types[static_cast<std::size_t>(t)].xput1;
   }
 
