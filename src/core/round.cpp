@@ -374,6 +374,53 @@ Choice greedy(const Problem& pb, const std::vector<char>& pinned, const std::vec
   return out;
 }
 
+// Tie-break rule (docs/reliability.md): interchangeable jobs (same usable configurations with
+// bit-identical utilities and GPU counts, same current configuration, same pin/requirement) can
+// swap configurations without changing the objective, capacity use or constraints, so backends
+// pick different permutations. Hand the group's chosen configurations out in a canonical order
+// instead: earlier jobs (input order) get fewer GPUs first, then the lower GPU type index, then
+// fewer nodes; "no GPUs" goes last. Only permutes within a group: the objective is unchanged.
+void canonicalize_ties(const Problem& pb, const std::vector<char>& pinned, const std::vector<char>& forced,
+                       Choice& ch) {
+  const std::size_t n = pb.num_jobs();
+  auto same_entries = [&](std::size_t a, std::size_t b) {
+    const auto& x = pb.valid[a];
+    const auto& y = pb.valid[b];
+    if (x.size() != y.size()) return false;
+    for (std::size_t k = 0; k < x.size(); ++k)
+      if (x[k].config != y[k].config || x[k].gpus != y[k].gpus || !(x[k].util == y[k].util)) return false;
+    return true;
+  };
+  std::vector<char> done(n, 0);
+  std::vector<std::size_t> group;
+  std::vector<int> configs;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (done[i]) continue;
+    group.assign(1, i);
+    for (std::size_t j = i + 1; j < n; ++j)
+      if (!done[j] && pinned[j] == pinned[i] && forced[j] == forced[i] && pb.current[j] == pb.current[i] &&
+          same_entries(i, j)) {
+        group.push_back(j);
+        done[j] = 1;
+      }
+    if (group.size() < 2) continue;
+    configs.clear();
+    for (std::size_t j : group)
+      configs.push_back(ch[j] < 0 ? -1 : pb.valid[j][static_cast<std::size_t>(ch[j])].config);
+    std::sort(configs.begin(), configs.end(), [&](int a, int b) {
+      if (a < 0 || b < 0) return a >= 0 && b < 0;
+      const Config& x = pb.set.configs[static_cast<std::size_t>(a)];
+      const Config& y = pb.set.configs[static_cast<std::size_t>(b)];
+      if (x.gpus != y.gpus) return x.gpus < y.gpus;
+      if (x.type != y.type) return x.type < y.type;
+      if (x.nodes != y.nodes) return x.nodes < y.nodes;
+      return a < b;
+    });
+    for (std::size_t k = 0; k < group.size(); ++k)
+      ch[group[k]] = configs[k] < 0 ? -1 : entry_of(pb, group[k], configs[k]);
+  }
+}
+
 double objective_of(const Problem& pb, const Choice& ch) {
   double obj = 0.0;
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
@@ -464,15 +511,20 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     std::vector<char> none(n, 0);
     params.time_limit = remaining(options, start);
     out = solve_once(pb, pinned, none, solver, params, res.solve_ms, model);
-    if (out.ok)
+    if (out.ok) {
       for (std::size_t i = 0; i < n; ++i)
         if (forced[i] && out.choice[i] < 0) unmet.push_back(jobs[i].id());
-    forced = none;
+      forced = none;
+    }
+    // Otherwise keep `forced`: the greedy fallback then serves those jobs first and reports the
+    // ones it cannot serve in `unmet` (a backend that wrongly says "infeasible" twice must not
+    // silently drop them).
   }
 
   Choice choice;
   if (out.ok) {
     choice = out.choice;
+    canonicalize_ties(pb, pinned, forced, choice);
     res.status = out.result.status == MilpStatus::optimal ? RoundStatus::optimal : RoundStatus::feasible;
     if (out.result.status == MilpStatus::feasible) res.message = "backend stopped at a limit: " + out.result.message;
   } else {

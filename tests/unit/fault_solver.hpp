@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -126,11 +128,20 @@ class FaultSolver final : public MilpSolver {
   }
 };
 
-/// Registers one factory per mode as "fault-<mode>" (idempotent; register_milp_solver replaces).
-inline void register_fault_solvers() {
-  for (auto m : FaultSolver::all_modes)
-    register_milp_solver(std::string("fault-") + FaultSolver::mode_name(m),
-                         [m] { return std::make_unique<FaultSolver>(m); });
+/// Mode of the registered "fault" backend; empty = behave exactly like "native". Registration
+/// is global and cannot be undone, and other suites (milp.conformance) iterate every registered
+/// backend, so the registered instance must be a correct backend whenever no test arms it.
+inline std::optional<FaultSolver::Mode>& armed_fault_mode() {
+  static std::optional<FaultSolver::Mode> mode;
+  return mode;
+}
+
+/// Registers "fault": native unless armed_fault_mode() is set (idempotent).
+inline void register_fault_solver() {
+  register_milp_solver("fault", []() -> std::unique_ptr<MilpSolver> {
+    if (const auto m = armed_fault_mode()) return std::make_unique<FaultSolver>(*m);
+    return make_milp_solver("native");
+  });
 }
 
 /// Is `cur` a configuration of the cluster (the round's identification: type + GPU count)?
@@ -289,7 +300,8 @@ inline Instance random_instance(std::mt19937_64& rng, InstanceShape shape, doubl
     std::sort(down.begin(), down.end());
     down.erase(std::unique(down.begin(), down.end()), down.end());
     in.cluster.down.push_back(down);
-    in.cluster.reserved.push_back(pick(0, 3) == 0 ? pick(0, in.cluster.types[t].gpus_per_node()) : 0);
+    const int up = (nodes - static_cast<int>(down.size())) * in.cluster.types[t].gpus_per_node();
+    in.cluster.reserved.push_back(pick(0, 3) == 0 ? std::min(up, pick(0, in.cluster.types[t].gpus_per_node())) : 0);
   }
   const auto set = make_configuration_set(in.cluster);
   for (std::size_t i = 0; i < first.size(); ++i) {

@@ -101,17 +101,25 @@ TEST_CASE("hardening.fault.injected_instance") {
 }
 
 TEST_CASE("hardening.fault.registered_backends") {
-  test::register_fault_solvers();
+  test::register_fault_solver();
   const auto in = fault_instance(7);
   for (auto m : FaultSolver::all_modes) {
     if (m == FaultSolver::Mode::sleep_past_limit) continue;  // covered above; keeps this case fast
+    test::armed_fault_mode() = m;
     RoundOptions o;
-    o.backend = std::string("fault-") + FaultSolver::mode_name(m);
+    o.backend = "fault";
     o.time_limit = std::chrono::milliseconds(50);
     const auto r = run_round(in.cluster, in.jobs, o);
+    test::armed_fault_mode().reset();
     CHECK(r.backend == "fault");
     check_fault_result(in, o, m, r);
   }
+  // Disarmed, it is the native backend (other suites may iterate it).
+  RoundOptions o;
+  o.backend = "fault";
+  const auto r = run_round(in.cluster, in.jobs, o);
+  CHECK_FALSE(r.fallback);
+  test::check_round_valid(in.cluster, in.jobs, o, r);
 }
 
 TEST_CASE("hardening.fault.decision_json_and_exit_code") {
