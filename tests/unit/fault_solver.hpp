@@ -48,6 +48,7 @@ class FaultSolver final : public MilpSolver {
     violate_pin,       ///< native's solution with every pinned (lower bound 1) column at 0
     sleep_past_limit,  ///< sleeps 6x its time limit (at least 300 ms), then no_solution
     false_infeasible,  ///< "infeasible" for a feasible model
+    pass_through,      ///< no fault: the native backend's answer (used when disarmed)
   };
   static constexpr Mode all_modes[] = {Mode::status_error, Mode::throw_std,     Mode::throw_non_std,
                                        Mode::nan_values,   Mode::wrong_length,  Mode::fractional,
@@ -70,6 +71,7 @@ class FaultSolver final : public MilpSolver {
       case Mode::violate_pin: return "violate_pin";
       case Mode::sleep_past_limit: return "sleep_past_limit";
       case Mode::false_infeasible: return "false_infeasible";
+      case Mode::pass_through: return "pass_through";
     }
     return "?";
   }
@@ -123,6 +125,7 @@ class FaultSolver final : public MilpSolver {
         r.status = MilpStatus::infeasible;
         r.message = "injected: claims infeasible";
         return r;
+      case Mode::pass_through: return make_milp_solver("native")->solve(m, p);
     }
     return r;
   }
@@ -140,7 +143,7 @@ inline std::optional<FaultSolver::Mode>& armed_fault_mode() {
 inline void register_fault_solver() {
   register_milp_solver("fault", []() -> std::unique_ptr<MilpSolver> {
     if (const auto m = armed_fault_mode()) return std::make_unique<FaultSolver>(*m);
-    return make_milp_solver("native");
+    return std::make_unique<FaultSolver>(FaultSolver::Mode::pass_through);
   });
 }
 

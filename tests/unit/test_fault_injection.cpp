@@ -55,6 +55,7 @@ std::string expected_fragment(FaultSolver::Mode m) {
     case M::violate_pin: return "invalid solution";
     case M::sleep_past_limit: return "no solution within its limits";
     case M::false_infeasible: return "infeasible";
+    case M::pass_through: return "";
   }
   return "";
 }
