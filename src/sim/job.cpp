@@ -173,8 +173,12 @@ void SimJob::step(double now, double seconds, const PerfFitter& fitter) {
         completion_time = now;
         break;
       }
-      update_local_bsz();
     }
+    // The executor re-optimises its batch size after every stretch of progress, not only at epoch
+    // boundaries (reference §1.6, `Job.step` calls `update_local_bsz` on every loop iteration): the
+    // first observations on a new allocation refit the model, and the next round already runs the
+    // batch size that model recommends.
+    update_local_bsz();
   }
 }
 
