@@ -12,8 +12,10 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -421,6 +423,61 @@ void canonicalize_ties(const Problem& pb, const std::vector<char>& pinned, const
   }
 }
 
+// Second tie-break rule (docs/reliability.md): the status quo wins ties. A running, preemptible
+// job k that the solution moves or suspends gets its current configuration back from a job i that
+// took that configuration, when the swap (i takes k's new choice instead) leaves the objective no
+// worse — with exact ties it is unchanged. Without this rule an exact tie between a running job and
+// a waiting one (common with rigid jobs of one model and count) can be broken differently every
+// round, restarting both again and again (measured: cifar10 rigid jobs restarting every minute).
+// Swapping two jobs' choices keeps the multiset of configurations, so capacity and the placement
+// guarantee are untouched. Later jobs (input order) give way first.
+void prefer_current_on_ties(const Problem& pb, const std::vector<char>& pinned, const std::vector<char>& forced,
+                            Choice& ch) {
+  const std::size_t n = pb.num_jobs();
+  auto config_of = [&](std::size_t i) { return ch[i] < 0 ? -1 : pb.valid[i][static_cast<std::size_t>(ch[i])].config; };
+  // Gain (bigger is better) of job i on configuration c (-1 = no GPUs); nullopt when i may not take it.
+  auto gain_on = [&](std::size_t i, int c) -> std::optional<double> {
+    if (c < 0) {
+      if (forced[i] || pinned[i]) return std::nullopt;
+      return 0.0;
+    }
+    if (pinned[i] && c != pb.current[i]) return std::nullopt;
+    const int k = entry_of(pb, i, c);
+    if (k < 0) return std::nullopt;
+    return pb.gain(pb.valid[i][static_cast<std::size_t>(k)]);
+  };
+  // Jobs holding each configuration that is not their current one, latest first.
+  std::unordered_map<int, std::vector<std::size_t>> holders;
+  for (std::size_t i = n; i-- > 0;) {
+    const int c = config_of(i);
+    if (c >= 0 && c != pb.current[i]) holders[c].push_back(i);
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const int cur = pb.current[k];
+    if (cur < 0 || pinned[k] || config_of(k) == cur) continue;
+    const auto gk_cur = gain_on(k, cur);
+    if (!gk_cur) continue;  // the current configuration is no longer usable (e.g. restart factor 0)
+    const auto it = holders.find(cur);
+    if (it == holders.end()) continue;
+    auto& list = it->second;
+    const int other = config_of(k);
+    for (std::size_t pos = 0; pos < list.size(); ++pos) {
+      const std::size_t i = list[pos];
+      if (config_of(i) != cur) continue;  // stale: i already gave this configuration away
+      const auto gi_other = gain_on(i, other);
+      const auto gi_cur = gain_on(i, cur);
+      const auto gk_other = gain_on(k, other);
+      if (!gi_other || !gi_cur || !gk_other) continue;
+      if (!(*gk_cur + *gi_other >= *gi_cur + *gk_other)) continue;
+      ch[k] = entry_of(pb, k, cur);
+      ch[i] = other < 0 ? -1 : entry_of(pb, i, other);
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(pos));
+      if (other >= 0 && other != pb.current[i]) holders[other].push_back(i);
+      break;
+    }
+  }
+}
+
 double objective_of(const Problem& pb, const Choice& ch) {
   double obj = 0.0;
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
@@ -525,6 +582,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   if (out.ok) {
     choice = out.choice;
     canonicalize_ties(pb, pinned, forced, choice);
+    prefer_current_on_ties(pb, pinned, forced, choice);
     res.status = out.result.status == MilpStatus::optimal ? RoundStatus::optimal : RoundStatus::feasible;
     if (out.result.status == MilpStatus::feasible) res.message = "backend stopped at a limit: " + out.result.message;
   } else {

@@ -120,3 +120,46 @@ TEST_CASE("hardening.determinism.backends_agree_on_ties") {
     }
   }
 }
+
+// Second tie-break rule: the status quo wins exact ties. Rigid jobs of one model and count have
+// bit-identical utilities; with room for only some of them, the running ones keep their GPUs on
+// every backend and every round (before the rule, a waiting job and a running one could swap every
+// round, restarting both: cifar10 rigid jobs restarted every minute in the simulator).
+TEST_CASE("hardening.determinism.status_quo_wins_ties") {
+  for (const double p : {-0.5, 0.5}) {
+    for (const auto& b : real_backends()) {
+      CAPTURE(p);
+      CAPTURE(b);
+      // Two 8-GPU nodes of type A, one of B; five rigid 8-GPU jobs with identical goodputs; the
+      // jobs listed last (job3, job4) are the running ones.
+      std::ostringstream o;
+      o << R"({"cluster": {"gpu_types": [{"name": "A", "nodes": 2, "gpus_per_node": 8},)"
+        << R"({"name": "B", "nodes": 1, "gpus_per_node": 8}]}, "policy": {"p": )" << p
+        << R"(, "prices": false}, "jobs": [)";
+      for (int i = 0; i < 5; ++i) {
+        if (i) o << ",";
+        o << R"({"id": "job)" << i << R"(", "kind": "rigid", "min_gpus": 8, "max_gpus": 8, "goodput": [)"
+          << R"({"gpu_type": "A", "gpus": 8, "value": 8}, {"gpu_type": "B", "gpus": 8, "value": 8}], "age_s": 1000)";
+        if (i == 3) o << R"(, "current": {"gpu_type": "A", "gpus": 8, "nodes": 1})";
+        if (i == 4) o << R"(, "current": {"gpu_type": "B", "gpus": 8, "nodes": 1})";
+        o << "}";
+      }
+      o << "]}";
+      const auto req = parse_request(o.str(), "status_quo.json");
+      auto opt = req.options;
+      opt.backend = b;
+      const auto r = run_round(req.cluster, req.jobs, opt);
+      REQUIRE(r.status == RoundStatus::optimal);
+      REQUIRE(r.decisions.size() == 5);
+      // Three of the five run; the two running jobs keep their configurations...
+      CHECK(r.decisions[3].config.has_value());
+      CHECK_FALSE(r.decisions[3].changed);
+      CHECK(r.decisions[4].config.has_value());
+      CHECK_FALSE(r.decisions[4].changed);
+      // ...and the free A node goes to the earliest waiting job (the interchangeable-jobs rule).
+      CHECK(r.decisions[0].config.has_value());
+      CHECK_FALSE(r.decisions[1].config.has_value());
+      CHECK_FALSE(r.decisions[2].config.has_value());
+    }
+  }
+}
