@@ -145,50 +145,54 @@ void parse_placement(std::string_view placement, int& nodes, int& gpus, const st
   if (gpus == 0) throw InvalidArgument(where + ": placement has no GPUs: '" + std::string(placement) + "'");
 }
 
-std::vector<ProfileRow> load_placements_csv(const fs::path& file) {
+namespace {
+/// Rows of a profile CSV: the shape columns are read by `shape(csv, row, r)` (they differ between
+/// placements and scalability files), the local batch and the times the same way for both.
+template <class ShapeReader>
+std::vector<ProfileRow> load_profile_rows(const fs::path& file, ShapeReader&& shape) {
   const Csv csv = read_csv(file);
   require_rows(csv);
-  const std::size_t c_pl = column_index(csv, "placement");
   const std::size_t c_b = column_index(csv, "local_bsz");
   const std::size_t c_st = column_index(csv, "step_time");
   const std::size_t c_sy = column_index(csv, "sync_time");
+  auto read_shape = shape(csv);  // resolves the shape columns once (errors name the file)
   std::vector<ProfileRow> out;
   out.reserve(csv.rows.size());
   for (const CsvRow& row : csv.rows) {
     ProfileRow r;
     r.line = row.line;
-    r.placement = row.fields[c_pl].text;
-    const std::string where = csv.file + ":" + std::to_string(row.line) + ":" + std::to_string(row.fields[c_pl].column);
-    parse_placement(r.placement, r.nodes, r.gpus, where);
+    read_shape(row, r);
     r.local_bsz = parse_positive_int(csv, row, c_b);
     parse_times(csv, row, c_st, c_sy, r.step_time, r.sync_time);
     out.push_back(std::move(r));
   }
   return out;
 }
+}  // namespace
+
+std::vector<ProfileRow> load_placements_csv(const fs::path& file) {
+  return load_profile_rows(file, [](const Csv& csv) {
+    const std::size_t c_pl = column_index(csv, "placement");
+    return [&csv, c_pl](const CsvRow& row, ProfileRow& r) {
+      r.placement = row.fields[c_pl].text;
+      const std::string where = csv.file + ":" + std::to_string(row.line) + ":" + std::to_string(row.fields[c_pl].column);
+      parse_placement(r.placement, r.nodes, r.gpus, where);
+    };
+  });
+}
 
 std::vector<ProfileRow> load_scalability_csv(const fs::path& file) {
-  const Csv csv = read_csv(file);
-  require_rows(csv);
-  const std::size_t c_n = column_index(csv, "num_nodes");
-  const std::size_t c_r = column_index(csv, "num_replicas");
-  const std::size_t c_b = column_index(csv, "local_bsz");
-  const std::size_t c_st = column_index(csv, "step_time");
-  const std::size_t c_sy = column_index(csv, "sync_time");
-  std::vector<ProfileRow> out;
-  out.reserve(csv.rows.size());
-  for (const CsvRow& row : csv.rows) {
-    ProfileRow r;
-    r.line = row.line;
-    r.nodes = parse_positive_int(csv, row, c_n);
-    r.gpus = parse_positive_int(csv, row, c_r);
-    if (r.nodes > r.gpus)
-      fail(csv.file, row.line, row.fields[c_n].column, "num_nodes " + std::to_string(r.nodes) + " > num_replicas " + std::to_string(r.gpus));
-    r.local_bsz = parse_positive_int(csv, row, c_b);
-    parse_times(csv, row, c_st, c_sy, r.step_time, r.sync_time);
-    out.push_back(std::move(r));
-  }
-  return out;
+  return load_profile_rows(file, [](const Csv& csv) {
+    const std::size_t c_n = column_index(csv, "num_nodes");
+    const std::size_t c_r = column_index(csv, "num_replicas");
+    return [&csv, c_n, c_r](const CsvRow& row, ProfileRow& r) {
+      r.nodes = parse_positive_int(csv, row, c_n);
+      r.gpus = parse_positive_int(csv, row, c_r);
+      if (r.nodes > r.gpus)
+        fail(csv.file, row.line, row.fields[c_n].column,
+             "num_nodes " + std::to_string(r.nodes) + " > num_replicas " + std::to_string(r.gpus));
+    };
+  });
 }
 
 ValidationTable load_validation_csv(const fs::path& file) {

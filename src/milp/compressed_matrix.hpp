@@ -3,6 +3,7 @@
 // triplets summed and exact zeros dropped. Both the CBC and the GLPK backend need exactly this
 // (GLPK's glp_load_matrix rejects duplicates with an abort(), CoinPackedMatrix would keep them).
 #include <sia/milp/model.hpp>
+#include <sia/milp/solver.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -55,6 +56,21 @@ inline bool empty_model_feasible(const MilpModel& m) {
   for (int i = 0; i < m.num_rows(); ++i)
     if (m.row_lower[static_cast<std::size_t>(i)] > 0.0 || m.row_upper[static_cast<std::size_t>(i)] < 0.0) return false;
   return true;
+}
+
+/// The result for a model without columns (the backends have nothing to branch on and some of
+/// them reject empty problems): optimal at the offset when every row admits activity 0.
+inline MilpResult empty_model_result(const MilpModel& m, const MilpParams& params) {
+  MilpResult result;
+  if (empty_model_feasible(m)) {
+    result.status = MilpStatus::optimal;
+    result.objective = result.best_bound = m.obj_offset;
+    if (params.lp_duals) result.row_duals.assign(static_cast<std::size_t>(m.num_rows()), 0.0);
+  } else {
+    result.status = MilpStatus::infeasible;
+    result.message = "a row excludes activity 0 and the model has no columns";
+  }
+  return result;
 }
 
 /// Rounds integer columns to the nearest integer and clamps every value into its bounds, so

@@ -71,17 +71,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   // CBC minimises; a maximisation is solved as min -c·x and mapped back.
   const double sign = maximize ? -1.0 : 1.0;
 
-  if (n == 0) {  // CBC has nothing to branch on; decide directly.
-    if (empty_model_feasible(model)) {
-      result.status = MilpStatus::optimal;
-      result.objective = result.best_bound = model.obj_offset;
-      if (params.lp_duals) result.row_duals.assign(static_cast<std::size_t>(m), 0.0);
-    } else {
-      result.status = MilpStatus::infeasible;
-      result.message = "a row excludes activity 0 and the model has no columns";
-    }
-    return result;
-  }
+  if (n == 0) return empty_model_result(model, params);  // CBC has nothing to branch on
 
   OsiClpSolverInterface lp;
   quiet(lp.messageHandler(), params.verbose);

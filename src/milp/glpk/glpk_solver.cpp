@@ -267,17 +267,7 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
   const int n = model.num_cols();
   const int m = model.num_rows();
   const bool maximize = model.sense == MilpSense::maximize;
-  if (n == 0 && !provoke_error) {  // nothing for GLPK to do; decide directly
-    if (empty_model_feasible(model)) {
-      result.status = MilpStatus::optimal;
-      result.objective = result.best_bound = model.obj_offset;
-      if (params.lp_duals) result.row_duals.assign(static_cast<std::size_t>(m), 0.0);
-    } else {
-      result.status = MilpStatus::infeasible;
-      result.message = "a row excludes activity 0 and the model has no columns";
-    }
-    return result;
-  }
+  if (n == 0 && !provoke_error) return empty_model_result(model, params);  // nothing for GLPK to do
 
   const auto csc = compress_columns(model);
   const auto nnz = csc.value.size();
