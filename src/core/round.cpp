@@ -47,9 +47,18 @@ std::string job_label(const JobSpec& j, std::size_t i) {
     label += '#';
     label += std::to_string(i);
   } else {
+    // Ids are quoted in full unless pathological (a multi-megabyte id would swamp the message).
+    constexpr std::size_t max_shown = 64;
     label += '\'';
-    label += j.id();
-    label += '\'';
+    if (j.id().size() <= max_shown) {
+      label += j.id();
+      label += '\'';
+    } else {
+      label.append(j.id(), 0, max_shown / 2);
+      label += "...' (";
+      label += std::to_string(j.id().size());
+      label += " bytes)";
+    }
   }
   return label;
 }

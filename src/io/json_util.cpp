@@ -192,6 +192,16 @@ void JsonContext::fail(std::string_view path, std::string_view message) const {
 
 std::string path_key(std::string_view parent, std::string_view key) {
   std::string out(parent);
+  // Paths only appear in messages: a pathological key (a fuzzer's 4 MB field name) is shortened so
+  // the message stays readable; its length is kept.
+  constexpr std::size_t max_key = 64;
+  if (key.size() > max_key) {
+    std::string shown(key.substr(0, max_key / 2));
+    out += '[';
+    out += json(shown).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += "... (" + std::to_string(key.size()) + " bytes)]";
+    return out;
+  }
   if (is_identifier(key)) {
     if (!out.empty()) out += '.';
     out += key;

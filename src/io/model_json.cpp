@@ -2,6 +2,7 @@
 /// @brief The `model` form of a job in sia_allocate's request (see model_json.hpp).
 
 #include "io/model_json.hpp"
+#include "io/json_util.hpp"
 
 #include <sia/error.hpp>
 
@@ -23,7 +24,7 @@ void require_object(const json& j, const std::string& where) {
 
 void reject_unknown(const json& j, const std::string& where, const std::set<std::string>& allowed) {
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (allowed.count(it.key()) == 0) fail(where + "." + it.key(), "unknown field");
+    if (allowed.count(it.key()) == 0) fail(path_key(where, it.key()), "unknown field");
 }
 
 double number(const json& j, const std::string& where) {

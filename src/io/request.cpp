@@ -38,7 +38,13 @@ using detail::path_index;
 using detail::path_key;
 using nlohmann::json;
 
-std::string quote_json(std::string_view s) { return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace); }
+// Quotes a user-given name for a message; a pathological one (megabytes) is shortened, with its length.
+std::string quote_json(std::string_view s) {
+  constexpr std::size_t max_shown = 64;
+  if (s.size() <= max_shown) return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+  return json(std::string(s.substr(0, max_shown / 2))).dump(-1, ' ', false, json::error_handler_t::replace) + "... (" +
+         std::to_string(s.size()) + " bytes)";
+}
 
 // ----------------------------------------------------------------------------------------------
 // Node names: explicit per type, else "<type>/<index>".

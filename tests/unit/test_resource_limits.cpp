@@ -182,3 +182,24 @@ TEST_CASE("hardening.limits.long_strings") {
   ms = ms_of([&] { check_rejected(dup, "duplicate"); });
   CHECK(ms < 5000.0);
 }
+
+// A pathological name is shortened in messages (its length is reported instead): a 4 MB field
+// name or job id used to come back as a 4 MB message.
+TEST_CASE("hardening.limits.huge_names_in_messages") {
+  const std::string huge(4'000'000, 'x');
+  const auto field = outcome(request_with("", ", \"" + huge + "\": 1", R"({"gpu_type": "A", "gpus": 1, "value": 1})"));
+  REQUIRE(field.has_value());
+  CHECK(field->size() < 2000);
+  CHECK(field->find("4000000 bytes") != std::string::npos);
+  CHECK(field->find("unknown field") != std::string::npos);
+  // A huge id in a message: two jobs with the same id.
+  std::ostringstream o;
+  o << "{" << two_types << R"(, "jobs": [)";
+  for (int k = 0; k < 2; ++k)
+    o << (k ? "," : "") << R"({"id": ")" << huge << R"(", "goodput": [{"gpu_type": "B", "gpus": 4, "value": 1}]})";
+  o << "]}";
+  const auto id = outcome(o.str());
+  REQUIRE(id.has_value());
+  CHECK(id->size() < 2000);
+  CHECK_MESSAGE(id->find("4000000 bytes") != std::string::npos, id->substr(0, 300));
+}
