@@ -32,7 +32,7 @@ int SimJob::max_profiled_replicas(int t) const noexcept {
 }
 
 std::optional<GoodputFunction> SimJob::goodput_function(int t) const {
-  const auto& p = perf[static_cast<std::size_t>(t)];
+  const auto& p = unaware_model ? merged_perf : perf[static_cast<std::size_t>(t)];
   if (!p || !grad) return std::nullopt;
   return GoodputFunction{*p, grad, app->init_batch_size};
 }
@@ -124,6 +124,11 @@ void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, cons
   for (const auto& [k, t] : obs) v.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), t.step, t.sync});
   perf[static_cast<std::size_t>(alloc.type)] = fitter(v);
   ++fit_generation;
+  if (unaware_model && merged_observed.emplace(key, s).second) {
+    v.clear();
+    for (const auto& [k, t] : merged_observed) v.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), t.step, t.sync});
+    merged_perf = fitter(v);
+  }
 }
 
 void SimJob::step(double now, double seconds, const PerfFitter& fitter) {

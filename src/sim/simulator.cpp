@@ -65,6 +65,7 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
   for (const auto& w : workload.jobs) {
     jobs.push_back(std::make_unique<SimJob>(w, apps.at(w.application), nt));
     if (options.force_category) jobs.back()->kind = *options.force_category;
+    jobs.back()->unaware_model = policy.heterogeneity_unaware();
   }
   std::vector<std::vector<double>> gpu_s_by_type(jobs.size(), std::vector<double>(static_cast<std::size_t>(nt), 0.0));
   std::vector<double> contention_sum(jobs.size(), 0.0);

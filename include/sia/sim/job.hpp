@@ -73,6 +73,12 @@ class SimJob {
   std::vector<std::optional<PerfParams>> perf;                          ///< per type, fitted
   std::optional<GradParams> grad;                                       ///< latest gradient statistics
   int fit_generation = 0;            ///< bumped at every refit or allocation change (for caches)
+  /// Heterogeneity-unaware job (reference §6.6, `h_unaware`): one merged profile over all GPU types
+  /// (the first observation of a (nodes, replicas, local batch) key wins) and one fitted model that
+  /// goodput_function() returns for every type, so the executor's batch size ignores the GPU type too.
+  bool unaware_model = false;
+  std::map<std::tuple<int, int, int>, StepSync> merged_observed;  ///< unaware jobs: merged profile
+  std::optional<PerfParams> merged_perf;                          ///< unaware jobs: its fit
 
   [[nodiscard]] bool completed() const noexcept { return completion_time.has_value(); }
   [[nodiscard]] bool tunes_batch() const noexcept { return kind == JobKind::adaptive; }

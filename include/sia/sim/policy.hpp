@@ -33,6 +33,10 @@ class Policy {
   /// Round length the policy is designed for (Sia 60 s, Gavel 360 s).
   [[nodiscard]] virtual double default_interval_s() const = 0;
   [[nodiscard]] virtual std::vector<SimAllocation> allocate(const PolicyContext& ctx) = 0;
+  /// True when the jobs under this policy are heterogeneity-unaware (the paper's Pollux, reference §6.6):
+  /// each job keeps ONE throughput model fitted to its observations on every GPU type, and its executor
+  /// picks batch sizes with that merged model wherever it runs (SimJob::unaware_model).
+  [[nodiscard]] virtual bool heterogeneity_unaware() const { return false; }
 };
 
 /// @brief Creates a policy by name; options are policy-specific "key=value" strings.
