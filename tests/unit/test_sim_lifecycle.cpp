@@ -180,3 +180,43 @@ TEST_CASE("sim.lifecycle.bad_inputs_fail_before_running") {
   empty.types[0].nodes = 0;
   CHECK_THROWS_AS(validate_inputs(empty, apps, one_job()), InvalidArgument);
 }
+
+// Heterogeneity-unaware jobs (the paper's Pollux, reference §6.6): one merged profile whose first
+// observation of a key wins, one model for every type; aware jobs keep one model per type.
+TEST_CASE("sim.lifecycle.unaware_job_merges_its_profiles") {
+  Application a = *tiny_app();
+  Application::TypeTruth slow = a.types[0];
+  slow.profile = "y";
+  slow.model = PerfParams{0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0};  // 3x slower steps on type 1
+  a.types.push_back(slow);
+  const auto app = std::make_shared<const Application>(std::move(a));
+  // The fit records how many observations it saw and the first one's step time.
+  const PerfFitter fit = [](const std::vector<StepObservation>& obs) {
+    return PerfParams{static_cast<double>(obs.size()), obs.front().step_time, 0.0, 0.0, 0.0, 0.0, 1.0};
+  };
+  for (const bool unaware : {false, true}) {
+    CAPTURE(unaware);
+    SimJob j(one_job().jobs[0], app, 2);
+    j.unaware_model = unaware;
+    j.apply(SimAllocation{0, 1, 1});
+    j.step(0.0, 35.0, fit);  // 30 s restore, 5 s of progress (the job needs 20 s in all)
+    j.apply(SimAllocation{1, 1, 1});
+    j.step(35.0, 35.0, fit);
+    REQUIRE_FALSE(j.completed());
+    REQUIRE(j.goodput_function(0));
+    REQUIRE(j.goodput_function(1));
+    const auto p0 = j.goodput_function(0)->perf;
+    const auto p1 = j.goodput_function(1)->perf;
+    if (unaware) {
+      // Same (nodes, replicas, local batch) key on both types: type 0's observation won.
+      CHECK(j.merged_observed.size() == 1);
+      CHECK(p0.alpha_c == p1.alpha_c);
+      CHECK(p0 == p1);
+      CHECK(p1.beta_c == doctest::Approx(0.1));  // type 0's step time
+    } else {
+      CHECK(j.merged_observed.empty());
+      CHECK(p0.beta_c == doctest::Approx(0.1));
+      CHECK(p1.beta_c == doctest::Approx(0.3));  // type 1's own (slower) observation
+    }
+  }
+}
