@@ -543,16 +543,6 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
   return job;
 }
 
-std::string_view status_name(RoundStatus s) noexcept {
-  switch (s) {
-    case RoundStatus::optimal: return "optimal";
-    case RoundStatus::feasible: return "feasible";
-    case RoundStatus::infeasible: return "infeasible";
-    case RoundStatus::error: return "error";
-  }
-  return "error";
-}
-
 // NaN and infinities are not JSON; a bound that is unknown prints as null.
 nlohmann::ordered_json number_or_null(double v) {
   if (std::isfinite(v)) return v;
@@ -647,7 +637,7 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
                                              : "#" + std::to_string(t);
   };
   ojson d = ojson::object();
-  d["status"] = status_name(result.status);
+  d["status"] = to_string(result.status);
   d["objective"] = number_or_null(result.objective);
   d["best_bound"] = number_or_null(result.best_bound);
   d["backend"] = result.backend;
