@@ -99,6 +99,9 @@ struct RoundResult {
  * - Backend failure, no solution within the time limit, or an answer that fails the checks give
  *   a greedy allocation that is always valid (`fallback`, status `error` or `feasible`).
  * - `objective` is recomputed from the returned allocation, never copied from the backend.
+ * - Ties (allocations of equal objective) are broken the same way for every backend: the status
+ *   quo wins (a running job is not moved or suspended in favour of a job of exactly equal value),
+ *   and interchangeable jobs get their configurations in input order (docs/reliability.md).
  *
  * @throws InvalidArgument on bad input (names the job, type or field); BackendUnavailable for an
  *         unknown `options.backend`. Solver trouble is never thrown: it is reported in
