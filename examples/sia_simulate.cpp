@@ -9,6 +9,7 @@
 #include <sia/sim/catalogue.hpp>
 #include <sia/sim/cluster.hpp>
 #include <sia/sim/metrics.hpp>
+#include <sia/sim/pollux_policy.hpp>
 #include <sia/sim/report.hpp>
 #include <sia/sim/sia_policy.hpp>
 #include <sia/sim/simulator.hpp>
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
   CLI::App app{"sia_simulate: trace-driven simulation of the Sia scheduler (SOSP 2023).\n"
                "Without arguments: built-in models, synthetic Philly-like workload, paper-heterogeneous cluster."};
   std::string profiles, workload_path, cluster_name = "paper-heterogeneous", policies, out_dir, bootstrap = "tie";
-  std::string backend = "default", dump_catalogue, force_category;
+  std::string backend = "default", dump_catalogue, force_category, pollux_search = "genetic";
   int scale = 1;
   double interval = 0.0, rate = 20.0, hours = 8.0;
   bool json = false, per_workload = false, round_utilities = false, no_projection = false;
@@ -97,6 +98,10 @@ int main(int argc, char** argv) {
   app.add_option("--force-category", force_category,
                  "override every job's kind for every policy (paper Fig. 1): rigid, strong-scaling or adaptive")
       ->check(CLI::IsMember({"rigid", "strong-scaling", "adaptive"}));
+  app.add_option("--pollux-search", pollux_search,
+                 "search of the pollux policy: genetic (Pollux's published NSGA-II) or greedy (marginal allocation)")
+      ->check(CLI::IsMember({"genetic", "greedy"}))
+      ->capture_default_str();
   app.add_flag("--per-workload", per_workload, "table: one row per workload too");
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
@@ -141,6 +146,10 @@ int main(int argc, char** argv) {
           o.bootstrap = bootstrap == "tie" ? sia::sim::Bootstrap::tie : sia::sim::Bootstrap::profiled;
           o.project_throughputs = !no_projection;
           policy = std::make_unique<sia::sim::SiaPolicy>(o);
+        } else if (name == "pollux") {
+          sia::sim::PolluxPolicyOptions o;
+          o.search = pollux_search == "greedy" ? sia::sim::PolluxSearch::greedy : sia::sim::PolluxSearch::genetic;
+          policy = std::make_unique<sia::sim::PolluxPolicy>(o);
         } else {
           policy = sia::sim::make_policy(name);
         }

@@ -1,7 +1,9 @@
-// Heterogeneity-unaware Pollux (reference §6.6). See pollux_policy.hpp for the search that replaces NSGA-II.
+// Heterogeneity-unaware Pollux (reference §6.6): Pollux's NSGA-II search (pollux_genetic.cpp) or a greedy one.
 #include <sia/error.hpp>
 #include <sia/goodput/goodput_function.hpp>
 #include <sia/sim/pollux_policy.hpp>
+
+#include "sim/pollux_genetic.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -70,10 +72,12 @@ SimAllocation pollux_fix_mixed(const SimCluster& cluster, const std::vector<Poll
   return SimAllocation{best, static_cast<int>(nodes.size()), per_type[static_cast<std::size_t>(best)]};
 }
 
-PolluxPolicy::PolluxPolicy(PolluxPolicyOptions options) : options_(std::move(options)) {
+PolluxPolicy::PolluxPolicy(PolluxPolicyOptions options) : options_(std::move(options)), rng_(options_.seed) {
   if (!(options_.interval_s > 0)) throw InvalidArgument("pollux: interval_s must be positive");
   if (!(options_.p < 0)) throw InvalidArgument("pollux: p must be negative (the search relies on it)");
   if (options_.vnode_gpus < 1) throw InvalidArgument("pollux: vnode_gpus must be at least 1");
+  if (options_.population < 1) throw InvalidArgument("pollux: population must be at least 1");
+  if (options_.generations < 1) throw InvalidArgument("pollux: generations must be at least 1");
 }
 
 std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
@@ -97,14 +101,40 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
   const double scale_factor = static_cast<double>(V) / static_cast<double>(G);  // reference: (1/64)·16
   const int fair_r = (G + static_cast<int>(nj) - 1) / static_cast<int>(nj);
 
-  // Per job: value table f[r] = (scaled speedup incl. re-allocation factor + eps)^p, r = 0..maxr.
+  // Per job: model, limits and speedups; the greedy search also gets value tables f[r] = (s(r) + eps)^p.
+  const bool greedy = options_.search == PolluxSearch::greedy;
+  struct RoundJob {
+    std::optional<GoodputFunction> fn;
+    BatchLimits lim;
+    double base = 0.0;       // goodput of the fair share
+    double rf = 1.0;         // re-allocation factor
+    JobState* st = nullptr;  // node of `next`, moved into jobs_ by swap (stays valid)
+  };
+  std::vector<RoundJob> rj(nj);
   std::vector<std::vector<double>> value(nj), scaled(nj);
   std::vector<int> current(nj, 0), maxr(nj, 1);
   std::map<std::uint64_t, JobState> next;
+  auto goodput = [&](std::size_t j, int nodes, int r) {
+    JobState& st = *rj[j].st;
+    const auto key = std::make_pair(nodes, r);
+    if (auto it = st.goodput_cache.find(key); it != st.goodput_cache.end()) return it->second;
+    double g = rj[j].fn->optimize(nodes, r, rj[j].lim).goodput;
+    if (!std::isfinite(g) || g < 0) g = 0;
+    st.goodput_cache.emplace(key, g);
+    return g;
+  };
+  // Scaled speedup of r GPUs on `nodes` vnodes, before the re-allocation factor.
+  auto speedup = [&](std::size_t j, int nodes, int r) {
+    if (r <= 0 || (ctx.jobs[j]->kind == JobKind::rigid && r != maxr[j])) return 0.0;
+    const double s = (rj[j].fn && rj[j].base > 0) ? goodput(j, std::max(nodes, 1), r) / rj[j].base
+                                                   : static_cast<double>(r);
+    return s * scale_factor;
+  };
   for (std::size_t j = 0; j < nj; ++j) {
     SimJob& job = *ctx.jobs[j];
-    JobState st;
+    JobState& st = next[job.uid];
     if (auto it = jobs_.find(job.uid); it != jobs_.end()) st = std::move(it->second);
+    rj[j].st = &st;
     // Merge observations of every type: the first observation of a key wins.
     for (const auto& by_type : job.observed)
       for (const auto& [key, s] : by_type) st.merged.emplace(key, std::make_pair(s.step, s.sync));
@@ -124,7 +154,7 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
       st.cache_grad_var = job.grad->var;
     }
     const auto& tt = job.app->types[static_cast<std::size_t>(limit_type)];
-    BatchLimits lim;
+    BatchLimits& lim = rj[j].lim;
     lim.max_batch_size = job.app->max_batch_size;
     lim.min_local = tt.min_local;
     lim.max_local = tt.max_local;
@@ -140,42 +170,91 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
     for (int v : st.vnodes) current[j] += v;
     if (job.alloc.empty()) current[j] = 0;
 
-    std::optional<GoodputFunction> fn;
-    if (st.perf && job.grad) fn = GoodputFunction{*st.perf, job.grad, job.app->init_batch_size};
-    auto goodput = [&](int nodes, int r) {
-      const auto key = std::make_pair(nodes, r);
-      if (auto it = st.goodput_cache.find(key); it != st.goodput_cache.end()) return it->second;
-      double g = fn->optimize(nodes, r, lim).goodput;
-      if (!std::isfinite(g) || g < 0) g = 0;
-      st.goodput_cache.emplace(key, g);
-      return g;
-    };
-    double base = 0.0;
-    if (fn) {
-      base = goodput(1, fair_r);
-      if (!(base > 0)) base = goodput(1, 1);
+    if (st.perf && job.grad) rj[j].fn = GoodputFunction{*st.perf, job.grad, job.app->init_batch_size};
+    if (rj[j].fn) {
+      rj[j].base = goodput(j, 1, fair_r);
+      if (!(rj[j].base > 0)) rj[j].base = goodput(j, 1, 1);
     }
-    const double rf = pollux_restart_factor(ctx.now - job.submission_time, job.num_restarts, options_.restart_penalty_s);
+    rj[j].rf = pollux_restart_factor(ctx.now - job.submission_time, job.num_restarts, options_.restart_penalty_s);
+    if (!greedy) continue;
     value[j].assign(static_cast<std::size_t>(maxr[j]) + 1, 0.0);
     scaled[j].assign(static_cast<std::size_t>(maxr[j]) + 1, 0.0);
     for (int r = 0; r <= maxr[j]; ++r) {
-      double s = 0.0;
-      if (r > 0) {
-        const bool allowed = job.kind != JobKind::rigid || r == maxr[j];
-        if (allowed) s = (fn && base > 0) ? goodput((r + vg - 1) / vg, r) / base : static_cast<double>(r);
-        s *= scale_factor;
-        if (r != current[j]) s *= rf;
-      }
+      double s = speedup(j, (r + vg - 1) / vg, r);
+      if (r > 0 && r != current[j]) s *= rj[j].rf;
       scaled[j][static_cast<std::size_t>(r)] = s;
       value[j][static_cast<std::size_t>(r)] = std::pow(s + eps, p);
     }
-    next.emplace(job.uid, std::move(st));
   }
-  jobs_ = std::move(next);
+  jobs_.swap(next);  // swap keeps rj[j].st valid
+
+  std::vector<int> count(nj, 0);
+  std::vector<std::vector<int>> place(nj, std::vector<int>(static_cast<std::size_t>(V), 0));
+  std::vector<char> placed(nj, 0);
+  if (!greedy) {
+    // Pollux's NSGA-II. Jobs in FIFO order (submission time, then uid), vnodes in cluster order.
+    std::vector<std::size_t> order(nj);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const SimJob& x = *ctx.jobs[a];
+      const SimJob& y = *ctx.jobs[b];
+      return x.submission_time != y.submission_time ? x.submission_time < y.submission_time : x.uid < y.uid;
+    });
+    const auto Vs = static_cast<std::size_t>(V);
+    detail::PolluxGaProblem prob;
+    for (const auto& v : vn) prob.vnode_gpus.push_back(v.gpus);
+    prob.base.assign(nj * Vs, 0);
+    std::vector<std::uint64_t> uids(nj);
+    for (std::size_t k = 0; k < nj; ++k) {
+      const std::size_t j = order[k];
+      uids[k] = ctx.jobs[j]->uid;
+      prob.max_replicas.push_back(maxr[j]);
+      prob.rigid.push_back(ctx.jobs[j]->kind == JobKind::rigid ? 1 : 0);
+      prob.restart_factor.push_back(rj[j].rf);
+      const auto& prev = rj[j].st->vnodes;
+      if (!ctx.jobs[j]->alloc.empty() && prev.size() == Vs)
+        std::copy(prev.begin(), prev.end(), prob.base.begin() + static_cast<std::ptrdiff_t>(k * Vs));
+    }
+    prob.p = p;
+    prob.speedup = [&](int k, int nodes, int r) { return speedup(order[static_cast<std::size_t>(k)], nodes, r); };
+    // Seeds: the previous final population adapted to this round's jobs, then the current allocation.
+    std::vector<detail::PolluxState> seeds;
+    if (population_vnodes_ == V && !population_.empty()) {
+      std::map<std::uint64_t, std::size_t> prev_row;
+      for (std::size_t i = 0; i < population_uids_.size(); ++i) prev_row.emplace(population_uids_[i], i);
+      std::vector<std::ptrdiff_t> from(nj, -1);
+      for (std::size_t k = 0; k < nj; ++k)
+        if (auto it = prev_row.find(uids[k]); it != prev_row.end()) from[k] = static_cast<std::ptrdiff_t>(it->second);
+      for (const auto& old : population_) {
+        if (old.size() != population_uids_.size() * Vs) continue;
+        detail::PolluxState x(nj * Vs, 0);
+        for (std::size_t k = 0; k < nj; ++k)
+          if (from[k] >= 0)
+            std::copy_n(old.begin() + from[k] * static_cast<std::ptrdiff_t>(Vs), Vs,
+                        x.begin() + static_cast<std::ptrdiff_t>(k * Vs));
+        seeds.push_back(std::move(x));
+      }
+    }
+    seeds.push_back(prob.base);
+    detail::PolluxGaOptions go;
+    go.population = options_.population;
+    go.generations = options_.generations;
+    detail::PolluxGenetic ga(std::move(prob), go, rng_);
+    auto res = ga.run(seeds);
+    for (std::size_t k = 0; k < nj; ++k) {
+      const std::size_t j = order[k];
+      std::copy_n(res.best.begin() + static_cast<std::ptrdiff_t>(k * Vs), Vs, place[j].begin());
+      count[j] = std::accumulate(place[j].begin(), place[j].end(), 0);
+      placed[j] = count[j] > 0;
+    }
+    population_ = std::move(res.population);
+    population_uids_ = std::move(uids);
+    population_vnodes_ = V;
+    last_fitness_ = -res.best_objectives.neg_fitness;
+  }
 
   // Greedy marginal allocation of the GPU counts (minimises Σ (s+eps)^p, i.e. maximises the power mean).
-  std::vector<int> count(nj, 0);
-  int left = G;
+  int left = greedy ? G : 0;
   while (left > 0) {
     double best_gain = 0.0;
     std::size_t bj = nj;
@@ -201,10 +280,8 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
   std::vector<int> free_v(static_cast<std::size_t>(V));
   for (int v = 0; v < V; ++v) free_v[static_cast<std::size_t>(v)] = vn[static_cast<std::size_t>(v)].gpus;
   std::vector<char> distributed_on(static_cast<std::size_t>(V), 0);
-  std::vector<std::vector<int>> place(nj, std::vector<int>(static_cast<std::size_t>(V), 0));
-  std::vector<char> placed(nj, 0);
   // (1) unchanged counts keep their previous vnodes when those are free.
-  for (std::size_t j = 0; j < nj; ++j) {
+  for (std::size_t j = 0; greedy && j < nj; ++j) {
     auto& st = jobs_.at(ctx.jobs[j]->uid);
     if (count[j] == 0 || count[j] != current[j] || st.vnodes.size() != static_cast<std::size_t>(V)) continue;
     bool ok = true;
@@ -228,7 +305,7 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return count[a] > count[b]; });
   for (std::size_t j : order) {
-    if (placed[j]) continue;
+    if (!greedy || placed[j]) continue;
     for (int r = count[j]; r > 0; --r) {
       if (ctx.jobs[j]->kind == JobKind::rigid && r != maxr[j]) break;
       auto& pl = place[j];
@@ -273,7 +350,7 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
 
   std::vector<double> chosen(nj, 0.0);
   for (std::size_t j = 0; j < nj; ++j) {
-    chosen[j] = scaled[j][static_cast<std::size_t>(std::min(count[j], maxr[j]))];
+    if (greedy) chosen[j] = scaled[j][static_cast<std::size_t>(std::min(count[j], maxr[j]))];
     auto& st = jobs_.at(ctx.jobs[j]->uid);
     if (!placed[j] || count[j] == 0) {
       st.vnodes.clear();
@@ -285,7 +362,7 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
     for (int v = 0; v < V; ++v)
       if (vn[static_cast<std::size_t>(v)].type != out[j].type) st.vnodes[static_cast<std::size_t>(v)] = 0;
   }
-  last_fitness_ = pollux_fitness(chosen, p);
+  if (greedy) last_fitness_ = pollux_fitness(chosen, p);
   return out;
 }
 

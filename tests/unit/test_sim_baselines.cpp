@@ -170,8 +170,18 @@ TEST_CASE("sim.baselines.simulate_small_workload") {
   const auto apps = catalogue_applications(cluster);
   auto w = synthetic_philly_workload(7, 6.0, 1.0);
   if (w.jobs.size() > 6) w.jobs.resize(6);
-  for (const char* name : {"gavel", "pollux"}) {
-    auto policy = make_policy(name);
+  // Pollux runs both searches; its genetic one with a small population to keep the Debug run fast.
+  for (const char* name : {"gavel", "pollux", "pollux-greedy"}) {
+    std::unique_ptr<Policy> policy;
+    if (std::string(name) == "gavel") {
+      policy = make_policy(name);
+    } else {
+      PolluxPolicyOptions po;
+      po.population = 16;
+      po.generations = 8;
+      if (std::string(name) == "pollux-greedy") po.search = PolluxSearch::greedy;
+      policy = std::make_unique<PolluxPolicy>(po);
+    }
     SimOptions o;
     o.force_category = sia::JobKind::rigid;
     const auto r = simulate(cluster, apps, w, *policy, o);

@@ -10,11 +10,18 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 namespace sia::sim {
+
+/// @brief Search of the Pollux policy.
+enum class PolluxSearch {
+  genetic,  ///< Pollux's published search: NSGA-II (pymoo) with Pollux's crossover, mutation and repair (default)
+  greedy,   ///< greedy marginal allocation of GPU counts + vnode packing (a faster, non-published heuristic)
+};
 
 /// @brief Options of the Pollux policy.
 struct PolluxPolicyOptions {
@@ -24,6 +31,10 @@ struct PolluxPolicyOptions {
   int vnode_gpus = 4;              ///< nodes with more GPUs (a multiple of this) are split into virtual nodes
   /// GPU-type priority when a job's GPUs span types (most GPUs wins, ties by this order; unknown names last).
   std::vector<std::string> type_priority = {"dgx-ext", "azure", "quad", "rtx", "aws"};
+  PolluxSearch search = PolluxSearch::genetic;
+  int population = 100;    ///< genetic: NSGA-II population size (Pollux: 100)
+  int generations = 100;   ///< genetic: pymoo ("n_gen", N) termination, the initial population counting as 1
+  std::uint64_t seed = 1;  ///< genetic: seed of the policy's random generator (same inputs + seed = same result)
 };
 
 /// @brief Pollux's re-allocation factor `max(age − P·restarts, 0) / (age + P)`.
@@ -59,18 +70,36 @@ struct PolluxVnode {
  * (first observation of a (nodes, replicas, local batch) key wins) and uses the `aws` type's batch limits
  * (the first type when there is none). Its speedup for r GPUs on n virtual nodes is goodput(n, r) divided by
  * the goodput of the "fair share" (1 node, ceil(GPUs/J) replicas), × vnodes/GPUs of the cluster (the
- * reference's scaling); before any observation the speedup is r. A changed allocation is multiplied by the
- * re-allocation factor. The fitness is the power mean (p = −1) of the scaled speedups (+1e-3).
+ * reference's scaling); before any observation the speedup is r. A job whose allocation changes is multiplied by
+ * the re-allocation factor. The fitness is the power mean (p = −1) of the scaled speedups (+1e-3).
  *
- * Search (documented replacement of the published NSGA-II): the fitness with p < 0 is a decreasing function of
+ * **Genetic search (default, Pollux's published search: adaptdl `pollux.py` as the Sia artifact's
+ * `pollux_unaware.py` runs it).** An individual is the integer matrix jobs (FIFO by submission) × virtual nodes
+ * (cluster order) of GPUs. pymoo's NSGA-II with `population` = 100 and ("n_gen", `generations` = 100) minimises
+ * F0 = −fitness and F1 = number of vnodes in use (Pollux's autoscaling objective); the speedup of a row uses the
+ * number of vnodes it really spans and its restart factor applies when the row differs from the current
+ * allocation. Seeds: the previous round's final population (rows of departed jobs dropped, new jobs' rows zero)
+ * followed by the current allocation (first round: the current allocation only). Operators: binary tournament
+ * (dominance, then crowding distance, then a coin flip), single-point crossover over jobs, mutation of each entry
+ * with probability 1/vnodes to a uniform integer in [0, vnode GPUs], and Pollux's repair (≤ 1 distributed job per
+ * vnode, ≤ max replicas per job, vnode capacity, rigid jobs exactly their count or nothing); duplicates are
+ * eliminated and survival is non-dominated sorting + crowding distance. The result is the individual of the
+ * final front with the highest fitness (ties: fewer vnodes, then first). Details and departures from pymoo:
+ * src/sim/pollux_genetic.hpp. Randomness: one std::mt19937_64 per policy seeded by `seed`.
+ * Known departures: pymoo's crossover probability and Pollux's exact mutation distribution are not reproduced
+ * bit for bit (every mating pair is crossed; the mutation is the per-entry rule above); random numbers differ
+ * from numpy's, so individual runs differ from the reference's but follow the same distribution of operators.
+ *
+ * **Greedy search (`search = greedy`, not Pollux's).** The fitness with p < 0 is a decreasing function of
  * Σ_j 1/(s_j + ε), separable over jobs, so the GPU counts are chosen by greedy marginal allocation over the
  * total virtual-node capacity — each step gives one job the jump r → r' (any r' > r up to its max replicas)
- * with the best decrease of Σ 1/(s + ε) per added GPU (jumps handle the non-concave re-allocation factor).
- * For concave speedups this is the exact optimum of the capacity-relaxed problem (Gross/Fox marginal
- * allocation). The counts are then packed into virtual nodes (a job keeps its previous vnodes when its count
- * is unchanged and they are free; otherwise single-node jobs by best fit, distributed jobs on whole free vnodes
- * first, at most one distributed job per vnode); a job that cannot be packed is shrunk until it fits. Finally
- * allocations spanning GPU types are fixed by pollux_fix_mixed().
+ * with the best decrease of Σ 1/(s + ε) per added GPU (jumps handle the non-concave re-allocation factor); the
+ * speedup of r GPUs is taken on ceil(r / vnode GPUs) vnodes. The counts are then packed into virtual nodes (a
+ * job keeps its previous vnodes when its count is unchanged and they are free; otherwise single-node jobs by
+ * best fit, distributed jobs on whole free vnodes first, at most one distributed job per vnode); a job that
+ * cannot be packed is shrunk until it fits. It optimises the fitness better than the genetic algorithm does.
+ *
+ * Either way, allocations spanning GPU types are then fixed by pollux_fix_mixed().
  */
 class PolluxPolicy final : public Policy {
  public:
@@ -93,6 +122,10 @@ class PolluxPolicy final : public Policy {
   };
   std::map<std::uint64_t, JobState> jobs_;
   double last_fitness_ = 0.0;
+  std::mt19937_64 rng_;
+  std::vector<std::vector<int>> population_;  ///< genetic: last final population (jobs × vnodes each)
+  std::vector<std::uint64_t> population_uids_; ///< genetic: job of each row of population_
+  int population_vnodes_ = 0;
 };
 
 }  // namespace sia::sim

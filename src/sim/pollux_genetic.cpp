@@ -1,0 +1,413 @@
+// Pollux's NSGA-II search (see pollux_genetic.hpp for how it follows pymoo and adaptdl's pollux.py).
+#include "sim/pollux_genetic.hpp"
+
+#include <sia/error.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace sia::sim::detail {
+
+namespace {
+constexpr double kEps = 1e-3;             // Pollux adds it to every speedup before the power mean
+constexpr double kInfCrowding = 1e14;     // pymoo's stand-in for an infinite crowding distance
+
+bool dominates(const PolluxObjectives& a, const PolluxObjectives& b) noexcept {
+  const bool le = a.neg_fitness <= b.neg_fitness && a.vnodes_used <= b.vnodes_used;
+  return le && (a.neg_fitness < b.neg_fitness || a.vnodes_used < b.vnodes_used);
+}
+
+std::uint64_t hash_state(const PolluxState& x) noexcept {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the entries
+  for (int v : x) {
+    h ^= static_cast<std::uint64_t>(static_cast<std::uint32_t>(v));
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+}  // namespace
+
+std::vector<int> pollux_nondominated_ranks(const std::vector<std::pair<double, double>>& f) {
+  const std::size_t n = f.size();
+  std::vector<std::size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return f[a] < f[b]; });
+  std::vector<int> rank(n, 0);
+  std::vector<std::size_t> last;  // last (lowest f1) point of each front
+  // Points come in (f0, f1) order, so the last point L of a front has L.f0 <= q.f0 and the lowest f1 of its
+  // front: the front dominates q iff L does. Domination by front k is monotone in k, hence the binary search.
+  auto dominated_by = [&](std::size_t l, std::size_t q) {
+    return f[l].second < f[q].second || (f[l].second == f[q].second && f[l].first < f[q].first);
+  };
+  for (std::size_t q : idx) {
+    std::size_t lo = 0, hi = last.size();
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (dominated_by(last[mid], q)) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo == last.size()) last.push_back(q);
+    else last[lo] = q;
+    rank[q] = static_cast<int>(lo);
+  }
+  return rank;
+}
+
+std::vector<double> pollux_crowding_distance(const std::vector<std::pair<double, double>>& f) {
+  const std::size_t n = f.size();
+  if (n <= 2) return std::vector<double>(n, kInfCrowding);
+  // pymoo filters out duplicate objective vectors (they get 0) and measures the unique ones.
+  std::vector<std::size_t> uniq;
+  for (std::size_t i = 0; i < n; ++i) {
+    bool dup = false;
+    for (std::size_t u : uniq)
+      if (f[u] == f[i]) {
+        dup = true;
+        break;
+      }
+    if (!dup) uniq.push_back(i);
+  }
+  const std::size_t m = uniq.size();
+  std::vector<double> cd(m, 0.0);
+  for (int obj = 0; obj < 2; ++obj) {
+    auto val = [&](std::size_t k) { return obj == 0 ? f[uniq[k]].first : f[uniq[k]].second; };
+    std::vector<std::size_t> order(m);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return val(a) < val(b); });
+    const double norm = val(order.back()) - val(order.front());
+    if (!(norm > 0)) continue;  // pymoo: 0/0 and inf/0 become NaN, then 0
+    const double inf = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < m; ++i) {
+      const double to_last = i == 0 ? inf : (val(order[i]) - val(order[i - 1])) / norm;
+      const double to_next = i + 1 == m ? inf : (val(order[i + 1]) - val(order[i])) / norm;
+      cd[order[i]] += to_last + to_next;
+    }
+  }
+  std::vector<double> out(n, 0.0);
+  for (std::size_t k = 0; k < m; ++k) {
+    const double d = cd[k] / 2.0;
+    out[uniq[k]] = std::isinf(d) ? kInfCrowding : d;
+  }
+  return out;
+}
+
+PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, std::mt19937_64& rng)
+    : problem_(std::move(problem)), options_(options), rng_(rng) {
+  jobs_ = problem_.jobs();
+  vnodes_ = problem_.vnodes();
+  const auto cells = static_cast<std::size_t>(jobs_) * static_cast<std::size_t>(vnodes_);
+  if (problem_.rigid.size() != static_cast<std::size_t>(jobs_) ||
+      problem_.restart_factor.size() != static_cast<std::size_t>(jobs_) || problem_.base.size() != cells)
+    throw InvalidArgument("pollux genetic search: per-job vectors and the base state must match the job count");
+  if (!problem_.speedup) throw InvalidArgument("pollux genetic search: no speedup function");
+  if (!(problem_.p < 0)) throw InvalidArgument("pollux genetic search: p must be negative");
+  if (options_.population < 1 || options_.generations < 1 || options_.max_mating_rounds < 1)
+    throw InvalidArgument("pollux genetic search: population, generations and mating rounds must be positive");
+  for (int g : problem_.vnode_gpus)
+    if (g < 0) throw InvalidArgument("pollux genetic search: negative vnode GPUs");
+  max_r_.resize(static_cast<std::size_t>(jobs_));
+  table_offset_.resize(static_cast<std::size_t>(jobs_));
+  std::size_t total = 0;
+  for (int j = 0; j < jobs_; ++j) {
+    max_r_[static_cast<std::size_t>(j)] = std::max(1, problem_.max_replicas[static_cast<std::size_t>(j)]);
+    table_offset_[static_cast<std::size_t>(j)] = total;
+    total += 2 * static_cast<std::size_t>(vnodes_ + 1) * static_cast<std::size_t>(max_r_[static_cast<std::size_t>(j)] + 1);
+  }
+  table_.assign(total, std::numeric_limits<double>::quiet_NaN());
+  perm_.reserve(static_cast<std::size_t>(jobs_));
+  distributed_.resize(static_cast<std::size_t>(jobs_));
+}
+
+std::uint64_t PolluxGenetic::uniform(std::uint64_t n) {
+  // Rejection sampling on 64-bit draws: unbiased and identical on every standard library.
+  if (n <= 1) return 0;
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
+  std::uint64_t r = 0;
+  do r = rng_();
+  while (r >= limit);
+  return r % n;
+}
+
+double PolluxGenetic::real() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
+
+double PolluxGenetic::term(int j, int nodes, int replicas, bool changed) {
+  const auto ju = static_cast<std::size_t>(j);
+  const int mr = max_r_[ju];
+  double s = 0.0;
+  const bool valid = replicas > 0 && replicas <= mr && nodes >= 1 && nodes <= vnodes_ &&
+                     (!problem_.rigid[ju] || replicas == mr);
+  if (!valid) return std::pow(kEps, problem_.p);  // no GPUs (or an unrepaired state): speedup 0
+  const std::size_t at = table_offset_[ju] +
+                         (static_cast<std::size_t>(changed ? 1 : 0) * static_cast<std::size_t>(vnodes_ + 1) +
+                          static_cast<std::size_t>(nodes)) * static_cast<std::size_t>(mr + 1) +
+                         static_cast<std::size_t>(replicas);
+  double& t = table_[at];
+  if (std::isnan(t)) {
+    s = problem_.speedup(j, nodes, replicas);
+    if (!std::isfinite(s) || s < 0) s = 0;
+    if (changed) s *= problem_.restart_factor[ju];
+    t = problem_.p == -1.0 ? 1.0 / (s + kEps) : std::pow(s + kEps, problem_.p);
+  }
+  return t;
+}
+
+PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
+  PolluxObjectives o;
+  if (jobs_ == 0) return o;
+  ++evaluations_;
+  const auto V = static_cast<std::size_t>(vnodes_);
+  double sum = 0.0;
+  std::uint64_t used_mask = 0;  // vnodes in use (vectors beyond 64 vnodes counted separately)
+  std::vector<char> used_big;
+  if (V > 64) used_big.assign(V, 0);
+  for (std::size_t j = 0; j < static_cast<std::size_t>(jobs_); ++j) {
+    int r = 0, n = 0;
+    bool changed = false;
+    const int* row = x.data() + j * V;
+    const int* base = problem_.base.data() + j * V;
+    for (std::size_t v = 0; v < V; ++v) {
+      const int g = row[v];
+      if (g > 0) {
+        r += g;
+        ++n;
+        if (V > 64) used_big[v] = 1;
+        else used_mask |= std::uint64_t{1} << v;
+      }
+      changed |= g != base[v];
+    }
+    sum += term(static_cast<int>(j), n, r, changed);
+  }
+  const double mean = sum / static_cast<double>(jobs_);
+  o.neg_fitness = -(problem_.p == -1.0 ? 1.0 / mean : std::pow(mean, 1.0 / problem_.p));
+  o.vnodes_used = V > 64 ? static_cast<int>(std::count(used_big.begin(), used_big.end(), 1))
+                         : std::popcount(used_mask);
+  return o;
+}
+
+void PolluxGenetic::repair(PolluxState& x) {
+  const auto V = static_cast<std::size_t>(vnodes_);
+  const auto J = static_cast<std::size_t>(jobs_);
+  if (x.size() != J * V) throw InvalidArgument("pollux genetic search: state of the wrong size");
+  // Row-wise passes (contiguous) first; the column work runs only on vnodes that need it.
+  col_.assign(V, 0);
+  bool conflict = false;
+  for (std::size_t j = 0; j < J; ++j) {
+    int* row = x.data() + j * V;
+    int n = 0;
+    for (std::size_t v = 0; v < V; ++v) {
+      row[v] = std::max(row[v], 0);
+      n += row[v] > 0;
+    }
+    distributed_[j] = n >= 2;
+    if (n >= 2)
+      for (std::size_t v = 0; v < V; ++v) conflict |= row[v] > 0 && ++col_[v] >= 2;
+  }
+  // (1) At most one distributed job per vnode (distributed = on >= 2 vnodes before this step, as in Pollux).
+  for (std::size_t v = 0; conflict && v < V; ++v) {
+    if (col_[v] < 2) continue;
+    perm_.clear();
+    for (std::size_t j = 0; j < J; ++j)
+      if (distributed_[j] && x[j * V + v] > 0) perm_.push_back(static_cast<int>(j));
+    const auto keep = static_cast<std::size_t>(uniform(perm_.size()));
+    for (std::size_t k = 0; k < perm_.size(); ++k)
+      if (k != keep) x[static_cast<std::size_t>(perm_[k]) * V + v] = 0;
+  }
+  // (2) At most max_replicas GPUs per job (the first vnodes keep theirs); rigid jobs need their count.
+  col_.assign(V, 0);
+  for (std::size_t j = 0; j < J; ++j) {
+    int* row = x.data() + j * V;
+    int cum = 0;
+    for (std::size_t v = 0; v < V; ++v) {
+      row[v] = std::min(row[v], std::max(0, max_r_[j] - cum));
+      cum += row[v];
+    }
+    if (problem_.rigid[j] && cum < max_r_[j]) std::fill_n(row, V, 0);
+    for (std::size_t v = 0; v < V; ++v) col_[v] += row[v];
+  }
+  // (3) Vnode capacity: jobs in a random order keep their GPUs until the vnode is full.
+  bool cut_rigid = false;
+  for (std::size_t v = 0; v < V; ++v) {
+    const int cap = problem_.vnode_gpus[v];
+    if (col_[v] <= cap) continue;
+    perm_.clear();
+    for (std::size_t j = 0; j < J; ++j)
+      if (x[j * V + v] > 0) perm_.push_back(static_cast<int>(j));
+    for (std::size_t k = perm_.size(); k > 1; --k) std::swap(perm_[k - 1], perm_[uniform(k)]);
+    int used = 0;
+    for (int j : perm_) {
+      int& g = x[static_cast<std::size_t>(j) * V + v];
+      const int keep = std::min(g, cap - used);
+      cut_rigid |= keep < g && problem_.rigid[static_cast<std::size_t>(j)];
+      g = keep;
+      used += g;
+    }
+  }
+  // (4) A rigid job cut by (3) cannot run at all.
+  for (std::size_t j = 0; cut_rigid && j < J; ++j) {
+    if (!problem_.rigid[j]) continue;
+    int* row = x.data() + j * V;
+    int cum = 0;
+    for (std::size_t v = 0; v < V; ++v) cum += row[v];
+    if (cum < max_r_[j]) std::fill_n(row, V, 0);
+  }
+}
+
+std::pair<PolluxState, PolluxState> PolluxGenetic::crossover(const PolluxState& a, const PolluxState& b) {
+  const auto V = static_cast<std::size_t>(vnodes_);
+  const auto k = static_cast<std::size_t>(uniform(static_cast<std::uint64_t>(std::max(jobs_, 1))));
+  PolluxState c0 = a, c1 = b;
+  for (std::size_t i = k * V; i < a.size(); ++i) {
+    c0[i] = b[i];
+    c1[i] = a[i];
+  }
+  return {std::move(c0), std::move(c1)};
+}
+
+void PolluxGenetic::mutate(PolluxState& x) {
+  const auto V = static_cast<std::size_t>(vnodes_);
+  if (V == 0 || x.empty()) return;
+  // Each entry mutates independently with probability 1/V. The gaps between mutated entries of such a Bernoulli
+  // process are geometric, so they are drawn directly (same distribution, ~J draws instead of J·V).
+  if (V == 1) {
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int>(uniform(static_cast<std::uint64_t>(problem_.vnode_gpus[0]) + 1));
+    return;
+  }
+  const double log_q = std::log1p(-1.0 / static_cast<double>(V));
+  std::size_t i = 0;
+  while (true) {
+    const double u = 1.0 - real();  // (0, 1]
+    const double gap = std::floor(std::log(u) / log_q);
+    if (!(gap < static_cast<double>(x.size() - i))) break;
+    i += static_cast<std::size_t>(gap);
+    x[i] = static_cast<int>(uniform(static_cast<std::uint64_t>(problem_.vnode_gpus[i % V]) + 1));
+    if (++i >= x.size()) break;
+  }
+}
+
+std::size_t PolluxGenetic::tournament(const std::vector<Individual>& pop, std::size_t a, std::size_t b) {
+  if (dominates(pop[a].f, pop[b].f)) return a;
+  if (dominates(pop[b].f, pop[a].f)) return b;
+  if (pop[a].crowding > pop[b].crowding) return a;
+  if (pop[b].crowding > pop[a].crowding) return b;
+  return uniform(2) == 0 ? a : b;
+}
+
+void PolluxGenetic::survive(std::vector<Individual>& pop, std::size_t n) {
+  std::vector<std::pair<double, double>> f(pop.size());
+  for (std::size_t i = 0; i < pop.size(); ++i) f[i] = {pop[i].f.neg_fitness, static_cast<double>(pop[i].f.vnodes_used)};
+  const auto rank = pollux_nondominated_ranks(f);
+  int fronts = 0;
+  for (int r : rank) fronts = std::max(fronts, r + 1);
+  std::vector<std::vector<std::size_t>> by_front(static_cast<std::size_t>(fronts));
+  for (std::size_t i = 0; i < pop.size(); ++i) by_front[static_cast<std::size_t>(rank[i])].push_back(i);
+  std::vector<Individual> out;
+  out.reserve(std::min(n, pop.size()));
+  for (std::size_t k = 0; k < by_front.size() && out.size() < n; ++k) {
+    const auto& front = by_front[k];
+    std::vector<std::pair<double, double>> ff(front.size());
+    for (std::size_t i = 0; i < front.size(); ++i) ff[i] = f[front[i]];
+    const auto cd = pollux_crowding_distance(ff);
+    std::vector<std::size_t> order(front.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (out.size() + front.size() > n) {
+      // pymoo's randomized argsort: shuffle, then sort by crowding distance (descending).
+      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[uniform(i)]);
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cd[a] > cd[b]; });
+      order.resize(n - out.size());
+    }
+    for (std::size_t i : order) {
+      Individual ind = std::move(pop[front[i]]);
+      ind.rank = static_cast<int>(k);
+      ind.crowding = cd[i];
+      out.push_back(std::move(ind));
+    }
+  }
+  pop = std::move(out);
+}
+
+PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
+  const auto cells = static_cast<std::size_t>(jobs_) * static_cast<std::size_t>(vnodes_);
+  const auto npop = static_cast<std::size_t>(options_.population);
+  evaluations_ = 0;
+  std::vector<Individual> pop;
+  auto is_dup = [](const std::vector<Individual>& in, const Individual& c) {
+    for (const auto& o : in)
+      if (o.hash == c.hash && o.x == c.x) return true;
+    return false;
+  };
+  auto add_seed = [&](const PolluxState& s) {
+    Individual ind;
+    ind.x = s;
+    repair(ind.x);
+    ind.hash = hash_state(ind.x);
+    if (is_dup(pop, ind)) return;
+    ind.f = evaluate(ind.x);
+    pop.push_back(std::move(ind));
+  };
+  for (const auto& s : seeds)
+    if (s.size() == cells) add_seed(s);
+  if (pop.empty()) add_seed(problem_.base);
+  survive(pop, pop.size());
+
+  PolluxGaResult res;
+  std::vector<std::size_t> perm;
+  for (int gen = 1; gen < options_.generations; ++gen) {
+    std::vector<Individual> off;
+    for (int round = 0; round < options_.max_mating_rounds && off.size() < npop; ++round) {
+      const std::size_t remaining = npop - off.size();
+      const std::size_t matings = (remaining + 1) / 2;
+      // Binary tournaments over concatenated random permutations of the population (pymoo TournamentSelection).
+      const std::size_t draws = matings * 4;
+      perm.clear();
+      while (perm.size() < draws) {
+        const std::size_t start = perm.size();
+        for (std::size_t i = 0; i < pop.size(); ++i) perm.push_back(i);
+        for (std::size_t i = pop.size(); i > 1; --i) std::swap(perm[start + i - 1], perm[start + uniform(i)]);
+      }
+      std::vector<Individual> batch;
+      batch.reserve(matings * 2);
+      for (std::size_t m = 0; m < matings; ++m) {
+        const std::size_t a = tournament(pop, perm[4 * m], perm[4 * m + 1]);
+        const std::size_t b = tournament(pop, perm[4 * m + 2], perm[4 * m + 3]);
+        auto [c0, c1] = crossover(pop[a].x, pop[b].x);
+        batch.emplace_back();
+        batch.back().x = std::move(c0);
+        batch.emplace_back();
+        batch.back().x = std::move(c1);
+      }
+      for (auto& c : batch) mutate(c.x);
+      for (auto& c : batch) {
+        repair(c.x);
+        c.hash = hash_state(c.x);
+      }
+      for (auto& c : batch) {
+        if (off.size() >= npop) break;
+        if (is_dup(pop, c) || is_dup(off, c)) continue;
+        c.f = evaluate(c.x);
+        off.push_back(std::move(c));
+      }
+    }
+    if (off.empty()) break;  // pymoo terminates when mating cannot produce a new individual
+    for (auto& o : off) pop.push_back(std::move(o));
+    survive(pop, npop);
+    ++res.generations_run;
+  }
+
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < pop.size(); ++i) {
+    const auto& a = pop[i].f;
+    const auto& b = pop[best].f;
+    if (a.neg_fitness < b.neg_fitness || (a.neg_fitness == b.neg_fitness && a.vnodes_used < b.vnodes_used)) best = i;
+  }
+  res.best = pop[best].x;
+  res.best_objectives = pop[best].f;
+  res.population.reserve(pop.size());
+  for (auto& ind : pop) res.population.push_back(std::move(ind.x));
+  res.evaluations = evaluations_;
+  return res;
+}
+
+}  // namespace sia::sim::detail
