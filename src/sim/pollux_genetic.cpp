@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <unordered_set>
 
 namespace sia::sim::detail {
 
@@ -104,8 +105,11 @@ PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, s
     throw InvalidArgument("pollux genetic search: per-job vectors and the base state must match the job count");
   if (!problem_.speedup) throw InvalidArgument("pollux genetic search: no speedup function");
   if (!(problem_.p < 0)) throw InvalidArgument("pollux genetic search: p must be negative");
-  if (options_.population < 1 || options_.generations < 1 || options_.max_mating_rounds < 1)
-    throw InvalidArgument("pollux genetic search: population, generations and mating rounds must be positive");
+  if (options_.population < 1 || options_.generations < 1 || options_.max_mating_rounds < 1 ||
+      !(options_.mutation_probability >= 0 && options_.mutation_probability <= 1) ||
+      !(options_.crossover_probability >= 0 && options_.crossover_probability <= 1))
+    throw InvalidArgument("pollux genetic search: population, generations and mating rounds must be positive, the "
+                          "mutation and crossover probabilities in [0, 1]");
   for (int g : problem_.vnode_gpus)
     if (g < 0) throw InvalidArgument("pollux genetic search: negative vnode GPUs");
   max_r_.resize(static_cast<std::size_t>(jobs_));
@@ -269,21 +273,25 @@ std::pair<PolluxState, PolluxState> PolluxGenetic::crossover(const PolluxState& 
 void PolluxGenetic::mutate(PolluxState& x) {
   const auto V = static_cast<std::size_t>(vnodes_);
   if (V == 0 || x.empty()) return;
-  // Each entry mutates independently with probability 1/V. The gaps between mutated entries of such a Bernoulli
-  // process are geometric, so they are drawn directly (same distribution, ~J draws instead of J·V).
-  if (V == 1) {
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int>(uniform(static_cast<std::uint64_t>(problem_.vnode_gpus[0]) + 1));
+  const double prob = options_.mutation_probability > 0 ? std::min(options_.mutation_probability, 1.0)
+                                                        : 1.0 / static_cast<double>(V);
+  auto draw = [&](std::size_t i) {
+    x[i] = static_cast<int>(uniform(static_cast<std::uint64_t>(problem_.vnode_gpus[i % V]) + 1));
+  };
+  if (prob >= 1.0) {
+    for (std::size_t i = 0; i < x.size(); ++i) draw(i);
     return;
   }
-  const double log_q = std::log1p(-1.0 / static_cast<double>(V));
+  // Each entry mutates independently with probability `prob`. The gaps between mutated entries of such a
+  // Bernoulli process are geometric, so they are drawn directly (same distribution, far fewer random numbers).
+  const double log_q = std::log1p(-prob);
   std::size_t i = 0;
-  while (true) {
+  while (i < x.size()) {
     const double u = 1.0 - real();  // (0, 1]
     const double gap = std::floor(std::log(u) / log_q);
     if (!(gap < static_cast<double>(x.size() - i))) break;
     i += static_cast<std::size_t>(gap);
-    x[i] = static_cast<int>(uniform(static_cast<std::uint64_t>(problem_.vnode_gpus[i % V]) + 1));
-    if (++i >= x.size()) break;
+    draw(i++);
   }
 }
 
@@ -356,6 +364,9 @@ PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
   std::vector<std::size_t> perm;
   for (int gen = 1; gen < options_.generations; ++gen) {
     std::vector<Individual> off;
+    // Hashes of the population and the offspring so far: the full comparison runs only on a hash match.
+    std::unordered_set<std::uint64_t> seen;
+    for (const auto& ind : pop) seen.insert(ind.hash);
     for (int round = 0; round < options_.max_mating_rounds && off.size() < npop; ++round) {
       const std::size_t remaining = npop - off.size();
       const std::size_t matings = (remaining + 1) / 2;
@@ -372,7 +383,8 @@ PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
       for (std::size_t m = 0; m < matings; ++m) {
         const std::size_t a = tournament(pop, perm[4 * m], perm[4 * m + 1]);
         const std::size_t b = tournament(pop, perm[4 * m + 2], perm[4 * m + 3]);
-        auto [c0, c1] = crossover(pop[a].x, pop[b].x);
+        auto [c0, c1] = real() < options_.crossover_probability ? crossover(pop[a].x, pop[b].x)
+                                                                 : std::make_pair(pop[a].x, pop[b].x);
         batch.emplace_back();
         batch.back().x = std::move(c0);
         batch.emplace_back();
@@ -385,7 +397,8 @@ PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
       }
       for (auto& c : batch) {
         if (off.size() >= npop) break;
-        if (is_dup(pop, c) || is_dup(off, c)) continue;
+        if (seen.count(c.hash) != 0 && (is_dup(pop, c) || is_dup(off, c))) continue;
+        seen.insert(c.hash);
         c.f = evaluate(c.x);
         off.push_back(std::move(c));
       }

@@ -10,7 +10,8 @@
 ///   seeds are given (first round: one), the first generation's 100 offspring fill it (survival keeps up to 100).
 /// - Generation: mating produces `population` offspring — binary tournaments (pymoo `comp_by_dom_and_crowding`:
 ///   Pareto dominance, then larger crowding distance, then a coin flip) over concatenated random permutations,
-///   single-point crossover over jobs (always applied), mutation, repair, and elimination of offspring equal to a
+///   single-point crossover over jobs (applied to a pair with pymoo's default probability 0.9, otherwise the
+///   parents are copied), mutation, repair, and elimination of offspring equal to a
 ///   member of the population or to an earlier offspring; up to 100 mating rounds are tried to reach the count.
 ///   Parents + offspring are reduced to `population` by non-dominated sorting and crowding distance (pymoo's
 ///   formula: extremes and fronts of ≤ 2 points get 1e14, duplicate objective vectors 0; ties broken at random).
@@ -55,6 +56,8 @@ struct PolluxGaOptions {
   int population = 100;
   int generations = 100;
   int max_mating_rounds = 100;  ///< pymoo Mating.n_max_iterations
+  double mutation_probability = 0.0;  ///< per entry; 0 = 1 / vnodes
+  double crossover_probability = 0.9; ///< pymoo's Crossover default: other pairs pass to mutation unchanged
 };
 
 /// @brief Result of a run.

@@ -78,6 +78,8 @@ PolluxPolicy::PolluxPolicy(PolluxPolicyOptions options) : options_(std::move(opt
   if (options_.vnode_gpus < 1) throw InvalidArgument("pollux: vnode_gpus must be at least 1");
   if (options_.population < 1) throw InvalidArgument("pollux: population must be at least 1");
   if (options_.generations < 1) throw InvalidArgument("pollux: generations must be at least 1");
+  if (!(options_.mutation_probability >= 0 && options_.mutation_probability <= 1))
+    throw InvalidArgument("pollux: mutation_probability must be in [0, 1]");
 }
 
 std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
@@ -239,6 +241,7 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
     detail::PolluxGaOptions go;
     go.population = options_.population;
     go.generations = options_.generations;
+    go.mutation_probability = options_.mutation_probability;
     detail::PolluxGenetic ga(std::move(prob), go, rng_);
     auto res = ga.run(seeds);
     for (std::size_t k = 0; k < nj; ++k) {

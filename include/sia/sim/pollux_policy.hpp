@@ -35,6 +35,9 @@ struct PolluxPolicyOptions {
   int population = 100;    ///< genetic: NSGA-II population size (Pollux: 100)
   int generations = 100;   ///< genetic: pymoo ("n_gen", N) termination, the initial population counting as 1
   std::uint64_t seed = 1;  ///< genetic: seed of the policy's random generator (same inputs + seed = same result)
+  /// genetic: probability that one (job, vnode) entry mutates; 0 = 1 / number of vnodes (the default rule).
+  /// For sensitivity studies only: the published value is not known exactly (see the class documentation).
+  double mutation_probability = 0.0;
 };
 
 /// @brief Pollux's re-allocation factor `max(age − P·restarts, 0) / (age + P)`.
@@ -80,15 +83,16 @@ struct PolluxVnode {
  * number of vnodes it really spans and its restart factor applies when the row differs from the current
  * allocation. Seeds: the previous round's final population (rows of departed jobs dropped, new jobs' rows zero)
  * followed by the current allocation (first round: the current allocation only). Operators: binary tournament
- * (dominance, then crowding distance, then a coin flip), single-point crossover over jobs, mutation of each entry
- * with probability 1/vnodes to a uniform integer in [0, vnode GPUs], and Pollux's repair (≤ 1 distributed job per
- * vnode, ≤ max replicas per job, vnode capacity, rigid jobs exactly their count or nothing); duplicates are
- * eliminated and survival is non-dominated sorting + crowding distance. The result is the individual of the
- * final front with the highest fitness (ties: fewer vnodes, then first). Details and departures from pymoo:
- * src/sim/pollux_genetic.hpp. Randomness: one std::mt19937_64 per policy seeded by `seed`.
- * Known departures: pymoo's crossover probability and Pollux's exact mutation distribution are not reproduced
- * bit for bit (every mating pair is crossed; the mutation is the per-entry rule above); random numbers differ
- * from numpy's, so individual runs differ from the reference's but follow the same distribution of operators.
+ * (dominance, then crowding distance, then a coin flip), single-point crossover over jobs (probability 0.9,
+ * pymoo's default), mutation of each entry with probability 1/vnodes to a uniform integer in [0, vnode GPUs],
+ * and Pollux's repair (≤ 1 distributed job per vnode, ≤ max replicas per job, vnode capacity, rigid jobs exactly
+ * their count or nothing); duplicates are eliminated and survival is non-dominated sorting + crowding distance.
+ * The result is the individual of the final front with the highest fitness (ties: fewer vnodes, then first).
+ * Details: src/sim/pollux_genetic.hpp. Randomness: one std::mt19937_64 per policy seeded by `seed`.
+ * Departures from pymoo/Pollux: the random streams differ from numpy's (runs differ from the reference's, the
+ * operators' distributions do not); a rigid job cut below its count by the capacity step of the repair is emptied
+ * (it cannot run on fewer GPUs); Pollux's exact mutation rate is not reproduced from its source — each entry
+ * mutates with probability 1/vnodes (`mutation_probability` changes it, for sensitivity studies only).
  *
  * **Greedy search (`search = greedy`, not Pollux's).** The fitness with p < 0 is a decreasing function of
  * Σ_j 1/(s_j + ε), separable over jobs, so the GPU counts are chosen by greedy marginal allocation over the
