@@ -126,13 +126,19 @@ PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, s
 }
 
 std::uint64_t PolluxGenetic::uniform(std::uint64_t n) {
-  // Rejection sampling on 64-bit draws: unbiased and identical on every standard library.
+  // Lemire's multiply-shift with rejection: unbiased, rarely divides, identical on every standard library.
   if (n <= 1) return 0;
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
-  std::uint64_t r = 0;
-  do r = rng_();
-  while (r >= limit);
-  return r % n;
+  __extension__ using U128 = unsigned __int128;
+  U128 m = static_cast<U128>(rng_()) * n;
+  auto low = static_cast<std::uint64_t>(m);
+  if (low < n) {
+    const std::uint64_t threshold = (0 - n) % n;
+    while (low < threshold) {
+      m = static_cast<U128>(rng_()) * n;
+      low = static_cast<std::uint64_t>(m);
+    }
+  }
+  return static_cast<std::uint64_t>(m >> 64);
 }
 
 double PolluxGenetic::real() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
@@ -164,8 +170,8 @@ PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
   ++evaluations_;
   const auto V = static_cast<std::size_t>(vnodes_);
   double sum = 0.0;
-  std::uint64_t used_mask = 0;  // vnodes in use (vectors beyond 64 vnodes counted separately)
-  std::vector<char> used_big;
+  std::uint64_t used_mask = 0;  // vnodes in use (clusters beyond 64 vnodes use the scratch vector)
+  std::vector<char>& used_big = used_;
   if (V > 64) used_big.assign(V, 0);
   for (std::size_t j = 0; j < static_cast<std::size_t>(jobs_); ++j) {
     int r = 0, n = 0;
@@ -195,26 +201,46 @@ void PolluxGenetic::repair(PolluxState& x) {
   const auto V = static_cast<std::size_t>(vnodes_);
   const auto J = static_cast<std::size_t>(jobs_);
   if (x.size() != J * V) throw InvalidArgument("pollux genetic search: state of the wrong size");
-  // Row-wise passes (contiguous) first; the column work runs only on vnodes that need it.
-  col_.assign(V, 0);
-  bool conflict = false;
+  // Row-wise passes (contiguous memory) build, per vnode, the ascending list of jobs with GPUs there (CSR in
+  // list_/start_); the column steps then walk these short lists instead of all jobs.
+  start_.assign(V + 1, 0);
   for (std::size_t j = 0; j < J; ++j) {
     int* row = x.data() + j * V;
     int n = 0;
     for (std::size_t v = 0; v < V; ++v) {
       row[v] = std::max(row[v], 0);
-      n += row[v] > 0;
+      const int nz = row[v] > 0;
+      n += nz;
+      start_[v + 1] += nz;
     }
     distributed_[j] = n >= 2;
-    if (n >= 2)
-      for (std::size_t v = 0; v < V; ++v) conflict |= row[v] > 0 && ++col_[v] >= 2;
   }
+  // One spare slot per vnode lets the fill below write unconditionally (random entries defeat branch prediction).
+  for (std::size_t v = 0; v < V; ++v) start_[v + 1] += start_[v] + 1;
+  list_.resize(static_cast<std::size_t>(start_[V]));
+  col_.assign(start_.begin(), start_.end() - 1);  // fill positions
+  dcount_.assign(V, 0);
+  for (std::size_t j = 0; j < J; ++j) {
+    const int* row = x.data() + j * V;
+    const int dist = distributed_[j] ? 1 : 0;
+    for (std::size_t v = 0; v < V; ++v) {
+      const int nz = row[v] > 0;
+      list_[static_cast<std::size_t>(col_[v])] = static_cast<int>(j);
+      col_[v] += nz;
+      dcount_[v] += nz & dist;
+    }
+  }
+  end_.assign(col_.begin(), col_.end());  // vnode v's jobs: list_[start_[v], end_[v])
+  bool conflict = false;
+  for (std::size_t v = 0; v < V; ++v) conflict |= dcount_[v] >= 2;
   // (1) At most one distributed job per vnode (distributed = on >= 2 vnodes before this step, as in Pollux).
   for (std::size_t v = 0; conflict && v < V; ++v) {
-    if (col_[v] < 2) continue;
+    if (dcount_[v] < 2) continue;
     perm_.clear();
-    for (std::size_t j = 0; j < J; ++j)
-      if (distributed_[j] && x[j * V + v] > 0) perm_.push_back(static_cast<int>(j));
+    for (auto k = start_[v]; k < end_[v]; ++k) {
+      const int j = list_[static_cast<std::size_t>(k)];
+      if (distributed_[static_cast<std::size_t>(j)]) perm_.push_back(j);
+    }
     const auto keep = static_cast<std::size_t>(uniform(perm_.size()));
     for (std::size_t k = 0; k < perm_.size(); ++k)
       if (k != keep) x[static_cast<std::size_t>(perm_[k]) * V + v] = 0;
@@ -237,8 +263,10 @@ void PolluxGenetic::repair(PolluxState& x) {
     const int cap = problem_.vnode_gpus[v];
     if (col_[v] <= cap) continue;
     perm_.clear();
-    for (std::size_t j = 0; j < J; ++j)
-      if (x[j * V + v] > 0) perm_.push_back(static_cast<int>(j));
+    for (auto k = start_[v]; k < end_[v]; ++k) {
+      const int j = list_[static_cast<std::size_t>(k)];
+      if (x[static_cast<std::size_t>(j) * V + v] > 0) perm_.push_back(j);
+    }
     for (std::size_t k = perm_.size(); k > 1; --k) std::swap(perm_[k - 1], perm_[uniform(k)]);
     int used = 0;
     for (int j : perm_) {

@@ -124,8 +124,8 @@ class PolluxGenetic {
   std::vector<double> table_;              ///< (speedup·factor + 1e-3)^p, NaN = not computed yet
   long evaluations_ = 0;
   // Scratch buffers of repair() (kept to avoid allocations).
-  std::vector<int> perm_, col_;
-  std::vector<char> distributed_;
+  std::vector<int> perm_, col_, start_, end_, list_, dcount_;
+  std::vector<char> distributed_, used_;
 };
 
 }  // namespace sia::sim::detail

@@ -176,6 +176,25 @@ TEST_CASE("sim.pollux_ga.repair_invariants") {
   }
 }
 
+TEST_CASE("sim.pollux_ga.objectives") {
+  // F1 counts vnodes in use, also beyond 64 vnodes; F0 is minus the power mean with restart factors.
+  auto p = toy_problem(2, std::vector<int>(70, 1));
+  p.base[0] = 1;  // job 0 currently on vnode 0
+  std::mt19937_64 rng(1);
+  PolluxGenetic ga(p, {}, rng);
+  PolluxState x(140, 0);
+  x[0] = 1, x[1] = 1, x[69] = 1;  // job 0 on vnodes 0, 1, 69 (changed: restart factor 0.5)
+  x[70 + 69] = 1;                  // job 1 on vnode 69 too (repair would not allow it; evaluate does not care)
+  const auto o = ga.evaluate(x);
+  CHECK(o.vnodes_used == 3);
+  const double s0 = toy_speedup(0, 3, 3) * 0.5, s1 = toy_speedup(1, 1, 1) * 0.5;
+  CHECK(-o.neg_fitness == doctest::Approx(2.0 / (1.0 / (s0 + 1e-3) + 1.0 / (s1 + 1e-3))));
+  // Unchanged rows are not penalised.
+  PolluxState y(140, 0);
+  y[0] = 1;
+  CHECK(ga.fitness(y) == doctest::Approx(2.0 / (1.0 / (toy_speedup(0, 1, 1) + 1e-3) + 1.0 / 1e-3)));
+}
+
 TEST_CASE("sim.pollux_ga.finds_brute_force_optimum") {
   // 2 jobs on vnodes of 4, 4 and 2 GPUs (5·5·3 values per job row): enumerate every feasible state.
   for (int variant = 0; variant < 2; ++variant) {
