@@ -11,12 +11,22 @@
 /// - Generation: mating produces `population` offspring — binary tournaments (pymoo `comp_by_dom_and_crowding`:
 ///   Pareto dominance, then larger crowding distance, then a coin flip) over concatenated random permutations,
 ///   single-point crossover over jobs (applied to a pair with pymoo's default probability 0.9, otherwise the
-///   parents are copied), mutation, repair, and elimination of offspring equal to a
-///   member of the population or to an earlier offspring; up to 100 mating rounds are tried to reach the count.
+///   parents are copied), mutation, repair, and elimination of offspring equal to a member of the population or
+///   to an earlier offspring; up to 100 mating rounds are tried to reach the count (none new: the search stops).
 ///   Parents + offspring are reduced to `population` by non-dominated sorting and crowding distance (pymoo's
 ///   formula: extremes and fronts of ≤ 2 points get 1e14, duplicate objective vectors 0; ties broken at random).
 /// - `generations` counts like pymoo's ("n_gen", N) termination: the initial population is generation 1,
 ///   so N − 1 offspring generations are bred.
+/// - Result: the individual with the lowest (F0, F1) — the highest fitness on the non-dominated front.
+///
+/// Departures and assumptions (neither Pollux's nor pymoo's source is part of the reference material; this port
+/// follows their behaviour as described for issue 6): random numbers come from std::mt19937_64, not numpy; the mutation rule (each entry with
+/// probability 1/vnodes to a uniform value in [0, vnode GPUs]) and the crossover probability 0.9 are assumptions;
+/// Pollux's shuffle in repair step (1) is drawn as one uniform pick of the job that keeps the vnode (the same
+/// distribution); the repair's step (4) (rigid jobs cut by the capacity step are emptied) is added because a
+/// rigid job cannot run on fewer GPUs; the whole final population seeds the next round (adaptdl may keep only
+/// the optimum set `result.X`); Pollux's problem has no constraint violations (the repair makes every individual
+/// feasible), so pymoo's constraint handling never comes into play and is not implemented.
 
 #include <cstdint>
 #include <functional>
