@@ -10,6 +10,8 @@
 #include <sia/sim/cluster.hpp>
 #include <sia/sim/metrics.hpp>
 #include <sia/sim/pollux_policy.hpp>
+
+#include <cstdint>
 #include <sia/sim/report.hpp>
 #include <sia/sim/sia_policy.hpp>
 #include <sia/sim/simulator.hpp>
@@ -67,6 +69,8 @@ int main(int argc, char** argv) {
                "Without arguments: built-in models, synthetic Philly-like workload, paper-heterogeneous cluster."};
   std::string profiles, workload_path, cluster_name = "paper-heterogeneous", policies, out_dir, bootstrap = "tie";
   std::string backend = "default", dump_catalogue, force_category, pollux_search = "genetic";
+  double pollux_mutation = 0.0;
+  std::uint64_t pollux_seed = 1;
   int scale = 1;
   double interval = 0.0, rate = 20.0, hours = 8.0;
   bool json = false, per_workload = false, round_utilities = false, no_projection = false;
@@ -102,6 +106,11 @@ int main(int argc, char** argv) {
                  "search of the pollux policy: genetic (Pollux's published NSGA-II) or greedy (marginal allocation)")
       ->check(CLI::IsMember({"genetic", "greedy"}))
       ->capture_default_str();
+  app.add_option("--pollux-mutation", pollux_mutation,
+                 "genetic pollux: probability that one (job, virtual node) entry mutates (default 0 = 1/(jobs x vnodes), "
+                 "pymoo's 1/n_var; for sensitivity studies)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--pollux-seed", pollux_seed, "genetic pollux: seed of its random generator")->capture_default_str();
   app.add_flag("--per-workload", per_workload, "table: one row per workload too");
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
@@ -149,6 +158,8 @@ int main(int argc, char** argv) {
         } else if (name == "pollux") {
           sia::sim::PolluxPolicyOptions o;
           o.search = pollux_search == "greedy" ? sia::sim::PolluxSearch::greedy : sia::sim::PolluxSearch::genetic;
+          o.mutation_probability = pollux_mutation;
+          o.seed = pollux_seed;
           policy = std::make_unique<sia::sim::PolluxPolicy>(o);
         } else {
           policy = sia::sim::make_policy(name);

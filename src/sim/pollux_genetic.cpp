@@ -301,8 +301,9 @@ std::pair<PolluxState, PolluxState> PolluxGenetic::crossover(const PolluxState& 
 void PolluxGenetic::mutate(PolluxState& x) {
   const auto V = static_cast<std::size_t>(vnodes_);
   if (V == 0 || x.empty()) return;
+  // Default: pymoo's per-variable rate 1/n_var (n_var = jobs × vnodes), about one mutated entry per offspring.
   const double prob = options_.mutation_probability > 0 ? std::min(options_.mutation_probability, 1.0)
-                                                        : 1.0 / static_cast<double>(V);
+                                                        : 1.0 / static_cast<double>(x.size());
   auto draw = [&](std::size_t i) {
     x[i] = static_cast<int>(uniform(static_cast<std::uint64_t>(problem_.vnode_gpus[i % V]) + 1));
   };

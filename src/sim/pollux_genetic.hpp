@@ -21,7 +21,8 @@
 ///
 /// Departures and assumptions (neither Pollux's nor pymoo's source is part of the reference material; this port
 /// follows their behaviour as described for issue 6): random numbers come from std::mt19937_64, not numpy; the mutation rule (each entry with
-/// probability 1/vnodes to a uniform value in [0, vnode GPUs]) and the crossover probability 0.9 are assumptions;
+/// probability 1/(jobs × vnodes), pymoo's 1/n_var, to a uniform value in [0, vnode GPUs]) and the crossover
+/// probability 0.9 are assumptions (with 1/vnodes instead, Philly restarts are 2.5× the paper's Pollux);
 /// Pollux's shuffle in repair step (1) is drawn as one uniform pick of the job that keeps the vnode (the same
 /// distribution); the repair's step (4) (rigid jobs cut by the capacity step are emptied) is added because a
 /// rigid job cannot run on fewer GPUs; the whole final population seeds the next round (adaptdl may keep only
@@ -66,7 +67,7 @@ struct PolluxGaOptions {
   int population = 100;
   int generations = 100;
   int max_mating_rounds = 100;  ///< pymoo Mating.n_max_iterations
-  double mutation_probability = 0.0;  ///< per entry; 0 = 1 / vnodes
+  double mutation_probability = 0.0;  ///< per entry; 0 = 1 / (jobs × vnodes) (pymoo's 1/n_var)
   double crossover_probability = 0.9; ///< pymoo's Crossover default: other pairs pass to mutation unchanged
 };
 
@@ -100,7 +101,8 @@ class PolluxGenetic {
   void repair(PolluxState& x);
   /// Single-point crossover over jobs: k uniform in [0, J); child 0 = a[0,k) + b[k,J), child 1 the reverse.
   [[nodiscard]] std::pair<PolluxState, PolluxState> crossover(const PolluxState& a, const PolluxState& b);
-  /// Each entry (job, vnode) is replaced, with probability 1 / vnodes, by a uniform integer in [0, vnode GPUs].
+  /// Each entry (job, vnode) is replaced, with probability 1 / (jobs × vnodes) unless set, by a uniform integer
+  /// in [0, vnode GPUs].
   void mutate(PolluxState& x);
   /// Objectives of a state (memoised speedups).
   [[nodiscard]] PolluxObjectives evaluate(const PolluxState& x);

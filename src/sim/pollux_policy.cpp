@@ -137,12 +137,24 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
     JobState& st = next[job.uid];
     if (auto it = jobs_.find(job.uid); it != jobs_.end()) st = std::move(it->second);
     rj[j].st = &st;
-    // Merge observations of every type: the first observation of a key wins.
-    for (const auto& by_type : job.observed)
-      for (const auto& [key, s] : by_type) st.merged.emplace(key, std::make_pair(s.step, s.sync));
     int max_profiled = 0;
-    for (const auto& [key, s] : st.merged) max_profiled = std::max(max_profiled, std::get<1>(key));
-    if (!st.merged.empty() && static_cast<int>(st.merged.size()) != st.perf_keys) {
+    if (job.unaware_model) {
+      // The job keeps the merged profile itself (the first observation in time of a key wins) and its
+      // fit, which its executor uses too (SimJob::unaware_model): the policy sees the same model.
+      for (const auto& [key, s] : job.merged_observed) max_profiled = std::max(max_profiled, std::get<1>(key));
+      if (job.merged_perf && static_cast<int>(job.merged_observed.size()) != st.perf_keys) {
+        st.perf = job.merged_perf;
+        st.perf_keys = static_cast<int>(job.merged_observed.size());
+        st.goodput_cache.clear();
+      }
+    } else {
+      // Jobs simulated with per-type models: merge their observations of every type here (a key's
+      // observation on the first type in cluster order wins).
+      for (const auto& by_type : job.observed)
+        for (const auto& [key, s] : by_type) st.merged.emplace(key, std::make_pair(s.step, s.sync));
+      for (const auto& [key, s] : st.merged) max_profiled = std::max(max_profiled, std::get<1>(key));
+    }
+    if (!job.unaware_model && !st.merged.empty() && static_cast<int>(st.merged.size()) != st.perf_keys) {
       std::vector<StepObservation> obs;
       for (const auto& [key, s] : st.merged)
         obs.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), s.first, s.second});

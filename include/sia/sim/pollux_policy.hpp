@@ -35,8 +35,10 @@ struct PolluxPolicyOptions {
   int population = 100;    ///< genetic: NSGA-II population size (Pollux: 100)
   int generations = 100;   ///< genetic: pymoo ("n_gen", N) termination, the initial population counting as 1
   std::uint64_t seed = 1;  ///< genetic: seed of the policy's random generator (same inputs + seed = same result)
-  /// genetic: probability that one (job, vnode) entry mutates; 0 = 1 / number of vnodes (the default rule).
-  /// For sensitivity studies only: the published value is not known exactly (see the class documentation).
+  /// genetic: probability that one (job, vnode) entry mutates; 0 = 1 / (jobs × vnodes), pymoo's per-variable
+  /// default 1/n_var (about one mutated entry per offspring). Pollux's own rate could not be checked against
+  /// its source; 1 / vnodes (every job's row mutated about once per offspring) is the other candidate
+  /// (see the class documentation and README for both results).
   double mutation_probability = 0.0;
 };
 
@@ -84,7 +86,7 @@ struct PolluxVnode {
  * allocation. Seeds: the previous round's final population (rows of departed jobs dropped, new jobs' rows zero)
  * followed by the current allocation (first round: the current allocation only). Operators: binary tournament
  * (dominance, then crowding distance, then a coin flip), single-point crossover over jobs (probability 0.9,
- * pymoo's default), mutation of each entry with probability 1/vnodes to a uniform integer in [0, vnode GPUs],
+ * pymoo's default), mutation of each entry with probability 1/(jobs × vnodes) to a uniform integer in [0, vnode GPUs],
  * and Pollux's repair (≤ 1 distributed job per vnode, ≤ max replicas per job, vnode capacity, rigid jobs exactly
  * their count or nothing); duplicates are eliminated and survival is non-dominated sorting + crowding distance.
  * The result is the individual of the final front with the highest fitness (ties: fewer vnodes, then first).
@@ -92,7 +94,9 @@ struct PolluxVnode {
  * Departures from pymoo/Pollux: the random streams differ from numpy's (runs differ from the reference's, the
  * operators' distributions do not); a rigid job cut below its count by the capacity step of the repair is emptied
  * (it cannot run on fewer GPUs); Pollux's exact mutation rate is not reproduced from its source — each entry
- * mutates with probability 1/vnodes (`mutation_probability` changes it, for sensitivity studies only).
+ * mutates with probability 1/(jobs × vnodes), pymoo's per-variable default 1/n_var (`mutation_probability`
+ * changes it; with 1/vnodes, about one change per job row and offspring, Pollux restarts jobs 2.5× as often as
+ * the paper reports).
  *
  * **Greedy search (`search = greedy`, not Pollux's).** The fitness with p < 0 is a decreasing function of
  * Σ_j 1/(s_j + ε), separable over jobs, so the GPU counts are chosen by greedy marginal allocation over the
@@ -111,6 +115,8 @@ class PolluxPolicy final : public Policy {
   [[nodiscard]] std::string name() const override { return "pollux"; }
   [[nodiscard]] double default_interval_s() const override { return options_.interval_s; }
   [[nodiscard]] std::vector<SimAllocation> allocate(const PolicyContext& ctx) override;
+  /// Pollux's jobs are heterogeneity-unaware: one merged model per job, for the policy and the executor.
+  [[nodiscard]] bool heterogeneity_unaware() const override { return true; }
   /// Fitness (power mean of the scaled speedups) of the last round's chosen allocation, before the type fix.
   [[nodiscard]] double last_fitness() const noexcept { return last_fitness_; }
 
