@@ -197,6 +197,37 @@ PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
   return o;
 }
 
+// Departure (documented in pollux_genetic.hpp): a rigid job's partial row grows to its count — its own vnodes
+// are filled first, then the vnodes after its first one, cyclically — before the repair proper. Mutation
+// alone (one random entry at a time) almost never writes the exact count of a job spanning several vnodes,
+// so without this rigid jobs of 8-16 GPUs never started (a rigid Philly run went on towards the simulator's
+// 90-day horizon). Capacity is still enforced by the steps below, which empty the row if it does not fit.
+void PolluxGenetic::complete_rigid(int* row, int count) const {
+  const auto V = static_cast<std::size_t>(vnodes_);
+  int cum = 0;
+  std::size_t first = V;
+  for (std::size_t v = 0; v < V; ++v) {
+    cum += row[v];
+    if (row[v] > 0 && first == V) first = v;
+  }
+  if (cum <= 0 || cum >= count) return;
+  for (std::size_t v = 0; v < V && cum < count; ++v)
+    if (row[v] > 0) {
+      const int add = std::min(problem_.vnode_gpus[v] - row[v], count - cum);
+      if (add > 0) {
+        row[v] += add;
+        cum += add;
+      }
+    }
+  for (std::size_t k = 1; k < V && cum < count; ++k) {
+    const std::size_t v = (first + k) % V;
+    if (row[v] > 0) continue;
+    const int add = std::min(problem_.vnode_gpus[v], count - cum);
+    row[v] = add;
+    cum += add;
+  }
+}
+
 void PolluxGenetic::repair(PolluxState& x) {
   const auto V = static_cast<std::size_t>(vnodes_);
   const auto J = static_cast<std::size_t>(jobs_);
@@ -206,9 +237,10 @@ void PolluxGenetic::repair(PolluxState& x) {
   start_.assign(V + 1, 0);
   for (std::size_t j = 0; j < J; ++j) {
     int* row = x.data() + j * V;
+    for (std::size_t v = 0; v < V; ++v) row[v] = std::max(row[v], 0);
+    if (problem_.rigid[j]) complete_rigid(row, max_r_[j]);
     int n = 0;
     for (std::size_t v = 0; v < V; ++v) {
-      row[v] = std::max(row[v], 0);
       const int nz = row[v] > 0;
       n += nz;
       start_[v + 1] += nz;

@@ -25,7 +25,9 @@
 /// probability 0.9 are assumptions (with 1/vnodes instead, Philly restarts are 2.5× the paper's Pollux);
 /// Pollux's shuffle in repair step (1) is drawn as one uniform pick of the job that keeps the vnode (the same
 /// distribution); the repair's step (4) (rigid jobs cut by the capacity step are emptied) is added because a
-/// rigid job cannot run on fewer GPUs; the whole final population seeds the next round (adaptdl may keep only
+/// rigid job cannot run on fewer GPUs, and so is step (0): a rigid job's partial row first grows to its count
+/// (its own vnodes, then the following ones) — mutation alone almost never writes the exact count of a rigid
+/// job spanning several vnodes, and such jobs never started; the whole final population seeds the next round (adaptdl may keep only
 /// the optimum set `result.X`); Pollux's problem has no constraint violations (the repair makes every individual
 /// feasible), so pymoo's constraint handling never comes into play and is not implemented.
 
@@ -94,7 +96,7 @@ class PolluxGenetic {
  public:
   PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, std::mt19937_64& rng);
 
-  /// Pollux's repair, in place: (1) on each vnode at most one distributed job (a job on ≥ 2 vnodes before the
+  /// Pollux's repair, in place: (0) a rigid job's partial row grows to its count; (1) on each vnode at most one distributed job (a job on ≥ 2 vnodes before the
   /// repair) keeps its GPUs, chosen at random; (2) a job's GPUs are capped at max_replicas (first vnodes keep
   /// theirs), a rigid job with fewer than its count is emptied; (3) vnode capacity: jobs in a random order keep
   /// their GPUs until the vnode is full; (4) a rigid job left with fewer than its count is emptied.
@@ -122,6 +124,7 @@ class PolluxGenetic {
     double crowding = 0.0;
   };
   [[nodiscard]] double term(int job, int nodes, int replicas, bool changed);
+  void complete_rigid(int* row, int count) const;
   [[nodiscard]] std::uint64_t uniform(std::uint64_t n);  ///< uniform integer in [0, n)
   [[nodiscard]] double real();                           ///< uniform in [0, 1)
   void survive(std::vector<Individual>& pop, std::size_t n);

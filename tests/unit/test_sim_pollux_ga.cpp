@@ -272,3 +272,23 @@ TEST_CASE("sim.pollux_ga.policy_fresh_jobs_and_greedy") {
     }
   }
 }
+
+// Step (0) of the repair: a rigid job's partial row grows to its count (its own vnodes first, then the
+// following ones), so a single mutated entry can start a rigid job that spans several vnodes.
+TEST_CASE("sim.pollux_ga.repair_completes_rigid_rows") {
+  auto p = toy_problem(2, {4, 4, 4, 4});
+  p.max_replicas = {12, 4};
+  p.rigid = {1, 0};
+  std::mt19937_64 rng(3);
+  PolluxGenetic ga(p, {}, rng);
+  PolluxState x = {0, 2, 0, 0,   // rigid 12-GPU job: 2 GPUs on vnode 1
+                   3, 0, 0, 0};  // adaptive job on vnode 0
+  ga.repair(x);
+  CHECK(x == PolluxState{0, 4, 4, 4, 3, 0, 0, 0});
+  // Where the completed row does not fit, the capacity step still empties it (or the other job's share).
+  PolluxState y = {0, 0, 0, 2,   // grows to vnodes 3, 0, 1 (cyclically after its first vnode)
+                   3, 0, 0, 0};
+  ga.repair(y);
+  const bool rigid_kept = y[0] + y[1] + y[2] + y[3] == 12;
+  CHECK((rigid_kept ? y[4] == 0 : (y[0] + y[1] + y[2] + y[3] == 0 && y[4] == 3)));
+}
