@@ -114,21 +114,25 @@ void SimJob::update_local_bsz() {
   accum_steps = static_cast<int>(s);
 }
 
-void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, const PerfFitter& fitter) {
-  auto& obs = observed[static_cast<std::size_t>(alloc.type)];
-  const auto key = std::make_tuple(nodes, replicas, local);
-  if (obs.count(key)) return;
-  obs.emplace(key, s);
+namespace {
+PerfParams fit_profile(const std::map<std::tuple<int, int, int>, StepSync>& obs, const PerfFitter& fitter) {
   std::vector<StepObservation> v;
   v.reserve(obs.size());
   for (const auto& [k, t] : obs) v.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), t.step, t.sync});
-  perf[static_cast<std::size_t>(alloc.type)] = fitter(v);
+  return fitter(v);
+}
+}  // namespace
+
+void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, const PerfFitter& fitter) {
+  auto& obs = observed[static_cast<std::size_t>(alloc.type)];
+  const auto key = std::make_tuple(nodes, replicas, local);
+  if (!obs.emplace(key, s).second) return;
   ++fit_generation;
-  if (unaware_model && merged_observed.emplace(key, s).second) {
-    v.clear();
-    for (const auto& [k, t] : merged_observed) v.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), t.step, t.sync});
-    merged_perf = fitter(v);
-  }
+  // An unaware job only ever uses its merged model (goodput_function): fit that one, not the type's.
+  if (!unaware_model)
+    perf[static_cast<std::size_t>(alloc.type)] = fit_profile(obs, fitter);
+  else if (merged_observed.emplace(key, s).second)
+    merged_perf = fit_profile(merged_observed, fitter);
 }
 
 void SimJob::step(double now, double seconds, const PerfFitter& fitter) {
