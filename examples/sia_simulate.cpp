@@ -9,11 +9,8 @@
 #include <sia/sim/catalogue.hpp>
 #include <sia/sim/cluster.hpp>
 #include <sia/sim/metrics.hpp>
-#include <sia/sim/pollux_policy.hpp>
-
-#include <cstdint>
+#include <sia/sim/policy.hpp>
 #include <sia/sim/report.hpp>
-#include <sia/sim/sia_policy.hpp>
 #include <sia/sim/simulator.hpp>
 #include <sia/sim/workload.hpp>
 
@@ -21,7 +18,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -62,6 +61,43 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+/// The registered policies with their descriptions and options (`--list-policies`).
+std::string policy_listing() {
+  std::ostringstream os;
+  for (const auto& name : sia::sim::policy_names()) {
+    const auto info = sia::sim::find_policy(name);
+    if (!info) continue;
+    os << name << ": " << info->description << "\n";
+    for (const auto& o : info->options)
+      os << "    " << name << "." << o.key << " (default " << o.default_value << "): " << o.help << "\n";
+  }
+  return os.str();
+}
+
+/// Options of `policy` from `--policy-option` entries: `key=value` for every policy declaring `key`,
+/// `policy.key=value` for that policy only.
+sia::sim::PolicyOptions options_for(const std::string& policy, const std::vector<std::string>& entries) {
+  const auto info = sia::sim::find_policy(policy);
+  sia::sim::PolicyOptions o;
+  for (const auto& e : entries) {
+    const auto eq = e.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw sia::InvalidArgument("--policy-option: expected [policy.]key=value, got '" + e + "'");
+    std::string key = e.substr(0, eq);
+    const std::string value = e.substr(eq + 1);
+    const auto dot = key.find('.');
+    if (dot != std::string::npos) {
+      if (key.substr(0, dot) != policy) continue;
+      key = key.substr(dot + 1);
+    } else if (!info || std::none_of(info->options.begin(), info->options.end(),
+                                     [&](const auto& d) { return d.key == key; })) {
+      continue;  // a bare key applies to the policies that declare it
+    }
+    o.set(key, value);
+  }
+  return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,7 +109,8 @@ int main(int argc, char** argv) {
   std::uint64_t pollux_seed = 1;
   int scale = 1;
   double interval = 0.0, rate = 20.0, hours = 8.0;
-  bool json = false, per_workload = false, round_utilities = false, no_projection = false;
+  bool json = false, per_workload = false, round_utilities = false, no_projection = false, list_policies = false;
+  std::vector<std::string> policy_options;
   std::uint64_t seed = 1;
   app.add_option("--profiles", profiles, "artifact profiles directory (default: ../shared/data/sia-artifact/profiles "
                                          "when --workload is given; the built-in catalogue otherwise)");
@@ -81,7 +118,14 @@ int main(int argc, char** argv) {
   app.add_option("--cluster", cluster_name, "preset (paper-heterogeneous, paper-homogeneous, paper-physical) or JSON file")
       ->capture_default_str();
   app.add_option("--scale", scale, "multiply node counts by K")->check(CLI::Range(1, 4096))->capture_default_str();
-  app.add_option("--policy", policies, "comma-separated policies (default: every registered policy)");
+  app.add_option("--policy", policies, "comma-separated policies (default: every registered policy): " + [] {
+    std::string s;
+    for (const auto& n : sia::sim::policy_names()) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }());
+  app.add_option("--policy-option", policy_options,
+                 "option of the policies, [policy.]key=value (repeatable; --list-policies shows them)");
+  app.add_flag("--list-policies", list_policies, "list the registered policies and their options, and exit");
   app.add_option("--interval", interval, "round length in seconds (default: the policy's, Sia 60)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--out", out_dir, "write per-job CSV, per-round JSON lines, summary.json and PNG plots here");
@@ -89,12 +133,12 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the synthetic workload")->capture_default_str();
   app.add_option("--rate", rate, "synthetic workload: jobs per hour")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--hours", hours, "synthetic workload: hours of arrivals")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--bootstrap", bootstrap, "first placement of a never-run job: tie (reference code, default) or profiled (paper: 1-GPU profiles)")
+  app.add_option("--bootstrap", bootstrap, "sia: first placement of a never-run job: tie (reference code, default) or profiled (paper: 1-GPU profiles); = sia.first_placement")
       ->check(CLI::IsMember({"profiled", "tie"}))
       ->capture_default_str();
-  app.add_flag("--no-projection", no_projection, "do not project unseen GPU types from a fitted one (paper Eq. 1)");
-  app.add_flag("--round-utilities", round_utilities, "round utilities to 2 decimals like the reference code");
-  app.add_option("--backend", backend, "MILP backend of the Sia round (" + [] {
+  app.add_flag("--no-projection", no_projection, "sia: do not project unseen GPU types from a fitted one; = sia.projection=none");
+  app.add_flag("--round-utilities", round_utilities, "sia: round utilities to 2 decimals like the reference code");
+  app.add_option("--backend", backend, "MILP backend of the Sia round; = sia.backend (" + [] {
     std::string s;
     for (const auto& n : sia::available_milp_solvers()) s += (s.empty() ? "" : ", ") + n;
     return s;
@@ -103,20 +147,52 @@ int main(int argc, char** argv) {
                  "override every job's kind for every policy (paper Fig. 1): rigid, strong-scaling or adaptive")
       ->check(CLI::IsMember({"rigid", "strong-scaling", "adaptive"}));
   app.add_option("--pollux-search", pollux_search,
-                 "search of the pollux policy: genetic (Pollux's published NSGA-II) or greedy (marginal allocation)")
+                 "search of the pollux policy: genetic (Pollux's published NSGA-II) or greedy (marginal allocation); = pollux.search")
       ->check(CLI::IsMember({"genetic", "greedy"}))
       ->capture_default_str();
   app.add_option("--pollux-mutation", pollux_mutation,
                  "genetic pollux: probability that one (job, virtual node) entry mutates (default 0 = 1/(jobs x vnodes), "
-                 "pymoo's 1/n_var; for sensitivity studies)")
+                 "pymoo's 1/n_var; for sensitivity studies); = pollux.mutation")
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--pollux-seed", pollux_seed, "genetic pollux: seed of its random generator")->capture_default_str();
+  app.add_option("--pollux-seed", pollux_seed, "genetic pollux: seed of its random generator; = pollux.seed")->capture_default_str();
   app.add_flag("--per-workload", per_workload, "table: one row per workload too");
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (list_policies) {
+      std::cout << policy_listing();
+      return 0;
+    }
+    // The shorthand flags are policy options (--list-policies); they come first so that an explicit
+    // --policy-option given for the same key wins.
+    std::vector<std::string> option_entries = {"sia.backend=" + backend, "sia.first_placement=" + bootstrap,
+                                               "pollux.search=" + pollux_search,
+                                               "pollux.seed=" + std::to_string(pollux_seed)};
+    if (no_projection) option_entries.push_back("sia.projection=none");
+    if (round_utilities) option_entries.push_back("sia.round_utilities=true");
+    if (pollux_mutation > 0) {
+      std::ostringstream m;
+      m << std::setprecision(17) << pollux_mutation;
+      option_entries.push_back("pollux.mutation=" + m.str());
+    }
+    option_entries.insert(option_entries.end(), policy_options.begin(), policy_options.end());
+    for (const auto& e : policy_options) {  // a bare key must belong to some policy, a prefix must be one
+      const auto eq = e.find('=');
+      const std::string key = e.substr(0, eq);
+      if (eq == std::string::npos) continue;  // options_for() names the malformed entry
+      if (const auto dot = key.find('.'); dot != std::string::npos) {
+        if (!sia::sim::find_policy(key.substr(0, dot)))
+          throw sia::InvalidArgument("--policy-option '" + e + "': no policy '" + key.substr(0, dot) + "'");
+        continue;
+      }
+      bool known = false;
+      for (const auto& n : sia::sim::policy_names())
+        if (const auto info = sia::sim::find_policy(n))
+          for (const auto& d : info->options) known = known || d.key == key;
+      if (!known) throw sia::InvalidArgument("--policy-option: no policy has an option '" + key + "' (see --list-policies)");
+    }
     if (!dump_catalogue.empty()) {
       std::cout << sia::sim::generate_catalogue_source(dump_catalogue);
       return 0;
@@ -138,7 +214,8 @@ int main(int argc, char** argv) {
 
     std::vector<std::string> names = policies.empty() ? sia::sim::policy_names() : split_list(policies);
     if (names.empty()) throw sia::InvalidArgument("--policy: no policy named");
-    for (const auto& n : names) (void)sia::sim::make_policy(n);  // unknown names fail before any work
+    // Unknown names and bad options fail before any work.
+    for (const auto& n : names) (void)sia::sim::make_policy(n, options_for(n, option_entries));
 
     const bool tty = isatty(STDERR_FILENO) != 0;
     std::vector<sia::sim::PolicyRuns> all;
@@ -147,23 +224,7 @@ int main(int argc, char** argv) {
       pr.policy = name;
       for (std::size_t wi = 0; wi < workloads.size(); ++wi) {
         const auto& w = workloads[wi];
-        std::unique_ptr<sia::sim::Policy> policy;
-        if (name == "sia") {
-          sia::sim::SiaPolicyOptions o;
-          o.round.backend = backend;
-          o.round.round_utilities = round_utilities;
-          o.bootstrap = bootstrap == "tie" ? sia::sim::Bootstrap::tie : sia::sim::Bootstrap::profiled;
-          o.project_throughputs = !no_projection;
-          policy = std::make_unique<sia::sim::SiaPolicy>(o);
-        } else if (name == "pollux") {
-          sia::sim::PolluxPolicyOptions o;
-          o.search = pollux_search == "greedy" ? sia::sim::PolluxSearch::greedy : sia::sim::PolluxSearch::genetic;
-          o.mutation_probability = pollux_mutation;
-          o.seed = pollux_seed;
-          policy = std::make_unique<sia::sim::PolluxPolicy>(o);
-        } else {
-          policy = sia::sim::make_policy(name);
-        }
+        auto policy = sia::sim::make_policy(name, options_for(name, option_entries));
         sia::sim::SimOptions so;
         so.interval_s = interval;
         so.keep_round_log = !out_dir.empty();

@@ -1,5 +1,4 @@
-// The single place that knows which backends were compiled in.
-#include <sia/build_config.hpp>
+// Backends by name: the built-in ones (generated list, see builtin_backends.hpp) and registered ones.
 #include <sia/error.hpp>
 #include <sia/milp/factory.hpp>
 
@@ -9,7 +8,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "milp/backends.hpp"
+#include "milp/builtin_backends.hpp"
 
 namespace sia {
 namespace {
@@ -25,13 +24,7 @@ struct Registry {
   std::mutex mutex;
   std::vector<std::pair<std::string, MilpSolverFactory>> entries;  // insertion order = preference
   Registry() {
-    entries.emplace_back("native", [] { return detail::make_native_solver(); });
-#if SIA_HAS_CBC
-    entries.emplace_back("cbc", [] { return detail::make_cbc_solver(); });
-#endif
-#if SIA_HAS_GLPK
-    entries.emplace_back("glpk", [] { return detail::make_glpk_solver(); });
-#endif
+    for (const auto& b : detail::builtin_milp_backends()) entries.emplace_back(b.name, b.make);
   }
 };
 
@@ -39,9 +32,6 @@ Registry& registry() {
   static Registry r;
   return r;
 }
-
-// The backend "default" resolves to. Kept in one place so the switch to `native` is one line.
-constexpr const char* preferred_default[] = {"native", "cbc", "glpk"};
 
 }  // namespace
 
@@ -65,10 +55,9 @@ bool has_milp_solver(std::string_view name) noexcept {
   }
 }
 
+// "default" is the first built-in backend (the first sia_add_milp_backend line: native).
 std::string default_milp_solver() {
   const auto names = available_milp_solvers();
-  for (const char* p : preferred_default)
-    if (std::find(names.begin(), names.end(), p) != names.end()) return p;
   return names.empty() ? std::string{} : names.front();
 }
 

@@ -15,7 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "milp/backends.hpp"
+#include "milp/builtin_backends.hpp"
 #include "milp/native/fallback.hpp"
 #include "milp/native/mckp.hpp"
 #include "milp/native/problem.hpp"

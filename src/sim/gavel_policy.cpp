@@ -275,4 +275,24 @@ std::vector<SimAllocation> GavelPolicy::allocate(const PolicyContext& ctx) {
   return out;
 }
 
+namespace detail {
+PolicyInfo builtin_policy_gavel() {
+  PolicyInfo info;
+  info.name = "gavel";
+  info.description = "Gavel (OSDI 2020) + TunedJobs: max-sum-throughput LP and round-based time sharing";
+  info.options = {
+      {"lp", "interior", "LP method: interior (interior point, the paper's schedule), simplex, or greedy (no LP)"},
+      {"interval_s", "360", "round length (s)"},
+  };
+  info.make = [](const PolicyOptions& o) {
+    GavelPolicyOptions go;
+    const std::string lp = o.choice("lp", "interior", {"interior", "simplex", "greedy"});
+    go.lp = lp == "interior" ? GavelLpMethod::interior : lp == "simplex" ? GavelLpMethod::simplex : GavelLpMethod::greedy;
+    go.interval_s = o.number("interval_s", go.interval_s, 1e-3, 1e9);
+    return std::unique_ptr<Policy>(std::make_unique<GavelPolicy>(go));
+  };
+  return info;
+}
+}  // namespace detail
+
 }  // namespace sia::sim

@@ -381,4 +381,38 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
   return out;
 }
 
+namespace detail {
+PolicyInfo builtin_policy_pollux() {
+  PolicyInfo info;
+  info.name = "pollux";
+  info.description = "heterogeneity-unaware Pollux (OSDI 2021): one merged model per job, NSGA-II search";
+  info.options = {
+      {"search", "genetic", "genetic (Pollux's published NSGA-II) or greedy (marginal allocation)"},
+      {"mutation", "0", "genetic: probability that one (job, virtual node) entry mutates; 0 = 1/(jobs x vnodes)"},
+      {"seed", "1", "genetic: seed of the policy's random generator"},
+      {"population", "100", "genetic: NSGA-II population size"},
+      {"generations", "100", "genetic: NSGA-II generations"},
+      {"p", "-1", "power-mean exponent of the fitness (< 0)"},
+      {"restart_penalty_s", "30", "re-allocation factor constant (s)"},
+      {"vnode_gpus", "4", "GPUs of a virtual node"},
+      {"interval_s", "60", "round length (s)"},
+  };
+  info.make = [](const PolicyOptions& o) {
+    PolluxPolicyOptions po;
+    po.search = o.choice("search", "genetic", {"genetic", "greedy"}) == "greedy" ? PolluxSearch::greedy
+                                                                                  : PolluxSearch::genetic;
+    po.mutation_probability = o.number("mutation", 0.0, 0.0, 1.0);
+    po.seed = static_cast<std::uint64_t>(o.integer("seed", 1, 0, std::numeric_limits<long long>::max()));
+    po.population = static_cast<int>(o.integer("population", po.population, 1, 100000));
+    po.generations = static_cast<int>(o.integer("generations", po.generations, 1, 100000));
+    po.p = o.number("p", po.p, -1e3, -1e-12);
+    po.restart_penalty_s = o.number("restart_penalty_s", po.restart_penalty_s, 0.0, 1e9);
+    po.vnode_gpus = static_cast<int>(o.integer("vnode_gpus", po.vnode_gpus, 1, 1 << 20));
+    po.interval_s = o.number("interval_s", po.interval_s, 1e-3, 1e9);
+    return std::unique_ptr<Policy>(std::make_unique<PolluxPolicy>(po));
+  };
+  return info;
+}
+}  // namespace detail
+
 }  // namespace sia::sim

@@ -1,62 +1,13 @@
 #include <sia/error.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/factory.hpp>
-#include <sia/sim/gavel_policy.hpp>
-#include <sia/sim/pollux_policy.hpp>
 #include <sia/sim/sia_policy.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <unordered_map>
 
 namespace sia::sim {
-
-// ---------------------------------------------------------------------------------------------
-// Policy registry
-// ---------------------------------------------------------------------------------------------
-namespace {
-std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<std::string, PolicyFactory>& registry() {
-  static std::map<std::string, PolicyFactory> r = {
-      {"sia", [] { return std::unique_ptr<Policy>(std::make_unique<SiaPolicy>()); }},
-      {"gavel", [] { return std::unique_ptr<Policy>(std::make_unique<GavelPolicy>()); }},
-      {"pollux", [] { return std::unique_ptr<Policy>(std::make_unique<PolluxPolicy>()); }}};
-  return r;
-}
-}  // namespace
-
-void register_policy(std::string name, PolicyFactory factory) {
-  if (name.empty() || !factory) throw InvalidArgument("register_policy: empty name or factory");
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  registry()[std::move(name)] = std::move(factory);
-}
-
-std::vector<std::string> policy_names() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  std::vector<std::string> out;
-  for (const auto& [n, f] : registry()) out.push_back(n);
-  return out;
-}
-
-std::unique_ptr<Policy> make_policy(const std::string& name) {
-  PolicyFactory f;
-  {
-    std::lock_guard<std::mutex> lock(registry_mutex());
-    const auto it = registry().find(name);
-    if (it != registry().end()) f = it->second;
-  }
-  if (!f) {
-    std::string known;
-    for (const auto& n : policy_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InvalidArgument("policy: unknown policy '" + name + "' (known: " + known + ")");
-  }
-  return f();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Sia
@@ -177,5 +128,38 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   }
   return out;
 }
+
+namespace detail {
+PolicyInfo builtin_policy_sia() {
+  PolicyInfo info;
+  info.name = "sia";
+  info.description = "Sia (SOSP 2023): the library's round (ILP over configurations) with each job's goodput model";
+  info.options = {
+      {"backend", "default", "MILP backend of the round (see sia_simulate --backend)"},
+      {"first_placement", "tie", "value of a never-run job's first configurations: tie (reference code) or profiled "
+                                 "(paper: 1-GPU profiled throughput)"},
+      {"projection", "reference", "types a job has not run on: reference (scale a fitted type by 1-GPU "
+                                  "throughputs) or none (not usable until observed)"},
+      {"round_utilities", "false", "round utilities to 2 decimals like the reference code"},
+      {"p", "-0.5", "fairness exponent (!= 0)"},
+      {"lambda", "1.1", "penalty per job left without GPUs (> 0)"},
+      {"max_gpus_per_job", "64", "largest GPU count of one job"},
+      {"interval_s", "60", "round length (s)"},
+  };
+  info.make = [](const PolicyOptions& o) {
+    SiaPolicyOptions so;
+    so.round.backend = o.text("backend", "default");
+    so.bootstrap = o.choice("first_placement", "tie", {"tie", "profiled"}) == "tie" ? Bootstrap::tie : Bootstrap::profiled;
+    so.project_throughputs = o.choice("projection", "reference", {"reference", "none"}) == "reference";
+    so.round.round_utilities = o.boolean("round_utilities", false);
+    so.round.p = o.number("p", so.round.p, -1e3, 1e3);
+    so.round.lambda = o.number("lambda", so.round.lambda, 1e-12, 1e12);
+    so.max_gpus_per_job = static_cast<int>(o.integer("max_gpus_per_job", so.max_gpus_per_job, 1, 1 << 20));
+    so.interval_s = o.number("interval_s", so.interval_s, 1e-3, 1e9);
+    return std::unique_ptr<Policy>(std::make_unique<SiaPolicy>(so));
+  };
+  return info;
+}
+}  // namespace detail
 
 }  // namespace sia::sim

@@ -46,7 +46,7 @@
 #include <CoinMessageHandler.hpp>
 #include <OsiClpSolverInterface.hpp>
 
-#include "milp/backends.hpp"
+#include "milp/builtin_backends.hpp"
 #include "milp/compressed_matrix.hpp"
 
 namespace sia::detail {

@@ -48,7 +48,7 @@
 
 #include <glpk.h>
 
-#include "milp/backends.hpp"
+#include "milp/builtin_backends.hpp"
 #include "milp/compressed_matrix.hpp"
 #include "milp/glpk/glpk_testing.hpp"
 
