@@ -10,7 +10,7 @@
 // fitted with the GPipe model of <sia/goodput/pipeline.hpp>.
 
 #include <sia/error.hpp>
-#include <sia/goodput/bootstrap.hpp>
+#include <sia/goodput/projection.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/pipeline.hpp>
 #include <sia/goodput/profiles.hpp>
@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
           std::vector<double> pred, obs;
           for (const auto& r : dst.all_rows()) {
             if (r.gpus == 1) continue;
-            pred.push_back(sia::bootstrap_step_time(full_fit[from], seed, r.nodes, r.gpus, r.local_bsz, 0));
+            pred.push_back(sia::projected_step_time(full_fit[from], seed, r.nodes, r.gpus, r.local_bsz, 0));
             obs.push_back(r.step_time);
           }
           if (pred.empty()) continue;

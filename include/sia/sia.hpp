@@ -11,7 +11,7 @@
 #include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
 #include <sia/generic_round.hpp>
-#include <sia/goodput/bootstrap.hpp>
+#include <sia/goodput/projection.hpp>
 #include <sia/goodput/efficiency.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/goodput_function.hpp>

@@ -1,5 +1,5 @@
 /// @file goodput/job_model.cpp
-/// @brief JobModel: per-type goodput with Eq. 1 bootstrapping (see include/sia/goodput/job_model.hpp).
+/// @brief JobModel: the library's goodput estimator (see include/sia/goodput/job_model.hpp).
 
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/job_model.hpp>
@@ -29,7 +29,7 @@ TypeModel make_seed_type_model(std::string gpu_type, std::span<const PerfObserva
   }
   t.min_local = static_cast<int>(std::ceil(lo));
   t.max_local = static_cast<int>(std::floor(hi));
-  t.xput1 = reference_one_gpu_throughput(samples);
+  t.xput1 = one_gpu_throughput(samples);
   return t;
 }
 
@@ -73,6 +73,7 @@ void JobModel::validate(const std::string& what) const {
     if (t.gpus_per_node < 0) throw InvalidArgument(w + ".gpus_per_node: must be >= 0");
     if (!std::isfinite(t.xput1) || t.xput1 < 0.0) throw InvalidArgument(w + ".xput1: must be a finite number >= 0");
     if (t.stages < 1) throw InvalidArgument(w + ".stages: must be >= 1");
+    if (t.max_nodes < 0) throw InvalidArgument(w + ".max_nodes: must be >= 0");
   }
 }
 
@@ -94,11 +95,31 @@ double JobModel::xput1(const TypeModel& tm) const noexcept {
   return throughput(*p, 1, 1, b, 0);
 }
 
+GoodputChoice JobModel::first_placement_value(const TypeModel& y, int n, int g) const noexcept {
+  FirstPlacement rule = first_;
+  // The reference values rigid jobs from the trace's throughput, never by a tie (reference §4).
+  if (rule == FirstPlacement::tie && kind_ == JobKind::rigid) rule = FirstPlacement::profiled;
+  switch (rule) {
+    case FirstPlacement::tie:
+      return GoodputChoice{1.0, 1.0, 1.0, BatchChoice{}};
+    case FirstPlacement::profiled: {
+      const double r = xput1(y);
+      if (!(r > 0.0) || !std::isfinite(r)) return GoodputChoice{};
+      return GoodputChoice{r, r, 1.0, BatchChoice{}};
+    }
+    case FirstPlacement::seed:
+      break;
+  }
+  if (!y.seed) return GoodputChoice{};
+  return GoodputFunction{*y.seed, grad_, init_batch_}.optimize(n, g, limits(y));
+}
+
 GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const Config& c) const noexcept {
   const TypeModel* y = type(t.name());
   const int n = c.nodes;
   const int g = c.gpus;
   if (y == nullptr || n < 1 || g < n) return GoodputChoice{};
+  if (y->max_nodes > 0 && n > y->max_nodes) return GoodputChoice{};
   const BatchLimits lim = limits(*y);
 
   if (kind_ == JobKind::hybrid) {
@@ -109,55 +130,27 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const Config& c) const no
   }
   if (y->perf) return GoodputFunction{*y->perf, grad_, init_batch_}.optimize(n, g, lim);
 
-  const TypeModel* x = mode_ == BootstrapMode::none ? nullptr : known();
-  if (x == nullptr || (mode_ == BootstrapMode::paper && (g == 1 || !y->seed))) {
-    // No multi-GPU knowledge to borrow (or Eq. 1 reduces to the seed): the type's own 1-GPU model.
+  const TypeModel* x = known();
+  if (x == nullptr) return first_placement_value(*y, n, g);
+  if (mode_ == ProjectionMode::none || (mode_ == ProjectionMode::paper && (g == 1 || !y->seed))) {
+    // No projection (or Eq. 1 reduces to the seed): the type's own 1-GPU model.
     if (!y->seed) return GoodputChoice{};
     return GoodputFunction{*y->seed, grad_, init_batch_}.optimize(n, g, lim);
   }
-  if (mode_ == BootstrapMode::paper) {
-    // Eq. 1 in step times, T_Y^seed(1,1) * T_X(N,G) / T_X(1,1), with the network terms (constant
-    // for this configuration) and X's compute power (shared by both X terms) hoisted.
-    const PerfParams& px = *x->perf;
-    const PerfParams& py = *y->seed;
-    const double gx = px.gamma;
-    const double gy = py.gamma;
-    const double nx1 = network_time(px, 1, 1);
-    const double nxn = network_time(px, n, g);
-    const double tnx1 = std::pow(nx1, gx);
-    const double tnxn = std::pow(nxn, gx);
-    const double tny1 = std::pow(network_time(py, 1, 1), gy);
+  if (mode_ == ProjectionMode::paper) {
+    const ProjectedStepTime step(*x->perf, *y->seed, n, g);
     return optimize_batch(
-        g, init_batch_, lim,
-        [&](double b, int s) {
-          const double ax = px.alpha_c + px.beta_c * b;
-          const double ay = py.alpha_c + py.beta_c * b;
-          const double axg = std::pow(ax, gx);
-          const double tx1 = s * ax + std::pow(axg + tnx1, 1.0 / gx);
-          const double txn = s * ax + std::pow(axg + tnxn, 1.0 / gx);
-          const double ty1 = s * ay + std::pow(std::pow(ay, gy) + tny1, 1.0 / gy);
-          return ty1 * txn / tx1;
-        },
-        efficiency_fn(grad_, init_batch_),
-        // power means lie between the max and the sum of their terms (gamma >= 1)
-        [&](double b, int s) {
-          const double ax = px.alpha_c + px.beta_c * b;
-          const double ay = py.alpha_c + py.beta_c * b;
-          const double ty1 = (s + 1) * ay;
-          const double txn = s * ax + std::max(ax, nxn);
-          const double tx1 = (s + 1) * ax + nx1;
-          return ty1 * txn / tx1;
-        });
+        g, init_batch_, lim, [&](double b, int s) { return step(b, s); }, efficiency_fn(grad_, init_batch_),
+        [&](double b, int s) { return step.lower_bound(b, s); });
   }
-  // BootstrapMode::reference: the known type's curve on its own topology and limits, scaled.
+  // ProjectionMode::reference: the known type's curve on its own topology and limits, scaled.
   const double ry = xput1(*y);
   const double rx = xput1(*x);
   if (!(ry > 0.0) || !(rx > 0.0)) return GoodputChoice{};
   const int nx = x->gpus_per_node > 0 ? (g + x->gpus_per_node - 1) / x->gpus_per_node : n;
   GoodputChoice r = GoodputFunction{*x->perf, grad_, init_batch_}.optimize(std::max(nx, 1), g, limits(*x));
-  const double ratio = ry / rx;
-  r.goodput *= ratio;
-  r.throughput *= ratio;
+  r.goodput = r.goodput * ry / rx;
+  r.throughput = r.throughput * ry / rx;
   if (!std::isfinite(r.goodput)) return GoodputChoice{};
   return r;
 }

@@ -77,7 +77,7 @@ JobModel parse_model_json(const json& model, const ClusterSpec& cluster, const s
   require_object(model, path);
   reject_unknown(model, path,
                  {"init_batch_size", "max_batch_size", "grad", "perf", "seed", "local_batch", "xput1", "stages",
-                  "microbatches", "bootstrap", "known_type"});
+                  "microbatches", "projection", "first_placement", "known_type"});
   JobModel m;
   m.kind(kind);
   if (!model.contains("init_batch_size")) fail(path + ".init_batch_size", "missing");
@@ -170,13 +170,21 @@ JobModel parse_model_json(const json& model, const ClusterSpec& cluster, const s
     if (v < 1) fail(path + ".microbatches", "must be >= 1");
     m.microbatches(v);
   }
-  if (model.contains("bootstrap")) {
-    const json& b = model["bootstrap"];
+  if (model.contains("projection")) {
+    const json& b = model["projection"];
     const std::string s = b.is_string() ? b.get<std::string>() : std::string();
-    if (s == "paper") m.bootstrap(BootstrapMode::paper);
-    else if (s == "reference") m.bootstrap(BootstrapMode::reference);
-    else if (s == "none") m.bootstrap(BootstrapMode::none);
-    else fail(path + ".bootstrap", "must be \"paper\", \"reference\" or \"none\"");
+    if (s == "paper") m.projection(ProjectionMode::paper);
+    else if (s == "reference") m.projection(ProjectionMode::reference);
+    else if (s == "none") m.projection(ProjectionMode::none);
+    else fail(path + ".projection", "must be \"paper\", \"reference\" or \"none\"");
+  }
+  if (model.contains("first_placement")) {
+    const json& b = model["first_placement"];
+    const std::string s = b.is_string() ? b.get<std::string>() : std::string();
+    if (s == "seed") m.first_placement(FirstPlacement::seed);
+    else if (s == "tie") m.first_placement(FirstPlacement::tie);
+    else if (s == "profiled") m.first_placement(FirstPlacement::profiled);
+    else fail(path + ".first_placement", "must be \"seed\", \"tie\" or \"profiled\"");
   }
   if (model.contains("known_type")) {
     const std::string w = path + ".known_type";

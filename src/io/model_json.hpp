@@ -16,8 +16,9 @@
 ///   "xput1": {"<type>": 1458.5},                 // reference variant's 1-GPU throughputs
 ///   "stages": {"<type>": 2},                     // hybrid: GPUs per pipeline (default pipeline_size)
 ///   "microbatches": 48,                          // hybrid: micro-batches per step
-///   "bootstrap": "paper" | "reference" | "none", // default "paper" (Eq. 1)
-///   "known_type": "<type>"                       // type whose scaling Eq. 1 borrows (default: first in "perf")
+///   "projection": "paper" | "reference" | "none", // unseen types; default "paper" (Eq. 1)
+///   "first_placement": "seed" | "tie" | "profiled", // a job with no "perf" yet; default "seed"
+///   "known_type": "<type>"                       // type projections borrow from (default: first in "perf")
 /// }
 /// @endcode
 /// In a perf/seed object alpha_c and beta_c are required; the network terms default to 1e-8

@@ -1,4 +1,5 @@
 #include <sia/error.hpp>
+#include <sia/goodput/projection.hpp>
 #include <sia/sim/application.hpp>
 
 #include <algorithm>
@@ -286,14 +287,10 @@ Application Application::from_profile(const ModelProfile& mp, const SimCluster& 
     tt.min_local = tp->min_local_bsz();
     tt.max_local = tp->max_local_bsz();
     if (mp.model == "deepspeech2" && t.profile == "rtx") tt.max_local = 57;  // reference hack (§1.7)
-    int mb = 0;
-    double ms = 0;
+    std::vector<OneGpuSample> one_gpu;
     for (const auto& r : tp->placements)
-      if (r.gpus == 1) {
-        mb = std::max(mb, r.local_bsz);
-        ms = std::max(ms, r.step_time);
-      }
-    tt.xput1 = ms > 0 ? mb / ms : 0.0;
+      if (r.gpus == 1) one_gpu.push_back({static_cast<double>(r.local_bsz), r.step_time});
+    tt.xput1 = one_gpu_throughput(one_gpu);
     tt.trace = std::make_shared<const TraceStepTimes>(*tp);
     a.types.push_back(std::move(tt));
   }

@@ -3,6 +3,7 @@
 // default. Without GLPK a documented fractional greedy stands in (a vertex-like solution, see GavelLpMethod).
 #include <sia/build_config.hpp>
 #include <sia/error.hpp>
+#include <sia/goodput/goodput_function.hpp>
 #include <sia/sim/gavel_policy.hpp>
 
 #if SIA_HAS_GLPK
@@ -151,11 +152,10 @@ double gavel_throughput(const Application& app, const SimCluster& cluster, int t
   const auto& tt = app.types[static_cast<std::size_t>(t)];
   int max_local = app.max_local_bsz(t, placement);
   if (max_local <= 0) max_local = std::max(1, tt.max_local);
-  const double local = std::ceil(batch / k - 1e-9);
-  long long s = static_cast<long long>(std::ceil(local / max_local - 1e-9)) - 1;
-  s = std::max<long long>(s, 0);
-  if (k == 1) s = std::max<long long>(1, s);
-  double atomic = std::ceil(local / static_cast<double>(s + 1) - 1e-9);
+  // The estimator's split; Gavel's reference always accumulates on a single GPU (threshold 0).
+  const BatchSplit split = split_batch(batch, k, max_local, 0.0);
+  const long long s = split.accumulation_steps;
+  double atomic = static_cast<double>(split.local_batch);
   atomic = std::min(atomic, std::floor(app.max_batch_size / (static_cast<double>(k) * static_cast<double>(s + 1))));
   atomic = std::max(atomic, 1.0);
   const StepSync st = app.step_time(t, placement, atomic);

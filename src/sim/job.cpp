@@ -37,17 +37,6 @@ std::optional<GoodputFunction> SimJob::goodput_function(int t) const {
   return GoodputFunction{*p, grad, app->init_batch_size};
 }
 
-BatchLimits SimJob::scheduler_limits(int t) const {
-  const auto& tt = app->types[static_cast<std::size_t>(t)];
-  BatchLimits l;
-  l.max_batch_size = std::max(static_cast<double>(target_batch_size), app->init_batch_size);
-  l.min_local = tt.min_local;
-  l.max_local = tt.max_local;
-  l.tune = tunes_batch();
-  l.accumulation = true;
-  return l;
-}
-
 bool SimJob::apply(const SimAllocation& a) {
   const SimAllocation next = a.empty() ? SimAllocation{} : a;
   if (next == alloc) return false;
@@ -101,11 +90,9 @@ void SimJob::update_local_bsz() {
     }
   }
   if (batch) {
-    const double local = std::ceil(*batch / r - 1e-8);
-    s = static_cast<long long>(std::ceil(local / max_local - 1e-8)) - 1;
-    if (s < 0) s = 0;
-    if (r == 1 && *batch > init) s = std::max<long long>(1, s);
-    atomic = static_cast<long long>(std::ceil(local / static_cast<double>(s + 1) - 1e-8));
+    const BatchSplit split = split_batch(*batch, r, max_local, init);
+    atomic = split.local_batch;
+    s = split.accumulation_steps;
   }
   const int mem = app->max_local_for_replicas(t, r);
   if (mem > 0) atomic = std::min<long long>(atomic, mem);
@@ -150,10 +137,8 @@ void SimJob::step(double now, double seconds, const PerfFitter& fitter) {
   for (int guard = 0; seconds > 1e-9 && !completed() && guard < 100000; ++guard) {
     const int r = alloc.gpus;
     const double batch = static_cast<double>(r) * atomic_bsz * (accum_steps + 1);
-    const double scale = batch / app->init_batch_size;
     const GradParams gs = app->grad_stats(batch, epoch);
-    const double denom = gs.var / scale + gs.sqr;
-    const double gain = denom > 0 ? (gs.var + gs.sqr) / denom : 1.0;
+    const double gain = sia::gain(gs, batch, app->init_batch_size);  // true progress per step (reference §6.2)
     const StepSync st = app->step_time(alloc.type, placement, atomic_bsz);
     observe(nodes, r, atomic_bsz, st, fitter);
     if (!grad || grad->sqr != gs.sqr || grad->var != gs.var) {

@@ -1,3 +1,4 @@
+#include <sia/goodput/goodput_function.hpp>
 #include <sia/sim/metrics.hpp>
 
 #include <algorithm>
@@ -18,7 +19,9 @@ double percentile_index(std::vector<double> v, double q) {
 
 namespace {
 
-/// Seconds to train `app` alone on k GPUs of type t (see compute_ftf).
+/// Seconds to train `app` alone on k GPUs of type t (see compute_ftf): every epoch at the batch size
+/// with the best true progress rate (the library's batch-size choice over 24 candidates, with the
+/// ground truth's step times and gradient statistics of that epoch), plus one restore delay.
 double isolated_time(const Application& app, const SimCluster& cluster, int t, int k, double target_batch, bool tune) {
   const auto& type = cluster.types[static_cast<std::size_t>(t)];
   const auto& tt = app.types[static_cast<std::size_t>(t)];
@@ -26,37 +29,30 @@ double isolated_time(const Application& app, const SimCluster& cluster, int t, i
   const auto placement = placement_of(nodes, k);
   int max_local = app.max_local_bsz(t, placement);
   if (max_local <= 0) max_local = tt.max_local;
-  const int min_local = std::max(1, tt.min_local);
-  const double lo = tune ? std::max(app.init_batch_size, static_cast<double>(min_local) * k) : target_batch;
-  const double hi = std::max(lo, target_batch);
-  constexpr int kCandidates = 24;
-  std::vector<std::pair<double, double>> cands;  // (iteration time, effective batch)
-  for (int c = 0; c < kCandidates; ++c) {
-    const double b = kCandidates == 1 || hi == lo ? lo : lo * std::pow(hi / lo, static_cast<double>(c) / (kCandidates - 1));
-    const double local = std::ceil(b / k - 1e-8);
-    long long s = static_cast<long long>(std::ceil(local / max_local - 1e-8)) - 1;
-    if (s < 0) s = 0;
-    const double atomic = std::ceil(local / static_cast<double>(s + 1) - 1e-8);
-    if (atomic < min_local) continue;
+  BatchLimits lim;
+  lim.min_local = std::max(1, tt.min_local);
+  lim.max_local = std::max(max_local, 0);
+  lim.tune = tune;
+  lim.max_batch_size = tune ? std::max(std::max(app.init_batch_size, static_cast<double>(lim.min_local) * k), target_batch)
+                            : target_batch;
+  lim.candidates = 24;
+  std::map<std::pair<double, int>, double> iter_time;  // ground-truth step time per split, shared by the epochs
+  auto step = [&](double atomic, int s) {
+    const auto key = std::make_pair(atomic, s);
+    if (const auto it = iter_time.find(key); it != iter_time.end()) return it->second;
     const auto st = app.step_time(t, placement, atomic);
     const double iter = st.step + (st.step - st.sync) * static_cast<double>(s);
-    if (!(iter > 0)) continue;
-    cands.emplace_back(iter, k * atomic * static_cast<double>(s + 1));
-    if (!tune) break;
-  }
-  if (cands.empty()) return std::numeric_limits<double>::infinity();
+    iter_time.emplace(key, iter);
+    return iter;
+  };
   double total = app.constants.rescale_time_s;
   for (int e = 0; e < app.num_epochs(); ++e) {
-    double best = 0.0;
-    for (const auto& [iter, batch] : cands) {
-      const auto g = app.grad_stats(batch, e);
-      const double scale = batch / app.init_batch_size;
-      const double denom = g.var / scale + g.sqr;
-      const double gain = denom > 0 ? (g.var + g.sqr) / denom : 1.0;
-      best = std::max(best, gain / iter / app.constants.slowdown);
-    }
-    if (!(best > 0)) return std::numeric_limits<double>::infinity();
-    total += (app.progress_at(e + 1) - app.progress_at(e)) / best;
+    // goodput = batch / iter * gain * init / batch: the progress rate times the initial batch.
+    const auto efficiency = [&](double batch) { return sia::efficiency(app.grad_stats(batch, e), batch, app.init_batch_size); };
+    const GoodputChoice best = optimize_batch(k, app.init_batch_size, lim, step, efficiency);
+    const double rate = best.goodput / app.init_batch_size / app.constants.slowdown;
+    if (!(rate > 0) || !std::isfinite(rate)) return std::numeric_limits<double>::infinity();
+    total += (app.progress_at(e + 1) - app.progress_at(e)) / rate;
   }
   return total;
 }

@@ -18,46 +18,45 @@ SiaPolicy::SiaPolicy(SiaPolicyOptions options) : options_(std::move(options)) {
 
 SiaPolicy::~SiaPolicy() = default;
 
+JobModel job_model(const SimJob& job, const SimCluster& cluster, const SiaPolicyOptions& options) {
+  JobModel m;
+  const double init = job.app->init_batch_size;
+  m.kind(job.kind)
+      .init_batch_size(init)
+      .max_batch_size(std::max(static_cast<double>(job.target_batch_size), init))  // reference §1.5
+      .grad(job.grad)
+      .projection(options.projection)
+      .first_placement(options.first_placement);
+  for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+    const SimGpuType& type = cluster.types[t];
+    const auto& truth = job.app->types[t];
+    TypeModel tm;
+    tm.gpu_type = type.name;
+    // What the scheduler has learnt on this type (an unaware job's merged model on every type).
+    if (const auto fn = job.goodput_function(static_cast<int>(t))) tm.perf = fn->perf;
+    tm.min_local = truth.min_local;
+    tm.max_local = truth.max_local;
+    tm.gpus_per_node = type.gpus_per_node;
+    tm.xput1 = truth.xput1;
+    tm.max_nodes = type.max_job_nodes;  // ground truth does not extend beyond the profiled nodes
+    m.add_type(std::move(tm));
+  }
+  return m;
+}
+
 namespace {
 
-/// Goodput estimates of one job for one round, memoised per configuration (run_round may ask twice).
+/// A job's estimator for the rounds until its knowledge changes, memoised per configuration (the
+/// round may ask twice; the memo survives rounds while SimJob::fit_generation stays the same).
 struct JobEstimator {
-  const SimJob* job = nullptr;
-  const SimCluster* cluster = nullptr;
-  const SiaPolicyOptions* options = nullptr;
-  int source = -1;  ///< projection source: first type in cluster order with a goodput function
-  std::vector<std::optional<GoodputFunction>> fns;
+  JobModel model;
   std::unordered_map<long long, double> memo;
 
-  double raw(int t, int nodes, int gpus) const {
-    const auto& type = cluster->types[static_cast<std::size_t>(t)];
-    if (type.max_job_nodes > 0 && nodes > type.max_job_nodes) return 0.0;
-    const auto& fn = fns[static_cast<std::size_t>(t)];
-    if (fn) return fn->optimize(nodes, gpus, job->scheduler_limits(t)).goodput;
-    if (options->project_throughputs && source >= 0) {
-      const auto& dest = cluster->types[static_cast<std::size_t>(source)];
-      const int n2 = (gpus + dest.gpus_per_node - 1) / dest.gpus_per_node;
-      const double xs = job->app->types[static_cast<std::size_t>(t)].xput1;
-      const double xd = job->app->types[static_cast<std::size_t>(source)].xput1;
-      if (!(xs > 0) || !(xd > 0)) return 0.0;
-      return fns[static_cast<std::size_t>(source)]->optimize(n2, gpus, job->scheduler_limits(source)).goodput * xs / xd;
-    }
-    if (source >= 0) return 0.0;  // known elsewhere, no projection: this type is not usable yet
-    // Never ran anywhere: only 1-GPU configurations, all tied or valued by their 1-GPU profile. A rigid job
-    // can only run with its fixed GPU count, so that count takes the 1-GPU role (else it would never start).
-    const int first_gpus = job->kind == JobKind::rigid ? std::max(1, job->target_replicas) : 1;
-    if (gpus != first_gpus) return 0.0;
-    // Rigid jobs are valued by their profiled throughput even in `tie` mode: the reference values rigid
-    // jobs from the trace's throughput on every type (sia-reference-behaviour.md §4), never by a tie.
-    if (options->bootstrap == Bootstrap::tie && job->kind != JobKind::rigid) return 1.0;
-    return job->app->types[static_cast<std::size_t>(t)].xput1;
-  }
-
-  double operator()(const GpuTypeSpec&, const Config& c) {
+  double operator()(const GpuTypeSpec& t, const Config& c) {
     const long long key = (static_cast<long long>(c.type) << 40) ^ (static_cast<long long>(c.nodes) << 20) ^ c.gpus;
     const auto it = memo.find(key);
     if (it != memo.end()) return it->second;
-    double v = raw(c.type, c.nodes, c.gpus);
+    double v = model.goodput(t, c);
     if (!std::isfinite(v) || v < 0) v = 0.0;
     memo.emplace(key, v);
     return v;
@@ -79,17 +78,10 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     if (hit != cache_.end() && hit->second.generation == job->fit_generation && hit->second.cluster == &cluster)
       est = std::static_pointer_cast<JobEstimator>(hit->second.estimator);
     else
-      est = std::make_shared<JobEstimator>();
+      est = std::make_shared<JobEstimator>(JobEstimator{job_model(*job, cluster, options_), {}});
     next_cache[job->uid] = CachedEstimator{job->fit_generation, &cluster, est};
-    est->job = job;
-    est->cluster = &cluster;
-    est->options = &options_;
-    est->fns.assign(static_cast<std::size_t>(nt), std::nullopt);
-    est->source = -1;
     int ever = 0, cap = 1;
     for (int t = 0; t < nt; ++t) {
-      est->fns[static_cast<std::size_t>(t)] = job->goodput_function(t);
-      if (est->source < 0 && est->fns[static_cast<std::size_t>(t)]) est->source = t;
       ever = std::max(ever, job->max_profiled_replicas(t));
       const auto& tt = job->app->types[static_cast<std::size_t>(t)];
       const int mem_cap = tt.min_local > 0 ? static_cast<int>(job->app->max_batch_size / tt.min_local) : options_.max_gpus_per_job;
@@ -149,8 +141,10 @@ PolicyInfo builtin_policy_sia() {
   info.make = [](const PolicyOptions& o) {
     SiaPolicyOptions so;
     so.round.backend = o.text("backend", "default");
-    so.bootstrap = o.choice("first_placement", "tie", {"tie", "profiled"}) == "tie" ? Bootstrap::tie : Bootstrap::profiled;
-    so.project_throughputs = o.choice("projection", "reference", {"reference", "none"}) == "reference";
+    so.first_placement = o.choice("first_placement", "tie", {"tie", "profiled"}) == "tie" ? FirstPlacement::tie
+                                                                                           : FirstPlacement::profiled;
+    so.projection = o.choice("projection", "reference", {"reference", "none"}) == "reference" ? ProjectionMode::reference
+                                                                                           : ProjectionMode::none;
     so.round.round_utilities = o.boolean("round_utilities", false);
     so.round.p = o.number("p", so.round.p, -1e3, 1e3);
     so.round.lambda = o.number("lambda", so.round.lambda, 1e-12, 1e12);

@@ -1,8 +1,8 @@
-// Tests of JobModel (multi-type goodput, Eq. 1 bootstrapping), the bootstrap formulas and the pipeline model.
+// Tests of JobModel (multi-type goodput, Eq. 1 projection, first placement), the projection formulas and the pipeline model.
 
 #include <doctest/doctest.h>
 
-#include <sia/goodput/bootstrap.hpp>
+#include <sia/goodput/projection.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/job_model.hpp>
 #include <sia/goodput/pipeline.hpp>
@@ -39,22 +39,25 @@ sia::TypeModel seed_type(const std::string& name, double c) {
 
 }  // namespace
 
-TEST_CASE("goodput.bootstrap.eq1_identity") {
+TEST_CASE("goodput.projection.eq1_identity") {
   const sia::PerfParams seed{0.01, 0.001, 1.1e-8, 1.1e-8, 1e-8, 1e-8, 1.3};
   for (int g : {2, 4, 8, 16}) {
     const int n = g <= 4 ? 1 : g / 4;
     for (double b : {8.0, 32.0}) {
       for (int s : {0, 2}) {
-        const double lhs = sia::bootstrap_throughput(kKnown, seed, n, g, b, s);
+        const double lhs = sia::projected_throughput(kKnown, seed, n, g, b, s);
         const double rhs = sia::throughput(seed, 1, 1, b, s) / sia::throughput(kKnown, 1, 1, b, s) *
                            sia::throughput(kKnown, n, g, b, s);
         CHECK(lhs == doctest::Approx(rhs).epsilon(1e-12));
       }
     }
   }
-  // At one GPU the bootstrap is the seed itself.
-  CHECK(sia::bootstrap_step_time(kKnown, seed, 1, 1, 16, 0) == doctest::Approx(sia::step_time(seed, 1, 1, 16, 0)));
-  CHECK(sia::reference_ratio({{16, 0.2}, {32, 0.5}}, {{16, 0.1}, {32, 0.2}}) == doctest::Approx((32 / 0.5) / (32 / 0.2)));
+  // At one GPU the projection is the seed itself.
+  CHECK(sia::projected_step_time(kKnown, seed, 1, 1, 16, 0) == doctest::Approx(sia::step_time(seed, 1, 1, 16, 0)));
+  // The reference's 1-GPU throughput: max batch over max step time, not necessarily of one row.
+  const std::vector<sia::OneGpuSample> rows = {{16, 0.2}, {32, 0.5}};
+  CHECK(sia::one_gpu_throughput(rows) == doctest::Approx(32 / 0.5));
+  CHECK(sia::one_gpu_throughput({}) == 0.0);
 }
 
 TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
@@ -79,12 +82,12 @@ TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
       CHECK(gy.batch.global_batch == gx.batch.global_batch);
     }
   }
-  // The job model's (pruned, hoisted) Eq. 1 optimisation equals the plain one over bootstrap_step_time.
+  // The job model's (pruned, hoisted) Eq. 1 optimisation equals the plain one over projected_step_time.
   for (int g : {2, 8, 32}) {
     const int n = g <= 4 ? 1 : g / 4;
     const sia::PerfParams py = *m.type("y")->seed;
     const sia::GoodputChoice plain = sia::optimize_batch(
-        g, 32, m.limits(*m.type("y")), [&](double b, int s) { return sia::bootstrap_step_time(kKnown, py, n, g, b, s); },
+        g, 32, m.limits(*m.type("y")), [&](double b, int s) { return sia::projected_step_time(kKnown, py, n, g, b, s); },
         [&](double gl) { return sia::efficiency(sia::GradParams{0.5, 20.0}, gl, 32); });
     const sia::GoodputChoice got = m.evaluate(y, sia::Config{0, n, g});
     CHECK(got.goodput == doctest::Approx(plain.goodput).epsilon(1e-12));
@@ -99,13 +102,13 @@ TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
   CHECK(t2 == doctest::Approx(2 * t1).epsilon(1e-6));
   // Unknown type: not usable.
   CHECK(m.goodput(sia::GpuTypeSpec("z", 1, 8), sia::Config{0, 1, 1}) == 0.0);
-  // BootstrapMode::none: Y falls back to its seed (linear), not to X's scaling.
-  m.bootstrap(sia::BootstrapMode::none);
+  // ProjectionMode::none: Y falls back to its seed (linear), not to X's scaling.
+  m.projection(sia::ProjectionMode::none);
   CHECK(m.evaluate(y, sia::Config{0, 4, 16}).goodput > 3.0 * m.evaluate(x, sia::Config{0, 4, 16}).goodput);
 }
 
 TEST_CASE("goodput.job_model.reference_variant") {
-  sia::JobModel m = sia::JobModel().init_batch_size(32).max_batch_size(2048).bootstrap(sia::BootstrapMode::reference);
+  sia::JobModel m = sia::JobModel().init_batch_size(32).max_batch_size(2048).projection(sia::ProjectionMode::reference);
   sia::TypeModel y = seed_type("y", 2.0);
   y.max_local = 64;  // Y's own limit is ignored by the reference variant (X's limits apply)
   y.xput1 = 500.0;
@@ -118,6 +121,40 @@ TEST_CASE("goodput.job_model.reference_variant") {
   const sia::GoodputChoice want = sia::GoodputFunction{kKnown, std::nullopt, 32}.optimize(4, 16, m.limits(x));
   CHECK(got.goodput == doctest::Approx(2.0 * want.goodput));
   CHECK(got.batch.local_batch == want.batch.local_batch);
+}
+
+TEST_CASE("goodput.job_model.first_placement") {
+  // A job no type has a fitted model for: valued by its seeds (default), all alike (tie) or by each
+  // type's 1-GPU throughput (profiled).
+  sia::TypeModel a = seed_type("a", 1.0);
+  a.xput1 = 100.0;
+  sia::TypeModel b = seed_type("b", 3.0);
+  b.xput1 = 250.0;
+  sia::JobModel m = sia::JobModel().init_batch_size(32).max_batch_size(2048).add_type(a).add_type(b);
+  const sia::GpuTypeSpec ta("a", 4, 4), tb("b", 4, 4);
+  const sia::Config one{0, 1, 1};
+  CHECK(m.first_placement() == sia::FirstPlacement::seed);
+  CHECK(m.goodput(tb, one) == doctest::Approx(3.0 * m.goodput(ta, one)).epsilon(1e-6));
+  m.first_placement(sia::FirstPlacement::tie);
+  CHECK(m.goodput(ta, one) == 1.0);
+  CHECK(m.goodput(tb, one) == 1.0);
+  CHECK(m.batch_size(tb, one).global_batch == 0);  // no batch choice before the first run
+  m.first_placement(sia::FirstPlacement::profiled);
+  CHECK(m.goodput(ta, one) == 100.0);
+  CHECK(m.goodput(tb, one) == 250.0);
+  // Rigid jobs are never tied: the reference values them by profiled throughput.
+  m.first_placement(sia::FirstPlacement::tie).kind(sia::JobKind::rigid);
+  CHECK(m.goodput(tb, sia::Config{0, 1, 4}) == 250.0);
+  // Once a type has a fitted model, first placement no longer applies: the others are projected.
+  m.kind(sia::JobKind::adaptive).add_type(known_type("x"));
+  CHECK(m.goodput(ta, one) != 1.0);
+  // A configuration beyond the model's node range is not usable.
+  sia::TypeModel x = known_type("x");
+  x.max_nodes = 2;
+  m.add_type(x);
+  const sia::GpuTypeSpec tx("x", 8, 4);
+  CHECK(m.goodput(tx, sia::Config{0, 2, 8}) > 0.0);
+  CHECK(m.goodput(tx, sia::Config{0, 3, 12}) == 0.0);
 }
 
 TEST_CASE("goodput.job_model.kinds_and_validation") {

@@ -37,8 +37,8 @@ TEST_CASE("goodput.model_json.parses_and_evaluates") {
   CHECK(m.type("a100")->gpus_per_node == 8);
   CHECK(m.type("t4")->seed->alpha_n == 1e-8);
   CHECK(m.type("t4")->max_local == 1024);
-  CHECK(m.bootstrap() == sia::BootstrapMode::paper);
-  const double g = m.goodput(c.types[0], sia::Config{0, 2, 8});  // bootstrapped from a100
+  CHECK(m.projection() == sia::ProjectionMode::paper);
+  const double g = m.goodput(c.types[0], sia::Config{0, 2, 8});  // projected from a100
   CHECK(g > 0.0);
   const sia::BatchChoice b = m.batch_size(c.types[0], sia::Config{0, 2, 8});
   CHECK(b.local_batch >= 32);
@@ -86,8 +86,8 @@ TEST_CASE("goodput.model_json.errors_name_the_field") {
   j["max_batch_size"] = 64;
   expect(j, "jobs[2].model.max_batch_size");
   j = example();
-  j["bootstrap"] = "magic";
-  expect(j, "jobs[2].model.bootstrap");
+  j["projection"] = "magic";
+  expect(j, "jobs[2].model.projection");
   j = example();
   j["known_type"] = "t4";
   expect(j, "jobs[2].model.known_type");

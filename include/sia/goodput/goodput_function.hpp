@@ -128,6 +128,37 @@ class EfficiencyFn {
   return EfficiencyFn(g, init);
 }
 
+/// @brief How a global batch runs on a number of GPUs: local ("atomic") batch per GPU and extra
+/// accumulation micro-steps. Wide integers: split_batch() does not clip.
+struct BatchSplit {
+  long long local_batch = 0;
+  long long accumulation_steps = 0;
+};
+
+/**
+ * @brief The split of global batch `global_batch` over `replicas` GPUs (reference
+ * `goodput.py`): local = global/replicas; with `accumulation`, s = ceil(local/max_local) - 1 extra
+ * micro-steps (>= 0; at least 1 on a single GPU when local exceeds `single_gpu_threshold`, Pollux's
+ * rule with the initial batch size as threshold); local batch = ceil(local/(s+1)). The one rule
+ * the estimator (optimize_batch), the simulator's executor and its Gavel and FTF oracles share.
+ * `max_local` <= 0 means no memory limit.
+ */
+[[nodiscard]] inline BatchSplit split_batch(double global_batch, int replicas, double max_local,
+                                            double single_gpu_threshold, bool accumulation = true) noexcept {
+  BatchSplit out;
+  if (replicas < 1 || !(global_batch > 0.0)) return out;
+  const double local = global_batch / replicas;
+  long long s = 0;
+  if (accumulation && max_local > 0.0) {
+    s = static_cast<long long>(std::ceil(local / max_local - 1e-8)) - 1;
+    if (s < 0) s = 0;
+  }
+  if (accumulation && replicas == 1 && local > single_gpu_threshold + 1e-8 && s < 1) s = 1;
+  out.accumulation_steps = s;
+  out.local_batch = static_cast<long long>(std::ceil(local / static_cast<double>(s + 1) - 1e-8));
+  return out;
+}
+
 /// @brief "No lower bound" on the step time: optimize_batch evaluates every candidate.
 struct NoStepTimeBound {
   [[nodiscard]] double operator()(double, int) const noexcept { return 0.0; }
@@ -142,9 +173,8 @@ struct NoStepTimeBound {
  *
  * Reference algorithm (`goodput.py:GoodputFunction.optimize`): `lim.candidates` global batch
  * sizes spaced geometrically in [max(init, min_local*R), max_batch] (just max_batch when
- * `tune` is false); each is split as local = batch/R, s = ceil(local/max_local) - 1 extra
- * micro-steps (at least 1 on a single GPU above the initial batch: Pollux's rule), atomic =
- * ceil(local/(s+1)); candidates whose atomic batch leaves [min_local, max_local] are invalid.
+ * `tune` is false); each is split by split_batch() (threshold: the initial batch); candidates
+ * whose atomic batch leaves [min_local, max_local] are invalid.
  * The first best candidate wins. Deviation: when max(init, min_local*R) > max_batch no batch
  * satisfies the limits and the result is goodput 0 (the reference would evaluate the
  * out-of-range batch min_local*R). Consecutive candidates with the same split are evaluated once.
@@ -209,14 +239,9 @@ template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
   for (int k = 0; k < n; ++k) {
     const double batch = k == n - 1 ? max_batch : next;
     next *= ratio;
-    const double local = batch / r;
-    long long s = 0;
-    if (lim.accumulation) {
-      s = static_cast<long long>(std::ceil(local / max_atomic - 1e-8)) - 1;
-      if (s < 0) s = 0;
-      if (replicas == 1 && local > init_batch_size + 1e-8 && s < 1) s = 1;
-    }
-    const long long atomic = static_cast<long long>(std::ceil(local / static_cast<double>(s + 1) - 1e-8));
+    const BatchSplit split = split_batch(batch, replicas, max_atomic, init_batch_size, lim.accumulation);
+    const long long s = split.accumulation_steps;
+    const long long atomic = split.local_batch;
     if (atomic == last_atomic && s == last_s) continue;  // same split as the previous candidate
     last_atomic = atomic;
     last_s = s;

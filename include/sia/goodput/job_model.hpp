@@ -1,32 +1,44 @@
 #pragma once
 /// @file goodput/job_model.hpp
-/// @brief JobModel: a job's goodput model over several GPU types, with bootstrapping of types the
-/// job has not run on. Satisfies sia::GoodputModel and offers batch_size(t, c).
+/// @brief JobModel: the library's goodput estimator — a job's goodput on any configuration of any
+/// GPU type, with projection to types the job has not run on, the value of a job that has never
+/// run (first placement) and the batch-size choice. Satisfies sia::GoodputModel and offers
+/// batch_size(t, c). The round (sia_allocate's `model` form), the simulator's Sia policy and
+/// `sia_fit_profiles` all estimate with it.
 ///
 /// Per GPU type (matched by GpuTypeSpec::name()) a TypeModel holds
 /// - `perf`: the throughput model fitted on what the job ran on this type (online refinement),
 /// - `seed`: a 1-GPU model fitted on the type's seed profile (network terms pinned),
-/// - the type's local batch range (memory limit).
+/// - the type's local batch range (memory limit), its 1-GPU throughput and node size, and the
+///   largest node count the model is valid for.
 ///
 /// Goodput of configuration (N nodes, G GPUs) on type Y, data-parallel kinds:
 /// 1. Y has `perf`: optimise the batch size with it (Y's batch limits).
-/// 2. Else, `BootstrapMode::paper` (default, paper Eq. 1): if some type X has `perf` (the first
-///    such type in the job's type list, or `known_type` when set) and Y has `seed`:
-///    `T_Y(N, G, b, s) = T_Y^seed(1, 1, b, s) * T_X(N, G, b, s) / T_X(1, 1, b, s)`, batch optimised
-///    within Y's own limits on Y's topology. 1-GPU configurations use Y's seed directly (Eq. 1 is
-///    exact there). No X: Y's seed alone (its pinned network predicts linear scaling — the paper's
-///    "assume throughput doubles").
-/// 3. `BootstrapMode::reference` (sia-reference-behaviour.md §2): X = first type with `perf` in
-///    the job's type list (put them in cluster order); goodput = X's optimised goodput on
-///    `ceil(G / X.gpus_per_node)` nodes with X's batch limits, times
-///    `xput1(Y) / xput1(X)` (the max/max 1-GPU throughputs, TypeModel::xput1). No X: as paper mode.
-/// 4. `BootstrapMode::none`: types without `perf` use only their `seed` (if any).
-/// Types the job knows nothing about (no perf, no seed, no X) have goodput 0: not usable.
+/// 2. Else, if some type X has `perf` (the first such type in the job's type list, or `known_type`
+///    when set) — **projection**, by ProjectionMode:
+///    - `paper` (default, paper Eq. 1, projection.hpp): if Y has `seed`,
+///      `T_Y(N, G, b, s) = T_Y^seed(1, 1, b, s) * T_X(N, G, b, s) / T_X(1, 1, b, s)`, batch optimised
+///      within Y's own limits on Y's topology; 1-GPU configurations use Y's seed directly (Eq. 1 is
+///      exact there); no seed: not usable.
+///    - `reference` (sia-reference-behaviour.md §2): X's optimised goodput on
+///      `ceil(G / X.gpus_per_node)` nodes with X's batch limits, times `xput1(Y) / xput1(X)` (the
+///      max/max 1-GPU throughputs, TypeModel::xput1). Put the types in cluster order.
+///    - `none`: Y's `seed` alone (if any).
+/// 3. Else (no type has `perf`: the job has never run) — **first placement**, by FirstPlacement:
+///    - `seed` (default): Y's `seed` alone (its pinned network predicts linear scaling — the
+///      paper's "assume throughput doubles"); no seed: not usable.
+///    - `tie` (the reference code): every configuration is worth 1, so the solver's tie-break picks
+///      (rigid jobs are valued as `profiled`, as the reference values them from the trace).
+///    - `profiled` (the paper): the type's 1-GPU throughput xput1.
+///    The round offers a never-run job only its minimum GPU count (the 2x rule with
+///    `max_gpus_ever` = 0), so these values compare types. They carry no batch choice.
+/// Configurations spanning more than TypeModel::max_nodes nodes (when set) are not usable, and
+/// neither are types the job knows nothing about.
 ///
 /// Kinds: adaptive tunes the global batch in [init_batch_size, max_batch_size]; strong-scaling and
 /// rigid jobs run the fixed global batch `max_batch_size` (BatchLimits::tune = false); hybrid
 /// jobs use the pipeline model (pipeline.hpp) with TypeModel::stages GPUs per pipeline and
-/// `microbatches` micro-batches (no cross-type bootstrapping: the stage count differs per type).
+/// `microbatches` micro-batches (no projection across types: the stage count differs per type).
 /// Gradient statistics are optional: without them the efficiency is 1 (goodput = throughput).
 /// The result is never NaN.
 
@@ -34,10 +46,10 @@
 #include <sia/concepts/job.hpp>
 #include <sia/configuration.hpp>
 #include <sia/error.hpp>
-#include <sia/goodput/bootstrap.hpp>
 #include <sia/goodput/efficiency.hpp>
 #include <sia/goodput/goodput_function.hpp>
 #include <sia/goodput/pipeline.hpp>
+#include <sia/goodput/projection.hpp>
 #include <sia/goodput/throughput_model.hpp>
 #include <sia/gpu_type_spec.hpp>
 
@@ -49,11 +61,18 @@
 
 namespace sia {
 
-/// @brief How a type without a fitted multi-GPU model is estimated (see job_model.hpp).
-enum class BootstrapMode {
+/// @brief How a type the job has not run on is estimated from one it has (see job_model.hpp).
+enum class ProjectionMode {
   paper,      ///< paper Eq. 1: known type's scaling x this type's own 1-GPU model, own limits (default)
-  reference,  ///< reference simulator: first known type's curve on its topology and limits x max/max ratio
-  none,       ///< no cross-type projection: the type's own seed model only
+  reference,  ///< reference simulator: first known type's curve on its topology and limits x 1-GPU throughput ratio
+  none,       ///< no projection: the type's own seed model only
+};
+
+/// @brief How a job that has never run is valued (see job_model.hpp).
+enum class FirstPlacement {
+  seed,      ///< each type's 1-GPU seed model (default)
+  tie,       ///< every configuration worth the same (the reference code; rigid jobs as `profiled`)
+  profiled,  ///< the type's 1-GPU throughput (the paper)
 };
 
 /// @brief What a job knows about one GPU type.
@@ -63,9 +82,10 @@ struct TypeModel {
   std::optional<PerfParams> seed;  ///< fitted on the type's 1-GPU seed profile
   int min_local = 0;               ///< smallest local batch per GPU (0 = 1)
   int max_local = 0;               ///< largest local batch per GPU that fits in memory (0 = no limit)
-  int gpus_per_node = 0;           ///< node size, used by BootstrapMode::reference (0 = use the config's nodes)
+  int gpus_per_node = 0;           ///< node size, used by ProjectionMode::reference (0 = use the config's nodes)
   double xput1 = 0.0;              ///< reference 1-GPU throughput max(bsz)/max(step) (0 = derive from seed/perf)
   int stages = 1;                  ///< hybrid jobs: GPUs per pipeline on this type
+  int max_nodes = 0;               ///< largest node count the model is valid for (0 = any)
 };
 
 /// @brief Builds a TypeModel from 1-GPU measurements (a seed profile): fits `seed`, sets the local
@@ -89,7 +109,8 @@ class JobModel {
   /// Largest global batch (adaptive) or the fixed global batch (strong-scaling, rigid, hybrid cap).
   JobModel& max_batch_size(double b) { max_batch_ = b; return *this; }
   JobModel& grad(std::optional<GradParams> g) { grad_ = g; return *this; }
-  JobModel& bootstrap(BootstrapMode m) { mode_ = m; return *this; }
+  JobModel& projection(ProjectionMode m) { mode_ = m; return *this; }
+  JobModel& first_placement(FirstPlacement f) { first_ = f; return *this; }
   JobModel& known_type(std::string name) { known_type_ = std::move(name); return *this; }
   JobModel& microbatches(int m) { microbatches_ = m; return *this; }
   JobModel& candidates(int n) { candidates_ = n; return *this; }
@@ -100,7 +121,8 @@ class JobModel {
   [[nodiscard]] double init_batch_size() const noexcept { return init_batch_; }
   [[nodiscard]] double max_batch_size() const noexcept { return max_batch_; }
   [[nodiscard]] const std::optional<GradParams>& grad() const noexcept { return grad_; }
-  [[nodiscard]] BootstrapMode bootstrap() const noexcept { return mode_; }
+  [[nodiscard]] ProjectionMode projection() const noexcept { return mode_; }
+  [[nodiscard]] FirstPlacement first_placement() const noexcept { return first_; }
   [[nodiscard]] const std::vector<TypeModel>& types() const noexcept { return types_; }
   /// The model of type `name`, or nullptr.
   [[nodiscard]] const TypeModel* type(const std::string& name) const noexcept;
@@ -130,12 +152,14 @@ class JobModel {
  private:
   [[nodiscard]] const TypeModel* known() const noexcept;
   [[nodiscard]] double xput1(const TypeModel& tm) const noexcept;
+  [[nodiscard]] GoodputChoice first_placement_value(const TypeModel& y, int nodes, int gpus) const noexcept;
 
   JobKind kind_ = JobKind::adaptive;
   double init_batch_ = 1.0;
   double max_batch_ = 0.0;
   std::optional<GradParams> grad_;
-  BootstrapMode mode_ = BootstrapMode::paper;
+  ProjectionMode mode_ = ProjectionMode::paper;
+  FirstPlacement first_ = FirstPlacement::seed;
   std::string known_type_;
   int microbatches_ = 48;
   int candidates_ = 50;

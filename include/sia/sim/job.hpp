@@ -86,8 +86,6 @@ class SimJob {
   [[nodiscard]] int max_profiled_replicas(int t) const noexcept;
   /// Goodput function of type t, when the job has run there and has gradient statistics.
   [[nodiscard]] std::optional<GoodputFunction> goodput_function(int t) const;
-  /// Scheduler-side batch limits on type t (max batch = workload batch_size, reference §1.5).
-  [[nodiscard]] BatchLimits scheduler_limits(int t) const;
 
   /**
    * @brief Applies a new allocation at the start of a step (reference §6.3): a change of GPU type or of the

@@ -1,8 +1,9 @@
 #pragma once
 /// @file sim/sia_policy.hpp
-/// @brief The Sia policy in the simulator: the library's `sia::run_round`, fed with each job's goodput
-/// estimates from its fitted per-type models (reference §2-§5).
+/// @brief The Sia policy in the simulator: the library's `sia::run_round`, fed with each job's
+/// library goodput estimator (sia::JobModel) built from what the job has observed (reference §2-§5).
 
+#include <sia/goodput/job_model.hpp>
 #include <sia/milp/solver.hpp>
 #include <sia/round.hpp>
 #include <sia/sim/policy.hpp>
@@ -14,20 +15,23 @@
 
 namespace sia::sim {
 
-/// @brief How a job that has never run is valued before its first placement (reference §2 item 4, §9.3).
-enum class Bootstrap {
-  tie,       ///< reference default: every type's 1-GPU configuration has the same value (solver tie-break)
-  profiled,  ///< paper: 1-GPU configurations valued by the type's 1-GPU profiled throughput
-};
-
 /// @brief Options of the Sia policy.
 struct SiaPolicyOptions {
   RoundOptions round;                  ///< p = -0.5, lambda = 1.1 by default
-  Bootstrap bootstrap = Bootstrap::tie;  // reference default; measured 0.676 h vs 0.685 h on Philly (both in range)
-  bool project_throughputs = true;     ///< bootstrap unseen types from a fitted one (paper Eq. 1, reference §2)
+  /// A never-run job's value (reference §2 item 4, §9.3): `tie` (the reference code's default) or
+  /// `profiled` (the paper: 1-GPU profiled throughput). Measured 0.676 h vs 0.685 h on Philly.
+  FirstPlacement first_placement = FirstPlacement::tie;
+  /// Types a job has not run on: `reference` (the reference's 1-GPU throughput ratio, §2) or `none`.
+  ProjectionMode projection = ProjectionMode::reference;
   int max_gpus_per_job = 64;           ///< reference cap
   double interval_s = 60.0;
 };
+
+/// @brief The library estimator of `job` on `cluster` as the Sia policy uses it: one TypeModel per
+/// cluster type in cluster order (fitted model when the job has run there and has gradient
+/// statistics, the type's local batch range, 1-GPU throughput, node size and profiled node range),
+/// the workload batch size as the largest (or fixed) batch.
+[[nodiscard]] JobModel job_model(const SimJob& job, const SimCluster& cluster, const SiaPolicyOptions& options = {});
 
 /// @brief Sia (SOSP 2023) as a simulator policy.
 class SiaPolicy final : public Policy {
@@ -45,7 +49,7 @@ class SiaPolicy final : public Policy {
   struct CachedEstimator {
     int generation = -1;
     const SimCluster* cluster = nullptr;
-    std::shared_ptr<void> estimator;  ///< goodput memo of the job (private type)
+    std::shared_ptr<void> estimator;  ///< the job's JobModel and its memo (private type)
   };
   std::unique_ptr<MilpSolver> solver_;
   RoundResult last_;
