@@ -13,7 +13,7 @@
 #include <sia/goodput/projection.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/pipeline.hpp>
-#include <sia/goodput/profiles.hpp>
+#include <sia/sim/profiles.hpp>
 #include <sia/goodput/throughput_model.hpp>
 
 #include <nlohmann/json.hpp>
@@ -79,11 +79,11 @@ nlohmann::json params_json(const sia::PerfParams& p) {
           {"alpha_r", p.alpha_r}, {"beta_r", p.beta_r}, {"gamma", p.gamma}};
 }
 
-sia::PerfObservation to_obs(const sia::ProfileRow& r) {
+sia::PerfObservation to_obs(const sia::sim::ProfileRow& r) {
   return sia::PerfObservation{r.nodes, r.gpus, static_cast<double>(r.local_bsz), r.step_time, r.sync_time};
 }
 
-bool is_pipeline(const sia::ModelProfile& mp) {
+bool is_pipeline(const sia::sim::ModelProfile& mp) {
   // Pipeline profiles store per-micro-batch compute and all-reduce time separately; their
   // all-reduce time can exceed the compute time, which a data-parallel step cannot.
   for (const auto& t : mp.types)
@@ -94,7 +94,7 @@ bool is_pipeline(const sia::ModelProfile& mp) {
 
 /// Pipeline stages per GPU type for the artifact's gpt_pmp (reference APPLICATIONS): the GPU count
 /// of the smallest placement.
-int stages_of(const sia::TypeProfile& t) {
+int stages_of(const sia::sim::TypeProfile& t) {
   int s = 0;
   for (const auto& r : t.placements) s = s == 0 ? r.gpus : std::min(s, r.gpus);
   return std::max(s, 1);
@@ -135,38 +135,38 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const auto models = sia::list_models(a.dir);
+    const auto models = sia::sim::list_models(a.dir);
     if (models.empty()) throw sia::InvalidArgument(a.dir + ": no model directories with placements-<type>.csv files");
     nlohmann::json fits = nlohmann::json::array();
     nlohmann::json boots = nlohmann::json::array();
     std::vector<double> unseen_all;
     for (const std::string& model : models) {
-      const sia::ModelProfile mp = sia::load_model_profile(a.dir, model);
+      const sia::sim::ModelProfile mp = sia::sim::load_model_profile(a.dir, model);
       const bool pipe = is_pipeline(mp);
       std::vector<sia::PerfParams> full_fit(mp.types.size());
       for (std::size_t ti = 0; ti < mp.types.size(); ++ti) {
-        const sia::TypeProfile& tp = mp.types[ti];
-        std::vector<sia::ProfileRow> rows = tp.all_rows();
+        const sia::sim::TypeProfile& tp = mp.types[ti];
+        std::vector<sia::sim::ProfileRow> rows = tp.all_rows();
         // Seed per (model, type) so adding a model does not change the others' splits.
         std::mt19937_64 rng(a.seed ^ fnv1a(model + "/" + tp.gpu_type));
         shuffle(rows, rng);
         const std::size_t n_seen = std::max<std::size_t>(1, (rows.size() * 8 + 5) / 10);
-        std::vector<sia::ProfileRow> seen(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(std::min(n_seen, rows.size())));
-        std::vector<sia::ProfileRow> unseen(rows.begin() + static_cast<std::ptrdiff_t>(seen.size()), rows.end());
+        std::vector<sia::sim::ProfileRow> seen(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(std::min(n_seen, rows.size())));
+        std::vector<sia::sim::ProfileRow> unseen(rows.begin() + static_cast<std::ptrdiff_t>(seen.size()), rows.end());
         nlohmann::json entry = {{"model", model}, {"gpu_type", tp.gpu_type}, {"rows_seen", seen.size()},
                                 {"rows_unseen", unseen.size()}};
         std::vector<double> ps, os, pu, ou;
         if (pipe) {
           const int stages = stages_of(tp);
           std::vector<sia::PipelineObservation> obs;
-          for (const auto& r : seen) obs.push_back(sia::pipeline_observation(r, stages));
+          for (const auto& r : seen) obs.push_back(sia::sim::pipeline_observation(r, stages));
           const sia::PipelineParams pp = sia::fit_pipeline_params(obs, stages);
-          auto pred = [&](const sia::ProfileRow& r) {
-            const auto o = sia::pipeline_observation(r, stages);
+          auto pred = [&](const sia::sim::ProfileRow& r) {
+            const auto o = sia::sim::pipeline_observation(r, stages);
             return sia::pipeline_step_time(pp, o.nodes, o.pipelines, o.micro_bsz);
           };
-          auto truth = [&](const sia::ProfileRow& r) {
-            const auto o = sia::pipeline_observation(r, stages);
+          auto truth = [&](const sia::sim::ProfileRow& r) {
+            const auto o = sia::sim::pipeline_observation(r, stages);
             return sia::pipeline_observed_step_time(pp, o);
           };
           for (const auto& r : seen) { ps.push_back(pred(r)); os.push_back(truth(r)); }
@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
       for (std::size_t from = 0; from < mp.types.size(); ++from) {
         for (std::size_t to = 0; to < mp.types.size(); ++to) {
           if (from == to) continue;
-          const sia::TypeProfile& dst = mp.types[to];
+          const sia::sim::TypeProfile& dst = mp.types[to];
           std::vector<sia::PerfObservation> one_gpu;
           for (const auto& r : dst.placements)
             if (r.gpus == 1) one_gpu.push_back(to_obs(r));

@@ -11,13 +11,12 @@
 #include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
 #include <sia/generic_round.hpp>
-#include <sia/goodput/projection.hpp>
 #include <sia/goodput/efficiency.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/goodput_function.hpp>
 #include <sia/goodput/job_model.hpp>
 #include <sia/goodput/pipeline.hpp>
-#include <sia/goodput/profiles.hpp>
+#include <sia/goodput/projection.hpp>
 #include <sia/goodput/throughput_model.hpp>
 #include <sia/goodput_matrix.hpp>
 #include <sia/goodput_table.hpp>

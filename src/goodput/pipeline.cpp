@@ -4,27 +4,11 @@
 #include <sia/error.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/pipeline.hpp>
-#include <sia/goodput/profiles.hpp>
 
 #include <string>
 #include <vector>
 
 namespace sia {
-
-PipelineObservation pipeline_observation(const ProfileRow& row, int stages) {
-  if (stages < 1) throw InvalidArgument("pipeline: stages must be >= 1");
-  if (row.gpus % stages != 0)
-    throw InvalidArgument("pipeline: row at line " + std::to_string(row.line) + " has " + std::to_string(row.gpus) +
-                          " GPUs, not a multiple of " + std::to_string(stages) + " stages");
-  PipelineObservation o;
-  o.nodes = row.nodes;
-  o.gpus = row.gpus;
-  o.pipelines = row.gpus / stages;
-  o.micro_bsz = row.local_bsz;
-  o.fwd_time = row.step_time;
-  o.sync_time = row.sync_time;
-  return o;
-}
 
 PipelineParams fit_pipeline_params(std::span<const PipelineObservation> obs, int stages, int microbatches) {
   if (stages < 1) throw InvalidArgument("fit_pipeline_params: stages must be >= 1");

@@ -2,111 +2,49 @@
 #include <sia/sim/workload.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
 #include <unordered_set>
 
+#include "sim/csv.hpp"
+
 namespace sia::sim {
-
-namespace {
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto pos = line.find(',', start);
-    out.push_back(trim(std::string_view(line).substr(start, pos == std::string::npos ? std::string::npos : pos - start)));
-    if (pos == std::string::npos) break;
-    start = pos + 1;
-  }
-  return out;
-}
-
-}  // namespace
 
 Workload parse_workload_csv(std::istream& in, std::string_view source) {
   Workload w;
   w.source = std::string(source);
   w.name = std::filesystem::path(w.source).stem().string();
-  std::string line;
-  int lineno = 0;
-  std::vector<std::string> header;
-  while (header.empty() && std::getline(in, line)) {
-    ++lineno;
-    if (!trim(line).empty()) header = split(line);
-  }
-  const std::string src(source);
-  if (header.empty()) throw InvalidArgument(src + ": empty workload file (no header)");
-  auto col = [&](const char* n, bool required) {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i] == n) return static_cast<int>(i);
-    if (required) throw InvalidArgument(src + ":" + std::to_string(lineno) + ": missing column '" + n + "'");
-    return -1;
-  };
-  const int c_name = col("name", true), c_time = col("time", true), c_app = col("application", true);
-  const int c_rep = col("num_replicas", true), c_bsz = col("batch_size", true), c_cat = col("category", false);
+  const detail::Csv csv = detail::Csv::parse(in, w.source);
+  const std::size_t c_name = csv.column("name"), c_time = csv.column("time"), c_app = csv.column("application");
+  const std::size_t c_rep = csv.column("num_replicas"), c_bsz = csv.column("batch_size");
+  const auto c_cat = csv.find_column("category");
   std::unordered_set<std::string> names;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (trim(line).empty()) continue;
-    const auto f = split(line);
-    auto where = [&](int c) {
-      return src + ":" + std::to_string(lineno) + ":" + std::to_string(c + 1) + " (" +
-             header[static_cast<std::size_t>(c)] + ")";
-    };
-    if (f.size() != header.size())
-      throw InvalidArgument(src + ":" + std::to_string(lineno) + ": expected " + std::to_string(header.size()) +
-                            " columns, got " + std::to_string(f.size()));
-    auto num = [&](int c) {
-      const std::string& s = f[static_cast<std::size_t>(c)];
-      char* end = nullptr;
-      errno = 0;
-      const double v = std::strtod(s.c_str(), &end);
-      if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
-        throw InvalidArgument(where(c) + ": not a number: '" + s + "'");
-      return v;
-    };
-    auto integer = [&](int c, double lo) {
-      const double v = num(c);
-      if (v != std::floor(v) || v < lo || v > 1e12)
-        throw InvalidArgument(where(c) + ": expected an integer >= " + std::to_string(static_cast<long long>(lo)) +
-                              ", got '" + f[static_cast<std::size_t>(c)] + "'");
-      return static_cast<long long>(v);
-    };
+  for (const detail::CsvRow& row : csv.rows()) {
+    const auto& f = row.fields;
     WorkloadJob j;
-    j.line = lineno;
-    j.name = f[static_cast<std::size_t>(c_name)];
-    if (j.name.empty()) throw InvalidArgument(where(c_name) + ": empty job name");
-    if (!names.insert(j.name).second) throw InvalidArgument(where(c_name) + ": duplicate job name '" + j.name + "'");
-    j.time = num(c_time);
-    if (j.time < 0) throw InvalidArgument(where(c_time) + ": negative submission time " + f[static_cast<std::size_t>(c_time)]);
+    j.line = static_cast<int>(row.line);
+    j.name = f[c_name].text;
+    if (j.name.empty()) csv.fail(row, c_name, "empty job name");
+    if (!names.insert(j.name).second) csv.fail(row, c_name, "duplicate job name '" + j.name + "'");
+    j.time = csv.number(row, c_time);
+    if (j.time < 0) csv.fail(row, c_time, "negative submission time " + f[c_time].text);
     if (!w.jobs.empty() && j.time < w.jobs.back().time)
-      throw InvalidArgument(where(c_time) + ": submission times are not sorted (" + f[static_cast<std::size_t>(c_time)] +
-                            " after " + std::to_string(w.jobs.back().time) + ")");
-    j.application = f[static_cast<std::size_t>(c_app)];
-    if (j.application.empty()) throw InvalidArgument(where(c_app) + ": empty application");
-    j.num_replicas = static_cast<int>(std::min<long long>(integer(c_rep, 1), 1 << 20));
-    j.batch_size = integer(c_bsz, 1);
-    if (c_cat >= 0) {
-      const std::string& c = f[static_cast<std::size_t>(c_cat)];
+      csv.fail(row, c_time, "submission times are not sorted (" + f[c_time].text + " after " +
+                                std::to_string(w.jobs.back().time) + ")");
+    j.application = f[c_app].text;
+    if (j.application.empty()) csv.fail(row, c_app, "empty application");
+    j.num_replicas = static_cast<int>(std::min<long long>(csv.integer(row, c_rep, 1, 1'000'000'000'000LL), 1 << 20));
+    j.batch_size = csv.integer(row, c_bsz, 1, 1'000'000'000'000LL);
+    if (c_cat) {
+      const std::string& c = f[*c_cat].text;
       if (c.empty() || c == "adaptive" || c == "None") j.category = JobKind::adaptive;
       else if (c == "strong-scaling" || c == "scale-gpus") j.category = JobKind::strong_scaling;
       else if (c == "rigid") j.category = JobKind::rigid;
       else
-        throw InvalidArgument(where(c_cat) + ": unknown category '" + c +
-                              "' (expected adaptive, strong-scaling, scale-gpus or rigid)");
+        csv.fail(row, *c_cat, "unknown category '" + c + "' (expected adaptive, strong-scaling, scale-gpus or rigid)");
     }
     w.jobs.push_back(std::move(j));
   }

@@ -6,7 +6,7 @@
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/job_model.hpp>
 #include <sia/goodput/pipeline.hpp>
-#include <sia/goodput/profiles.hpp>
+#include <sia/sim/profiles.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -230,8 +230,8 @@ TEST_CASE("goodput.job_model.artifact_profiles") {
     return;
   }
   // A cifar10 job that ran on rtx (multi-GPU) and has only seed profiles for the T4 (aws).
-  const sia::ModelProfile mp = sia::load_model_profile(dir / "profiles", "cifar10");
-  const sia::SeedProfile seed = sia::load_seed_profile(dir / "seed-profiles/cifar10.csv");
+  const sia::sim::ModelProfile mp = sia::sim::load_model_profile(dir / "profiles", "cifar10");
+  const sia::sim::SeedProfile seed = sia::sim::load_seed_profile(dir / "seed-profiles/cifar10.csv");
   std::vector<sia::PerfObservation> rtx_obs;
   for (const auto& r : mp.type("rtx")->all_rows())
     if (r.gpus <= 8) rtx_obs.push_back({r.nodes, r.gpus, static_cast<double>(r.local_bsz), r.step_time, r.sync_time});

@@ -27,7 +27,6 @@
 
 namespace sia {
 
-struct ProfileRow;
 
 /// @brief Pipeline model parameters on one GPU type.
 struct PipelineParams {
@@ -60,11 +59,6 @@ struct PipelineObservation {
   double fwd_time = 0.0;    ///< > 0
   double sync_time = 0.0;   ///< >= 0
 };
-
-/// @brief Converts an artifact profile row of a pipeline model (step_time = per-micro-batch
-/// compute, sync_time = synchronisation) given the stages per pipeline. Throws InvalidArgument
-/// when the row's GPUs are not a multiple of `stages`.
-[[nodiscard]] PipelineObservation pipeline_observation(const ProfileRow& row, int stages);
 
 /// @brief The full step time implied by an observation under the model's stages and micro-batches.
 [[nodiscard]] inline double pipeline_observed_step_time(const PipelineParams& p, const PipelineObservation& o) noexcept {

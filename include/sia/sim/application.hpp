@@ -5,7 +5,7 @@
 /// progress per epoch, and the model's constants (reference §6.2, §6.3, §7).
 
 #include <sia/goodput/efficiency.hpp>
-#include <sia/goodput/profiles.hpp>
+#include <sia/sim/profiles.hpp>
 #include <sia/goodput/throughput_model.hpp>
 #include <sia/sim/cluster.hpp>
 

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <sia/error.hpp>
-#include <sia/goodput/profiles.hpp>
+#include <sia/sim/profiles.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -40,32 +40,32 @@ const char* const kSeeds = SIA_SHARED_DIR "/data/sia-artifact/seed-profiles";
 
 }  // namespace
 
-TEST_CASE("goodput.profiles.parse_placement") {
+TEST_CASE("sim.profiles.parse_placement") {
   int n = 0;
   int g = 0;
-  sia::parse_placement("1244", n, g);
+  sia::sim::parse_placement("1244", n, g);
   CHECK(n == 4);
   CHECK(g == 11);
-  sia::parse_placement("8", n, g);
+  sia::sim::parse_placement("8", n, g);
   CHECK(n == 1);
   CHECK(g == 8);
-  CHECK_THROWS_AS(sia::parse_placement("", n, g), sia::InvalidArgument);
-  CHECK_THROWS_AS(sia::parse_placement("1a", n, g), sia::InvalidArgument);
-  CHECK_THROWS_AS(sia::parse_placement("00", n, g), sia::InvalidArgument);
+  CHECK_THROWS_AS(sia::sim::parse_placement("", n, g), sia::InvalidArgument);
+  CHECK_THROWS_AS(sia::sim::parse_placement("1a", n, g), sia::InvalidArgument);
+  CHECK_THROWS_AS(sia::sim::parse_placement("00", n, g), sia::InvalidArgument);
 }
 
-TEST_CASE("goodput.profiles.synthetic_model_dir") {
+TEST_CASE("sim.profiles.synthetic_model_dir") {
   TempDir d("model");
   d.write("m/placements-x.csv", "local_bsz,step_time,sync_time,placement\n4,0.1,0.01,1\n8,0.2,0.01,1\n4,0.3,0.1,22\n");
   d.write("m/scalability-x.csv", "num_nodes,num_replicas,local_bsz,step_time,sync_time\n2,4,4,0.3,0.1\n3,6,4.0,0.4,0.2\n");
   d.write("m/validation-16.csv", "progress,iteration,metric,grad_sqr,grad_var\n10,5,0.1,2.0,3.0\n");
   d.write("m/validation-8.csv", "progress,iteration,metric,grad_sqr,grad_var\n10,10,0.1,1.0,3.0\n");
   d.write("m/placements.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.1,0.01\n");  // untyped: ignored
-  CHECK(sia::list_models(d.path) == std::vector<std::string>{"m"});
-  CHECK(sia::list_gpu_types(d.path, "m") == std::vector<std::string>{"x"});
-  const sia::ModelProfile mp = sia::load_model_profile(d.path, "m");
+  CHECK(sia::sim::list_models(d.path) == std::vector<std::string>{"m"});
+  CHECK(sia::sim::list_gpu_types(d.path, "m") == std::vector<std::string>{"x"});
+  const sia::sim::ModelProfile mp = sia::sim::load_model_profile(d.path, "m");
   REQUIRE(mp.types.size() == 1);
-  const sia::TypeProfile* t = mp.type("x");
+  const sia::sim::TypeProfile* t = mp.type("x");
   REQUIRE(t != nullptr);
   CHECK(mp.type("y") == nullptr);
   CHECK(t->placements.size() == 3);
@@ -81,60 +81,60 @@ TEST_CASE("goodput.profiles.synthetic_model_dir") {
   CHECK(mp.validation[1].rows[0].grad_sqr == 2.0);
 }
 
-TEST_CASE("goodput.profiles.malformed_rows_name_file_line_column") {
+TEST_CASE("sim.profiles.malformed_rows_name_file_line_column") {
   TempDir d("bad");
   auto expect = [&](const std::string& name, const std::string& text, const std::string& needle) {
     const fs::path p = d.write(name, text);
     CAPTURE(text);
-    CHECK_THROWS_WITH_AS((void)sia::load_placements_csv(p), doctest::Contains(needle.c_str()), sia::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)sia::sim::load_placements_csv(p), doctest::Contains(needle.c_str()), sia::InvalidArgument);
   };
-  expect("a.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.1,0.01\n1,8,abc,0.01\n", "a.csv:3:5");
-  expect("b.csv", "placement,local_bsz,step_time,sync_time\n1,4,-0.1,0.01\n", "b.csv:2:5: step_time must be > 0");
-  expect("c.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.1,nan\n", "c.csv:2:9");
-  expect("d.csv", "placement,local_bsz,step_time,sync_time\n1,4.5,0.1,0.01\n", "d.csv:2:3");
+  expect("a.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.1,0.01\n1,8,abc,0.01\n", "a.csv:3:3");
+  expect("b.csv", "placement,local_bsz,step_time,sync_time\n1,4,-0.1,0.01\n", "b.csv:2:3: step_time must be > 0");
+  expect("c.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.1,nan\n", "c.csv:2:4");
+  expect("d.csv", "placement,local_bsz,step_time,sync_time\n1,4.5,0.1,0.01\n", "d.csv:2:2");
   expect("e.csv", "placement,local_bsz,step_time\n1,4,0.1\n", "missing column 'sync_time'");
   expect("f.csv", "placement,local_bsz,step_time,sync_time\n", "no data rows");
   expect("g.csv", "", "empty file");
   expect("h.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.1\n", "h.csv:2");
   expect("i.csv", "placement,local_bsz,step_time,sync_time\nx1,4,0.1,0.01\n", "i.csv:2:1");
-  expect("j.csv", "placement,local_bsz,step_time,sync_time\n1,4,inf,0.01\n", "j.csv:2:5");
-  CHECK_THROWS_AS((void)sia::load_placements_csv(d.path / "missing.csv"), sia::InvalidArgument);
+  expect("j.csv", "placement,local_bsz,step_time,sync_time\n1,4,inf,0.01\n", "j.csv:2:3");
+  CHECK_THROWS_AS((void)sia::sim::load_placements_csv(d.path / "missing.csv"), sia::InvalidArgument);
   const fs::path v = d.write("validation-x.csv", "progress,iteration,metric,grad_sqr,grad_var\n1,1,1,1,1\n");
-  CHECK_THROWS_AS((void)sia::load_validation_csv(v), sia::InvalidArgument);
+  CHECK_THROWS_AS((void)sia::sim::load_validation_csv(v), sia::InvalidArgument);
   const fs::path v2 = d.write("validation-8.csv", "progress,iteration,metric,grad_sqr,grad_var\n1,1,1,-1,1\n");
-  CHECK_THROWS_WITH_AS((void)sia::load_validation_csv(v2), doctest::Contains("validation-8.csv:2:7"), sia::InvalidArgument);
+  CHECK_THROWS_WITH_AS((void)sia::sim::load_validation_csv(v2), doctest::Contains("validation-8.csv:2:4"), sia::InvalidArgument);
   const fs::path s = d.write("scalability-x.csv", "num_nodes,num_replicas,local_bsz,step_time,sync_time\n3,2,4,0.1,0.01\n");
-  CHECK_THROWS_WITH_AS((void)sia::load_scalability_csv(s), doctest::Contains("scalability-x.csv:2:1"), sia::InvalidArgument);
-  CHECK_THROWS_AS((void)sia::load_model_profile(d.path, "nope"), sia::InvalidArgument);
+  CHECK_THROWS_WITH_AS((void)sia::sim::load_scalability_csv(s), doctest::Contains("scalability-x.csv:2:1"), sia::InvalidArgument);
+  CHECK_THROWS_AS((void)sia::sim::load_model_profile(d.path, "nope"), sia::InvalidArgument);
 }
 
-TEST_CASE("goodput.profiles.artifact") {
+TEST_CASE("sim.profiles.artifact") {
   if (!fs::exists(kProfiles)) {
     MESSAGE("skipped: " << std::string(kProfiles) << " is missing");
     return;
   }
-  const auto models = sia::list_models(kProfiles);
+  const auto models = sia::sim::list_models(kProfiles);
   CHECK(models == std::vector<std::string>{"bert", "cifar10", "deepspeech2", "gpt_pmp", "imagenet", "ncf", "yolov3"});
-  CHECK(sia::list_gpu_types(kProfiles, "cifar10") ==
+  CHECK(sia::sim::list_gpu_types(kProfiles, "cifar10") ==
         std::vector<std::string>{"aws", "azure", "dgx", "dgx-ext", "quad", "rtx"});
-  const sia::ModelProfile c = sia::load_model_profile(kProfiles, "cifar10");
+  const sia::sim::ModelProfile c = sia::sim::load_model_profile(kProfiles, "cifar10");
   CHECK(c.init_batch_size() == 128);
   CHECK(c.max_batch_size() == 4096);
   REQUIRE(c.type("dgx-ext") != nullptr);
   CHECK(c.type("dgx-ext")->min_local_bsz() == 32);
   CHECK(c.type("dgx-ext")->max_local_bsz() == 4096);
   CHECK(c.type("aws")->max_local_bsz() == 1024);
-  const sia::ModelProfile b = sia::load_model_profile(kProfiles, "bert");
+  const sia::sim::ModelProfile b = sia::sim::load_model_profile(kProfiles, "bert");
   CHECK(b.init_batch_size() == 12);
   CHECK(b.max_batch_size() == 384);
   CHECK(b.type("aws")->max_local_bsz() == 12);
-  const sia::SeedProfile seed = sia::load_seed_profile(fs::path(kSeeds) / "bert.csv");
+  const sia::sim::SeedProfile seed = sia::sim::load_seed_profile(fs::path(kSeeds) / "bert.csv");
   CHECK(seed.model == "bert");
   CHECK(seed.gpu_types().size() == 5);
   const auto a100 = seed.rows_for("dgx-ext");
   REQUIRE(!a100.empty());
   CHECK(a100.front().gpu_type == "dgx");
   CHECK(a100.front().step_time == doctest::Approx(0.14855386316776276));  // same as placements-dgx-ext.csv
-  CHECK(sia::seed_type_to_profile_type("t4") == "aws");
-  CHECK(sia::seed_type_to_profile_type("v100") == "azure");
+  CHECK(sia::sim::seed_type_to_profile_type("t4") == "aws");
+  CHECK(sia::sim::seed_type_to_profile_type("v100") == "azure");
 }

@@ -1,6 +1,7 @@
 #pragma once
-/// @file goodput/profiles.hpp
-/// @brief Loaders for the throughput and gradient-statistics profiles of the Sia artifact.
+/// @file sim/profiles.hpp
+/// @brief Loaders for the throughput and gradient-statistics profiles of the Sia artifact (the simulator's
+/// and `sia_fit_profiles`' input; the library core reads no files).
 ///
 /// Directory layout (`../shared/data/sia-artifact/`):
 /// - `profiles/<model>/placements-<type>.csv`: columns `placement,local_bsz,step_time,sync_time`
@@ -18,13 +19,15 @@
 /// missing column, non-numeric or non-finite value, non-positive step time, negative sync time,
 /// non-integral or non-positive batch size, a bad placement string, or an empty file.
 
+#include <sia/goodput/pipeline.hpp>
+
 #include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace sia {
+namespace sia::sim {
 
 /// @brief One measured configuration: step and synchronisation time of one optimiser step
 /// without gradient accumulation.
@@ -128,4 +131,9 @@ void parse_placement(std::string_view placement, int& nodes, int& gpus, const st
 /// Throws InvalidArgument when the directory is missing or holds no placement rows.
 [[nodiscard]] ModelProfile load_model_profile(const std::filesystem::path& profiles_dir, const std::string& model);
 
-}  // namespace sia
+/// @brief Converts an artifact profile row of a pipeline model (step_time = per-micro-batch
+/// compute, sync_time = synchronisation) given the stages per pipeline. Throws InvalidArgument
+/// when the row's GPUs are not a multiple of `stages`.
+[[nodiscard]] PipelineObservation pipeline_observation(const ProfileRow& row, int stages);
+
+}  // namespace sia::sim

@@ -1,8 +1,8 @@
-/// @file goodput/profiles.cpp
-/// @brief CSV loaders of the artifact's throughput profiles (see include/sia/goodput/profiles.hpp).
+/// @file sim/profiles.cpp
+/// @brief Loaders of the artifact's throughput profiles (see include/sia/sim/profiles.hpp).
 
 #include <sia/error.hpp>
-#include <sia/goodput/profiles.hpp>
+#include <sia/sim/profiles.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -12,119 +12,30 @@
 #include <sstream>
 #include <tuple>
 
-namespace sia {
+#include "sim/csv.hpp"
+
+namespace sia::sim {
 namespace {
 
 namespace fs = std::filesystem;
 
-/// A parsed CSV: header names and rows of fields with their 1-based line and column numbers.
-struct CsvField {
-  std::string text;
-  std::size_t column = 0;  // 1-based character column where the field starts
-};
-struct CsvRow {
-  std::size_t line = 0;
-  std::vector<CsvField> fields;
-};
-struct Csv {
-  std::string file;
-  std::vector<std::string> header;
-  std::vector<CsvRow> rows;
-};
+using detail::Csv;
+using detail::CsvRow;
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0;
-  std::size_t e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-[[noreturn]] void fail(const std::string& file, std::size_t line, std::size_t column, const std::string& msg) {
-  std::ostringstream os;
-  os << file << ":" << line;
-  if (column > 0) os << ":" << column;
-  os << ": " << msg;
-  throw InvalidArgument(os.str());
-}
-
-Csv read_csv(const fs::path& path) {
-  Csv csv;
-  csv.file = path.string();
-  std::ifstream in(path);
-  if (!in) throw InvalidArgument(csv.file + ": cannot open file");
-  std::string line;
-  std::size_t lineno = 0;
-  bool have_header = false;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (trim(line).empty()) continue;  // blank lines (e.g. a trailing newline) carry no data
-    CsvRow row;
-    row.line = lineno;
-    std::size_t start = 0;
-    while (true) {
-      const std::size_t comma = line.find(',', start);
-      const std::size_t end = comma == std::string::npos ? line.size() : comma;
-      row.fields.push_back({trim(std::string_view(line).substr(start, end - start)), start + 1});
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    if (!have_header) {
-      for (auto& f : row.fields) csv.header.push_back(f.text);
-      have_header = true;
-    } else {
-      if (row.fields.size() != csv.header.size())
-        fail(csv.file, lineno, 0,
-             "expected " + std::to_string(csv.header.size()) + " fields, found " + std::to_string(row.fields.size()));
-      csv.rows.push_back(std::move(row));
-    }
-  }
-  if (!have_header) throw InvalidArgument(csv.file + ": empty file (no header)");
-  return csv;
-}
-
-std::size_t column_index(const Csv& csv, std::string_view name) {
-  for (std::size_t i = 0; i < csv.header.size(); ++i)
-    if (csv.header[i] == name) return i;
-  fail(csv.file, 1, 0, "missing column '" + std::string(name) + "'");
-}
-
-bool has_column(const Csv& csv, std::string_view name) {
-  return std::find(csv.header.begin(), csv.header.end(), name) != csv.header.end();
-}
-
-double parse_double(const Csv& csv, const CsvRow& row, std::size_t col) {
-  const CsvField& f = row.fields[col];
-  double v = 0.0;
-  const char* b = f.text.data();
-  const char* e = b + f.text.size();
-  if (b != e && *b == '+') ++b;
-  auto [p, ec] = std::from_chars(b, e, v);
-  if (f.text.empty() || ec != std::errc() || p != e)
-    fail(csv.file, row.line, f.column, "column '" + csv.header[col] + "': not a number: '" + f.text + "'");
-  if (!std::isfinite(v))
-    fail(csv.file, row.line, f.column, "column '" + csv.header[col] + "': not a finite number: '" + f.text + "'");
-  return v;
-}
-
-int parse_positive_int(const Csv& csv, const CsvRow& row, std::size_t col) {
-  const double v = parse_double(csv, row, col);
-  const CsvField& f = row.fields[col];
-  if (v < 1.0 || v != std::floor(v) || v > 1e9)
-    fail(csv.file, row.line, f.column, "column '" + csv.header[col] + "': expected a positive integer, got '" + f.text + "'");
-  return static_cast<int>(v);
+int positive_int(const Csv& csv, const CsvRow& row, std::size_t col) {
+  return static_cast<int>(csv.integer(row, col, 1, 1'000'000'000));
 }
 
 /// Reads step_time (> 0) and sync_time (>= 0) of a row.
 void parse_times(const Csv& csv, const CsvRow& row, std::size_t c_step, std::size_t c_sync, double& step, double& sync) {
-  step = parse_double(csv, row, c_step);
-  if (!(step > 0.0)) fail(csv.file, row.line, row.fields[c_step].column, "step_time must be > 0, got " + row.fields[c_step].text);
-  sync = parse_double(csv, row, c_sync);
-  if (sync < 0.0) fail(csv.file, row.line, row.fields[c_sync].column, "sync_time must be >= 0, got " + row.fields[c_sync].text);
+  step = csv.number(row, c_step);
+  if (!(step > 0.0)) csv.fail(row, c_step, "step_time must be > 0, got " + row.fields[c_step].text);
+  sync = csv.number(row, c_sync);
+  if (sync < 0.0) csv.fail(row, c_sync, "sync_time must be >= 0, got " + row.fields[c_sync].text);
 }
 
-void require_rows(const Csv& csv) {
-  if (csv.rows.empty()) throw InvalidArgument(csv.file + ": no data rows");
+std::string position(const Csv& csv, const CsvRow& row, std::size_t col) {
+  return csv.source() + ":" + std::to_string(row.line) + ":" + std::to_string(row.fields[col].column);
 }
 
 }  // namespace
@@ -150,19 +61,19 @@ namespace {
 /// placements and scalability files), the local batch and the times the same way for both.
 template <class ShapeReader>
 std::vector<ProfileRow> load_profile_rows(const fs::path& file, ShapeReader&& shape) {
-  const Csv csv = read_csv(file);
-  require_rows(csv);
-  const std::size_t c_b = column_index(csv, "local_bsz");
-  const std::size_t c_st = column_index(csv, "step_time");
-  const std::size_t c_sy = column_index(csv, "sync_time");
+  const Csv csv = Csv::read(file);
+  csv.require_rows();
+  const std::size_t c_b = csv.column("local_bsz");
+  const std::size_t c_st = csv.column("step_time");
+  const std::size_t c_sy = csv.column("sync_time");
   auto read_shape = shape(csv);  // resolves the shape columns once (errors name the file)
   std::vector<ProfileRow> out;
-  out.reserve(csv.rows.size());
-  for (const CsvRow& row : csv.rows) {
+  out.reserve(csv.rows().size());
+  for (const CsvRow& row : csv.rows()) {
     ProfileRow r;
     r.line = row.line;
     read_shape(row, r);
-    r.local_bsz = parse_positive_int(csv, row, c_b);
+    r.local_bsz = positive_int(csv, row, c_b);
     parse_times(csv, row, c_st, c_sy, r.step_time, r.sync_time);
     out.push_back(std::move(r));
   }
@@ -172,25 +83,23 @@ std::vector<ProfileRow> load_profile_rows(const fs::path& file, ShapeReader&& sh
 
 std::vector<ProfileRow> load_placements_csv(const fs::path& file) {
   return load_profile_rows(file, [](const Csv& csv) {
-    const std::size_t c_pl = column_index(csv, "placement");
+    const std::size_t c_pl = csv.column("placement");
     return [&csv, c_pl](const CsvRow& row, ProfileRow& r) {
       r.placement = row.fields[c_pl].text;
-      const std::string where = csv.file + ":" + std::to_string(row.line) + ":" + std::to_string(row.fields[c_pl].column);
-      parse_placement(r.placement, r.nodes, r.gpus, where);
+      parse_placement(r.placement, r.nodes, r.gpus, position(csv, row, c_pl));
     };
   });
 }
 
 std::vector<ProfileRow> load_scalability_csv(const fs::path& file) {
   return load_profile_rows(file, [](const Csv& csv) {
-    const std::size_t c_n = column_index(csv, "num_nodes");
-    const std::size_t c_r = column_index(csv, "num_replicas");
+    const std::size_t c_n = csv.column("num_nodes");
+    const std::size_t c_r = csv.column("num_replicas");
     return [&csv, c_n, c_r](const CsvRow& row, ProfileRow& r) {
-      r.nodes = parse_positive_int(csv, row, c_n);
-      r.gpus = parse_positive_int(csv, row, c_r);
+      r.nodes = positive_int(csv, row, c_n);
+      r.gpus = positive_int(csv, row, c_r);
       if (r.nodes > r.gpus)
-        fail(csv.file, row.line, row.fields[c_n].column,
-             "num_nodes " + std::to_string(r.nodes) + " > num_replicas " + std::to_string(r.gpus));
+        csv.fail(row, c_n, "num_nodes " + std::to_string(r.nodes) + " > num_replicas " + std::to_string(r.gpus));
     };
   });
 }
@@ -207,25 +116,23 @@ ValidationTable load_validation_csv(const fs::path& file) {
   }
   if (bsz <= 0) throw InvalidArgument(file.string() + ": file name must be validation-<positive batch size>.csv");
   t.batch_size = bsz;
-  const Csv csv = read_csv(file);
-  require_rows(csv);
-  const std::size_t c_p = column_index(csv, "progress");
-  const std::size_t c_sq = column_index(csv, "grad_sqr");
-  const std::size_t c_v = column_index(csv, "grad_var");
-  const bool has_it = has_column(csv, "iteration");
-  const bool has_m = has_column(csv, "metric");
-  const std::size_t c_it = has_it ? column_index(csv, "iteration") : 0;
-  const std::size_t c_m = has_m ? column_index(csv, "metric") : 0;
-  for (const CsvRow& row : csv.rows) {
+  const Csv csv = Csv::read(file);
+  csv.require_rows();
+  const std::size_t c_p = csv.column("progress");
+  const std::size_t c_sq = csv.column("grad_sqr");
+  const std::size_t c_v = csv.column("grad_var");
+  const auto c_it = csv.find_column("iteration");
+  const auto c_m = csv.find_column("metric");
+  for (const CsvRow& row : csv.rows()) {
     ValidationRow v;
-    v.progress = parse_double(csv, row, c_p);
-    v.grad_sqr = parse_double(csv, row, c_sq);
-    v.grad_var = parse_double(csv, row, c_v);
-    if (v.progress < 0.0) fail(csv.file, row.line, row.fields[c_p].column, "progress must be >= 0");
-    if (v.grad_sqr < 0.0) fail(csv.file, row.line, row.fields[c_sq].column, "grad_sqr must be >= 0");
-    if (v.grad_var < 0.0) fail(csv.file, row.line, row.fields[c_v].column, "grad_var must be >= 0");
-    if (has_it) v.iteration = parse_double(csv, row, c_it);
-    if (has_m) v.metric = parse_double(csv, row, c_m);
+    v.progress = csv.number(row, c_p);
+    v.grad_sqr = csv.number(row, c_sq);
+    v.grad_var = csv.number(row, c_v);
+    if (v.progress < 0.0) csv.fail(row, c_p, "progress must be >= 0");
+    if (v.grad_sqr < 0.0) csv.fail(row, c_sq, "grad_sqr must be >= 0");
+    if (v.grad_var < 0.0) csv.fail(row, c_v, "grad_var must be >= 0");
+    if (c_it) v.iteration = csv.number(row, *c_it);
+    if (c_m) v.metric = csv.number(row, *c_m);
     t.rows.push_back(v);
   }
   return t;
@@ -234,22 +141,21 @@ ValidationTable load_validation_csv(const fs::path& file) {
 SeedProfile load_seed_profile(const fs::path& file) {
   SeedProfile s;
   s.model = file.stem().string();
-  const Csv csv = read_csv(file);
-  require_rows(csv);
-  const std::size_t c_t = column_index(csv, "gpu_type");
-  const std::size_t c_pl = column_index(csv, "placement");
-  const std::size_t c_b = column_index(csv, "local_bsz");
-  const std::size_t c_st = column_index(csv, "step_time");
-  const std::size_t c_sy = column_index(csv, "sync_time");
-  for (const CsvRow& row : csv.rows) {
+  const Csv csv = Csv::read(file);
+  csv.require_rows();
+  const std::size_t c_t = csv.column("gpu_type");
+  const std::size_t c_pl = csv.column("placement");
+  const std::size_t c_b = csv.column("local_bsz");
+  const std::size_t c_st = csv.column("step_time");
+  const std::size_t c_sy = csv.column("sync_time");
+  for (const CsvRow& row : csv.rows()) {
     SeedRow r;
     r.line = row.line;
     r.gpu_type = row.fields[c_t].text;
-    if (r.gpu_type.empty()) fail(csv.file, row.line, row.fields[c_t].column, "empty gpu_type");
+    if (r.gpu_type.empty()) csv.fail(row, c_t, "empty gpu_type");
     r.placement = row.fields[c_pl].text;
-    const std::string where = csv.file + ":" + std::to_string(row.line) + ":" + std::to_string(row.fields[c_pl].column);
-    parse_placement(r.placement, r.nodes, r.gpus, where);
-    r.local_bsz = parse_positive_int(csv, row, c_b);
+    parse_placement(r.placement, r.nodes, r.gpus, position(csv, row, c_pl));
+    r.local_bsz = positive_int(csv, row, c_b);
     parse_times(csv, row, c_st, c_sy, r.step_time, r.sync_time);
     s.rows.push_back(std::move(r));
   }
@@ -372,4 +278,19 @@ ModelProfile load_model_profile(const fs::path& profiles_dir, const std::string&
   return mp;
 }
 
-}  // namespace sia
+PipelineObservation pipeline_observation(const ProfileRow& row, int stages) {
+  if (stages < 1) throw InvalidArgument("pipeline: stages must be >= 1");
+  if (row.gpus % stages != 0)
+    throw InvalidArgument("pipeline: row at line " + std::to_string(row.line) + " has " + std::to_string(row.gpus) +
+                          " GPUs, not a multiple of " + std::to_string(stages) + " stages");
+  PipelineObservation o;
+  o.nodes = row.nodes;
+  o.gpus = row.gpus;
+  o.pipelines = row.gpus / stages;
+  o.micro_bsz = row.local_bsz;
+  o.fwd_time = row.step_time;
+  o.sync_time = row.sync_time;
+  return o;
+}
+
+}  // namespace sia::sim
