@@ -153,6 +153,4 @@ class SiaConan(ConanFile):
             sim.set_property("pkg_config_name", "sia-sim")
             sim.libs = ["sia_sim"]
             sim.system_libs = system_libs
-            sim.requires = ["sia", "nlopt::nlopt"]
-            if self.options.with_glpk:
-                sim.requires.append("glpk::glpk")
+            sim.requires = ["sia"]  # the simulator's LPs go through libsia's MILP layer

@@ -74,10 +74,8 @@ endif()
 if(SIA_HAS_GLPK)
   if(SIA_PC_GLPK_FOUND)
     list(APPEND _sia_req_private glpk)
-    set(_sia_glpk_pc "glpk")
   else()
     list(APPEND _sia_libs_private -lglpk)
-    set(_sia_glpk_libs "-lglpk")
   endif()
 endif()
 if(CMAKE_THREAD_LIBS_INIT)
@@ -89,9 +87,7 @@ configure_file(cmake/sia.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/sia.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/sia.pc DESTINATION ${SIA_INSTALL_PKGCONFIGDIR})
 
 if(SIA_HAS_SIM)
-  # The simulator links GLPK itself when it is built in (Gavel's LP), and NLopt.
-  set(_sia_sim_req_private nlopt ${_sia_glpk_pc})
-  list(JOIN _sia_sim_req_private " " _sia_sim_req_private)
+  # The simulator links only libsia (its LPs go through libsia's MILP layer).
   string(JOIN "\n" _sia_sim_pc
     "prefix=${SIA_PC_PREFIX}"
     "libdir=${SIA_PC_LIBDIR}"
@@ -101,10 +97,8 @@ if(SIA_HAS_SIM)
     "Description: sia trace-driven simulator (profiles, workloads, policies, metrics)"
     "Version: ${PROJECT_VERSION}"
     "Requires: sia = ${PROJECT_VERSION}"
-    "Requires.private: ${_sia_sim_req_private}"
     "Cflags: -I\${includedir}"
     "Libs: -L\${libdir} -lsia_sim"
-    "Libs.private: ${_sia_glpk_libs}"
     "")
   file(WRITE ${PROJECT_BINARY_DIR}/pkgconfig/sia-sim.pc "${_sia_sim_pc}")
   install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/sia-sim.pc DESTINATION ${SIA_INSTALL_PKGCONFIGDIR})

@@ -2,6 +2,7 @@
 #include <sia/error.hpp>
 #include <sia/milp/solver.hpp>
 
+#include <algorithm>
 #include <exception>
 
 namespace sia {
@@ -25,6 +26,14 @@ MilpResult MilpSolver::solve(const MilpModel& model, const MilpParams& params) {
     throw InvalidArgument("MilpParams.time_limit must be >= 0 ms");
   const auto start = std::chrono::steady_clock::now();
   MilpResult result;
+  const bool lp = std::none_of(model.is_integer.begin(), model.is_integer.end(), [](auto v) { return v != 0; });
+  if (lp && !supports(params.lp_method)) {
+    result.status = MilpStatus::error;
+    result.message = std::string(name()) + " backend has no " +
+                     (params.lp_method == LpMethod::interior ? "interior-point" : "simplex") + " LP method";
+    result.wall_time = std::chrono::steady_clock::now() - start;
+    return result;
+  }
   try {
     result = do_solve(model, params);
   } catch (const std::exception& e) {

@@ -1,14 +1,11 @@
 // Gavel baseline (reference §6.5). The LP has many optimal solutions; only an interior-point solution
-// (the reference used ECOS) reproduces the paper's schedule (reference §10), so GLPK's glp_interior is the
-// default. Without GLPK a documented fractional greedy stands in (a vertex-like solution, see GavelLpMethod).
-#include <sia/build_config.hpp>
+// (the reference used ECOS) reproduces the paper's schedule (reference §10), so the LP is solved through
+// the MILP layer with LpMethod::interior: Clp's barrier in the default build (backend "cbc"), GLPK's
+// glp_interior when chosen. Without such a backend a documented fractional greedy stands in.
 #include <sia/error.hpp>
 #include <sia/goodput/goodput_function.hpp>
+#include <sia/milp/factory.hpp>
 #include <sia/sim/gavel_policy.hpp>
-
-#if SIA_HAS_GLPK
-#include <glpk.h>
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -18,68 +15,37 @@ namespace sia::sim {
 
 namespace {
 
-#if SIA_HAS_GLPK
-/// Frees this thread's GLPK environment when the thread exits (GLPK 5 keeps it thread-local; LSan).
-struct GlpkEnvGuard {
-  GlpkEnvGuard() = default;
-  GlpkEnvGuard(const GlpkEnvGuard&) = delete;
-  GlpkEnvGuard& operator=(const GlpkEnvGuard&) = delete;
-  ~GlpkEnvGuard() { glp_free_env(); }
-};
-
-int glpk_silent_hook(void*, const char*) { return 1; }  // swallow all terminal output
-
-/// Solves the LP with GLPK; returns false when GLPK reports no optimal solution.
-bool solve_glpk(const std::vector<std::vector<double>>& T, const std::vector<int>& scale, const std::vector<int>& cap,
-                bool interior, std::vector<std::vector<double>>& x) {
-  static thread_local GlpkEnvGuard guard;
-  (void)guard;
-  const int nj = static_cast<int>(T.size());
-  const int nt = static_cast<int>(cap.size());
-  const int prev = glp_term_out(GLP_OFF);
-  glp_term_hook(glpk_silent_hook, nullptr);
-  glp_prob* lp = glp_create_prob();
-  glp_set_obj_dir(lp, GLP_MAX);
-  glp_add_rows(lp, nj + nt);
-  for (int j = 0; j < nj; ++j) glp_set_row_bnds(lp, j + 1, GLP_UP, 0.0, 1.0);
-  for (int k = 0; k < nt; ++k) glp_set_row_bnds(lp, nj + k + 1, GLP_UP, 0.0, static_cast<double>(cap[static_cast<std::size_t>(k)]));
-  glp_add_cols(lp, nj * nt);
-  std::vector<int> ia(1), ja(1);
-  std::vector<double> ar(1);
-  for (int j = 0; j < nj; ++j)
-    for (int k = 0; k < nt; ++k) {
-      const int c = j * nt + k + 1;
-      glp_set_col_bnds(lp, c, GLP_LO, 0.0, 0.0);
-      glp_set_obj_coef(lp, c, T[static_cast<std::size_t>(j)][static_cast<std::size_t>(k)]);
-      ia.push_back(j + 1), ja.push_back(c), ar.push_back(1.0);
-      ia.push_back(nj + k + 1), ja.push_back(c), ar.push_back(static_cast<double>(scale[static_cast<std::size_t>(j)]));
-    }
-  glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
-  bool ok = false;
-  if (interior) {
-    glp_iptcp p;
-    glp_init_iptcp(&p);
-    p.msg_lev = GLP_MSG_OFF;
-    ok = glp_interior(lp, &p) == 0 && glp_ipt_status(lp) == GLP_OPT;
-  } else {
-    glp_smcp p;
-    glp_init_smcp(&p);
-    p.msg_lev = GLP_MSG_OFF;
-    p.presolve = GLP_ON;
-    ok = glp_simplex(lp, &p) == 0 && glp_get_status(lp) == GLP_OPT;
+/// The max-sum-throughput LP as a MilpModel: column j*nt+k is x[j][k].
+MilpModel gavel_model(const std::vector<std::vector<double>>& T, const std::vector<int>& scale, const std::vector<int>& cap) {
+  MilpModel m;
+  m.sense = MilpSense::maximize;
+  const std::size_t nt = cap.size();
+  for (std::size_t j = 0; j < T.size(); ++j)
+    for (std::size_t k = 0; k < nt; ++k) (void)m.add_col(T[j][k], 0.0, MilpModel::inf, false);
+  for (std::size_t j = 0; j < T.size(); ++j) {
+    const int row = m.add_row(-MilpModel::inf, 1.0);
+    for (std::size_t k = 0; k < nt; ++k) m.add_entry(row, static_cast<int>(j * nt + k), 1.0);
   }
-  if (ok)
-    for (int j = 0; j < nj; ++j)
-      for (int k = 0; k < nt; ++k) {
-        const int c = j * nt + k + 1;
-        x[static_cast<std::size_t>(j)][static_cast<std::size_t>(k)] = interior ? glp_ipt_col_prim(lp, c) : glp_get_col_prim(lp, c);
-      }
-  glp_delete_prob(lp);
-  glp_term_hook(nullptr, nullptr);
-  glp_term_out(prev);
-  return ok;
+  for (std::size_t k = 0; k < nt; ++k) {
+    const int row = m.add_row(-MilpModel::inf, static_cast<double>(cap[k]));
+    for (std::size_t j = 0; j < T.size(); ++j) m.add_entry(row, static_cast<int>(j * nt + k), static_cast<double>(scale[j]));
+  }
+  return m;
 }
-#endif
+
+/// Solves the LP with `backend`; false when it reports no optimal solution.
+bool solve_lp(const std::vector<std::vector<double>>& T, const std::vector<int>& scale, const std::vector<int>& cap,
+              MilpSolver& solver, LpMethod method, std::vector<std::vector<double>>& x) {
+  MilpParams params;
+  params.lp_method = method;
+  params.lp_duals = false;
+  const MilpResult r = solver.solve(gavel_model(T, scale, cap), params);
+  if (r.status != MilpStatus::optimal) return false;
+  const std::size_t nt = cap.size();
+  for (std::size_t j = 0; j < x.size(); ++j)
+    for (std::size_t k = 0; k < nt; ++k) x[j][k] = r.values[j * nt + k];
+  return true;
+}
 
 /// Fractional greedy: pairs by throughput per GPU, each filled as far as the job's and the type's room allow.
 void solve_greedy(const std::vector<std::vector<double>>& T, const std::vector<int>& scale, const std::vector<int>& cap,
@@ -106,10 +72,23 @@ void solve_greedy(const std::vector<std::vector<double>>& T, const std::vector<i
 
 }  // namespace
 
-bool gavel_has_lp_solver() noexcept { return SIA_HAS_GLPK != 0; }
+std::string gavel_lp_backend() {
+  for (const auto& name : available_milp_solvers())
+    if (make_milp_solver(name)->supports(LpMethod::interior)) return name;
+  return {};
+}
+
+bool gavel_has_lp_solver() noexcept {
+  try {
+    return !gavel_lp_backend().empty();
+  } catch (...) {
+    return false;
+  }
+}
 
 std::vector<std::vector<double>> gavel_solve_lp(const std::vector<std::vector<double>>& T, const std::vector<int>& scale,
-                                                const std::vector<int>& cap, GavelLpMethod method) {
+                                                const std::vector<int>& cap, GavelLpMethod method,
+                                                const std::string& backend) {
   if (scale.size() != T.size()) throw InvalidArgument("gavel LP: scale has " + std::to_string(scale.size()) +
                                                       " entries for " + std::to_string(T.size()) + " jobs");
   for (std::size_t j = 0; j < T.size(); ++j) {
@@ -125,12 +104,16 @@ std::vector<std::vector<double>> gavel_solve_lp(const std::vector<std::vector<do
   std::vector<std::vector<double>> x(T.size(), std::vector<double>(cap.size(), 0.0));
   if (T.empty() || cap.empty()) return x;
   bool solved = false;
-#if SIA_HAS_GLPK
-  if (method != GavelLpMethod::greedy) solved = solve_glpk(T, scale, cap, method == GavelLpMethod::interior, x);
-  if (!solved && method == GavelLpMethod::interior) solved = solve_glpk(T, scale, cap, false, x);  // degenerate LPs
-#else
-  (void)method;
-#endif
+  if (method != GavelLpMethod::greedy) {
+    const std::string name = backend.empty() ? gavel_lp_backend() : backend;
+    if (!name.empty()) {
+      const auto solver = make_milp_solver(name);  // throws BackendUnavailable for an unknown name
+      const LpMethod lm = method == GavelLpMethod::interior ? LpMethod::interior : LpMethod::simplex;
+      solved = solve_lp(T, scale, cap, *solver, lm, x);
+      // Degenerate LPs can stop an interior-point method: a vertex is still an optimum.
+      if (!solved && lm == LpMethod::interior) solved = solve_lp(T, scale, cap, *solver, LpMethod::simplex, x);
+    }
+  }
   if (!solved) {
     for (auto& row : x) std::fill(row.begin(), row.end(), 0.0);
     solve_greedy(T, scale, cap, x);
@@ -204,7 +187,7 @@ std::vector<SimAllocation> GavelPolicy::allocate(const PolicyContext& ctx) {
     const double batch = static_cast<double>(std::max<long long>(job.target_batch_size, 1));
     for (std::size_t k = 0; k < nt; ++k) T[j][k] = gavel_throughput(*job.app, cluster, static_cast<int>(k), scale[j], batch);
   }
-  last_x_ = gavel_solve_lp(T, scale, cap, options_.lp);
+  last_x_ = gavel_solve_lp(T, scale, cap, options_.lp, options_.lp_backend);
 
   // Priorities and the greedy time-sharing order.
   last_priority_.assign(nj, std::vector<double>(nt, 0.0));
@@ -282,12 +265,17 @@ PolicyInfo builtin_policy_gavel() {
   info.description = "Gavel (OSDI 2020) + TunedJobs: max-sum-throughput LP and round-based time sharing";
   info.options = {
       {"lp", "interior", "LP method: interior (interior point, the paper's schedule), simplex, or greedy (no LP)"},
+      {"lp_backend", "", "MILP backend solving the LP (default: the first with an interior-point method: cbc = Clp's "
+                         "barrier, glpk)"},
       {"interval_s", "360", "round length (s)"},
   };
   info.make = [](const PolicyOptions& o) {
     GavelPolicyOptions go;
     const std::string lp = o.choice("lp", "interior", {"interior", "simplex", "greedy"});
     go.lp = lp == "interior" ? GavelLpMethod::interior : lp == "simplex" ? GavelLpMethod::simplex : GavelLpMethod::greedy;
+    go.lp_backend = o.text("lp_backend", "");
+    if (!go.lp_backend.empty() && !has_milp_solver(go.lp_backend))
+      throw InvalidArgument("policy 'gavel' option 'lp_backend': no MILP backend '" + go.lp_backend + "'");
     go.interval_s = o.number("interval_s", go.interval_s, 1e-3, 1e9);
     return std::unique_ptr<Policy>(std::make_unique<GavelPolicy>(go));
   };

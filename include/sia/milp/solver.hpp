@@ -29,6 +29,15 @@ enum class MilpStatus {
 /// Lower-case name of a status ("optimal", ...).
 [[nodiscard]] std::string_view to_string(MilpStatus s) noexcept;
 
+/// How a model without integer columns (a linear program) is solved.
+enum class LpMethod {
+  automatic,  ///< the backend's choice (every backend)
+  simplex,    ///< a simplex method: an optimal vertex
+  /// An interior-point method without crossover: on an LP with many optima, a point near the
+  /// analytic centre of the optimal face rather than a vertex (Gavel's schedule depends on it).
+  interior,
+};
+
 /// Parameters of one solve.
 struct MilpParams {
   std::optional<std::chrono::milliseconds> time_limit;  ///< wall clock; none = no limit
@@ -38,6 +47,9 @@ struct MilpParams {
   /// Fill MilpResult::row_duals from the root LP relaxation (costs one extra LP solve in some
   /// backends; the built-in CBC and GLPK backends honour it, others may ignore it).
   bool lp_duals = true;
+  /// Method for models without integer columns; ignored for MILPs. A backend asked for a method
+  /// it does not have (MilpSolver::supports) returns MilpStatus::error naming it.
+  LpMethod lp_method = LpMethod::automatic;
 };
 
 /// Result of one solve. Owns its data.
@@ -72,6 +84,10 @@ class MilpSolver {
   MilpSolver& operator=(const MilpSolver&) = delete;
 
   [[nodiscard]] std::string_view name() const noexcept { return do_name(); }
+  /// True when the backend solves linear programs with `method` (automatic: always).
+  [[nodiscard]] bool supports(LpMethod method) const noexcept {
+    return method == LpMethod::automatic || do_supports(method);
+  }
 
   /// Validates `model` (throws InvalidArgument), then solves it. Exceptions thrown by the
   /// backend are caught and returned as MilpStatus::error; wall_time is measured here.
@@ -82,8 +98,10 @@ class MilpSolver {
 
  private:
   [[nodiscard]] virtual std::string_view do_name() const noexcept = 0;
-  /// May assume `model` is valid.
+  /// May assume `model` is valid, and that an LP's `params.lp_method` is supported.
   virtual MilpResult do_solve(const MilpModel& model, const MilpParams& params) = 0;
+  /// LP methods beyond `automatic` the backend honours (none unless overridden).
+  [[nodiscard]] virtual bool do_supports(LpMethod) const noexcept { return false; }
 };
 
 }  // namespace sia

@@ -14,29 +14,37 @@ namespace sia::sim {
 
 /// @brief How the max-sum-throughput LP is solved.
 enum class GavelLpMethod {
-  interior,  ///< GLPK interior point (`glp_interior`): the analytic-centre-like solution that reproduces the paper
-  simplex,   ///< GLPK simplex: a vertex solution (reference §10: gives a very different schedule)
-  greedy,    ///< no LP solver: fractional greedy by throughput per GPU (used when GLPK is not compiled in)
+  interior,  ///< interior point (LpMethod::interior): the analytic-centre-like solution that reproduces the paper
+  simplex,   ///< simplex: a vertex solution (reference §10: gives a very different schedule)
+  greedy,    ///< no LP solver: fractional greedy by throughput per GPU (used when no backend has an LP method)
 };
 
 /// @brief Options of the Gavel policy.
 struct GavelPolicyOptions {
   double interval_s = 360.0;
-  GavelLpMethod lp = GavelLpMethod::interior;  ///< falls back to greedy without GLPK
+  GavelLpMethod lp = GavelLpMethod::interior;  ///< falls back to greedy without a backend for it
+  std::string lp_backend;                      ///< MILP backend of the LP; empty = gavel_lp_backend()
 };
 
 /**
  * @brief Solves Gavel's max-sum-throughput LP: maximise Σ T[j][k]·x[j][k] s.t. x ≥ 0, Σ_k x[j][k] ≤ 1,
- * Σ_j scale[j]·x[j][k] ≤ capacity[k]. The result is rounded to 5 decimals and clipped to [0, 1] (reference).
+ * Σ_j scale[j]·x[j][k] ≤ capacity[k], through the MILP layer (backend `backend`, default
+ * gavel_lp_backend()). An interior-point failure retries with simplex; no backend or no optimum gives
+ * the fractional greedy. The result is rounded to 5 decimals and clipped to [0, 1] (reference).
  * @param throughput jobs × types, non-negative finite
- * @throws InvalidArgument on mismatched sizes or non-finite input.
+ * @throws InvalidArgument on mismatched sizes or non-finite input; BackendUnavailable for an unknown backend.
  */
 [[nodiscard]] std::vector<std::vector<double>> gavel_solve_lp(const std::vector<std::vector<double>>& throughput,
                                                               const std::vector<int>& scale,
                                                               const std::vector<int>& capacity,
-                                                              GavelLpMethod method = GavelLpMethod::interior);
+                                                              GavelLpMethod method = GavelLpMethod::interior,
+                                                              const std::string& backend = {});
 
-/// @brief Whether `gavel_solve_lp` can use GLPK (interior/simplex) in this build.
+/// @brief The first available MILP backend with an interior-point LP method ("cbc": Clp's barrier;
+/// "glpk"), empty when none.
+[[nodiscard]] std::string gavel_lp_backend();
+
+/// @brief Whether `gavel_solve_lp` has an LP backend in this build.
 [[nodiscard]] bool gavel_has_lp_solver() noexcept;
 
 /**

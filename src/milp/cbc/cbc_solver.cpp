@@ -22,6 +22,10 @@
 // * Time limit: wall clock (setUseElapsedTime) for branch and bound, cuts and heuristics; the
 //   first LP relaxation (solved before CbcModel for the duals) is not limited. Sia's round LPs
 //   solve in milliseconds; a gigantic LP could overrun the limit by its own solve time.
+// * Linear programs with LpMethod::simplex or ::interior go to Clp alone (no branch and bound):
+//   dual simplex, or Clp's barrier (predictor-corrector, its own Cholesky) without crossover, which
+//   returns the interior solution — what Gavel's policy needs (reference §10: a vertex solution gives
+//   a very different schedule). No Clp presolve, for the leak noted below.
 #include <sia/error.hpp>
 #include <sia/milp/solver.hpp>
 
@@ -44,6 +48,8 @@
 #include <CglMixedIntegerRounding2.hpp>
 #include <CglProbing.hpp>
 #include <CoinMessageHandler.hpp>
+#include <ClpSimplex.hpp>
+#include <ClpSolve.hpp>
 #include <OsiClpSolverInterface.hpp>
 
 #include "milp/builtin_backends.hpp"
@@ -61,7 +67,58 @@ void quiet(CoinMessageHandler* h, bool verbose) {
 class CbcSolver final : public MilpSolver {
   std::string_view do_name() const noexcept override { return "cbc"; }
   MilpResult do_solve(const MilpModel& model, const MilpParams& params) override;
+  bool do_supports(LpMethod) const noexcept override { return true; }
 };
+
+/// A linear program solved by Clp alone, with the method `params.lp_method` (simplex or interior).
+MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const MilpParams& params, double sign) {
+  MilpResult result;
+  ClpSimplex& clp = *lp.getModelPtr();
+  ClpSolve options;
+  options.setSolveType(params.lp_method == LpMethod::interior ? ClpSolve::useBarrierNoCross : ClpSolve::useDual);
+  options.setPresolveType(ClpSolve::presolveOff);
+  if (params.time_limit) clp.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
+  clp.initialSolve(options);
+  switch (clp.status()) {
+    case 0: break;
+    case 1:
+      result.status = MilpStatus::infeasible;
+      result.message = "the LP is infeasible";
+      return result;
+    case 2:
+      result.status = MilpStatus::unbounded;
+      result.message = "the LP is unbounded";
+      return result;
+    case 3:
+      result.status = MilpStatus::no_solution;
+      result.message = "Clp stopped on a limit";
+      return result;
+    default:
+      result.status = MilpStatus::error;
+      result.message = "Clp stopped with status " + std::to_string(clp.status()) + "/" +
+                       std::to_string(clp.secondaryStatus());
+      return result;
+  }
+  const int n = model.num_cols();
+  const double* x = clp.primalColumnSolution();
+  result.values.assign(x, x + n);
+  polish_values(model, result.values);  // an interior point may sit a tolerance outside a bound
+  if (!solution_is_valid(model, result.values)) {
+    result.values.clear();
+    result.status = MilpStatus::error;
+    result.message = "Clp returned a solution that violates the model";
+    return result;
+  }
+  result.status = MilpStatus::optimal;
+  result.objective = model.objective_of(result.values);
+  result.best_bound = result.objective;
+  if (params.lp_duals) {
+    const double* price = clp.dualRowSolution();
+    result.row_duals.resize(static_cast<std::size_t>(model.num_rows()));
+    for (std::size_t i = 0; i < result.row_duals.size(); ++i) result.row_duals[i] = sign * price[i];
+  }
+  return result;
+}
 
 MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params) {
   MilpResult result;
@@ -105,6 +162,9 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   lp.loadProblem(matrix, cl.data(), cu.data(), cost.data(), rl.data(), ru.data());
   for (int j = 0; j < n; ++j)
     if (model.is_integer[static_cast<std::size_t>(j)]) lp.setInteger(j);
+
+  const bool is_lp = std::none_of(model.is_integer.begin(), model.is_integer.end(), [](char v) { return v != 0; });
+  if (is_lp && params.lp_method != LpMethod::automatic) return solve_lp(lp, model, params, sign);
 
   // Root LP relaxation: detects infeasible/unbounded relaxations early and gives the duals.
   lp.initialSolve();

@@ -132,6 +132,8 @@ struct GlpkJob {
   int lp_rc = -1, lp_status = 0;
   int mip_rc = -1, mip_status = 0;
   bool mip_run = false;
+  int ipt_rc = -1, ipt_status = 0;  // LpMethod::interior on an LP: glp_interior
+  bool ipt_run = false;
   double bound = std::nan("");
   long long nodes = 0;
   // glp_intopt's MIP presolver (see the file comment); always off for the retries
@@ -144,6 +146,9 @@ struct GlpkJob {
     lp_rc = mip_rc = -1;
     lp_status = mip_status = 0;
     mip_run = false;
+    ipt_rc = -1;
+    ipt_status = 0;
+    ipt_run = false;
     bound = std::nan("");
     nodes = 0;
   }
@@ -204,6 +209,25 @@ void run_glpk(GlpkJob& job, glp_prob* p) {
   }
   if (job.nnz > 0) glp_load_matrix(p, job.nnz, job.ia, job.ja, job.ar);
   if (job.provoke_error) glp_set_row_bnds(p, rows + 5, GLP_FX, 0.0, 0.0);  // invalid row on purpose
+
+  // An LP asked to be solved by interior point: glp_interior, whose solution is not a vertex.
+  const bool lp = std::none_of(m.is_integer.begin(), m.is_integer.end(), [](char v) { return v != 0; });
+  if (lp && job.params->lp_method == LpMethod::interior) {
+    glp_iptcp iptcp;
+    glp_init_iptcp(&iptcp);
+    iptcp.msg_lev = job.params->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
+    job.ipt_run = true;
+    job.ipt_rc = glp_interior(p, &iptcp);
+    job.ipt_status = glp_ipt_status(p);
+    if (job.ipt_rc == 0 && job.ipt_status == GLP_OPT) {
+      for (int j = 0; j < n; ++j) job.values[j] = glp_ipt_col_prim(p, j + 1);
+      if (job.params->lp_duals) {
+        for (int i = 0; i < rows; ++i) job.duals[i] = glp_ipt_row_dual(p, i + 1);
+        job.duals_ok = true;
+      }
+    }
+    return;
+  }
 
   // Without the MIP presolver glp_intopt needs an optimal LP basis first.
   if (job.params->lp_duals || !job.mip_presolve) {
@@ -346,6 +370,28 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
 
   if (job.duals_ok) result.row_duals = std::move(duals);
   result.nodes = job.nodes;
+  if (job.ipt_run) {
+    if (job.ipt_rc == 0 && job.ipt_status == GLP_OPT) {
+      result.values = std::move(values);
+      polish_values(model, result.values);  // an interior point may sit a tolerance outside a bound
+      if (!solution_is_valid(model, result.values)) {
+        result.values.clear();
+        result.status = MilpStatus::error;
+        result.message = "GLPK's interior point violates the model";
+        return result;
+      }
+      result.status = MilpStatus::optimal;
+      result.objective = result.best_bound = model.objective_of(result.values);
+    } else if (job.ipt_rc == 0 && job.ipt_status == GLP_NOFEAS) {
+      result.status = MilpStatus::infeasible;
+      result.message = "the LP is infeasible";
+    } else {
+      result.status = MilpStatus::error;
+      result.message = "glp_interior failed with code " + std::to_string(job.ipt_rc) + " (status " +
+                       std::to_string(job.ipt_status) + ")";
+    }
+    return result;
+  }
   auto set_solution = [&] {
     result.values = std::move(values);
     polish_values(model, result.values);
@@ -439,6 +485,7 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
 
 class GlpkSolver final : public MilpSolver {
   std::string_view do_name() const noexcept override { return "glpk"; }
+  bool do_supports(LpMethod) const noexcept override { return true; }
   MilpResult do_solve(const MilpModel& model, const MilpParams& params) override {
     return solve_with_glpk(model, params, false);
   }

@@ -1,0 +1,68 @@
+// LP methods of the MILP layer (LpMethod): interior point returns the centre of an optimal face,
+// simplex a vertex; a backend without the method says so. Gavel's LP runs on whichever backend has one.
+#include <doctest/doctest.h>
+
+#include <sia/build_config.hpp>
+#include <sia/error.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/sim/gavel_policy.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace {
+// max x0 + x1 + x2  s.t.  x0 + x1 + x2 <= 1, 0 <= x <= 1: every point of the simplex face is optimal;
+// its analytic centre is (1/3, 1/3, 1/3).
+sia::MilpModel degenerate_lp() {
+  sia::MilpModel m;
+  m.sense = sia::MilpSense::maximize;
+  for (int j = 0; j < 3; ++j) (void)m.add_col(1.0, 0.0, 1.0, false);
+  const int r = m.add_row(-sia::MilpModel::inf, 1.0);
+  for (int j = 0; j < 3; ++j) m.add_entry(r, j, 1.0);
+  return m;
+}
+}  // namespace
+
+TEST_CASE("milp.lp_method.interior_centre_and_simplex_vertex") {
+  int with_interior = 0;
+  for (const auto& name : sia::available_milp_solvers()) {
+    auto solver = sia::make_milp_solver(name);
+    CAPTURE(name);
+    sia::MilpParams p;
+    p.lp_method = sia::LpMethod::interior;
+    const auto r = solver->solve(degenerate_lp(), p);
+    if (!solver->supports(sia::LpMethod::interior)) {
+      CHECK(r.status == sia::MilpStatus::error);
+      CHECK(r.message.find("interior-point") != std::string::npos);
+      continue;
+    }
+    ++with_interior;
+    REQUIRE(r.status == sia::MilpStatus::optimal);
+    CHECK(r.objective == doctest::Approx(1.0).epsilon(1e-6));
+    for (double v : r.values) CHECK(v == doctest::Approx(1.0 / 3).epsilon(1e-3));
+    p.lp_method = sia::LpMethod::simplex;
+    const auto v = solver->solve(degenerate_lp(), p);
+    REQUIRE(v.status == sia::MilpStatus::optimal);
+    int at_bound = 0;
+    for (double x : v.values) at_bound += std::abs(x) < 1e-9 || std::abs(x - 1.0) < 1e-9;
+    CHECK(at_bound == 3);  // a vertex
+  }
+#if SIA_HAS_CBC
+  CHECK(with_interior >= 1);  // Clp's barrier in the default build
+#endif
+  (void)with_interior;
+}
+
+TEST_CASE("milp.lp_method.gavel_lp_on_every_interior_backend") {
+  // Two identical jobs, one GPU: the interior-point schedule shares the GPU, as the paper's Gavel does.
+  const std::vector<std::vector<double>> T = {{2.0}, {2.0}};
+  for (const auto& name : sia::available_milp_solvers()) {
+    if (!sia::make_milp_solver(name)->supports(sia::LpMethod::interior)) continue;
+    CAPTURE(name);
+    const auto x = sia::sim::gavel_solve_lp(T, {1, 1}, {1}, sia::sim::GavelLpMethod::interior, name);
+    CHECK(x[0][0] == doctest::Approx(0.5).epsilon(1e-4));
+    CHECK(x[1][0] == doctest::Approx(0.5).epsilon(1e-4));
+  }
+  CHECK_THROWS_AS((void)sia::sim::gavel_solve_lp(T, {1, 1}, {1}, sia::sim::GavelLpMethod::interior, "nope"),
+                  sia::BackendUnavailable);
+}
