@@ -5,6 +5,7 @@
 #include <sia/goodput_matrix.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/placement.hpp>
+#include <sia/lost_allocations.hpp>
 #include <sia/round.hpp>
 #include <sia/valid_configs.hpp>
 
@@ -81,15 +82,8 @@ JobLimits limits_of(const JobSpec& j) {
 // Index of the configuration a job currently holds. Configurations of one type have distinct
 // GPU counts, so type and count identify it; a rigid job's count may instead map to its footprint.
 int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster, const JobSpec& j, std::size_t i) {
+  if (const auto c = current_configuration(set, j)) return *c;
   const auto& cur = *j.current();
-  // Configurations are grouped by ascending type and ascending in GPUs within a type.
-  const auto& cs = set.configs;
-  const auto first = std::lower_bound(cs.begin(), cs.end(), cur.type,
-                                      [](const Config& c, int t) { return c.type < t; });
-  const auto last = std::upper_bound(first, cs.end(), cur.type, [](int t, const Config& c) { return t < c.type; });
-  const auto it = std::lower_bound(first, last, cur.gpus, [](const Config& c, int g) { return c.gpus < g; });
-  if (it != last && it->gpus == cur.gpus) return static_cast<int>(it - cs.begin());
-  if (j.kind() == JobKind::rigid && cur.gpus == j.min_gpus() && it != last) return static_cast<int>(it - cs.begin());
   std::ostringstream msg;
   msg << job_label(j, i) << ": current allocation (" << cur.gpus << " GPUs of type '"
       << cluster.types[static_cast<std::size_t>(cur.type)].name()

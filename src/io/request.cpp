@@ -3,6 +3,7 @@
 #include <sia/error.hpp>
 #include <sia/goodput_table.hpp>
 #include <sia/milp/factory.hpp>
+#include <sia/lost_allocations.hpp>
 #include <sia/request.hpp>
 
 #include <algorithm>
@@ -549,30 +550,6 @@ nlohmann::ordered_json number_or_null(double v) {
   return nullptr;
 }
 
-// A job whose current configuration no longer exists because nodes of its type failed (e.g. a
-// 2-node job one of whose nodes is down) has lost its GPUs: it restarts like a waiting job (a
-// non-preemptible one must get GPUs again) instead of making the whole request invalid. Jobs whose
-// configuration still exists keep it; the placer moves them off failed nodes.
-void forget_lost_allocations(Request& req) {
-  const auto& down = req.cluster.down;
-  if (std::all_of(down.begin(), down.end(), [](const auto& d) { return d.empty(); })) return;
-  ConfigurationSet up;
-  try {
-    up = make_configuration_set(req.cluster);
-  } catch (const InvalidArgument&) {
-    return;  // e.g. reservations larger than what is left: the round reports it
-  }
-  for (JobSpec& job : req.jobs) {
-    if (!job.current()) continue;
-    const CurrentAllocation& cur = *job.current();
-    const bool exists = std::any_of(up.configs.begin(), up.configs.end(), [&](const Config& c) {
-      return c.type == cur.type &&
-             (c.gpus == cur.gpus || (job.kind() == JobKind::rigid && cur.gpus == job.min_gpus() && c.gpus > cur.gpus));
-    });
-    if (!exists) job.current(std::nullopt);
-  }
-}
-
 }  // namespace
 
 Request parse_request(std::string_view json_text, std::string_view source_name) {
@@ -599,7 +576,8 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
     if (!inserted)
       ctx.fail(path_key(p, "id"), "duplicate job id " + quote_json(it->first) + " (also " + path_index(jobs_path, it->second) + ")");
   }
-  forget_lost_allocations(req);
+  // Scheduling rule of the core: a job whose configuration failed nodes took away restarts.
+  (void)forget_lost_allocations(req.cluster, req.jobs);
   return req;
 }
 
