@@ -1,13 +1,11 @@
 #include <sia/error.hpp>
+#include <sia/json_reader.hpp>
 #include <sia/sim/cluster.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <climits>
 #include <fstream>
 #include <sstream>
 
-#include "io/json_util.hpp"
 
 namespace sia::sim {
 
@@ -95,56 +93,26 @@ SimCluster cluster_preset(std::string_view name, int scale) {
 SimCluster parse_cluster_json(std::string_view text, std::string_view source, int scale) {
   check_scale(scale);
   const std::string src(source);
-  // Strict parse shared with sia_allocate: positions in errors, overflowing numbers rejected, and a
-  // nesting-depth scan before parsing so deep input cannot exhaust the stack (found by fuzz_cluster).
-  const nlohmann::json j = detail::parse_json_strict(text, detail::JsonContext(src));
-  if (!j.is_object()) throw InvalidArgument(src + ": the document must be an object");
+  // The library's strict reader (shared with sia_allocate): positions in errors, overflowing
+  // numbers rejected, and a nesting-depth scan before parsing (found by fuzz_cluster).
+  const JsonDocument doc = JsonDocument::parse(text, src);
+  const JsonValue root = doc.root();
+  root.allow_only({"name", "gpu_types"});
   SimCluster c;
   c.name = src;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() == "name") {
-      if (!it->is_string()) throw InvalidArgument(src + ": 'name' must be a string");
-      c.name = it->get<std::string>();
-    } else if (it.key() != "gpu_types") {
-      throw InvalidArgument(src + ": unknown field '" + it.key() + "'");
-    }
-  }
-  if (!j.contains("gpu_types") || !j["gpu_types"].is_array())
-    throw InvalidArgument(src + ": 'gpu_types' must be an array");
-  const auto& arr = j["gpu_types"];
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    const auto& e = arr[i];
-    const std::string where = src + ": gpu_types[" + std::to_string(i) + "]";
-    if (!e.is_object()) throw InvalidArgument(where + " must be an object");
-    auto int_field = [&](const char* f, bool required, int dflt) {
-      if (!e.contains(f)) {
-        if (required) throw InvalidArgument(where + "." + f + " is missing");
-        return dflt;
-      }
-      const auto& v = e[f];
-      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > INT_MAX / 64)
-        throw InvalidArgument(where + "." + f + " must be a non-negative integer");
-      return v.get<int>();
-    };
-    for (auto it = e.begin(); it != e.end(); ++it)
-      if (it.key() != "name" && it.key() != "profile" && it.key() != "nodes" && it.key() != "gpus_per_node" &&
-          it.key() != "max_job_nodes")
-        throw InvalidArgument(where + ": unknown field '" + it.key() + "'");
-    if (!e.contains("name") || !e["name"].is_string() || e["name"].get<std::string>().empty())
-      throw InvalidArgument(where + ".name must be a non-empty string");
+  if (const auto name = root.get("name")) c.name = name->as_string(true);
+  for (const JsonValue& e : root.require("gpu_types").items(1000)) {
+    e.allow_only({"name", "profile", "nodes", "gpus_per_node", "max_job_nodes"});
     SimGpuType t;
-    t.name = e["name"].get<std::string>();
-    if (c.type_index(t.name) >= 0) throw InvalidArgument(where + ": duplicate GPU type '" + t.name + "'");
+    t.name = e.require("name").as_string();
+    if (c.type_index(t.name) >= 0) e.require("name").fail("duplicate GPU type '" + t.name + "'");
     t.profile = t.name;
-    if (e.contains("profile")) {
-      if (!e["profile"].is_string()) throw InvalidArgument(where + ".profile must be a string");
-      t.profile = e["profile"].get<std::string>();
-    }
-    t.nodes = int_field("nodes", true, 0) * scale;
-    t.gpus_per_node = int_field("gpus_per_node", true, 0);
-    if (t.gpus_per_node < 1) throw InvalidArgument(where + ".gpus_per_node must be >= 1");
+    if (const auto p = e.get("profile")) t.profile = p->as_string();
+    t.nodes = static_cast<int>(e.require("nodes").as_integer(0, INT_MAX / 64)) * scale;
+    t.gpus_per_node = static_cast<int>(e.require("gpus_per_node").as_integer(1, INT_MAX / 64));
     const int dflt = default_max_job_nodes(t.profile);
-    t.max_job_nodes = int_field("max_job_nodes", false, dflt > 0 ? dflt : t.nodes);
+    t.max_job_nodes = dflt > 0 ? dflt : t.nodes;
+    if (const auto m = e.get("max_job_nodes")) t.max_job_nodes = static_cast<int>(m->as_integer(0, INT_MAX / 64));
     c.types.push_back(std::move(t));
   }
   check_has_gpus(c, src);
