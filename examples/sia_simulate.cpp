@@ -228,9 +228,7 @@ int main(int argc, char** argv) {
         sia::sim::SimOptions so;
         so.interval_s = interval;
         so.keep_round_log = !out_dir.empty();
-        if (force_category == "rigid") so.force_category = sia::JobKind::rigid;
-        else if (force_category == "strong-scaling") so.force_category = sia::JobKind::strong_scaling;
-        else if (force_category == "adaptive") so.force_category = sia::JobKind::adaptive;
+        if (!force_category.empty()) so.force_category = sia::parse_job_kind(force_category);
         if (tty) {
           so.on_progress = [&, last = -1](double f) mutable {
             const int pct = static_cast<int>(f * 100);

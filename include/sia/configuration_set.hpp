@@ -5,6 +5,7 @@
 #include <sia/cluster.hpp>
 #include <sia/configuration.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace sia {
@@ -27,15 +28,54 @@ struct CapacityRow {
   int capacity = 0;
 };
 
+/// @brief How a GPU count is matched to a configuration of one GPU type.
+enum class CountMatch {
+  exact,      ///< the configuration with exactly that many GPUs
+  footprint,  ///< the smallest configuration with at least that many GPUs (a rigid job's footprint)
+};
+
+/// @brief The largest virtual node of a node of `gpus_per_node` GPUs: the largest power of two
+/// that is <= it (0 for a node without GPUs).
+[[nodiscard]] int largest_virtual_node(int gpus_per_node) noexcept;
+
+/**
+ * @brief The one rule that maps a GPU count of one type to a configuration (paper §3.3).
+ *
+ * A type whose largest virtual node has `vnode_size` GPUs (largest_virtual_node()) and that has
+ * `up_nodes` nodes up has the single-node shapes (1, 2^k) for 2^k <= vnode_size and the
+ * multi-node shapes (n, n·vnode_size) for 2 <= n <= up_nodes. Within a type GPU counts are
+ * distinct, so a count names at most one configuration; with CountMatch::footprint a count that
+ * is no shape maps to the smallest shape holding it. Empty when no shape matches.
+ */
+[[nodiscard]] std::optional<Config> configuration_of_count(int type, int vnode_size, int up_nodes, int gpus,
+                                                           CountMatch match) noexcept;
+
+/**
+ * @brief The configuration a job holds when it runs `gpus` GPUs of one type: the shape of that
+ * count, or, for a rigid job whose fixed count (`rigid_count`, empty for other kinds) is `gpus`
+ * and is no shape, its footprint (the smallest shape holding it; see valid_configs.hpp).
+ */
+[[nodiscard]] std::optional<Config> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
+                                                       std::optional<int> rigid_count) noexcept;
+
 /// @brief All configurations of a cluster and the capacity rows that bound them.
 struct ConfigurationSet {
   std::vector<Config> configs;         ///< grouped by type, in cluster type order
   std::vector<CapacityRow> rows;       ///< capacity rows (see CapacityRow)
   std::vector<int> free_gpus;          ///< per type: GPUs on up nodes minus reserved (>= 0)
   std::vector<int> vnode_size;         ///< per type: largest virtual node size (0 if none)
+  std::vector<int> up_nodes;           ///< per type: nodes that are up
+  std::vector<int> first_config;       ///< per type: index of its first configuration (+ one past the end)
 
   /// GPUs that configuration `c` counts in row `r` (0 if the row does not apply).
   [[nodiscard]] int row_usage(const CapacityRow& r, const Config& c) const noexcept;
+
+  /// Index in `configs` of the configuration of `type` matching `gpus` (configuration_of_count()).
+  [[nodiscard]] std::optional<int> find(int type, int gpus, CountMatch match = CountMatch::exact) const noexcept;
+  /// Index in `configs` of what a job running `gpus` GPUs of `type` holds (held_configuration()).
+  [[nodiscard]] std::optional<int> find_held(int type, int gpus, std::optional<int> rigid_count) const noexcept;
+  /// Index in `configs` of `c`, if it is a configuration of the set.
+  [[nodiscard]] std::optional<int> index_of(const Config& c) const noexcept;
 };
 
 /**

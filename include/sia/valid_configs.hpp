@@ -81,25 +81,22 @@ struct ValidConfig {
   const int hi = effective_max_gpus(l);
   if (hi < lo) return out;
   const int p = std::max(1, l.pipeline_size);
-  // configs are grouped by type (types ascending) and strictly ascending in GPUs within a type:
+  // configs are grouped by type (first_config) and strictly ascending in GPUs within a type:
   // binary-search each type's block instead of scanning the thousands of shapes of a large
   // cluster for every job.
   const auto& cs = set.configs;
-  auto block_begin = cs.begin();
-  while (block_begin != cs.end()) {
-    const int type = block_begin->type;
-    const auto block_end =
-        std::upper_bound(block_begin, cs.end(), type, [](int t, const Config& c) { return t < c.type; });
-    auto it = std::lower_bound(block_begin, block_end, lo, [](const Config& c, int g) { return c.gpus < g; });
+  for (std::size_t t = 0; t + 1 < set.first_config.size(); ++t) {
     if (l.kind == JobKind::rigid) {
       // The shape of the count, or the footprint: the smallest shape with at least that many.
-      if (it != block_end) out.push_back(ValidConfig{static_cast<int>(it - cs.begin()), lo});
-    } else {
-      for (; it != block_end && it->gpus <= hi; ++it)
-        if (l.kind != JobKind::hybrid || it->gpus % p == 0)
-          out.push_back(ValidConfig{static_cast<int>(it - cs.begin()), it->gpus});
+      if (const auto c = set.find(static_cast<int>(t), lo, CountMatch::footprint)) out.push_back(ValidConfig{*c, lo});
+      continue;
     }
-    block_begin = block_end;
+    const auto block_begin = cs.begin() + set.first_config[t];
+    const auto block_end = cs.begin() + set.first_config[t + 1];
+    auto it = std::lower_bound(block_begin, block_end, lo, [](const Config& c, int g) { return c.gpus < g; });
+    for (; it != block_end && it->gpus <= hi; ++it)
+      if (l.kind != JobKind::hybrid || it->gpus % p == 0)
+        out.push_back(ValidConfig{static_cast<int>(it - cs.begin()), it->gpus});
   }
   return out;
 }

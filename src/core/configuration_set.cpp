@@ -3,6 +3,7 @@
 #include <sia/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <set>
 #include <sstream>
@@ -86,6 +87,62 @@ void validate_cluster(const ClusterSpec& cluster) {
 
 }  // namespace
 
+int largest_virtual_node(int gpus_per_node) noexcept {
+  return gpus_per_node > 0 ? static_cast<int>(std::bit_floor(static_cast<unsigned>(gpus_per_node))) : 0;
+}
+
+std::optional<Config> configuration_of_count(int type, int vnode_size, int up_nodes, int gpus,
+                                             CountMatch match) noexcept {
+  if (vnode_size < 1 || up_nodes < 1 || gpus < 1) return std::nullopt;
+  if (gpus <= vnode_size) {
+    const int single = static_cast<int>(std::bit_ceil(static_cast<unsigned>(gpus)));
+    if (single != gpus && match == CountMatch::exact) return std::nullopt;
+    return Config{type, 1, single};
+  }
+  const long long nodes = (static_cast<long long>(gpus) + vnode_size - 1) / vnode_size;
+  if (nodes > up_nodes) return std::nullopt;
+  if (nodes * vnode_size != gpus && match == CountMatch::exact) return std::nullopt;
+  return Config{type, static_cast<int>(nodes), static_cast<int>(nodes) * vnode_size};
+}
+
+std::optional<Config> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
+                                         std::optional<int> rigid_count) noexcept {
+  if (auto c = configuration_of_count(type, vnode_size, up_nodes, gpus, CountMatch::exact)) return c;
+  if (rigid_count && *rigid_count == gpus)
+    return configuration_of_count(type, vnode_size, up_nodes, gpus, CountMatch::footprint);
+  return std::nullopt;
+}
+
+std::optional<int> ConfigurationSet::index_of(const Config& c) const noexcept {
+  if (c.type < 0 || c.type >= static_cast<int>(vnode_size.size())) return std::nullopt;
+  const auto t = static_cast<std::size_t>(c.type);
+  const int s = vnode_size[t];
+  if (s < 1 || c.nodes < 1 || c.gpus < 1) return std::nullopt;
+  // Within a type: single-node shapes 1, 2, 4, ..., s, then n = 2..up_nodes whole virtual nodes.
+  int offset = -1;
+  if (c.nodes == 1 && c.gpus <= s && std::has_single_bit(static_cast<unsigned>(c.gpus))) {
+    offset = std::countr_zero(static_cast<unsigned>(c.gpus));
+  } else if (c.nodes >= 2 && c.nodes <= up_nodes[t] && c.gpus == c.nodes * s) {
+    offset = std::countr_zero(static_cast<unsigned>(s)) + 1 + (c.nodes - 2);
+  }
+  if (offset < 0) return std::nullopt;
+  return first_config[t] + offset;
+}
+
+std::optional<int> ConfigurationSet::find(int type, int gpus, CountMatch match) const noexcept {
+  if (type < 0 || type >= static_cast<int>(vnode_size.size())) return std::nullopt;
+  const auto t = static_cast<std::size_t>(type);
+  const auto c = configuration_of_count(type, vnode_size[t], up_nodes[t], gpus, match);
+  return c ? index_of(*c) : std::nullopt;
+}
+
+std::optional<int> ConfigurationSet::find_held(int type, int gpus, std::optional<int> rigid_count) const noexcept {
+  if (type < 0 || type >= static_cast<int>(vnode_size.size())) return std::nullopt;
+  const auto t = static_cast<std::size_t>(type);
+  const auto c = held_configuration(type, vnode_size[t], up_nodes[t], gpus, rigid_count);
+  return c ? index_of(*c) : std::nullopt;
+}
+
 int ConfigurationSet::row_usage(const CapacityRow& r, const Config& c) const noexcept {
   if (c.type != r.type || c.nodes < 1 || c.gpus < 1) return 0;
   // A configuration is `nodes` items of gpus/nodes GPUs each (one item for a single-node shape).
@@ -99,6 +156,8 @@ ConfigurationSet make_configuration_set(const ClusterSpec& cluster) {
   const int ntypes = cluster.num_types();
   set.free_gpus.assign(static_cast<std::size_t>(ntypes), 0);
   set.vnode_size.assign(static_cast<std::size_t>(ntypes), 0);
+  set.up_nodes.assign(static_cast<std::size_t>(ntypes), 0);
+  set.first_config.assign(static_cast<std::size_t>(ntypes) + 1, 0);
   for (int t = 0; t < ntypes; ++t) {
     const auto& g = cluster.types[static_cast<std::size_t>(t)];
     const int down = t < static_cast<int>(cluster.down.size())
@@ -120,6 +179,8 @@ ConfigurationSet make_configuration_set(const ClusterSpec& cluster) {
     const auto sizes = virtual_node_sizes(g.gpus_per_node());
     const int s = up_nodes > 0 ? sizes.front() : 0;
     set.vnode_size[static_cast<std::size_t>(t)] = s;
+    set.up_nodes[static_cast<std::size_t>(t)] = up_nodes;
+    set.first_config[static_cast<std::size_t>(t)] = static_cast<int>(set.configs.size());
     if (up_nodes > 0) {
       for (int k = 1; k <= s; k *= 2) set.configs.push_back(Config{t, 1, k});
       for (int n = 2; n <= up_nodes; ++n) set.configs.push_back(Config{t, n, n * s});
@@ -143,6 +204,7 @@ ConfigurationSet make_configuration_set(const ClusterSpec& cluster) {
     add_row(1);
     for (std::size_t k = sizes.size(); k-- > 1;) add_row(2 * sizes[k]);
   }
+  set.first_config[static_cast<std::size_t>(ntypes)] = static_cast<int>(set.configs.size());
   return set;
 }
 

@@ -151,6 +151,7 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
   for (std::size_t t = 0; t < ntypes; ++t) {
     ObjectReader g(types[t], path_index(types_path, t), ctx, {"name", "nodes", "gpus_per_node", "node_names"});
     std::string name = as_string(g.require("name"), g.path("name"), ctx);
+    if (name.empty()) ctx.fail(g.path("name"), "must not be empty");
     if (c.type_index(name) >= 0) ctx.fail(g.path("name"), "duplicate GPU type " + quote_json(name));
     const auto nodes = as_integer(g.require("nodes"), g.path("nodes"), ctx, 0, RequestLimits::max_gpus_per_type);
     const auto per_node =
@@ -264,69 +265,47 @@ void parse_policy(const json& value, RoundOptions& o, const JsonContext& ctx) {
 
 // Configurations of the whole cluster (no failed nodes, no reservations): goodput tables are
 // written for the cluster, and a node failing must not turn a valid table into a rejected request.
+// The shapes come from configuration_of_count() (configuration_set.hpp), the one home of the rule.
 class ConfigIndex {
  public:
-  ConfigIndex(const ClusterSpec& cluster, const JsonContext& ctx) : cluster_(cluster) {
-    ClusterSpec whole;
-    whole.types = cluster.types;
-    try {
-      configs_ = make_configuration_set(whole).configs;
-    } catch (const InvalidArgument& e) {
-      ctx.fail("cluster", e.what());
-    }
-    for (const Config& c : configs_) by_size_[{c.type, c.gpus}].push_back(c);
-  }
+  explicit ConfigIndex(const ClusterSpec& cluster) : cluster_(cluster) {}
 
-  [[nodiscard]] const std::vector<Config>& matching(int type, int gpus) const {
-    static const std::vector<Config> none;
-    const auto it = by_size_.find({type, gpus});
-    return it == by_size_.end() ? none : it->second;
-  }
-  /// The smallest configuration of `type` with at least `gpus` GPUs (a rigid job's footprint).
-  [[nodiscard]] std::optional<Config> footprint(int type, int gpus) const {
-    const auto it = by_size_.lower_bound({type, gpus});
-    if (it == by_size_.end() || it->first.first != type) return std::nullopt;
-    return it->second.front();
+  /// The configuration a job holding `gpus` GPUs of `type` runs on (a rigid job's count `rigid_count`
+  /// may name its footprint), if the whole cluster has it and its node count is `nodes` (0 = any).
+  [[nodiscard]] std::optional<Config> held(int type, int gpus, int nodes, std::optional<int> rigid_count) const {
+    const auto& g = cluster_.types[static_cast<std::size_t>(type)];
+    auto c = held_configuration(type, largest_virtual_node(g.gpus_per_node()), g.num_nodes(), gpus, rigid_count);
+    if (c && nodes > 0 && c->nodes != nodes) return std::nullopt;
+    return c;
   }
   /// "type "A" has single-node configurations of 1, 2 GPUs and whole-node configurations of 2..4 nodes x 2 GPUs".
   [[nodiscard]] std::string describe(int type) const {
+    const auto& g = cluster_.types[static_cast<std::size_t>(type)];
+    const int s = largest_virtual_node(g.gpus_per_node());
+    std::string out = "type " + quote_json(g.name()) + " has";
+    if (s < 1 || g.num_nodes() < 1) return out + " no configurations";
     std::string single;
-    int multi_lo = 0;
-    int multi_hi = 0;
-    int node_gpus = 0;
-    for (const Config& c : configs_) {
-      if (c.type != type) continue;
-      if (c.nodes == 1) {
-        single += (single.empty() ? "" : ", ") + std::to_string(c.gpus);
-      } else {
-        multi_lo = multi_lo == 0 ? c.nodes : std::min(multi_lo, c.nodes);
-        multi_hi = std::max(multi_hi, c.nodes);
-        node_gpus = c.gpus / c.nodes;
-      }
-    }
-    std::string out = "type " + quote_json(cluster_.types[static_cast<std::size_t>(type)].name()) + " has";
-    if (single.empty()) return out + " no configurations";
+    for (int k = 1; k <= s; k *= 2) single += (single.empty() ? "" : ", ") + std::to_string(k);
     out += " single-node configurations of " + single + " GPUs";
-    if (multi_hi > 0)
-      out += " and whole-node configurations of " + std::to_string(multi_lo) +
-             (multi_hi > multi_lo ? ".." + std::to_string(multi_hi) : std::string()) + " nodes x " +
-             std::to_string(node_gpus) + " GPUs (give \"nodes\" and the total \"gpus\")";
+    if (g.num_nodes() >= 2)
+      out += " and whole-node configurations of 2" + (g.num_nodes() > 2 ? ".." + std::to_string(g.num_nodes()) : std::string()) +
+             " nodes x " + std::to_string(s) + " GPUs (give \"nodes\" and the total \"gpus\")";
     return out;
   }
 
  private:
   const ClusterSpec& cluster_;
-  std::vector<Config> configs_;
-  std::map<std::pair<int, int>, std::vector<Config>> by_size_;  // (type, gpus) -> configurations
 };
+
+// The fixed count of a rigid job (which may name its footprint), empty for the other kinds.
+std::optional<int> rigid_count(const JobSpec& job) {
+  return job.kind() == JobKind::rigid ? std::optional<int>(job.min_gpus()) : std::nullopt;
+}
 
 JobKind parse_kind(const json& value, const std::string& path, const JsonContext& ctx) {
   const std::string k = as_string(value, path, ctx);
-  if (k == "adaptive") return JobKind::adaptive;
-  if (k == "strong-scaling" || k == "scale-gpus") return JobKind::strong_scaling;
-  if (k == "rigid") return JobKind::rigid;
-  if (k == "hybrid") return JobKind::hybrid;
-  ctx.fail(path, "unknown job kind " + quote_json(k) + " (known: adaptive, strong-scaling, scale-gpus, rigid, hybrid)");
+  if (const auto kind = parse_job_kind(k)) return *kind;
+  ctx.fail(path, "unknown job kind " + quote_json(k) + " (known: " + std::string(job_kind_names) + ")");
 }
 
 int type_of(const json& value, const std::string& path, const ClusterSpec& cluster, const JsonContext& ctx) {
@@ -353,20 +332,9 @@ void parse_goodput(const json& value, const std::string& path, JobSpec& job, con
     if (const auto n = e.integer("nodes", 1, RequestLimits::max_gpus_per_type)) nodes = static_cast<int>(*n);
     const double v = as_nonnegative(e.require("value"), e.path("value"), ctx);
 
-    std::optional<Config> config;
-    for (const Config& c : index.matching(t, gpus)) {
-      if (nodes && c.nodes != *nodes) continue;
-      if (config)
-        ctx.fail(e.path(), "(gpu_type " + quote_json(cluster.types[static_cast<std::size_t>(t)].name()) + ", gpus " +
-                               std::to_string(gpus) + ") matches several configurations; give \"nodes\"");
-      config = c;
-    }
-    if (!config && job.kind() == JobKind::rigid && gpus == job.min_gpus()) {
-      // A rigid job whose count is not a configuration size runs on its footprint, the smallest
-      // configuration that holds it; the round asks the goodput of that configuration.
-      const auto f = index.footprint(t, gpus);
-      if (f && (!nodes || f->nodes == *nodes)) config = f;
-    }
+    // A rigid job whose count is not a configuration size runs on its footprint, the smallest
+    // configuration that holds it; the round asks the goodput of that configuration.
+    const std::optional<Config> config = index.held(t, gpus, nodes.value_or(0), rigid_count(job));
     if (!config) {
       const std::string what = "(gpu_type " + quote_json(cluster.types[static_cast<std::size_t>(t)].name()) + ", gpus " +
                                std::to_string(gpus) + (nodes ? ", nodes " + std::to_string(*nodes) : std::string()) + ")";
@@ -415,14 +383,7 @@ CurrentAllocation parse_current(const json& value, const std::string& path, cons
   {
     // What the job holds must be a configuration of the (whole) cluster, or a rigid job's count
     // on its footprint.
-    std::optional<Config> config;
-    for (const Config& c : index.matching(a.type, a.gpus))
-      if (a.nodes == 0 || c.nodes == a.nodes) config = c;
-    if (!config && job.kind() == JobKind::rigid && a.gpus == job.min_gpus()) {
-      const auto f = index.footprint(a.type, a.gpus);
-      if (f && (a.nodes == 0 || f->nodes == a.nodes)) config = f;
-    }
-    if (!config)
+    if (!index.held(a.type, a.gpus, a.nodes, rigid_count(job)))
       ctx.fail(cur.path(), "(gpu_type " + quote_json(g.name()) + ", gpus " + std::to_string(a.gpus) +
                                (a.nodes > 0 ? ", nodes " + std::to_string(a.nodes) : std::string()) +
                                ") is not a configuration of the cluster: " + index.describe(a.type));
@@ -562,7 +523,7 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
   parse_cluster(root.require("cluster"), req, dir, ctx);
   if (const json* p = root.get_non_null("policy")) parse_policy(*p, req.options, ctx);
 
-  const ConfigIndex index(req.cluster, ctx);
+  const ConfigIndex index(req.cluster);
   PlacementState placements{&dir, {}};
 
   const std::string jobs_path = "jobs";

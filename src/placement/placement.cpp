@@ -1,3 +1,4 @@
+#include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
 #include <sia/placement.hpp>
 
@@ -50,7 +51,7 @@ std::vector<TypeInfo> describe(const ClusterSpec& cluster) {
       fail("GPU type " + spec.name() + ": negative node count or node size");
     ti.size = spec.gpus_per_node();
     ti.nodes = spec.gpus_per_node() > 0 ? spec.num_nodes() : 0;
-    ti.s = ti.size > 0 ? static_cast<int>(std::bit_floor(static_cast<unsigned>(ti.size))) : 0;
+    ti.s = largest_virtual_node(ti.size);
     ti.up.assign(static_cast<std::size_t>(ti.nodes), 1);
     if (static_cast<std::size_t>(t) < cluster.down.size())
       for (int d : cluster.down[static_cast<std::size_t>(t)]) {
@@ -77,20 +78,19 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
   const TypeInfo& ti = info[static_cast<std::size_t>(c.type)];
   std::ostringstream shape_os;  // (ostringstream: g++ 12 -O2 warns falsely on "(" + std::string)
   shape_os << '(' << c.nodes << ", " << c.gpus << ", " << type_name(cluster, c.type) << ')';
-  const std::string shape = shape_os.str();
-  const bool single_ok = c.nodes == 1 && c.gpus >= 1 && c.gpus <= ti.s && std::has_single_bit(static_cast<unsigned>(c.gpus));
-  const bool multi_ok = c.nodes >= 2 && c.nodes <= ti.nodes && c.gpus == c.nodes * ti.s;
-  if (!single_ok && !multi_ok)
-    fail("job " + r.job + ": configuration " + shape +
+  const std::string shape_text = shape_os.str();
+  const auto shape = configuration_of_count(c.type, ti.s, ti.nodes, c.gpus, CountMatch::exact);
+  if (!shape || shape->nodes != c.nodes)
+    fail("job " + r.job + ": configuration " + shape_text +
          " is not in the configuration set (single-node: powers of two up to " + std::to_string(ti.s) +
          "; multi-node: n x " + std::to_string(ti.s) + " GPUs on 2.." + std::to_string(ti.nodes) + " nodes)");
   js.used = r.gpus == 0 ? c.gpus : r.gpus;
   if (js.used < 1 || js.used > c.gpus)
     fail("job " + r.job + ": uses " + std::to_string(r.gpus) + " GPUs, outside 1.." + std::to_string(c.gpus) +
-         " of its configuration " + shape);
+         " of its configuration " + shape_text);
   if (c.nodes >= 2 && js.used <= (c.nodes - 1) * ti.s)
     fail("job " + r.job + ": uses " + std::to_string(js.used) + " GPUs, which fit on fewer nodes than its configuration " +
-         shape);
+         shape_text);
 }
 
 /// Checks a current placement's shape (everything that does not involve other jobs).

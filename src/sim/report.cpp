@@ -46,16 +46,6 @@ std::string safe(const std::string& s) {
   return o;
 }
 
-std::string kind_name(JobKind k) {
-  switch (k) {
-    case JobKind::adaptive: return "adaptive";
-    case JobKind::strong_scaling: return "strong-scaling";
-    case JobKind::rigid: return "rigid";
-    case JobKind::hybrid: return "hybrid";
-  }
-  return "adaptive";
-}
-
 bool have_gnuplot() { return std::system("gnuplot --version > /dev/null 2>&1") == 0; }
 
 }  // namespace
@@ -170,7 +160,7 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
         o << "name,application,category,submission_s,completion_s,jct_h,restarts,gpu_hours,contention_avg,ftf,epochs\n";
         o << std::setprecision(10);
         for (const auto& j : r.jobs)
-          o << j.name << "," << j.application << "," << kind_name(j.category) << "," << j.submission_time << ","
+          o << j.name << "," << j.application << "," << to_string(j.category) << "," << j.submission_time << ","
             << (j.completion_time ? std::to_string(*j.completion_time) : "") << "," << j.jct() / 3600.0 << ","
             << j.restarts << "," << j.gpu_hours << "," << j.contention_avg << "," << j.ftf << "," << j.epochs << "\n";
       }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -40,11 +41,11 @@ Workload parse_workload_csv(std::istream& in, std::string_view source) {
     j.batch_size = csv.integer(row, c_bsz, 1, 1'000'000'000'000LL);
     if (c_cat) {
       const std::string& c = f[*c_cat].text;
-      if (c.empty() || c == "adaptive" || c == "None") j.category = JobKind::adaptive;
-      else if (c == "strong-scaling" || c == "scale-gpus") j.category = JobKind::strong_scaling;
-      else if (c == "rigid") j.category = JobKind::rigid;
-      else
+      // The reference writes "None" for adaptive jobs; a trace has no pipeline size, so no hybrid jobs.
+      const auto kind = c.empty() || c == "None" ? std::optional<JobKind>(JobKind::adaptive) : parse_job_kind(c);
+      if (!kind || *kind == JobKind::hybrid)
         csv.fail(row, *c_cat, "unknown category '" + c + "' (expected adaptive, strong-scaling, scale-gpus or rigid)");
+      j.category = *kind;
     }
     w.jobs.push_back(std::move(j));
   }

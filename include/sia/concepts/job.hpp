@@ -1,24 +1,17 @@
 #pragma once
 /// @file concepts/job.hpp
-/// @brief The Job concept and JobKind.
+/// @brief The Job concept (JobKind lives in job_kind.hpp).
 
 #include <sia/allocation.hpp>
 #include <sia/configuration.hpp>
 #include <sia/gpu_type_spec.hpp>
+#include <sia/job_kind.hpp>
 
 #include <concepts>
 #include <optional>
 #include <string_view>
 
 namespace sia {
-
-/// Adaptivity kind of a job (product.md §1).
-enum class JobKind {
-  adaptive,        ///< GPU type, count and batch size chosen by sia
-  strong_scaling,  ///< fixed batch size; type and count chosen
-  rigid,           ///< fixed batch size and count; only the type chosen
-  hybrid,          ///< pipeline of P GPUs replicated by data parallelism: counts are multiples of P
-};
 
 /**
  * @brief A training job that sia can allocate, evaluated against GPU type `G`.

@@ -1,0 +1,84 @@
+// The round's binary program, and the independent check of a backend's answer to it.
+#include "core/formulation.hpp"
+
+#include <algorithm>
+
+#include "core/capacity_use.hpp"
+
+namespace sia::detail {
+
+Formulation formulate(const Problem& pb, const Requirements& req) {
+  Formulation m;
+  auto& milp = m.milp;
+  const bool maximize = pb.p > 0;
+  milp.sense = maximize ? MilpSense::maximize : MilpSense::minimize;
+  const double j = static_cast<double>(pb.num_jobs());
+  // p > 0: max Σ A(u+λ) − λJ;  p < 0: min Σ A(u−λ) + λJ  (product.md §2 step 4 rewritten).
+  milp.obj_offset = maximize ? -pb.lambda * j : pb.lambda * j;
+  std::size_t ncols = 0;
+  for (const auto& v : pb.valid) ncols += v.size();
+  milp.obj.reserve(ncols);
+  milp.col_lower.reserve(ncols);
+  milp.col_upper.reserve(ncols);
+  milp.is_integer.reserve(ncols);
+  m.cols.reserve(ncols);
+  for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
+    const int first = milp.num_cols();
+    for (const Entry& v : pb.valid[i]) {
+      if (req.pinned[i] && v.config != pb.current[i]) continue;
+      const double lo = req.pinned[i] ? 1.0 : 0.0;
+      milp.add_col(maximize ? v.util + pb.lambda : v.util - pb.lambda, lo, 1.0, true);
+      m.cols.emplace_back(i, v);
+    }
+    const int count = milp.num_cols() - first;
+    if (count == 0) continue;
+    if (count > 1 || req.forced[i]) {
+      const int row = milp.add_row(req.forced[i] ? 1.0 : 0.0, 1.0);
+      for (int c = first; c < milp.num_cols(); ++c) milp.add_entry(row, c, 1.0);
+    }
+  }
+  // Capacity rows: a column only meets the rows of its own GPU type, so each column visits those
+  // rows (not every row of the set); rows are created in the set's order, then filled.
+  const auto& rows = pb.set.rows;
+  std::vector<std::vector<int>> rows_of_type(pb.set.free_gpus.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) rows_of_type[static_cast<std::size_t>(rows[r].type)].push_back(static_cast<int>(r));
+  std::vector<char> counts(rows.size(), 0);
+  for (const auto& [i, v] : m.cols) {
+    const Config& cfg = pb.set.configs[static_cast<std::size_t>(v.config)];
+    for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)])
+      if (pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg) != 0) counts[static_cast<std::size_t>(r)] = 1;
+  }
+  m.capacity_row.assign(rows.size(), -1);
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (counts[r]) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
+  for (std::size_t c = 0; c < m.cols.size(); ++c) {
+    const Config& cfg = pb.set.configs[static_cast<std::size_t>(m.cols[c].second.config)];
+    for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
+      const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg);
+      if (u != 0) milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));
+    }
+  }
+  return m;
+}
+
+bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& x, const Requirements& req,
+            Choice& out) {
+  if (x.size() != m.cols.size() || !m.milp.is_feasible(x, 1e-6)) return false;
+  out.assign(pb.num_jobs(), -1);
+  CapacityUse usage(pb.set);
+  for (std::size_t c = 0; c < x.size(); ++c) {
+    if (!(x[c] > 0.5)) continue;
+    const auto [i, v] = m.cols[c];
+    if (out[i] >= 0) return false;
+    out[i] = pb.entry_of(i, v.config);
+    usage.add(v.config);
+  }
+  if (!usage.within_capacity()) return false;
+  for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
+    if (req.pinned[i] && pb.config_of(out, i) != pb.current[i]) return false;
+    if (req.forced[i] && out[i] < 0) return false;
+  }
+  return true;
+}
+
+}  // namespace sia::detail

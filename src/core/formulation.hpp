@@ -1,0 +1,37 @@
+#pragma once
+// Private to the round: the round's binary program (product.md §2 step 4) as a solver-neutral
+// MilpModel, and the meaning of its columns and rows.
+#include <sia/milp/model.hpp>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "core/problem.hpp"
+
+namespace sia::detail {
+
+struct Formulation {
+  MilpModel milp;
+  std::vector<std::pair<std::size_t, Entry>> cols;  ///< column -> (job, entry)
+  std::vector<int> capacity_row;                    ///< ConfigurationSet row -> model row (-1 = none)
+};
+
+/**
+ * @brief One binary column per (job, usable configuration); per job a choice row (at most one, or
+ * exactly one when forced); per capacity row of the configuration set a row over the columns it
+ * counts (omitted when it counts none). A pinned job only has its current configuration, fixed
+ * to 1. Objective (the constant part in `obj_offset`):
+ *   p > 0: max Σ A(u+λ) − λJ;   p < 0: min Σ A(u−λ) + λJ.
+ */
+[[nodiscard]] Formulation formulate(const Problem& pb, const Requirements& req);
+
+/**
+ * @brief Decodes a backend's solution and re-checks it independently of the backend: at most one
+ * configuration per job, pins kept, forced jobs served, capacity respected. False when anything
+ * is off (then `out` is unspecified).
+ */
+[[nodiscard]] bool decode(const Problem& pb, const Formulation& f, const std::vector<double>& x,
+                          const Requirements& req, Choice& out);
+
+}  // namespace sia::detail

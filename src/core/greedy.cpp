@@ -1,0 +1,38 @@
+#include "core/greedy.hpp"
+
+#include "core/capacity_use.hpp"
+
+namespace sia::detail {
+
+Choice greedy_allocation(const Problem& pb, const Requirements& req) {
+  Choice out(pb.num_jobs(), -1);
+  CapacityUse usage(pb.set);
+  auto pass = [&](auto&& select) {
+    for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
+      if (out[i] >= 0 || !select(i)) continue;
+      int best = -1;
+      double best_gain = 0.0;
+      for (std::size_t k = 0; k < pb.valid[i].size(); ++k) {
+        const int c = pb.valid[i][k].config;
+        if (req.pinned[i] && c != pb.current[i]) continue;
+        const double g = pb.gain(pb.valid[i][k]);
+        const bool must = req.pinned[i] || req.forced[i];
+        if (!must && !(g > 0.0)) continue;
+        if ((best < 0 || g > best_gain) && usage.fits(c)) {
+          best = static_cast<int>(k);
+          best_gain = g;
+        }
+      }
+      if (best >= 0) {
+        out[i] = best;
+        usage.add(pb.valid[i][static_cast<std::size_t>(best)].config);
+      }
+    }
+  };
+  pass([&](std::size_t i) { return req.pinned[i] != 0; });
+  pass([&](std::size_t i) { return req.forced[i] != 0; });
+  pass([&](std::size_t) { return true; });
+  return out;
+}
+
+}  // namespace sia::detail

@@ -1,0 +1,75 @@
+// Checks of a round's policy and jobs (the cluster is checked where its configuration set is built).
+#include "core/input_checks.hpp"
+
+#include <sia/error.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace sia::detail {
+
+std::string job_label(const JobSpec& j, std::size_t i) {
+  // Appended piece by piece: g++ 12 -O2 warns falsely (-Wrestrict) on `"job #" + std::to_string(i)`.
+  std::string label = "job ";
+  if (j.id().empty()) {
+    label += '#';
+    label += std::to_string(i);
+  } else {
+    // Ids are quoted in full unless pathological (a multi-megabyte id would swamp the message).
+    constexpr std::size_t max_shown = 64;
+    label += '\'';
+    if (j.id().size() <= max_shown) {
+      label += j.id();
+      label += '\'';
+    } else {
+      label.append(j.id(), 0, max_shown / 2);
+      label += "...' (";
+      label += std::to_string(j.id().size());
+      label += " bytes)";
+    }
+  }
+  return label;
+}
+
+void validate_options(const RoundOptions& o) {
+  if (!std::isfinite(o.p) || o.p == 0.0)
+    throw InvalidArgument("policy.p: the fairness exponent must be finite and != 0 (got " + std::to_string(o.p) + ")");
+  if (!std::isfinite(o.lambda) || o.lambda <= 0.0)
+    throw InvalidArgument("policy.lambda: the penalty must be finite and > 0 (got " + std::to_string(o.lambda) + ")");
+  if (!(o.relative_gap >= 0.0) || !std::isfinite(o.relative_gap))
+    throw InvalidArgument("policy.relative_gap must be finite and >= 0 (got " + std::to_string(o.relative_gap) + ")");
+  if (o.time_limit && o.time_limit->count() < 0)
+    throw InvalidArgument("policy.time_limit_ms must be >= 0 (got " + std::to_string(o.time_limit->count()) + ")");
+}
+
+void validate_job(const JobSpec& j, std::size_t i, int cluster_types) {
+  if (j.id().empty()) throw InvalidArgument(job_label(j, i) + ": empty id");
+  auto field = [&](const char* name, const std::string& what) {
+    throw InvalidArgument(job_label(j, i) + ": " + name + " " + what);
+  };
+  if (j.min_gpus() < 1) field("min_gpus", "must be >= 1 (got " + std::to_string(j.min_gpus()) + ")");
+  if (j.max_gpus() < j.min_gpus())
+    field("min_gpus", "(" + std::to_string(j.min_gpus()) + ") > max_gpus (" + std::to_string(j.max_gpus()) + ")");
+  if (j.kind() == JobKind::rigid && j.min_gpus() != j.max_gpus())
+    field("min_gpus", "must equal max_gpus for a rigid job (its fixed count); got " + std::to_string(j.min_gpus()) +
+                          " and " + std::to_string(j.max_gpus()));
+  if (j.pipeline_size() < 1)
+    field("pipeline_size", "must be >= 1 (got " + std::to_string(j.pipeline_size()) + ")");
+  if (!std::isfinite(j.age_s()) || j.age_s() < 0.0)
+    field("age_s", "must be finite and >= 0 (got " + std::to_string(j.age_s()) + ")");
+  if (j.restarts() < 0) field("restarts", "must be >= 0 (got " + std::to_string(j.restarts()) + ")");
+  if (!std::isfinite(j.restart_cost_s()) || j.restart_cost_s() < 0.0)
+    field("restart_cost_s", "must be finite and >= 0 (got " + std::to_string(j.restart_cost_s()) + ")");
+  if (j.max_gpus_ever() && *j.max_gpus_ever() < 0)
+    field("max_gpus_ever", "must be >= 0 (got " + std::to_string(*j.max_gpus_ever()) + ")");
+  if (j.current()) {
+    const auto& c = *j.current();
+    if (c.type < 0 || c.type >= cluster_types)
+      field("current.gpu_type", "index " + std::to_string(c.type) + " is not a GPU type of the cluster (it has " +
+                                    std::to_string(cluster_types) + ")");
+    if (c.gpus < 1) field("current.gpus", "must be >= 1 (got " + std::to_string(c.gpus) + ")");
+    if (c.nodes < 0) field("current.nodes", "must be >= 0 (got " + std::to_string(c.nodes) + ")");
+  }
+}
+
+}  // namespace sia::detail

@@ -1,0 +1,150 @@
+// The round's problem from validated input (product.md §2 steps 1-3 and 5-6).
+#include "core/problem.hpp"
+
+#include <sia/error.hpp>
+#include <sia/goodput_matrix.hpp>
+#include <sia/lost_allocations.hpp>
+#include <sia/valid_configs.hpp>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "core/input_checks.hpp"
+
+namespace sia::detail {
+namespace {
+
+JobLimits limits_of(const JobSpec& j) {
+  return JobLimits{j.min_gpus(), j.max_gpus(), j.kind(), j.pipeline_size(), j.max_gpus_ever()};
+}
+
+// Index of the configuration a job currently holds (configuration_set.hpp: type and count
+// identify it; a rigid job's count may name its footprint).
+int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster, const JobSpec& j, std::size_t i) {
+  if (const auto c = current_configuration(set, j)) return *c;
+  const auto& cur = *j.current();
+  std::ostringstream msg;
+  msg << job_label(j, i) << ": current allocation (" << cur.gpus << " GPUs of type '"
+      << cluster.types[static_cast<std::size_t>(cur.type)].name()
+      << "') is not a configuration of the cluster; GPU counts of that type:";
+  bool any = false;
+  for (const Config& c : set.configs)
+    if (c.type == cur.type) {
+      msg << ' ' << c.gpus;
+      any = true;
+    }
+  if (!any) msg << " none (all its nodes are down)";
+  msg << " (clear `current` of a job whose GPUs were lost)";
+  throw InvalidArgument(msg.str());
+}
+
+}  // namespace
+
+int Problem::entry_of(std::size_t i, int config) const {
+  const auto& v = valid[i];
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (v[k].config == config) return static_cast<int>(k);
+  return -1;
+}
+
+Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
+                      const RoundOptions& options) {
+  Problem pb;
+  pb.p = options.p;
+  pb.lambda = options.lambda;
+  pb.set = std::move(set);
+  const auto n = jobs.size();
+  pb.valid.resize(n);
+  pb.current.assign(n, -1);
+  pb.required.pinned.assign(n, 0);
+  pb.required.forced.assign(n, 0);
+  // Raw goodputs, sparse by rows: only the configurations a job may take are stored.
+  std::vector<Eigen::Triplet<double>> triplets;
+  std::vector<std::vector<ValidConfig>> stored(n);  // per job, in column order: what row i stores
+  Eigen::VectorXd nmin(static_cast<Eigen::Index>(n));
+  std::vector<RestartInput> restarts(n);
+  std::vector<std::string> ids(n);
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(n);
+
+  for (std::size_t i = 0; i < n; ++i) {
+    const JobSpec& j = jobs[i];
+    validate_job(j, i, cluster.num_types());
+    if (!seen.insert(j.id()).second) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+    ids[i] = j.id();
+    const JobLimits lim = limits_of(j);
+    nmin(static_cast<Eigen::Index>(i)) = effective_min_gpus(lim);
+    auto candidates = valid_configs(pb.set, lim);
+    if (j.current()) {
+      pb.current[i] = find_current_config(pb.set, cluster, j, i);
+      if (!j.preemptible()) {
+        pb.required.pinned[i] = 1;
+        // A running non-preemptible job keeps what it holds, whatever the count rules say now.
+        const bool listed = std::any_of(candidates.begin(), candidates.end(),
+                                        [&](const ValidConfig& v) { return v.config == pb.current[i]; });
+        if (!listed) {
+          candidates.push_back(ValidConfig{pb.current[i], j.current()->gpus});
+          std::sort(candidates.begin(), candidates.end(),
+                    [](const ValidConfig& a, const ValidConfig& b) { return a.config < b.config; });
+        }
+      }
+    } else if (!j.preemptible()) {
+      pb.required.forced[i] = 1;
+    }
+    double current_goodput = 0.0;
+    for (const ValidConfig& v : candidates) {
+      const Config& c = pb.set.configs[static_cast<std::size_t>(v.config)];
+      const auto& type = cluster.types[static_cast<std::size_t>(c.type)];
+      const Config asked{c.type, c.nodes, v.gpus};
+      const double g = j.goodput(type, asked);
+      check_goodput(g, j.id(), type.name(), asked);
+      if (v.config == pb.current[i]) current_goodput = g;
+      if (!(g > 0.0)) continue;
+      triplets.emplace_back(static_cast<int>(i), v.config, g);
+      stored[i].push_back(v);
+    }
+    if (pb.required.pinned[i] && !(current_goodput > 0.0)) {
+      const Config& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
+      throw InvalidArgument(job_label(j, i) + ": non-preemptible and running on " + std::to_string(c.gpus) +
+                            " GPUs of type '" + cluster.types[static_cast<std::size_t>(c.type)].name() +
+                            "', but its goodput there is 0");
+    }
+    restarts[i] = RestartInput{pb.current[i], j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s()};
+  }
+
+  SparseGoodputMatrix g(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(pb.set.configs.size()));
+  g.setFromTriplets(triplets.begin(), triplets.end());
+  normalize_rows(g, nmin);
+  apply_restart_factors(g, restarts);
+  const SparseGoodputMatrix u = utility_matrix(g, options.p, options.round_utilities, ids);
+  // Keep the usable entries (a restart factor of 0 makes the others unusable); a pinned job
+  // only keeps its current configuration.
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto row = static_cast<Eigen::Index>(i);
+    std::size_t k = 0;
+    SparseGoodputMatrix::InnerIterator uit(u, row);
+    for (SparseGoodputMatrix::InnerIterator it(g, row); it; ++it, ++uit, ++k) {
+      const ValidConfig& v = stored[i][k];
+      if (!(it.value() > 0.0) || (pb.required.pinned[i] && v.config != pb.current[i])) continue;
+      pb.valid[i].push_back(Entry{v.config, v.gpus, uit.value()});
+    }
+  }
+  return pb;
+}
+
+double objective_of(const Problem& pb, const Choice& ch) {
+  double obj = 0.0;
+  for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
+    if (ch[i] < 0) {
+      obj += pb.p > 0 ? -pb.lambda : pb.lambda;
+    } else {
+      obj += pb.valid[i][static_cast<std::size_t>(ch[i])].util;
+    }
+  }
+  return obj;
+}
+
+}  // namespace sia::detail

@@ -1,0 +1,63 @@
+#pragma once
+// Private to the round: the round's problem (product.md §2) derived from validated input — the
+// configuration set, each job's usable configurations with their utilities, and the jobs'
+// requirements — and the value of an allocation of it.
+#include <sia/cluster.hpp>
+#include <sia/configuration_set.hpp>
+#include <sia/job_spec.hpp>
+#include <sia/round.hpp>
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace sia::detail {
+
+/// A configuration a job may take this round, with its utility.
+struct Entry {
+  int config = 0;     ///< index into ConfigurationSet::configs
+  int gpus = 0;       ///< GPUs the job uses there (a rigid job's count on its footprint)
+  double util = 0.0;  ///< u_ij
+};
+
+/// Per job: must it keep its configuration (pinned), must it get one (forced)?
+struct Requirements {
+  std::vector<char> pinned;  ///< non-preemptible and running: keeps its current configuration
+  std::vector<char> forced;  ///< non-preemptible and waiting: must get a configuration
+};
+
+/// An allocation: per job, an index into Problem::valid[i], or -1 for no GPUs.
+using Choice = std::vector<int>;
+
+/// Everything the formulation, the fallback and the tie rules need.
+struct Problem {
+  ConfigurationSet set;
+  std::vector<std::vector<Entry>> valid;  ///< per job: usable configurations (G > 0), by config index
+  std::vector<int> current;               ///< per job: current config index or -1
+  Requirements required;                  ///< as the jobs ask (before capacity is considered)
+  double p = -0.5;
+  double lambda = 1.1;
+  [[nodiscard]] std::size_t num_jobs() const { return valid.size(); }
+  /// Contribution of giving a job its entry e, in "bigger is better" units.
+  [[nodiscard]] double gain(const Entry& e) const { return p > 0 ? e.util + lambda : lambda - e.util; }
+  /// Position of configuration `config` in valid[i], or -1.
+  [[nodiscard]] int entry_of(std::size_t i, int config) const;
+  /// Configuration index job i gets in `ch` (-1 = none).
+  [[nodiscard]] int config_of(const Choice& ch, std::size_t i) const {
+    return ch[i] < 0 ? -1 : valid[i][static_cast<std::size_t>(ch[i])].config;
+  }
+};
+
+/**
+ * @brief Builds the problem: validates every job, restricts the configuration set per job
+ * (valid_configs.hpp), asks each job its raw goodputs, normalises, applies restart factors and
+ * the exponent p (goodput_matrix.hpp). `set` is the cluster's configuration set, built once.
+ * @throws InvalidArgument naming the job and field.
+ */
+[[nodiscard]] Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
+                                    const RoundOptions& options);
+
+/// Value of product.md §2 step 4 for allocation `ch`.
+[[nodiscard]] double objective_of(const Problem& pb, const Choice& ch);
+
+}  // namespace sia::detail

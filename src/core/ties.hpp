@@ -1,0 +1,30 @@
+#pragma once
+// Private to the round: the tie rules (docs/reliability.md) that make the decision the same for
+// every backend when several allocations have exactly the same objective.
+#include "core/problem.hpp"
+
+namespace sia::detail {
+
+/**
+ * @brief Interchangeable jobs (same usable configurations with bit-identical utilities and GPU
+ * counts, same current configuration, same requirement) can swap configurations without changing
+ * the objective, capacity use or constraints, so backends pick different permutations. The
+ * group's chosen configurations are handed out in a canonical order instead: earlier jobs (input
+ * order) get fewer GPUs first, then the lower GPU type index, then fewer nodes; "no GPUs" goes
+ * last. Only permutes within a group: the objective is unchanged.
+ */
+void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch);
+
+/**
+ * @brief The status quo wins ties. A running, preemptible job k that the solution moves or
+ * suspends gets its current configuration back from a job i that took that configuration, when
+ * the swap (i takes k's new choice instead) leaves the objective no worse — with exact ties it is
+ * unchanged. Without this rule an exact tie between a running job and a waiting one (common with
+ * rigid jobs of one model and count) can be broken differently every round, restarting both again
+ * and again (measured: cifar10 rigid jobs restarting every minute). Swapping two jobs' choices
+ * keeps the multiset of configurations, so capacity and the placement guarantee are untouched.
+ * Later jobs (input order) give way first.
+ */
+void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& ch);
+
+}  // namespace sia::detail
