@@ -27,4 +27,11 @@ struct BatchChoice {
   int accumulation_steps = 0;  ///< extra micro-steps without synchronisation (0 = none)
 };
 
+/// @brief A batch choice of any type with the three members (a model's own struct, HasBatchSize).
+template <class B>
+[[nodiscard]] constexpr BatchChoice to_batch_choice(const B& b) {
+  return BatchChoice{static_cast<long long>(b.global_batch), static_cast<int>(b.local_batch),
+                     static_cast<int>(b.accumulation_steps)};
+}
+
 }  // namespace sia

@@ -48,7 +48,7 @@ concept GpuTypeRange = std::ranges::forward_range<R> && GpuType<std::ranges::ran
 
 /// @brief A range of jobs usable by the generic round with GPU type `G`.
 template <class R, class G>
-concept JobRange = std::ranges::forward_range<R> && Job<std::ranges::range_value_t<R>, G> &&
+concept JobRange = std::ranges::forward_range<R> && Job<std::ranges::range_value_t<R>, G, Config> &&
                    std::is_lvalue_reference_v<std::ranges::range_reference_t<const R>>;
 
 namespace detail {
@@ -87,9 +87,9 @@ template <class J, class G>
     return static_cast<double>(j.goodput(*types[static_cast<std::size_t>(c.type)], c));
   };
   JobSpec::BatchFn batch;
-  if constexpr (HasBatchSize<J, G>) {
+  if constexpr (HasBatchSize<J, G, Config>) {
     batch = [&j, &types](const GpuTypeSpec&, const Config& c) {
-      return BatchChoice(j.batch_size(*types[static_cast<std::size_t>(c.type)], c));
+      return to_batch_choice(j.batch_size(*types[static_cast<std::size_t>(c.type)], c));
     };
   }
   s.goodput_fn(std::move(goodput), std::move(batch));

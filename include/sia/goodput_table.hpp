@@ -5,7 +5,9 @@
 #include <sia/concepts/configuration.hpp>
 #include <sia/concepts/goodput_model.hpp>
 #include <sia/concepts/gpu_type.hpp>
+#include <sia/configuration.hpp>
 #include <sia/error.hpp>
+#include <sia/gpu_type_spec.hpp>
 
 #include <cmath>
 #include <functional>
@@ -96,6 +98,6 @@ class GoodputTable {
   std::map<std::string, std::map<std::pair<int, int>, double>, std::less<>> values_;
 };
 
-static_assert(GoodputModel<GoodputTable>);
+static_assert(GoodputModel<GoodputTable, GpuTypeSpec, Config>);
 
 }  // namespace sia

@@ -68,13 +68,14 @@ class JobSpec {
   JobSpec& max_gpus_ever(std::optional<int> v) noexcept { max_gpus_ever_ = v; return *this; }
   JobSpec& current(std::optional<CurrentAllocation> v) { current_ = std::move(v); return *this; }
 
-  /// Stores a copy of any GoodputModel (and its batch_size query, when it has one).
-  template <GoodputModel M>
+  /// Stores a copy of any GoodputModel of sia's types (and its batch_size query, when it has one).
+  template <class M>
+    requires GoodputModel<M, GpuTypeSpec, Config>
   JobSpec& goodput_model(M model) {
     auto shared = std::make_shared<const M>(std::move(model));
     goodput_ = [shared](const GpuTypeSpec& t, const Config& c) { return static_cast<double>(shared->goodput(t, c)); };
-    if constexpr (HasBatchSize<M>) {
-      batch_ = [shared](const GpuTypeSpec& t, const Config& c) { return BatchChoice(shared->batch_size(t, c)); };
+    if constexpr (HasBatchSize<M, GpuTypeSpec, Config>) {
+      batch_ = [shared](const GpuTypeSpec& t, const Config& c) { return to_batch_choice(shared->batch_size(t, c)); };
     } else {
       batch_ = nullptr;
     }
@@ -103,6 +104,6 @@ class JobSpec {
   BatchFn batch_;
 };
 
-static_assert(Job<JobSpec>);
+static_assert(Job<JobSpec, GpuTypeSpec, Config>);
 
 }  // namespace sia

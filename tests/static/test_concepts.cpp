@@ -25,15 +25,15 @@ static_assert(GpuType<GpuTypeSpec>);
 static_assert(GpuType<GpuTypeArchetype>);
 static_assert(Configuration<Config>);
 static_assert(Configuration<ConfigurationArchetype>);
-static_assert(GoodputModel<GoodputTable>);
-static_assert(GoodputModel<GoodputModelArchetype>);
-static_assert(GoodputModelFor<GoodputTable, GpuTypeArchetype, ConfigurationArchetype>);  // a template model
-static_assert(Job<JobSpec>);
-static_assert(Job<JobArchetype<GpuTypeSpec>>);
-static_assert(Job<JobArchetype<GpuTypeArchetype>, GpuTypeArchetype>);
-static_assert(Job<FullJobArchetype<GpuTypeArchetype>, GpuTypeArchetype>);
-static_assert(HasBatchSize<FullJobArchetype<GpuTypeArchetype>, GpuTypeArchetype>);
-static_assert(!HasBatchSize<JobArchetype<GpuTypeArchetype>, GpuTypeArchetype>);
+static_assert(GoodputModel<GoodputTable, GpuTypeSpec, Config>);
+static_assert(GoodputModel<GoodputModelArchetype, GpuTypeSpec, Config>);
+static_assert(GoodputModel<GoodputTable, GpuTypeArchetype, ConfigurationArchetype>);  // a template model
+static_assert(Job<JobSpec, GpuTypeSpec, Config>);
+static_assert(Job<JobArchetype<GpuTypeSpec>, GpuTypeSpec, Config>);
+static_assert(Job<JobArchetype<GpuTypeArchetype>, GpuTypeArchetype, Config>);
+static_assert(Job<FullJobArchetype<GpuTypeArchetype>, GpuTypeArchetype, Config>);
+static_assert(HasBatchSize<FullJobArchetype<GpuTypeArchetype>, GpuTypeArchetype, Config>);
+static_assert(!HasBatchSize<JobArchetype<GpuTypeArchetype>, GpuTypeArchetype, Config>);
 
 // The generic round accepts the archetypes (minimal and full) in any forward range.
 template <class T, class J>
@@ -86,9 +86,9 @@ struct ModelReturnsString {
 struct ModelNonConst {
   double goodput(const GpuTypeSpec&, const Config&);  // not const: cannot be asked through a const model
 };
-static_assert(!GoodputModel<ModelWrongArgs>);
-static_assert(!GoodputModel<ModelReturnsString>);
-static_assert(!GoodputModel<ModelNonConst>);
+static_assert(!GoodputModel<ModelWrongArgs, GpuTypeSpec, Config>);
+static_assert(!GoodputModel<ModelReturnsString, GpuTypeSpec, Config>);
+static_assert(!GoodputModel<ModelNonConst, GpuTypeSpec, Config>);
 
 struct JobNoKind {
   std::string id() const;
@@ -110,12 +110,23 @@ struct JobIdIsInt {
   JobKind kind() const;
   double goodput(const GpuTypeSpec&, const Config&) const;
 };
-static_assert(!Job<JobNoKind>);
-static_assert(!Job<JobKindIsString>);
-static_assert(!Job<JobIdIsInt>);
+static_assert(!Job<JobNoKind, GpuTypeSpec, Config>);
+static_assert(!Job<JobKindIsString, GpuTypeSpec, Config>);
+static_assert(!Job<JobIdIsInt, GpuTypeSpec, Config>);
 // A job evaluated against one GPU type is not a job for another.
-static_assert(!Job<JobArchetype<GpuTypeSpec>, GpuTypeArchetype>);
-static_assert(!Job<JobSpec, NameIsInt>);  // not a GpuType at all
+static_assert(!Job<JobArchetype<GpuTypeSpec>, GpuTypeArchetype, Config>);
+static_assert(!Job<JobSpec, NameIsInt, Config>);  // not a GpuType at all
+// Concept headers depend on the standard library only: a batch choice of the model's own type counts.
+struct OwnBatch {
+  long long global_batch = 0;
+  int local_batch = 0;
+  int accumulation_steps = 0;
+};
+struct ModelWithOwnBatch {
+  double goodput(const GpuTypeSpec&, const Config&) const;
+  OwnBatch batch_size(const GpuTypeSpec&, const Config&) const;
+};
+static_assert(HasBatchSize<ModelWithOwnBatch, GpuTypeSpec, Config>);
 
 static_assert(!GenericRoundCallable<std::vector<NoName>, std::vector<JobSpec>>);
 static_assert(!GenericRoundCallable<std::vector<GpuTypeSpec>, std::vector<JobNoKind>>);

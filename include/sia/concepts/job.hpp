@@ -2,21 +2,19 @@
 /// @file concepts/job.hpp
 /// @brief The Job concept (JobKind lives in job_kind.hpp).
 
-#include <sia/allocation.hpp>
-#include <sia/configuration.hpp>
-#include <sia/gpu_type_spec.hpp>
-#include <sia/job_kind.hpp>
+#include <sia/concepts/configuration.hpp>
+#include <sia/concepts/gpu_type.hpp>
+#include <sia/job_kind.hpp>  // std-only vocabulary
 
 #include <concepts>
-#include <optional>
 #include <string_view>
 
 namespace sia {
 
 /**
- * @brief A training job that sia can allocate, evaluated against GPU type `G`.
+ * @brief A training job that sia can allocate, evaluated on configurations `C` of GPU type `G`.
  *
- * Required, for `const J& j`, `const G& t`, `const Config& c`:
+ * Required, for `const J& j`, `const G& t`, `const C& c`:
  * @code
  * j.id()          -> convertible_to<std::string_view>   // unique in a round
  * j.min_gpus()    -> convertible_to<int>
@@ -27,10 +25,11 @@ namespace sia {
  * Optional members, used when present (defaults in parentheses): `preemptible()` (true),
  * `age_s()` (0), `restarts()` (0), `restart_cost_s()` (30), `pipeline_size()` (1),
  * `max_gpus_ever()` -> std::optional<int> (rule off), `current()` -> std::optional<CurrentAllocation>
- * (none), `batch_size(t, c)` -> BatchChoice.
+ * (none), `batch_size(t, c)` (HasBatchSize). The round calls `goodput` with the library's
+ * configuration type: a scheduler's job satisfies `Job<J, MyGpuType, ConfigurationSpec>`.
  */
-template <class J, class G = GpuTypeSpec>
-concept Job = GpuType<G> && requires(const J& j, const G& t, const Config& c) {
+template <class J, class G, class C>
+concept Job = GpuType<G> && Configuration<C> && requires(const J& j, const G& t, const C& c) {
   { j.id() } -> std::convertible_to<std::string_view>;
   { j.min_gpus() } -> std::convertible_to<int>;
   { j.max_gpus() } -> std::convertible_to<int>;

@@ -166,7 +166,7 @@ class JobModel {
   std::vector<TypeModel> types_;
 };
 
-static_assert(GoodputModel<JobModel>);
-static_assert(HasBatchSize<JobModel>);
+static_assert(GoodputModel<JobModel, GpuTypeSpec, Config>);
+static_assert(HasBatchSize<JobModel, GpuTypeSpec, Config>);
 
 }  // namespace sia

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Layering check: fails when a file includes a header of a layer above its own, a header of a
+sibling building block, or a private header (src/...) of another target. Run by ctest (`layering`)
+and therefore by CI; `python3 scripts/check_layers.py [repo]` prints every violation.
+
+Layers, low to high (docs/architecture.md, "The dependency rule"):
+  0 concepts     include/sia/concepts/*, job_kind.hpp        standard library only
+  1 vocabulary   the headers of sia::core (CMakeLists.txt)   header-only, no libsia
+  2 blocks       configuration sets, MILP layer, goodput estimator, placement: four siblings
+                 that may not include each other
+  3 round        round.hpp, generic_round.hpp, lost_allocations.hpp, src/core
+  4 io           request.hpp, json_reader.hpp, src/io (JSON in and out; translates only)
+  5 umbrella     sia.hpp
+  6 sim          include/sia/sim/*, src/sim
+  7 programs     examples/, bench/, tests/
+A file may include sia headers of its own layer or below. Private headers ("dir/file.hpp" under
+src/) belong to a target: src/sim to sia_sim, src/{core,goodput,io,milp,placement} to sia; a file
+may include only its own target's private headers. Tests may include the white-box hooks listed in
+TEST_HOOKS and nothing else private.
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+
+# Private headers the tests may reach into, and why.
+TEST_HOOKS = {
+    "io/model_json.hpp": "the `model` JSON form is tested without a whole request",
+    "milp/glpk/glpk_testing.hpp": "provokes GLPK's error hook",
+    "sim/pollux_genetic.hpp": "Pollux's NSGA-II operators are tested one by one",
+}
+
+BLOCKS = {  # rank-2 siblings: group -> path patterns
+    "configuration_set": [r"include/sia/configuration_set\.hpp", r"include/sia/valid_configs\.hpp",
+                          r"src/core/configuration_set\.cpp"],
+    "milp": [r"include/sia/milp/", r"src/milp/"],
+    "goodput": [r"include/sia/goodput/", r"src/goodput/"],
+    "placement": [r"include/sia/placement\.hpp", r"src/placement/"],
+}
+ROUND = [r"include/sia/round\.hpp", r"include/sia/generic_round\.hpp", r"include/sia/lost_allocations\.hpp",
+         r"src/core/"]
+IO = [r"include/sia/request\.hpp", r"include/sia/json_reader\.hpp", r"src/io/"]
+SIA_PRIVATE_DIRS = ("core", "goodput", "io", "milp", "placement")
+NAMES = ["concepts", "vocabulary", "blocks", "round", "io", "umbrella", "sim", "programs"]
+
+
+def core_headers():
+    """The FILE_SET of sia_core in CMakeLists.txt: the header-only vocabulary."""
+    text = (ROOT / "CMakeLists.txt").read_text()
+    m = re.search(r"target_sources\(sia_core INTERFACE FILE_SET HEADERS(.*?)\)", text, re.S)
+    if not m:
+        sys.exit("check_layers: no sia_core FILE_SET in CMakeLists.txt")
+    return {f for f in re.findall(r"include/sia/[\w/]+\.hpp", m.group(1))}
+
+
+CORE = core_headers()
+
+
+def matches(path, patterns):
+    return any(re.match(p, path) for p in patterns)
+
+
+def layer(path):
+    """(rank, block group or None) of a repository path."""
+    if path.startswith("include/sia/concepts/") or path == "include/sia/job_kind.hpp":
+        return 0, None  # job_kind.hpp: the enum the Job concept names, standard library only
+    if path in CORE or path == "include/sia/build_config.hpp":
+        return 1, None
+    for group, patterns in BLOCKS.items():
+        if matches(path, patterns):
+            return 2, group
+    if matches(path, ROUND):
+        return 3, None
+    if matches(path, IO):
+        return 4, None
+    if path == "include/sia/sia.hpp":
+        return 5, None
+    if path.startswith(("include/sia/sim/", "src/sim/")):
+        return 6, None
+    if path.startswith(("examples/", "bench/", "tests/")):
+        return 7, None
+    if path.startswith("include/sia/"):
+        return 2, "unlisted"  # a new public header: classify it above
+    return None
+
+
+def target(path):
+    if path.startswith("src/sim/"):
+        return "sia_sim"
+    if path.startswith("src/") and path.split("/")[1] in SIA_PRIVATE_DIRS:
+        return "sia"
+    if path.startswith("tests/"):
+        return "tests"
+    if path.startswith("bench/"):
+        return "bench"
+    return "programs"
+
+
+def main():
+    violations = []
+    files = [p for d in ("include", "src", "examples", "bench", "tests") for p in (ROOT / d).rglob("*")
+             if p.suffix in (".hpp", ".cpp", ".h") and p.is_file()]
+    for f in sorted(files):
+        rel = f.relative_to(ROOT).as_posix()
+        own = layer(rel)
+        if own is None:
+            continue
+        rank, group = own
+        if group == "unlisted":
+            violations.append(f"{rel}: public header in no layer (add it to scripts/check_layers.py)")
+        for lineno, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s*([<"])([^>"]+)[>"]', line)
+            if not m:
+                continue
+            inc = m.group(2)
+            where = f"{rel}:{lineno}: includes {inc}"
+            if m.group(1) == "<":
+                if not inc.startswith("sia/"):
+                    if rank == 0 and ("/" in inc or "." in inc):  # concepts: standard headers only
+                        violations.append(f"{where}: a concept header depends on the standard library only")
+                    continue
+                dep = layer("include/" + inc)
+                if dep is None:
+                    continue
+                if dep[0] > rank:
+                    violations.append(f"{where}: layer {NAMES[dep[0]]} is above {NAMES[rank]}")
+                elif rank == 2 and dep[0] == 2 and dep[1] != group:
+                    violations.append(f"{where}: building blocks {group} and {dep[1]} may not include each other")
+                continue
+            # Private header: find it beside the file, under src/ or under tests/.
+            candidates = [f.parent / inc, ROOT / "src" / inc, ROOT / "tests" / inc, ROOT / "bench" / inc]
+            found = next((c for c in candidates if c.exists()), None)
+            if found is None:
+                continue  # generated files (build tree)
+            dep_path = found.resolve().relative_to(ROOT.resolve()).as_posix()
+            dep = layer(dep_path)
+            if dep is not None and dep[0] > rank:
+                violations.append(f"{where}: layer {NAMES[dep[0]]} is above {NAMES[rank]}")
+            elif dep is not None and rank == 2 and dep[0] == 2 and dep[1] != group:
+                violations.append(f"{where}: building blocks {group} and {dep[1]} may not include each other")
+            dep_target = target(dep_path)
+            own_target = target(rel)
+            if dep_target == own_target:
+                continue
+            if own_target == "tests" and dep_path.removeprefix("src/") in TEST_HOOKS:
+                continue
+            violations.append(f"{where}: a private header of target {dep_target} (from {own_target})")
+    for v in violations:
+        print(v)
+    print(f"check_layers: {len(files)} files, {len(violations)} violation(s)")
+    return 1 if violations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
