@@ -6,13 +6,14 @@ and therefore by CI; `python3 scripts/check_layers.py [repo]` prints every viola
 Layers, low to high (docs/architecture.md, "The dependency rule"):
   0 concepts     include/sia/concepts/*, job_kind.hpp        standard library only
   1 vocabulary   the headers of sia::core (CMakeLists.txt)   header-only, no libsia
-  2 blocks       configuration sets, MILP layer, goodput estimator, placement: four siblings
-                 that may not include each other
-  3 round        round.hpp, generic_round.hpp, lost_allocations.hpp, src/core
-  4 io           request.hpp, json_reader.hpp, src/io (JSON in and out; translates only)
-  5 umbrella     sia.hpp
-  6 sim          include/sia/sim/*, src/sim
-  7 programs     examples/, bench/, tests/
+  2 configurations  configuration_set.hpp, valid_configs.hpp, src/core/configuration_set.cpp
+  3 blocks       MILP layer, goodput estimator, placement: three siblings that may not include
+                 each other
+  4 round        round.hpp, generic_round.hpp, lost_allocations.hpp, the rest of src/core
+  5 io           request.hpp, json_reader.hpp, src/io (JSON in and out; translates only)
+  6 umbrella     sia.hpp
+  7 sim          include/sia/sim/*, src/sim
+  8 programs     examples/, bench/, tests/
 A file may include sia headers of its own layer or below. Private headers ("dir/file.hpp" under
 src/) belong to a target: src/sim to sia_sim, src/{core,goodput,io,milp,placement} to sia; a file
 may include only its own target's private headers. Tests may include the white-box hooks listed in
@@ -31,9 +32,9 @@ TEST_HOOKS = {
     "sim/pollux_genetic.hpp": "Pollux's NSGA-II operators are tested one by one",
 }
 
-BLOCKS = {  # rank-2 siblings: group -> path patterns
-    "configuration_set": [r"include/sia/configuration_set\.hpp", r"include/sia/valid_configs\.hpp",
-                          r"src/core/configuration_set\.cpp"],
+CONFIGURATIONS = [r"include/sia/configuration_set\.hpp", r"include/sia/valid_configs\.hpp",
+                  r"src/core/configuration_set\.cpp"]
+BLOCKS = {  # rank-3 siblings: group -> path patterns
     "milp": [r"include/sia/milp/", r"src/milp/"],
     "goodput": [r"include/sia/goodput/", r"src/goodput/"],
     "placement": [r"include/sia/placement\.hpp", r"src/placement/"],
@@ -42,7 +43,7 @@ ROUND = [r"include/sia/round\.hpp", r"include/sia/generic_round\.hpp", r"include
          r"src/core/"]
 IO = [r"include/sia/request\.hpp", r"include/sia/json_reader\.hpp", r"src/io/"]
 SIA_PRIVATE_DIRS = ("core", "goodput", "io", "milp", "placement")
-NAMES = ["concepts", "vocabulary", "blocks", "round", "io", "umbrella", "sim", "programs"]
+NAMES = ["concepts", "vocabulary", "configurations", "blocks", "round", "io", "umbrella", "sim", "programs"]
 
 
 def core_headers():
@@ -67,21 +68,23 @@ def layer(path):
         return 0, None  # job_kind.hpp: the enum the Job concept names, standard library only
     if path in CORE or path == "include/sia/build_config.hpp":
         return 1, None
+    if matches(path, CONFIGURATIONS):
+        return 2, None
     for group, patterns in BLOCKS.items():
         if matches(path, patterns):
-            return 2, group
+            return 3, group
     if matches(path, ROUND):
-        return 3, None
-    if matches(path, IO):
         return 4, None
-    if path == "include/sia/sia.hpp":
+    if matches(path, IO):
         return 5, None
-    if path.startswith(("include/sia/sim/", "src/sim/")):
+    if path == "include/sia/sia.hpp":
         return 6, None
-    if path.startswith(("examples/", "bench/", "tests/")):
+    if path.startswith(("include/sia/sim/", "src/sim/")):
         return 7, None
+    if path.startswith(("examples/", "bench/", "tests/")):
+        return 8, None
     if path.startswith("include/sia/"):
-        return 2, "unlisted"  # a new public header: classify it above
+        return 3, "unlisted"  # a new public header: classify it above
     return None
 
 
@@ -125,7 +128,7 @@ def main():
                     continue
                 if dep[0] > rank:
                     violations.append(f"{where}: layer {NAMES[dep[0]]} is above {NAMES[rank]}")
-                elif rank == 2 and dep[0] == 2 and dep[1] != group:
+                elif rank == 3 and dep[0] == 3 and dep[1] != group:
                     violations.append(f"{where}: building blocks {group} and {dep[1]} may not include each other")
                 continue
             # Private header: find it beside the file, under src/ or under tests/.
@@ -137,7 +140,7 @@ def main():
             dep = layer(dep_path)
             if dep is not None and dep[0] > rank:
                 violations.append(f"{where}: layer {NAMES[dep[0]]} is above {NAMES[rank]}")
-            elif dep is not None and rank == 2 and dep[0] == 2 and dep[1] != group:
+            elif dep is not None and rank == 3 and dep[0] == 3 and dep[1] != group:
                 violations.append(f"{where}: building blocks {group} and {dep[1]} may not include each other")
             dep_target = target(dep_path)
             own_target = target(rel)
