@@ -59,7 +59,7 @@ inline std::vector<JobSpec> synthetic_jobs(const ClusterSpec& cluster, int n, un
     if (coin(rng) < 3) max_g *= 4;
     JobSpec j("job-" + std::to_string(i));
     j.min_gpus(1).max_gpus(max_g).restart_cost_s(30.0 + 10.0 * (i % 7));
-    j.goodput_fn([curves, names](const GpuTypeSpec& type, const Config& c) {
+    j.goodput_fn([curves, names](const GpuTypeSpec& type, const ConfigurationSpec& c) {
       const auto it = std::find(names->begin(), names->end(), type.name());
       if (it == names->end()) return 0.0;
       const auto t = static_cast<std::size_t>(it - names->begin());

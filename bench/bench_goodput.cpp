@@ -97,7 +97,7 @@ std::vector<sia::JobModel> make_jobs(int n) {
 void BM_GoodputMatrix(benchmark::State& state) {
   const sia::ClusterSpec c = cluster_2048();
   const sia::ConfigurationSet cs = sia::make_configuration_set(c);
-  std::vector<sia::Config> configs;
+  std::vector<sia::ConfigurationSpec> configs;
   for (const auto& cfg : cs.configs)
     if (state.range(1) == 0 || cfg.gpus <= state.range(1)) configs.push_back(cfg);
   const std::vector<sia::JobModel> jobs = make_jobs(static_cast<int>(state.range(0)));

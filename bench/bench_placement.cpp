@@ -38,25 +38,25 @@ struct Workload {
 
 /// Picks a configuration like a Sia round does: mostly small jobs, some whole nodes, a few
 /// multi-node ones.
-Config random_config(std::mt19937_64& g, const ConfigurationSet& set, int types) {
+ConfigurationSpec random_config(std::mt19937_64& g, const ConfigurationSet& set, int types) {
   const int t = std::uniform_int_distribution<int>(0, types - 1)(g);
   const int s = set.vnode_size[static_cast<std::size_t>(t)];
   const double u = std::uniform_real_distribution<double>(0, 1)(g);
   if (u < 0.85) {
     int k = 0;
     while ((2 << k) <= s && std::uniform_real_distribution<double>(0, 1)(g) < 0.5) ++k;
-    return Config{t, 1, 1 << k};
+    return ConfigurationSpec{t, 1, 1 << k};
   }
-  if (u < 0.95) return Config{t, 1, s};
+  if (u < 0.95) return ConfigurationSpec{t, 1, s};
   const int n = std::uniform_int_distribution<int>(2, 6)(g);
-  return Config{t, n, n * s};
+  return ConfigurationSpec{t, n, n * s};
 }
 
 struct Rows {
   const ConfigurationSet& set;
   std::vector<long long> used;
   explicit Rows(const ConfigurationSet& s) : set(s), used(s.rows.size(), 0) {}
-  bool take(const Config& c) {
+  bool take(const ConfigurationSpec& c) {
     for (std::size_t r = 0; r < set.rows.size(); ++r)
       if (used[r] + set.row_usage(set.rows[r], c) > set.rows[r].capacity) return false;
     for (std::size_t r = 0; r < set.rows.size(); ++r) used[r] += set.row_usage(set.rows[r], c);
@@ -67,7 +67,7 @@ struct Rows {
 void fill(std::mt19937_64& g, const ConfigurationSet& set, Rows& rows, std::vector<PlacementRequest>& reqs,
           std::size_t target_jobs, int& next_id) {
   for (int attempt = 0; reqs.size() < target_jobs && attempt < 20 * static_cast<int>(target_jobs); ++attempt) {
-    const Config c = random_config(g, set, 3);
+    const ConfigurationSpec c = random_config(g, set, 3);
     if (!rows.take(c)) continue;
     PlacementRequest r;
     r.job = "j" + std::to_string(next_id++);
@@ -141,7 +141,7 @@ Workload next_round(int scale, bool scattered, double keep = 0.70, double change
     if (x < keep) {
       if (rows.take(*r.config)) next.push_back(r);
     } else if (x < keep + change) {
-      const Config c = random_config(g, set, 3);
+      const ConfigurationSpec c = random_config(g, set, 3);
       if (rows.take(c)) {
         r.config = c;
         next.push_back(r);

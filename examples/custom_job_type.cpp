@@ -45,7 +45,7 @@ struct TrainingJob {
   int min_gpus() const { return min_replicas; }
   int max_gpus() const { return max_replicas; }
   sia::JobKind kind() const { return sia::JobKind::adaptive; }
-  double goodput(const GpuPool& pool, const sia::Config& c) const {
+  double goodput(const GpuPool& pool, const sia::ConfigurationSpec& c) const {
     return pool.tflops * std::pow(c.gpus, scaling) * std::pow(network_penalty, c.nodes - 1);
   }
   // Optional members: detected and used by the round.
@@ -53,7 +53,7 @@ struct TrainingJob {
   std::optional<sia::CurrentAllocation> current() const { return running_on; }
   double age_s() const { return seconds_running; }
   int restarts() const { return restarts_so_far; }
-  sia::BatchChoice batch_size(const GpuPool&, const sia::Config& c) const {
+  sia::BatchChoice batch_size(const GpuPool&, const sia::ConfigurationSpec& c) const {
     return {128LL * c.gpus, 128, 0};
   }
 };

@@ -62,8 +62,8 @@ int main() {
           std::cout << " " << cluster.node_name(d.config->type, share.node) << ":" << share.gpus;
         std::cout << "\n";
       }
-      const bool ok = r.decisions.size() == 2 && r.decisions[0].config == sia::Config{1, 1, 4} &&
-                      r.decisions[1].config == sia::Config{0, 1, 2};
+      const bool ok = r.decisions.size() == 2 && r.decisions[0].config == sia::ConfigurationSpec{1, 1, 4} &&
+                      r.decisions[1].config == sia::ConfigurationSpec{0, 1, 2};
       if (!ok) {
         std::cout << "  MISMATCH: expected J1 -> (1, 4, B) and J2 -> (1, 2, A)\n";
         all_ok = false;

@@ -1,13 +1,13 @@
 #pragma once
 /// @file configuration.hpp
-/// @brief sia::Config, the library's model of the Configuration concept, and BatchChoice.
+/// @brief sia::ConfigurationSpec, the library's model of the Configuration concept, and BatchChoice.
 
 #include <sia/concepts/configuration.hpp>
 
 namespace sia {
 
 /// @brief A configuration (nodes, gpus, type index). Model of Configuration.
-struct Config {
+struct ConfigurationSpec {
   int type = 0;   ///< index of the GPU type in the cluster
   int nodes = 0;  ///< number of (virtual) nodes
   int gpus = 0;   ///< total GPUs
@@ -15,10 +15,10 @@ struct Config {
   [[nodiscard]] constexpr int num_nodes() const noexcept { return nodes; }
   [[nodiscard]] constexpr int num_gpus() const noexcept { return gpus; }
   [[nodiscard]] constexpr int type_index() const noexcept { return type; }
-  friend constexpr bool operator==(const Config&, const Config&) = default;
+  friend constexpr bool operator==(const ConfigurationSpec&, const ConfigurationSpec&) = default;
 };
 
-static_assert(Configuration<Config>);
+static_assert(Configuration<ConfigurationSpec>);
 
 /// @brief A batch-size decision for a configuration: global batch = gpus/P * local * (accum+1).
 struct BatchChoice {

@@ -47,7 +47,7 @@ enum class CountMatch {
  * distinct, so a count names at most one configuration; with CountMatch::footprint a count that
  * is no shape maps to the smallest shape holding it. Empty when no shape matches.
  */
-[[nodiscard]] std::optional<Config> configuration_of_count(int type, int vnode_size, int up_nodes, int gpus,
+[[nodiscard]] std::optional<ConfigurationSpec> configuration_of_count(int type, int vnode_size, int up_nodes, int gpus,
                                                            CountMatch match) noexcept;
 
 /**
@@ -55,12 +55,12 @@ enum class CountMatch {
  * count, or, for a rigid job whose fixed count (`rigid_count`, empty for other kinds) is `gpus`
  * and is no shape, its footprint (the smallest shape holding it; see valid_configs.hpp).
  */
-[[nodiscard]] std::optional<Config> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
+[[nodiscard]] std::optional<ConfigurationSpec> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
                                                        std::optional<int> rigid_count) noexcept;
 
 /// @brief All configurations of a cluster and the capacity rows that bound them.
 struct ConfigurationSet {
-  std::vector<Config> configs;         ///< grouped by type, in cluster type order
+  std::vector<ConfigurationSpec> configs;         ///< grouped by type, in cluster type order
   std::vector<CapacityRow> rows;       ///< capacity rows (see CapacityRow)
   std::vector<int> free_gpus;          ///< per type: GPUs on up nodes minus reserved (>= 0)
   std::vector<int> vnode_size;         ///< per type: largest virtual node size (0 if none)
@@ -68,14 +68,14 @@ struct ConfigurationSet {
   std::vector<int> first_config;       ///< per type: index of its first configuration (+ one past the end)
 
   /// GPUs that configuration `c` counts in row `r` (0 if the row does not apply).
-  [[nodiscard]] int row_usage(const CapacityRow& r, const Config& c) const noexcept;
+  [[nodiscard]] int row_usage(const CapacityRow& r, const ConfigurationSpec& c) const noexcept;
 
   /// Index in `configs` of the configuration of `type` matching `gpus` (configuration_of_count()).
   [[nodiscard]] std::optional<int> find(int type, int gpus, CountMatch match = CountMatch::exact) const noexcept;
   /// Index in `configs` of what a job running `gpus` GPUs of `type` holds (held_configuration()).
   [[nodiscard]] std::optional<int> find_held(int type, int gpus, std::optional<int> rigid_count) const noexcept;
   /// Index in `configs` of `c`, if it is a configuration of the set.
-  [[nodiscard]] std::optional<int> index_of(const Config& c) const noexcept;
+  [[nodiscard]] std::optional<int> index_of(const ConfigurationSpec& c) const noexcept;
 };
 
 /**

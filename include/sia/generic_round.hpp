@@ -48,7 +48,7 @@ concept GpuTypeRange = std::ranges::forward_range<R> && GpuType<std::ranges::ran
 
 /// @brief A range of jobs usable by the generic round with GPU type `G`.
 template <class R, class G>
-concept JobRange = std::ranges::forward_range<R> && Job<std::ranges::range_value_t<R>, G, Config> &&
+concept JobRange = std::ranges::forward_range<R> && Job<std::ranges::range_value_t<R>, G, ConfigurationSpec> &&
                    std::is_lvalue_reference_v<std::ranges::range_reference_t<const R>>;
 
 namespace detail {
@@ -83,12 +83,12 @@ template <class J, class G>
   if constexpr (requires { { j.current() } -> std::convertible_to<std::optional<CurrentAllocation>>; })
     s.current(std::optional<CurrentAllocation>(j.current()));
   // The round only calls these with configurations of the cluster, so c.type is a valid index.
-  JobSpec::GoodputFn goodput = [&j, &types](const GpuTypeSpec&, const Config& c) {
+  JobSpec::GoodputFn goodput = [&j, &types](const GpuTypeSpec&, const ConfigurationSpec& c) {
     return static_cast<double>(j.goodput(*types[static_cast<std::size_t>(c.type)], c));
   };
   JobSpec::BatchFn batch;
-  if constexpr (HasBatchSize<J, G, Config>) {
-    batch = [&j, &types](const GpuTypeSpec&, const Config& c) {
+  if constexpr (HasBatchSize<J, G, ConfigurationSpec>) {
+    batch = [&j, &types](const GpuTypeSpec&, const ConfigurationSpec& c) {
       return to_batch_choice(j.batch_size(*types[static_cast<std::size_t>(c.type)], c));
     };
   }

@@ -34,7 +34,7 @@ using SparseGoodputMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
  * @brief Rejects a raw goodput that is NaN, infinite or negative.
  * @throws InvalidArgument naming the job, the GPU type and the configuration.
  */
-inline void check_goodput(double value, std::string_view job, std::string_view type_name, const Config& c) {
+inline void check_goodput(double value, std::string_view job, std::string_view type_name, const ConfigurationSpec& c) {
   if (std::isfinite(value) && value >= 0.0) return;
   std::ostringstream msg;
   msg << "job '" << job << "': goodput " << value << " on configuration (" << c.nodes << " nodes, " << c.gpus

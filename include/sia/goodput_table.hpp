@@ -98,6 +98,6 @@ class GoodputTable {
   std::map<std::string, std::map<std::pair<int, int>, double>, std::less<>> values_;
 };
 
-static_assert(GoodputModel<GoodputTable, GpuTypeSpec, Config>);
+static_assert(GoodputModel<GoodputTable, GpuTypeSpec, ConfigurationSpec>);
 
 }  // namespace sia

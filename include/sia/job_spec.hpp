@@ -25,8 +25,8 @@ namespace sia {
  */
 class JobSpec {
  public:
-  using GoodputFn = std::function<double(const GpuTypeSpec&, const Config&)>;
-  using BatchFn = std::function<BatchChoice(const GpuTypeSpec&, const Config&)>;
+  using GoodputFn = std::function<double(const GpuTypeSpec&, const ConfigurationSpec&)>;
+  using BatchFn = std::function<BatchChoice(const GpuTypeSpec&, const ConfigurationSpec&)>;
 
   JobSpec() = default;
   explicit JobSpec(std::string id) : id_(std::move(id)) {}
@@ -47,11 +47,11 @@ class JobSpec {
   [[nodiscard]] bool has_batch_size() const noexcept { return static_cast<bool>(batch_); }
 
   /// Raw goodput on configuration c of type t; 0 when no model is set.
-  [[nodiscard]] double goodput(const GpuTypeSpec& t, const Config& c) const {
+  [[nodiscard]] double goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) const {
     return goodput_ ? goodput_(t, c) : 0.0;
   }
   /// Batch-size choice for configuration c, when the model offers one.
-  [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const Config& c) const {
+  [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const ConfigurationSpec& c) const {
     return batch_ ? batch_(t, c) : BatchChoice{};
   }
 
@@ -70,12 +70,12 @@ class JobSpec {
 
   /// Stores a copy of any GoodputModel of sia's types (and its batch_size query, when it has one).
   template <class M>
-    requires GoodputModel<M, GpuTypeSpec, Config>
+    requires GoodputModel<M, GpuTypeSpec, ConfigurationSpec>
   JobSpec& goodput_model(M model) {
     auto shared = std::make_shared<const M>(std::move(model));
-    goodput_ = [shared](const GpuTypeSpec& t, const Config& c) { return static_cast<double>(shared->goodput(t, c)); };
-    if constexpr (HasBatchSize<M, GpuTypeSpec, Config>) {
-      batch_ = [shared](const GpuTypeSpec& t, const Config& c) { return to_batch_choice(shared->batch_size(t, c)); };
+    goodput_ = [shared](const GpuTypeSpec& t, const ConfigurationSpec& c) { return static_cast<double>(shared->goodput(t, c)); };
+    if constexpr (HasBatchSize<M, GpuTypeSpec, ConfigurationSpec>) {
+      batch_ = [shared](const GpuTypeSpec& t, const ConfigurationSpec& c) { return to_batch_choice(shared->batch_size(t, c)); };
     } else {
       batch_ = nullptr;
     }
@@ -104,6 +104,6 @@ class JobSpec {
   BatchFn batch_;
 };
 
-static_assert(Job<JobSpec, GpuTypeSpec, Config>);
+static_assert(Job<JobSpec, GpuTypeSpec, ConfigurationSpec>);
 
 }  // namespace sia

@@ -43,7 +43,7 @@ namespace sia {
 /// @brief One job as the Placer sees it.
 struct PlacementRequest {
   std::string job;                           ///< job id (used in error messages)
-  std::optional<Config> config;              ///< new configuration; empty = no GPUs this round
+  std::optional<ConfigurationSpec> config;              ///< new configuration; empty = no GPUs this round
   int gpus = 0;                              ///< GPUs used (<= config->gpus); 0 = config->gpus
   std::optional<CurrentAllocation> current;  ///< what the job holds now (placement may be empty)
 };

@@ -45,7 +45,7 @@ enum class RoundStatus {
 /// The decision for one job.
 struct JobDecision {
   std::string job;                    ///< job id
-  std::optional<Config> config;       ///< chosen configuration; empty = no GPUs this round
+  std::optional<ConfigurationSpec> config;       ///< chosen configuration; empty = no GPUs this round
   int gpus = 0;                       ///< GPUs the job uses (rigid jobs may use fewer than config->gpus)
   std::optional<BatchChoice> batch;   ///< when the job's model offers batch sizes
   std::vector<NodeShare> placement;   ///< when RoundOptions::place

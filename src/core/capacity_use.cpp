@@ -3,7 +3,7 @@
 namespace sia::detail {
 
 bool CapacityUse::fits(int c) const {
-  const Config& cfg = set_->configs[static_cast<std::size_t>(c)];
+  const ConfigurationSpec& cfg = set_->configs[static_cast<std::size_t>(c)];
   for (std::size_t r = 0; r < set_->rows.size(); ++r) {
     const int u = set_->row_usage(set_->rows[r], cfg);
     if (u > 0 && used_[r] + u > set_->rows[r].capacity) return false;
@@ -12,7 +12,7 @@ bool CapacityUse::fits(int c) const {
 }
 
 void CapacityUse::add(int c) {
-  const Config& cfg = set_->configs[static_cast<std::size_t>(c)];
+  const ConfigurationSpec& cfg = set_->configs[static_cast<std::size_t>(c)];
   for (std::size_t r = 0; r < set_->rows.size(); ++r) used_[r] += set_->row_usage(set_->rows[r], cfg);
 }
 

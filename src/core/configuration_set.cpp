@@ -91,21 +91,21 @@ int largest_virtual_node(int gpus_per_node) noexcept {
   return gpus_per_node > 0 ? static_cast<int>(std::bit_floor(static_cast<unsigned>(gpus_per_node))) : 0;
 }
 
-std::optional<Config> configuration_of_count(int type, int vnode_size, int up_nodes, int gpus,
+std::optional<ConfigurationSpec> configuration_of_count(int type, int vnode_size, int up_nodes, int gpus,
                                              CountMatch match) noexcept {
   if (vnode_size < 1 || up_nodes < 1 || gpus < 1) return std::nullopt;
   if (gpus <= vnode_size) {
     const int single = static_cast<int>(std::bit_ceil(static_cast<unsigned>(gpus)));
     if (single != gpus && match == CountMatch::exact) return std::nullopt;
-    return Config{type, 1, single};
+    return ConfigurationSpec{type, 1, single};
   }
   const long long nodes = (static_cast<long long>(gpus) + vnode_size - 1) / vnode_size;
   if (nodes > up_nodes) return std::nullopt;
   if (nodes * vnode_size != gpus && match == CountMatch::exact) return std::nullopt;
-  return Config{type, static_cast<int>(nodes), static_cast<int>(nodes) * vnode_size};
+  return ConfigurationSpec{type, static_cast<int>(nodes), static_cast<int>(nodes) * vnode_size};
 }
 
-std::optional<Config> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
+std::optional<ConfigurationSpec> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
                                          std::optional<int> rigid_count) noexcept {
   if (auto c = configuration_of_count(type, vnode_size, up_nodes, gpus, CountMatch::exact)) return c;
   if (rigid_count && *rigid_count == gpus)
@@ -113,7 +113,7 @@ std::optional<Config> held_configuration(int type, int vnode_size, int up_nodes,
   return std::nullopt;
 }
 
-std::optional<int> ConfigurationSet::index_of(const Config& c) const noexcept {
+std::optional<int> ConfigurationSet::index_of(const ConfigurationSpec& c) const noexcept {
   if (c.type < 0 || c.type >= static_cast<int>(vnode_size.size())) return std::nullopt;
   const auto t = static_cast<std::size_t>(c.type);
   const int s = vnode_size[t];
@@ -143,7 +143,7 @@ std::optional<int> ConfigurationSet::find_held(int type, int gpus, std::optional
   return c ? index_of(*c) : std::nullopt;
 }
 
-int ConfigurationSet::row_usage(const CapacityRow& r, const Config& c) const noexcept {
+int ConfigurationSet::row_usage(const CapacityRow& r, const ConfigurationSpec& c) const noexcept {
   if (c.type != r.type || c.nodes < 1 || c.gpus < 1) return 0;
   // A configuration is `nodes` items of gpus/nodes GPUs each (one item for a single-node shape).
   const int item = c.gpus / c.nodes;
@@ -182,8 +182,8 @@ ConfigurationSet make_configuration_set(const ClusterSpec& cluster) {
     set.up_nodes[static_cast<std::size_t>(t)] = up_nodes;
     set.first_config[static_cast<std::size_t>(t)] = static_cast<int>(set.configs.size());
     if (up_nodes > 0) {
-      for (int k = 1; k <= s; k *= 2) set.configs.push_back(Config{t, 1, k});
-      for (int n = 2; n <= up_nodes; ++n) set.configs.push_back(Config{t, n, n * s});
+      for (int k = 1; k <= s; k *= 2) set.configs.push_back(ConfigurationSpec{t, 1, k});
+      for (int n = 2; n <= up_nodes; ++n) set.configs.push_back(ConfigurationSpec{t, n, n * s});
     }
 
     // Capacity rows. Items are powers of two no larger than s, bins are the virtual nodes. For a

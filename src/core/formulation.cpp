@@ -44,7 +44,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   for (std::size_t r = 0; r < rows.size(); ++r) rows_of_type[static_cast<std::size_t>(rows[r].type)].push_back(static_cast<int>(r));
   std::vector<char> counts(rows.size(), 0);
   for (const auto& [i, v] : m.cols) {
-    const Config& cfg = pb.set.configs[static_cast<std::size_t>(v.config)];
+    const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(v.config)];
     for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)])
       if (pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg) != 0) counts[static_cast<std::size_t>(r)] = 1;
   }
@@ -52,7 +52,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (counts[r]) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
   for (std::size_t c = 0; c < m.cols.size(); ++c) {
-    const Config& cfg = pb.set.configs[static_cast<std::size_t>(m.cols[c].second.config)];
+    const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(m.cols[c].second.config)];
     for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
       const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg);
       if (u != 0) milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));

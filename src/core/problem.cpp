@@ -31,7 +31,7 @@ int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster,
       << cluster.types[static_cast<std::size_t>(cur.type)].name()
       << "') is not a configuration of the cluster; GPU counts of that type:";
   bool any = false;
-  for (const Config& c : set.configs)
+  for (const ConfigurationSpec& c : set.configs)
     if (c.type == cur.type) {
       msg << ' ' << c.gpus;
       any = true;
@@ -96,9 +96,9 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     }
     double current_goodput = 0.0;
     for (const ValidConfig& v : candidates) {
-      const Config& c = pb.set.configs[static_cast<std::size_t>(v.config)];
+      const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(v.config)];
       const auto& type = cluster.types[static_cast<std::size_t>(c.type)];
-      const Config asked{c.type, c.nodes, v.gpus};
+      const ConfigurationSpec asked{c.type, c.nodes, v.gpus};
       const double g = j.goodput(type, asked);
       check_goodput(g, j.id(), type.name(), asked);
       if (v.config == pb.current[i]) current_goodput = g;
@@ -107,7 +107,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       stored[i].push_back(v);
     }
     if (pb.required.pinned[i] && !(current_goodput > 0.0)) {
-      const Config& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
+      const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
       throw InvalidArgument(job_label(j, i) + ": non-preemptible and running on " + std::to_string(c.gpus) +
                             " GPUs of type '" + cluster.types[static_cast<std::size_t>(c.type)].name() +
                             "', but its goodput there is 0");

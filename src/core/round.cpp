@@ -184,12 +184,12 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     if (choice[i] >= 0) {
       const Entry& v = pb.valid[i][static_cast<std::size_t>(choice[i])];
       cfg = v.config;
-      const Config& c = pb.set.configs[static_cast<std::size_t>(cfg)];
+      const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(cfg)];
       d.config = c;
       d.gpus = v.gpus;
       res.gpus_used[static_cast<std::size_t>(c.type)] += c.gpus;
       if (j.has_batch_size())
-        d.batch = j.batch_size(cluster.types[static_cast<std::size_t>(c.type)], Config{c.type, c.nodes, v.gpus});
+        d.batch = j.batch_size(cluster.types[static_cast<std::size_t>(c.type)], ConfigurationSpec{c.type, c.nodes, v.gpus});
     }
     d.changed = cfg != pb.current[i];
   }

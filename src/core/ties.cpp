@@ -35,8 +35,8 @@ void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch) {
     for (std::size_t j : group) configs.push_back(pb.config_of(ch, j));
     std::sort(configs.begin(), configs.end(), [&](int a, int b) {
       if (a < 0 || b < 0) return a >= 0 && b < 0;
-      const Config& x = pb.set.configs[static_cast<std::size_t>(a)];
-      const Config& y = pb.set.configs[static_cast<std::size_t>(b)];
+      const ConfigurationSpec& x = pb.set.configs[static_cast<std::size_t>(a)];
+      const ConfigurationSpec& y = pb.set.configs[static_cast<std::size_t>(b)];
       if (x.gpus != y.gpus) return x.gpus < y.gpus;
       if (x.type != y.type) return x.type < y.type;
       if (x.nodes != y.nodes) return x.nodes < y.nodes;

@@ -114,7 +114,7 @@ GoodputChoice JobModel::first_placement_value(const TypeModel& y, int n, int g) 
   return GoodputFunction{*y.seed, grad_, init_batch_}.optimize(n, g, limits(y));
 }
 
-GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const Config& c) const noexcept {
+GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept {
   const TypeModel* y = type(t.name());
   const int n = c.nodes;
   const int g = c.gpus;

@@ -272,7 +272,7 @@ class ConfigIndex {
 
   /// The configuration a job holding `gpus` GPUs of `type` runs on (a rigid job's count `rigid_count`
   /// may name its footprint), if the whole cluster has it and its node count is `nodes` (0 = any).
-  [[nodiscard]] std::optional<Config> held(int type, int gpus, int nodes, std::optional<int> rigid_count) const {
+  [[nodiscard]] std::optional<ConfigurationSpec> held(int type, int gpus, int nodes, std::optional<int> rigid_count) const {
     const auto& g = cluster_.types[static_cast<std::size_t>(type)];
     auto c = held_configuration(type, largest_virtual_node(g.gpus_per_node()), g.num_nodes(), gpus, rigid_count);
     if (c && nodes > 0 && c->nodes != nodes) return std::nullopt;
@@ -334,7 +334,7 @@ void parse_goodput(const json& value, const std::string& path, JobSpec& job, con
 
     // A rigid job whose count is not a configuration size runs on its footprint, the smallest
     // configuration that holds it; the round asks the goodput of that configuration.
-    const std::optional<Config> config = index.held(t, gpus, nodes.value_or(0), rigid_count(job));
+    const std::optional<ConfigurationSpec> config = index.held(t, gpus, nodes.value_or(0), rigid_count(job));
     if (!config) {
       const std::string what = "(gpu_type " + quote_json(cluster.types[static_cast<std::size_t>(t)].name()) + ", gpus " +
                                std::to_string(gpus) + (nodes ? ", nodes " + std::to_string(*nodes) : std::string()) + ")";
@@ -589,7 +589,7 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
       unallocated.push_back(jd.job);
       continue;
     }
-    const Config& c = *jd.config;
+    const ConfigurationSpec& c = *jd.config;
     ojson a = ojson::object();
     a["job"] = jd.job;
     a["gpu_type"] = type_name(c.type);

@@ -25,7 +25,7 @@ struct JobState {
   int cur_type = -1;               // type of the current placement, -1 = none/unknown
   std::vector<NodeShare> cur;      // current placement with GPU ids resolved, sorted by node
   bool candidate = false;          // unchanged configuration with a valid placement: may be kept
-  [[nodiscard]] const Config& cfg() const { return *req->config; }
+  [[nodiscard]] const ConfigurationSpec& cfg() const { return *req->config; }
   [[nodiscard]] bool distributed() const { return req->config && req->config->nodes >= 2; }
 };
 
@@ -71,7 +71,7 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
     js.used = 0;
     return;
   }
-  const Config& c = *r.config;
+  const ConfigurationSpec& c = *r.config;
   if (c.type < 0 || c.type >= cluster.num_types())
     fail("job " + r.job + ": configuration refers to GPU type index " + std::to_string(c.type) +
          ", which does not exist");
@@ -192,7 +192,7 @@ bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
   const TypeInfo& ti = info[static_cast<std::size_t>(js.cur_type)];
   for (const NodeShare& sh : js.cur)
     if (!ti.up[static_cast<std::size_t>(sh.node)]) return false;
-  const Config& c = *r.config;
+  const ConfigurationSpec& c = *r.config;
   if (c.nodes == 1) return js.cur.size() == 1;
   if (static_cast<int>(js.cur.size()) != c.nodes) return false;
   for (const NodeShare& sh : js.cur)

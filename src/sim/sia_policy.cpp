@@ -52,7 +52,7 @@ struct JobEstimator {
   JobModel model;
   std::unordered_map<long long, double> memo;
 
-  double operator()(const GpuTypeSpec& t, const Config& c) {
+  double operator()(const GpuTypeSpec& t, const ConfigurationSpec& c) {
     const long long key = (static_cast<long long>(c.type) << 40) ^ (static_cast<long long>(c.nodes) << 20) ^ c.gpus;
     const auto it = memo.find(key);
     if (it != memo.end()) return it->second;
@@ -106,7 +106,7 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
       // Checkpoint-restore in progress: the job keeps its configuration (reference §4, §9.8).
       if (job->rescale_time > 0) s.preemptible(false);
     }
-    s.goodput_fn([est](const GpuTypeSpec& t, const Config& c) { return (*est)(t, c); });
+    s.goodput_fn([est](const GpuTypeSpec& t, const ConfigurationSpec& c) { return (*est)(t, c); });
     specs.push_back(std::move(s));
   }
   cache_ = std::move(next_cache);

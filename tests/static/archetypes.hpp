@@ -42,7 +42,7 @@ struct ConfigurationArchetype {
 };
 
 struct GoodputModelArchetype {
-  [[nodiscard]] DoubleLike goodput(const GpuTypeSpec&, const Config&) const { return {}; }
+  [[nodiscard]] DoubleLike goodput(const GpuTypeSpec&, const ConfigurationSpec&) const { return {}; }
 };
 
 /// A job with only the required members, evaluated against GPU type G.
@@ -56,7 +56,7 @@ struct JobArchetype {
   [[nodiscard]] IntLike min_gpus() const { return {}; }
   [[nodiscard]] IntLike max_gpus() const { return {}; }
   [[nodiscard]] JobKind kind() const { return JobKind::adaptive; }
-  [[nodiscard]] DoubleLike goodput(const G&, const Config&) const { return {}; }
+  [[nodiscard]] DoubleLike goodput(const G&, const ConfigurationSpec&) const { return {}; }
 };
 
 /// A job with every optional member of the Job concept.
@@ -70,7 +70,7 @@ struct FullJobArchetype : JobArchetype<G> {
   [[nodiscard]] IntLike pipeline_size() const { return {}; }
   [[nodiscard]] std::optional<int> max_gpus_ever() const { return std::nullopt; }
   [[nodiscard]] std::optional<CurrentAllocation> current() const { return std::nullopt; }
-  [[nodiscard]] BatchChoice batch_size(const G&, const Config&) const { return {}; }
+  [[nodiscard]] BatchChoice batch_size(const G&, const ConfigurationSpec&) const { return {}; }
 };
 
 }  // namespace sia::archetypes

@@ -23,17 +23,17 @@ using namespace sia::archetypes;
 // --- positive: the library's models and the archetypes ---------------------------------------
 static_assert(GpuType<GpuTypeSpec>);
 static_assert(GpuType<GpuTypeArchetype>);
-static_assert(Configuration<Config>);
+static_assert(Configuration<ConfigurationSpec>);
 static_assert(Configuration<ConfigurationArchetype>);
-static_assert(GoodputModel<GoodputTable, GpuTypeSpec, Config>);
-static_assert(GoodputModel<GoodputModelArchetype, GpuTypeSpec, Config>);
+static_assert(GoodputModel<GoodputTable, GpuTypeSpec, ConfigurationSpec>);
+static_assert(GoodputModel<GoodputModelArchetype, GpuTypeSpec, ConfigurationSpec>);
 static_assert(GoodputModel<GoodputTable, GpuTypeArchetype, ConfigurationArchetype>);  // a template model
-static_assert(Job<JobSpec, GpuTypeSpec, Config>);
-static_assert(Job<JobArchetype<GpuTypeSpec>, GpuTypeSpec, Config>);
-static_assert(Job<JobArchetype<GpuTypeArchetype>, GpuTypeArchetype, Config>);
-static_assert(Job<FullJobArchetype<GpuTypeArchetype>, GpuTypeArchetype, Config>);
-static_assert(HasBatchSize<FullJobArchetype<GpuTypeArchetype>, GpuTypeArchetype, Config>);
-static_assert(!HasBatchSize<JobArchetype<GpuTypeArchetype>, GpuTypeArchetype, Config>);
+static_assert(Job<JobSpec, GpuTypeSpec, ConfigurationSpec>);
+static_assert(Job<JobArchetype<GpuTypeSpec>, GpuTypeSpec, ConfigurationSpec>);
+static_assert(Job<JobArchetype<GpuTypeArchetype>, GpuTypeArchetype, ConfigurationSpec>);
+static_assert(Job<FullJobArchetype<GpuTypeArchetype>, GpuTypeArchetype, ConfigurationSpec>);
+static_assert(HasBatchSize<FullJobArchetype<GpuTypeArchetype>, GpuTypeArchetype, ConfigurationSpec>);
+static_assert(!HasBatchSize<JobArchetype<GpuTypeArchetype>, GpuTypeArchetype, ConfigurationSpec>);
 
 // The generic round accepts the archetypes (minimal and full) in any forward range.
 template <class T, class J>
@@ -81,41 +81,41 @@ struct ModelWrongArgs {
   double goodput(int, int) const;
 };
 struct ModelReturnsString {
-  std::string goodput(const GpuTypeSpec&, const Config&) const;
+  std::string goodput(const GpuTypeSpec&, const ConfigurationSpec&) const;
 };
 struct ModelNonConst {
-  double goodput(const GpuTypeSpec&, const Config&);  // not const: cannot be asked through a const model
+  double goodput(const GpuTypeSpec&, const ConfigurationSpec&);  // not const: cannot be asked through a const model
 };
-static_assert(!GoodputModel<ModelWrongArgs, GpuTypeSpec, Config>);
-static_assert(!GoodputModel<ModelReturnsString, GpuTypeSpec, Config>);
-static_assert(!GoodputModel<ModelNonConst, GpuTypeSpec, Config>);
+static_assert(!GoodputModel<ModelWrongArgs, GpuTypeSpec, ConfigurationSpec>);
+static_assert(!GoodputModel<ModelReturnsString, GpuTypeSpec, ConfigurationSpec>);
+static_assert(!GoodputModel<ModelNonConst, GpuTypeSpec, ConfigurationSpec>);
 
 struct JobNoKind {
   std::string id() const;
   int min_gpus() const;
   int max_gpus() const;
-  double goodput(const GpuTypeSpec&, const Config&) const;
+  double goodput(const GpuTypeSpec&, const ConfigurationSpec&) const;
 };
 struct JobKindIsString {
   std::string id() const;
   int min_gpus() const;
   int max_gpus() const;
   std::string kind() const;
-  double goodput(const GpuTypeSpec&, const Config&) const;
+  double goodput(const GpuTypeSpec&, const ConfigurationSpec&) const;
 };
 struct JobIdIsInt {
   int id() const;
   int min_gpus() const;
   int max_gpus() const;
   JobKind kind() const;
-  double goodput(const GpuTypeSpec&, const Config&) const;
+  double goodput(const GpuTypeSpec&, const ConfigurationSpec&) const;
 };
-static_assert(!Job<JobNoKind, GpuTypeSpec, Config>);
-static_assert(!Job<JobKindIsString, GpuTypeSpec, Config>);
-static_assert(!Job<JobIdIsInt, GpuTypeSpec, Config>);
+static_assert(!Job<JobNoKind, GpuTypeSpec, ConfigurationSpec>);
+static_assert(!Job<JobKindIsString, GpuTypeSpec, ConfigurationSpec>);
+static_assert(!Job<JobIdIsInt, GpuTypeSpec, ConfigurationSpec>);
 // A job evaluated against one GPU type is not a job for another.
-static_assert(!Job<JobArchetype<GpuTypeSpec>, GpuTypeArchetype, Config>);
-static_assert(!Job<JobSpec, NameIsInt, Config>);  // not a GpuType at all
+static_assert(!Job<JobArchetype<GpuTypeSpec>, GpuTypeArchetype, ConfigurationSpec>);
+static_assert(!Job<JobSpec, NameIsInt, ConfigurationSpec>);  // not a GpuType at all
 // Concept headers depend on the standard library only: a batch choice of the model's own type counts.
 struct OwnBatch {
   long long global_batch = 0;
@@ -123,10 +123,10 @@ struct OwnBatch {
   int accumulation_steps = 0;
 };
 struct ModelWithOwnBatch {
-  double goodput(const GpuTypeSpec&, const Config&) const;
-  OwnBatch batch_size(const GpuTypeSpec&, const Config&) const;
+  double goodput(const GpuTypeSpec&, const ConfigurationSpec&) const;
+  OwnBatch batch_size(const GpuTypeSpec&, const ConfigurationSpec&) const;
 };
-static_assert(HasBatchSize<ModelWithOwnBatch, GpuTypeSpec, Config>);
+static_assert(HasBatchSize<ModelWithOwnBatch, GpuTypeSpec, ConfigurationSpec>);
 
 static_assert(!GenericRoundCallable<std::vector<NoName>, std::vector<JobSpec>>);
 static_assert(!GenericRoundCallable<std::vector<GpuTypeSpec>, std::vector<JobNoKind>>);

@@ -8,6 +8,6 @@
 
 static_assert(std::is_same_v<decltype(sia::make_configuration_set(std::declval<const sia::ClusterSpec&>())),
                              sia::ConfigurationSet>);
-static_assert(sia::GoodputModel<sia::GoodputTable, sia::GpuTypeSpec, sia::Config>);
+static_assert(sia::GoodputModel<sia::GoodputTable, sia::GpuTypeSpec, sia::ConfigurationSpec>);
 
 TEST_CASE("static.umbrella") { CHECK(sia::to_string(sia::RoundStatus::optimal) == "optimal"); }

@@ -150,7 +150,7 @@ inline void register_fault_solver() {
 /// Is `cur` a configuration of the cluster (the round's identification: type + GPU count)?
 inline bool current_is_config(const ConfigurationSet& set, const CurrentAllocation& cur) {
   return std::any_of(set.configs.begin(), set.configs.end(),
-                     [&](const Config& c) { return c.type == cur.type && c.gpus == cur.gpus; });
+                     [&](const ConfigurationSpec& c) { return c.type == cur.type && c.gpus == cur.gpus; });
 }
 
 /// Checks every guarantee of a round result (doctest CHECKs); independent of round.cpp's code.
@@ -175,7 +175,7 @@ inline void check_round_valid(const ClusterSpec& cluster, const std::vector<JobS
     CHECK(d.job == job.id());
     CHECK(seen.insert(d.job).second);  // no job twice
     if (d.config) {
-      const Config c = *d.config;
+      const ConfigurationSpec c = *d.config;
       REQUIRE(c.type >= 0);
       REQUIRE(c.type < cluster.num_types());
       CHECK(std::find(set.configs.begin(), set.configs.end(), c) != set.configs.end());
@@ -266,7 +266,7 @@ inline JobSpec synthetic_job(std::string id, std::uint64_t seed, JobKind kind, i
   } else {
     j.min_gpus(1).max_gpus(max_gpus);
   }
-  j.goodput_fn([=](const GpuTypeSpec& t, const Config& c) {
+  j.goodput_fn([=](const GpuTypeSpec& t, const ConfigurationSpec& c) {
     const double b = t.name() == "aws" ? base[0] : t.name() == "rtx" ? base[1] : base[2];
     double v = b * std::pow(static_cast<double>(c.gpus), alpha) * (c.nodes > 1 ? net : 1.0);
     if (quantum > 0) v = std::max(quantum, std::round(v / quantum) * quantum);

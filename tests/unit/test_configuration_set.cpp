@@ -18,9 +18,9 @@ ClusterSpec one_type(int nodes, int per_node) {
   return c;
 }
 
-std::vector<Config> shapes(std::initializer_list<std::pair<int, int>> l, int type = 0) {
-  std::vector<Config> out;
-  for (auto [n, g] : l) out.push_back(Config{type, n, g});
+std::vector<ConfigurationSpec> shapes(std::initializer_list<std::pair<int, int>> l, int type = 0) {
+  std::vector<ConfigurationSpec> out;
+  for (auto [n, g] : l) out.push_back(ConfigurationSpec{type, n, g});
   return out;
 }
 
@@ -51,9 +51,9 @@ TEST_CASE("configset.reference_default_cluster") {
   c.types = {GpuTypeSpec("aws", 6, 4), GpuTypeSpec("dgx-ext", 2, 8), GpuTypeSpec("rtx", 3, 8)};
   const auto s = make_configuration_set(c);
   CHECK(s.configs.size() == 19);
-  CHECK(s.configs[7] == Config{0, 6, 24});
-  CHECK(s.configs[12] == Config{1, 2, 16});
-  CHECK(s.configs[18] == Config{2, 3, 24});
+  CHECK(s.configs[7] == ConfigurationSpec{0, 6, 24});
+  CHECK(s.configs[12] == ConfigurationSpec{1, 2, 16});
+  CHECK(s.configs[18] == ConfigurationSpec{2, 3, 24});
   CHECK(s.rows.size() == 3);
 }
 
@@ -67,10 +67,10 @@ TEST_CASE("configset.non_power_of_two.r6") {
   CHECK(s.rows[1].min_item_gpus == 4);
   CHECK(s.rows[1].capacity == 8);
   CHECK(s.vnode_size[0] == 4);
-  CHECK(s.row_usage(s.rows[1], Config{0, 1, 2}) == 0);
-  CHECK(s.row_usage(s.rows[1], Config{0, 1, 4}) == 4);
-  CHECK(s.row_usage(s.rows[1], Config{0, 2, 8}) == 8);
-  CHECK(s.row_usage(s.rows[0], Config{0, 1, 2}) == 2);
+  CHECK(s.row_usage(s.rows[1], ConfigurationSpec{0, 1, 2}) == 0);
+  CHECK(s.row_usage(s.rows[1], ConfigurationSpec{0, 1, 4}) == 4);
+  CHECK(s.row_usage(s.rows[1], ConfigurationSpec{0, 2, 8}) == 8);
+  CHECK(s.row_usage(s.rows[0], ConfigurationSpec{0, 1, 2}) == 2);
 }
 
 TEST_CASE("configset.non_power_of_two.r3") {
@@ -109,7 +109,7 @@ TEST_CASE("configset.down_nodes_and_reservations") {
   c.down = {{1, 3}};
   c.reserved = {3, 2};
   const auto s = make_configuration_set(c);
-  CHECK(s.configs == std::vector<Config>{{0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {0, 1, 8}, {0, 2, 16},
+  CHECK(s.configs == std::vector<ConfigurationSpec>{{0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {0, 1, 8}, {0, 2, 16},
                                          {1, 1, 1}, {1, 1, 2}, {1, 1, 4}, {1, 2, 8}});
   CHECK(s.free_gpus == std::vector<int>{13, 10});
   REQUIRE(s.rows.size() == 3);
@@ -174,10 +174,10 @@ TEST_CASE("configset.valid_configs.rules") {
   // rigid: one per type, footprint when the count is not a shape.
   auto rigid3 = valid_configs(s, {3, 3, JobKind::rigid, 1, std::nullopt});
   REQUIRE(rigid3.size() == 1);
-  CHECK(s.configs[static_cast<std::size_t>(rigid3[0].config)] == Config{0, 1, 4});
+  CHECK(s.configs[static_cast<std::size_t>(rigid3[0].config)] == ConfigurationSpec{0, 1, 4});
   CHECK(rigid3[0].gpus == 3);
   auto rigid12 = valid_configs(s, {12, 12, JobKind::rigid, 1, 0});
   REQUIRE(rigid12.size() == 1);
-  CHECK(s.configs[static_cast<std::size_t>(rigid12[0].config)] == Config{0, 2, 16});
+  CHECK(s.configs[static_cast<std::size_t>(rigid12[0].config)] == ConfigurationSpec{0, 2, 16});
   CHECK(valid_configs(s, {40, 40, JobKind::rigid, 1, std::nullopt}).empty());
 }

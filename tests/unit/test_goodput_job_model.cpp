@@ -69,7 +69,7 @@ TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
   const sia::GpuTypeSpec x("x", 16, 4), y("y", 16, 4);
   for (int g : {1, 2, 4, 8, 16, 32}) {
     const int n = g <= 4 ? 1 : g / 4;
-    const sia::Config c{0, n, g};
+    const sia::ConfigurationSpec c{0, n, g};
     const sia::GoodputChoice gx = m.evaluate(x, c);
     const sia::GoodputChoice gy = m.evaluate(y, c);
     CAPTURE(g);
@@ -89,22 +89,22 @@ TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
     const sia::GoodputChoice plain = sia::optimize_batch(
         g, 32, m.limits(*m.type("y")), [&](double b, int s) { return sia::projected_step_time(kKnown, py, n, g, b, s); },
         [&](double gl) { return sia::efficiency(sia::GradParams{0.5, 20.0}, gl, 32); });
-    const sia::GoodputChoice got = m.evaluate(y, sia::Config{0, n, g});
+    const sia::GoodputChoice got = m.evaluate(y, sia::ConfigurationSpec{0, n, g});
     CHECK(got.goodput == doctest::Approx(plain.goodput).epsilon(1e-12));
     CHECK(got.batch.global_batch == plain.batch.global_batch);
   }
   // Without a known type, Y's seed alone predicts linear scaling ("assume throughput doubles").
   sia::JobModel only_seed = sia::JobModel().init_batch_size(32).max_batch_size(32).kind(sia::JobKind::strong_scaling);
   only_seed.add_type(seed_type("y", 1.0));
-  const double t1 = only_seed.evaluate(y, sia::Config{0, 1, 1}).throughput;  // local batch 32
+  const double t1 = only_seed.evaluate(y, sia::ConfigurationSpec{0, 1, 1}).throughput;  // local batch 32
   only_seed.max_batch_size(64);
-  const double t2 = only_seed.evaluate(y, sia::Config{0, 1, 2}).throughput;  // 2 x local batch 32
+  const double t2 = only_seed.evaluate(y, sia::ConfigurationSpec{0, 1, 2}).throughput;  // 2 x local batch 32
   CHECK(t2 == doctest::Approx(2 * t1).epsilon(1e-6));
   // Unknown type: not usable.
-  CHECK(m.goodput(sia::GpuTypeSpec("z", 1, 8), sia::Config{0, 1, 1}) == 0.0);
+  CHECK(m.goodput(sia::GpuTypeSpec("z", 1, 8), sia::ConfigurationSpec{0, 1, 1}) == 0.0);
   // ProjectionMode::none: Y falls back to its seed (linear), not to X's scaling.
   m.projection(sia::ProjectionMode::none);
-  CHECK(m.evaluate(y, sia::Config{0, 4, 16}).goodput > 3.0 * m.evaluate(x, sia::Config{0, 4, 16}).goodput);
+  CHECK(m.evaluate(y, sia::ConfigurationSpec{0, 4, 16}).goodput > 3.0 * m.evaluate(x, sia::ConfigurationSpec{0, 4, 16}).goodput);
 }
 
 TEST_CASE("goodput.job_model.reference_variant") {
@@ -117,7 +117,7 @@ TEST_CASE("goodput.job_model.reference_variant") {
   m.add_type(x).add_type(y);
   const sia::GpuTypeSpec ty("y", 4, 8);
   // 16 GPUs of Y (2 nodes of 8) = X's curve on ceil(16/4) = 4 nodes, times 500/250.
-  const sia::GoodputChoice got = m.evaluate(ty, sia::Config{1, 2, 16});
+  const sia::GoodputChoice got = m.evaluate(ty, sia::ConfigurationSpec{1, 2, 16});
   const sia::GoodputChoice want = sia::GoodputFunction{kKnown, std::nullopt, 32}.optimize(4, 16, m.limits(x));
   CHECK(got.goodput == doctest::Approx(2.0 * want.goodput));
   CHECK(got.batch.local_batch == want.batch.local_batch);
@@ -132,7 +132,7 @@ TEST_CASE("goodput.job_model.first_placement") {
   b.xput1 = 250.0;
   sia::JobModel m = sia::JobModel().init_batch_size(32).max_batch_size(2048).add_type(a).add_type(b);
   const sia::GpuTypeSpec ta("a", 4, 4), tb("b", 4, 4);
-  const sia::Config one{0, 1, 1};
+  const sia::ConfigurationSpec one{0, 1, 1};
   CHECK(m.first_placement() == sia::FirstPlacement::seed);
   CHECK(m.goodput(tb, one) == doctest::Approx(3.0 * m.goodput(ta, one)).epsilon(1e-6));
   m.first_placement(sia::FirstPlacement::tie);
@@ -144,7 +144,7 @@ TEST_CASE("goodput.job_model.first_placement") {
   CHECK(m.goodput(tb, one) == 250.0);
   // Rigid jobs are never tied: the reference values them by profiled throughput.
   m.first_placement(sia::FirstPlacement::tie).kind(sia::JobKind::rigid);
-  CHECK(m.goodput(tb, sia::Config{0, 1, 4}) == 250.0);
+  CHECK(m.goodput(tb, sia::ConfigurationSpec{0, 1, 4}) == 250.0);
   // Once a type has a fitted model, first placement no longer applies: the others are projected.
   m.kind(sia::JobKind::adaptive).add_type(known_type("x"));
   CHECK(m.goodput(ta, one) != 1.0);
@@ -153,20 +153,20 @@ TEST_CASE("goodput.job_model.first_placement") {
   x.max_nodes = 2;
   m.add_type(x);
   const sia::GpuTypeSpec tx("x", 8, 4);
-  CHECK(m.goodput(tx, sia::Config{0, 2, 8}) > 0.0);
-  CHECK(m.goodput(tx, sia::Config{0, 3, 12}) == 0.0);
+  CHECK(m.goodput(tx, sia::ConfigurationSpec{0, 2, 8}) > 0.0);
+  CHECK(m.goodput(tx, sia::ConfigurationSpec{0, 3, 12}) == 0.0);
 }
 
 TEST_CASE("goodput.job_model.kinds_and_validation") {
   sia::JobModel m = sia::JobModel().init_batch_size(64).max_batch_size(512).kind(sia::JobKind::strong_scaling);
   m.add_type(known_type("x"));
   const sia::GpuTypeSpec x("x", 4, 4);
-  const sia::BatchChoice b = m.batch_size(x, sia::Config{0, 1, 2});
+  const sia::BatchChoice b = m.batch_size(x, sia::ConfigurationSpec{0, 1, 2});
   CHECK(b.global_batch == 512);  // fixed batch: 2 GPUs x 128 x 2 micro-steps
   CHECK(b.local_batch == 128);
   CHECK(b.accumulation_steps == 1);
   // No gradient statistics: efficiency 1.
-  CHECK(m.evaluate(x, sia::Config{0, 1, 2}).efficiency == 1.0);
+  CHECK(m.evaluate(x, sia::ConfigurationSpec{0, 1, 2}).efficiency == 1.0);
   // Bad fields are named.
   sia::JobModel bad = sia::JobModel().init_batch_size(64).max_batch_size(32);
   CHECK_THROWS_WITH_AS(bad.validate("jobs[0].model"), doctest::Contains("jobs[0].model.max_batch_size"), sia::InvalidArgument);
@@ -177,8 +177,8 @@ TEST_CASE("goodput.job_model.kinds_and_validation") {
   sia::JobModel bad3 = sia::JobModel().init_batch_size(64).grad(sia::GradParams{-1, 2});
   CHECK_THROWS_AS(bad3.validate(), sia::InvalidArgument);
   // Invalid configurations are simply not usable.
-  CHECK(m.goodput(x, sia::Config{0, 2, 1}) == 0.0);
-  CHECK(m.goodput(x, sia::Config{0, 0, 0}) == 0.0);
+  CHECK(m.goodput(x, sia::ConfigurationSpec{0, 2, 1}) == 0.0);
+  CHECK(m.goodput(x, sia::ConfigurationSpec{0, 0, 0}) == 0.0);
 }
 
 TEST_CASE("goodput.job_model.seed_type_model") {
@@ -252,7 +252,7 @@ TEST_CASE("goodput.job_model.artifact_profiles") {
   const sia::GpuTypeSpec aws("aws", 6, 4);
   std::vector<double> g_of;
   for (int g : {1, 2, 4, 8}) {
-    const sia::GoodputChoice c = m.evaluate(aws, sia::Config{0, g <= 4 ? 1 : 2, g});
+    const sia::GoodputChoice c = m.evaluate(aws, sia::ConfigurationSpec{0, g <= 4 ? 1 : 2, g});
     CHECK(c.goodput > 0.0);
     CHECK(c.batch.local_batch <= 1024);
     CHECK(c.batch.local_batch >= 32);

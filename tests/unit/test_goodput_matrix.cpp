@@ -79,7 +79,7 @@ TEST_CASE("goodput_matrix.utilities") {
 }
 
 TEST_CASE("goodput_matrix.check_goodput") {
-  const Config c{0, 1, 2};
+  const ConfigurationSpec c{0, 1, 2};
   CHECK_NOTHROW(check_goodput(0.0, "j", "A", c));
   CHECK_NOTHROW(check_goodput(3.5, "j", "A", c));
   CHECK_THROWS_WITH_AS(check_goodput(-1.0, "j7", "A", c), doctest::Contains("j7"), InvalidArgument);

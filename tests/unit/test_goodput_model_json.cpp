@@ -38,9 +38,9 @@ TEST_CASE("goodput.model_json.parses_and_evaluates") {
   CHECK(m.type("t4")->seed->alpha_n == 1e-8);
   CHECK(m.type("t4")->max_local == 1024);
   CHECK(m.projection() == sia::ProjectionMode::paper);
-  const double g = m.goodput(c.types[0], sia::Config{0, 2, 8});  // projected from a100
+  const double g = m.goodput(c.types[0], sia::ConfigurationSpec{0, 2, 8});  // projected from a100
   CHECK(g > 0.0);
-  const sia::BatchChoice b = m.batch_size(c.types[0], sia::Config{0, 2, 8});
+  const sia::BatchChoice b = m.batch_size(c.types[0], sia::ConfigurationSpec{0, 2, 8});
   CHECK(b.local_batch >= 32);
   CHECK(b.local_batch <= 1024);
   sia::JobSpec job("J1");
@@ -48,7 +48,7 @@ TEST_CASE("goodput.model_json.parses_and_evaluates") {
   sia::detail::apply_model_json(job, example(), c, "jobs[0].model");
   CHECK(job.has_goodput());
   CHECK(job.has_batch_size());
-  CHECK(job.batch_size(c.types[1], sia::Config{1, 1, 8}).global_batch == 4096);  // fixed batch
+  CHECK(job.batch_size(c.types[1], sia::ConfigurationSpec{1, 1, 8}).global_batch == 4096);  // fixed batch
 }
 
 TEST_CASE("goodput.model_json.errors_name_the_field") {

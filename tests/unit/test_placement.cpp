@@ -48,7 +48,7 @@ std::string error_of(const ClusterSpec& c, const std::vector<PlacementRequest>& 
 TEST_CASE("placement.table1") {
   // The paper's Table 1 cluster: one 2-GPU node of A, one 4-GPU node of B.
   const auto c = cluster_of({{"A", 1, 2}, {"B", 1, 4}});
-  const std::vector<PlacementRequest> reqs{request("J1", Config{1, 1, 4}), request("J2", Config{0, 1, 2})};
+  const std::vector<PlacementRequest> reqs{request("J1", ConfigurationSpec{1, 1, 4}), request("J2", ConfigurationSpec{0, 1, 2})};
   const auto res = place_v(c, reqs);
   CHECK(res.placements[0] == std::vector<NodeShare>{{0, 4, {0, 1, 2, 3}}});
   CHECK(res.placements[1] == std::vector<NodeShare>{{0, 2, {0, 1}}});
@@ -60,8 +60,8 @@ TEST_CASE("placement.table1") {
 TEST_CASE("placement.rules.partial_and_whole_nodes") {
   // Two 8-GPU nodes: a (2, 16) job takes both nodes whole; afterwards nothing else fits.
   const auto c = cluster_of({{"T", 3, 8}});
-  const std::vector<PlacementRequest> reqs{request("small1", Config{0, 1, 2}), request("big", Config{0, 2, 16}),
-                                           request("small2", Config{0, 1, 4}), request("small3", Config{0, 1, 2})};
+  const std::vector<PlacementRequest> reqs{request("small1", ConfigurationSpec{0, 1, 2}), request("big", ConfigurationSpec{0, 2, 16}),
+                                           request("small2", ConfigurationSpec{0, 1, 4}), request("small3", ConfigurationSpec{0, 1, 2})};
   const auto res = place_v(c, reqs);
   REQUIRE(res.placements[1].size() == 2);
   for (const auto& sh : res.placements[1]) CHECK(sh.gpus == 8);
@@ -76,16 +76,16 @@ TEST_CASE("placement.rules.partial_and_whole_nodes") {
 TEST_CASE("placement.rules.non_power_of_two_nodes") {
   // 6-GPU nodes are 4 + 2 virtual nodes: (n, 4n) multi-node shapes, singles up to 4.
   const auto c = cluster_of({{"S", 3, 6}});
-  const std::vector<PlacementRequest> reqs{request("d", Config{0, 3, 12}), request("a", Config{0, 1, 2}),
-                                           request("b", Config{0, 1, 2}), request("e", Config{0, 1, 1}),
-                                           request("f", Config{0, 1, 1})};
+  const std::vector<PlacementRequest> reqs{request("d", ConfigurationSpec{0, 3, 12}), request("a", ConfigurationSpec{0, 1, 2}),
+                                           request("b", ConfigurationSpec{0, 1, 2}), request("e", ConfigurationSpec{0, 1, 1}),
+                                           request("f", ConfigurationSpec{0, 1, 1})};
   const auto res = place_v(c, reqs);
   REQUIRE(res.placements[0].size() == 3);
   for (const auto& sh : res.placements[0]) CHECK(sh.gpu_ids == std::vector<int>{0, 1, 2, 3});
   CHECK(res.dropped.empty());
   // Too much: a second 3-node job cannot share nodes with the first one.
   std::vector<PlacementRequest> more = reqs;
-  more.push_back(request("d2", Config{0, 2, 8}));
+  more.push_back(request("d2", ConfigurationSpec{0, 2, 8}));
   const auto res2 = place_v(c, more);
   CHECK(res2.dropped.size() == 1);
 }
@@ -93,7 +93,7 @@ TEST_CASE("placement.rules.non_power_of_two_nodes") {
 TEST_CASE("placement.rigid_uses_fewer_gpus") {
   const auto c = cluster_of({{"T", 3, 8}});
   // Rigid 12 GPUs on footprint (2, 16): fills the first node, 4 on the second.
-  const std::vector<PlacementRequest> reqs{request("r", Config{0, 2, 16}, 12), request("q", Config{0, 1, 4}, 3)};
+  const std::vector<PlacementRequest> reqs{request("r", ConfigurationSpec{0, 2, 16}, 12), request("q", ConfigurationSpec{0, 1, 4}, 3)};
   const auto res = place_v(c, reqs);
   REQUIRE(res.placements[0].size() == 2);
   CHECK(res.placements[0][0].gpus == 8);
@@ -106,10 +106,10 @@ TEST_CASE("placement.stability.unchanged_jobs_keep_gpus") {
   const auto c = cluster_of({{"T", 2, 8}});
   // Jobs hold scattered GPUs; unchanged ones keep exactly them.
   const std::vector<PlacementRequest> reqs{
-      request("a", Config{0, 1, 2}, 0, on(0, {{1, 2, {5, 7}}})),
-      request("b", Config{0, 1, 4}, 0, on(0, {{0, 4, {1, 2, 3, 6}}})),
-      request("c", Config{0, 1, 1}, 0, on(0, {{0, 1, {}}})),  // ids unknown: lowest unnamed = 0
-      request("d", Config{0, 1, 1}, 0, on(0, {{1, 1, {0}}})),
+      request("a", ConfigurationSpec{0, 1, 2}, 0, on(0, {{1, 2, {5, 7}}})),
+      request("b", ConfigurationSpec{0, 1, 4}, 0, on(0, {{0, 4, {1, 2, 3, 6}}})),
+      request("c", ConfigurationSpec{0, 1, 1}, 0, on(0, {{0, 1, {}}})),  // ids unknown: lowest unnamed = 0
+      request("d", ConfigurationSpec{0, 1, 1}, 0, on(0, {{1, 1, {0}}})),
   };
   const auto res = place_v(c, reqs);
   for (std::size_t j = 0; j < reqs.size(); ++j) CHECK(res.status[j] == PlacementStatus::kept);
@@ -119,7 +119,7 @@ TEST_CASE("placement.stability.unchanged_jobs_keep_gpus") {
   // A new 8-GPU job needs a whole node: not available without moving someone. Node 1 holds a
   // and d (3 GPUs), node 0 holds b and c (5 GPUs): two jobs move either way, a and d are fewer GPUs.
   auto more = reqs;
-  more.push_back(request("new", Config{0, 1, 8}));
+  more.push_back(request("new", ConfigurationSpec{0, 1, 8}));
   const auto res2 = place_v(c, more);
   CHECK(res2.evicted == std::vector<std::size_t>{0, 3});
   CHECK(res2.placements[4] == std::vector<NodeShare>{{1, 8, {0, 1, 2, 3, 4, 5, 6, 7}}});
@@ -129,9 +129,9 @@ TEST_CASE("placement.stability.resized_job_prefers_its_node") {
   const auto c = cluster_of({{"T", 5, 8}});
   // Job grows from 2 to 4 GPUs: its node has room, so it stays there and keeps its 2 GPUs.
   const std::vector<PlacementRequest> reqs{
-      request("grow", Config{0, 1, 4}, 0, on(0, {{2, 2, {4, 5}}})),
-      request("shrink", Config{0, 1, 2}, 0, on(0, {{3, 8, {0, 1, 2, 3, 4, 5, 6, 7}}})),
-      request("dist", Config{0, 3, 24}, 0, on(0, {{0, 8, {}}, {1, 8, {}}})),  // grows 2 -> 3 nodes
+      request("grow", ConfigurationSpec{0, 1, 4}, 0, on(0, {{2, 2, {4, 5}}})),
+      request("shrink", ConfigurationSpec{0, 1, 2}, 0, on(0, {{3, 8, {0, 1, 2, 3, 4, 5, 6, 7}}})),
+      request("dist", ConfigurationSpec{0, 3, 24}, 0, on(0, {{0, 8, {}}, {1, 8, {}}})),  // grows 2 -> 3 nodes
   };
   const auto res = place_v(c, reqs);
   REQUIRE(res.placements[0].size() == 1);
@@ -151,8 +151,8 @@ TEST_CASE("placement.stability.resized_job_prefers_its_node") {
 TEST_CASE("placement.stability.resized_distributed_keeps_nodes") {
   const auto c = cluster_of({{"T", 6, 4}});
   const std::vector<PlacementRequest> reqs{
-      request("d", Config{0, 2, 8}, 0, on(0, {{1, 4, {}}, {3, 4, {}}, {5, 4, {}}})),  // shrinks 3 -> 2 nodes
-      request("e", Config{0, 3, 12}, 0, on(0, {{0, 4, {}}, {2, 4, {}}})),             // grows 2 -> 3 nodes
+      request("d", ConfigurationSpec{0, 2, 8}, 0, on(0, {{1, 4, {}}, {3, 4, {}}, {5, 4, {}}})),  // shrinks 3 -> 2 nodes
+      request("e", ConfigurationSpec{0, 3, 12}, 0, on(0, {{0, 4, {}}, {2, 4, {}}})),             // grows 2 -> 3 nodes
   };
   const auto res = place_v(c, reqs);
   std::set<int> d, e;
@@ -167,9 +167,9 @@ TEST_CASE("placement.down_nodes") {
   auto c = cluster_of({{"T", 3, 4}});
   c.down = {{1}};
   const std::vector<PlacementRequest> reqs{
-      request("on_down", Config{0, 1, 4}, 0, on(0, {{1, 4, {}}})),
-      request("fine", Config{0, 1, 2}, 0, on(0, {{0, 2, {}}})),
-      request("new", Config{0, 1, 2}),
+      request("on_down", ConfigurationSpec{0, 1, 4}, 0, on(0, {{1, 4, {}}})),
+      request("fine", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {}}})),
+      request("new", ConfigurationSpec{0, 1, 2}),
   };
   const auto res = place_v(c, reqs);
   CHECK(res.status[0] == PlacementStatus::placed);
@@ -182,7 +182,7 @@ TEST_CASE("placement.down_nodes") {
 TEST_CASE("placement.reserved_take_smallest_holes") {
   auto c = cluster_of({{"T", 3, 4}});
   c.reserved = {3};
-  const std::vector<PlacementRequest> reqs{request("a", Config{0, 1, 2}), request("b", Config{0, 1, 1})};
+  const std::vector<PlacementRequest> reqs{request("a", ConfigurationSpec{0, 1, 2}), request("b", ConfigurationSpec{0, 1, 1})};
   const auto res = place_v(c, reqs);
   // a and b share node 0 (best fit), leaving 1 GPU there; reservations fill it, then 2 more on
   // node 1; node 2 stays whole.
@@ -201,11 +201,11 @@ TEST_CASE("placement.eviction.minimal_and_reported") {
   const auto c = cluster_of({{"T", 4, 4}});
   std::vector<PlacementRequest> reqs;
   for (int i = 0; i < 4; ++i)
-    reqs.push_back(request("s" + std::to_string(i), Config{0, 1, 1}, 0, on(0, {{i, 1, {i}}})));
-  reqs.push_back(request("big", Config{0, 1, 4}));
-  reqs.push_back(request("b2", Config{0, 1, 2}));
-  reqs.push_back(request("b3", Config{0, 1, 2}));
-  reqs.push_back(request("b4", Config{0, 1, 2}));
+    reqs.push_back(request("s" + std::to_string(i), ConfigurationSpec{0, 1, 1}, 0, on(0, {{i, 1, {i}}})));
+  reqs.push_back(request("big", ConfigurationSpec{0, 1, 4}));
+  reqs.push_back(request("b2", ConfigurationSpec{0, 1, 2}));
+  reqs.push_back(request("b3", ConfigurationSpec{0, 1, 2}));
+  reqs.push_back(request("b4", ConfigurationSpec{0, 1, 2}));
   const auto res = place_v(c, reqs);
   CHECK(res.evicted.size() == 1);
   CHECK(res.dropped.empty());
@@ -219,8 +219,8 @@ TEST_CASE("placement.eviction.distributed_conflict") {
   // Two rigid distributed jobs (5 GPUs on a (2, 8) footprint) share node 1: one of them moves.
   const auto c = cluster_of({{"T", 4, 4}});
   const std::vector<PlacementRequest> reqs{
-      request("d1", Config{0, 2, 8}, 5, on(0, {{0, 4, {}}, {1, 1, {}}})),
-      request("d2", Config{0, 2, 8}, 5, on(0, {{1, 1, {}}, {2, 4, {}}})),
+      request("d1", ConfigurationSpec{0, 2, 8}, 5, on(0, {{0, 4, {}}, {1, 1, {}}})),
+      request("d2", ConfigurationSpec{0, 2, 8}, 5, on(0, {{1, 1, {}}, {2, 4, {}}})),
   };
   const auto res = place_v(c, reqs);
   CHECK(res.evicted == std::vector<std::size_t>{0});
@@ -235,7 +235,7 @@ TEST_CASE("placement.stale_placement_is_replaced") {
   // d1's placement holds 6 GPUs but it now uses 8: its configuration changed, it is re-placed.
   const auto c = cluster_of({{"T", 4, 4}});
   const std::vector<PlacementRequest> reqs{
-      request("d1", Config{0, 2, 8}, 0, on(0, {{0, 4, {}}, {1, 2, {0, 1}}})),
+      request("d1", ConfigurationSpec{0, 2, 8}, 0, on(0, {{0, 4, {}}, {1, 2, {0, 1}}})),
   };
   const auto res = place_v(c, reqs);
   CHECK(res.status[0] == PlacementStatus::placed);
@@ -245,8 +245,8 @@ TEST_CASE("placement.stale_placement_is_replaced") {
 
 TEST_CASE("placement.dropped_when_over_capacity") {
   const auto c = cluster_of({{"T", 1, 4}});
-  const std::vector<PlacementRequest> reqs{request("a", Config{0, 1, 4}), request("b", Config{0, 1, 2}),
-                                           request("c", Config{0, 1, 2})};
+  const std::vector<PlacementRequest> reqs{request("a", ConfigurationSpec{0, 1, 4}), request("b", ConfigurationSpec{0, 1, 2}),
+                                           request("c", ConfigurationSpec{0, 1, 2})};
   const auto res = place_v(c, reqs);
   // 8 GPUs asked on a 4-GPU cluster: dropping the 4-GPU job is the fewest drops.
   CHECK(res.dropped == std::vector<std::size_t>{0});
@@ -260,38 +260,38 @@ TEST_CASE("placement.bad_input") {
     for (const char* p : parts) all = all && msg.find(p) != std::string::npos;
     CHECK_MESSAGE(all, msg);
   };
-  has(error_of(c, V{request("j1", Config{0, 1, 2}, 0, on(0, {{2, 2, {}}}))}), {"j1", "A/2", "does not exist"});
-  has(error_of(c, V{request("j2", Config{0, 1, 4}, 0, on(0, {{0, 5, {}}}))}), {"j2", "A/0", "5 GPUs"});
-  has(error_of(c, V{request("j3", Config{0, 1, 2}, 0, on(0, {{0, 2, {0, 1}}})),
-                    request("j4", Config{0, 1, 2}, 0, on(0, {{0, 2, {1, 2}}}))}),
+  has(error_of(c, V{request("j1", ConfigurationSpec{0, 1, 2}, 0, on(0, {{2, 2, {}}}))}), {"j1", "A/2", "does not exist"});
+  has(error_of(c, V{request("j2", ConfigurationSpec{0, 1, 4}, 0, on(0, {{0, 5, {}}}))}), {"j2", "A/0", "5 GPUs"});
+  has(error_of(c, V{request("j3", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {0, 1}}})),
+                    request("j4", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {1, 2}}}))}),
       {"j3", "j4", "GPU 1", "A/0"});
-  has(error_of(c, V{request("j5", Config{0, 1, 4}, 0, on(0, {{0, 3, {}}})),
-                    request("j6", Config{0, 1, 2}, 0, on(0, {{0, 2, {}}}))}),
+  has(error_of(c, V{request("j5", ConfigurationSpec{0, 1, 4}, 0, on(0, {{0, 3, {}}})),
+                    request("j6", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {}}}))}),
       {"j6", "A/0", "over-subscribed"});
   {
     auto cur = on(1, {{0, 4, {}}});
     cur.gpus = 8;  // says 8, placement holds 4
-    has(error_of(c, V{request("j7", Config{1, 1, 8}, 0, cur)}), {"j7", "B/0", "holds 4"});
+    has(error_of(c, V{request("j7", ConfigurationSpec{1, 1, 8}, 0, cur)}), {"j7", "B/0", "holds 4"});
   }
-  has(error_of(c, V{request("j8", Config{0, 1, 2}, 0, on(0, {{0, 2, {0, 4}}}))}), {"j8", "GPU 4", "A/0"});
-  has(error_of(c, V{request("j9", Config{0, 1, 3})}), {"j9", "configuration set"});
-  has(error_of(c, V{request("j10", Config{0, 2, 6})}), {"j10", "configuration set"});
-  has(error_of(c, V{request("j11", Config{0, 1, 4}, 5)}), {"j11", "uses 5"});
-  has(error_of(c, V{request("j12", Config{0, 1, 2}, 0, on(0, {{0, 1, {}}, {0, 1, {}}}))}), {"j12", "A/0", "twice"});
-  has(error_of(c, V{request("j13", Config{0, 1, 2}, 0, on(0, {{0, 2, {1}}}))}), {"j13", "A/0", "1 GPU ids"});
+  has(error_of(c, V{request("j8", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {0, 4}}}))}), {"j8", "GPU 4", "A/0"});
+  has(error_of(c, V{request("j9", ConfigurationSpec{0, 1, 3})}), {"j9", "configuration set"});
+  has(error_of(c, V{request("j10", ConfigurationSpec{0, 2, 6})}), {"j10", "configuration set"});
+  has(error_of(c, V{request("j11", ConfigurationSpec{0, 1, 4}, 5)}), {"j11", "uses 5"});
+  has(error_of(c, V{request("j12", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 1, {}}, {0, 1, {}}}))}), {"j12", "A/0", "twice"});
+  has(error_of(c, V{request("j13", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {1}}}))}), {"j13", "A/0", "1 GPU ids"});
   {
     auto cur = on(0, {{0, 2, {}}});
     cur.nodes = 2;
-    has(error_of(c, V{request("j14", Config{0, 1, 2}, 0, cur)}), {"j14", "spans 1 nodes", "A/0"});
+    has(error_of(c, V{request("j14", ConfigurationSpec{0, 1, 2}, 0, cur)}), {"j14", "spans 1 nodes", "A/0"});
   }
-  has(error_of(c, V{request("j15", Config{5, 1, 2})}), {"j15", "type index 5"});
+  has(error_of(c, V{request("j15", ConfigurationSpec{5, 1, 2})}), {"j15", "type index 5"});
   {
     auto named = c;
     named.node_names = {{"alpha", "beta"}};
-    has(error_of(named, V{request("j16", Config{0, 1, 4}, 0, on(0, {{1, 6, {}}}))}), {"j16", "beta"});
+    has(error_of(named, V{request("j16", ConfigurationSpec{0, 1, 4}, 0, on(0, {{1, 6, {}}}))}), {"j16", "beta"});
   }
   // A placement on a node of another type is checked against that type.
-  has(error_of(c, V{request("j17", Config{0, 1, 2}, 0, on(1, {{1, 2, {}}}))}), {"j17", "B/1"});
+  has(error_of(c, V{request("j17", ConfigurationSpec{0, 1, 2}, 0, on(1, {{1, 2, {}}}))}), {"j17", "B/1"});
 }
 
 TEST_CASE("placement.empty_and_unallocated") {
@@ -299,7 +299,7 @@ TEST_CASE("placement.empty_and_unallocated") {
   const auto none = place(c, std::vector<PlacementRequest>{});
   CHECK(none.placements.empty());
   const std::vector<PlacementRequest> reqs{request("idle", std::nullopt, 0, on(0, {{0, 2, {}}})),
-                                           request("x", Config{0, 1, 4})};
+                                           request("x", ConfigurationSpec{0, 1, 4})};
   const auto res = place_v(c, reqs);
   CHECK(res.status[0] == PlacementStatus::unallocated);
   // The idle job's GPUs are released; x takes a whole node, best fit = node 0 (both empty).

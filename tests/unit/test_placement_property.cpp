@@ -67,17 +67,17 @@ struct Rows {
   const ConfigurationSet& set;
   std::vector<long long> used;
   explicit Rows(const ConfigurationSet& s) : set(s), used(s.rows.size(), 0) {}
-  bool fits(const Config& c) const {
+  bool fits(const ConfigurationSpec& c) const {
     for (std::size_t r = 0; r < set.rows.size(); ++r)
       if (used[r] + set.row_usage(set.rows[r], c) > set.rows[r].capacity) return false;
     return true;
   }
-  void add(const Config& c) {
+  void add(const ConfigurationSpec& c) {
     for (std::size_t r = 0; r < set.rows.size(); ++r) used[r] += set.row_usage(set.rows[r], c);
   }
 };
 
-int random_used(Rng& rng, const ClusterSpec& c, const Config& cfg) {
+int random_used(Rng& rng, const ClusterSpec& c, const ConfigurationSpec& cfg) {
   if (!rng.coin(0.3)) return 0;  // uses its whole configuration
   const int s = largest_vnode(c, cfg.type);
   if (cfg.nodes >= 2) return rng.uni((cfg.nodes - 1) * s + 1, cfg.nodes * s);
@@ -89,7 +89,7 @@ void add_random_jobs(Rng& rng, const ClusterSpec& c, const ConfigurationSet& set
                      std::vector<PlacementRequest>& reqs, int attempts, int& next_id) {
   if (set.configs.empty()) return;
   for (int a = 0; a < attempts; ++a) {
-    const Config cfg = set.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set.configs.size()) - 1))];
+    const ConfigurationSpec cfg = set.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set.configs.size()) - 1))];
     if (!rows.fits(cfg)) continue;
     rows.add(cfg);
     reqs.push_back(request("j" + std::to_string(next_id++), cfg, random_used(rng, c, cfg)));
@@ -316,7 +316,7 @@ TEST_CASE("placement.property.random") {
       r.config.reset();
       r.gpus = 0;
       if (rng.coin(0.5) && !set2.configs.empty()) {
-        const Config cfg =
+        const ConfigurationSpec cfg =
             set2.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set2.configs.size()) - 1))];
         if (rows2.fits(cfg)) {
           rows2.add(cfg);
@@ -364,7 +364,7 @@ TEST_CASE("placement.property.over_capacity_drops_are_needed") {
     std::vector<PlacementRequest> reqs;
     const int n = rng.uni(1, 10);
     for (int k = 0; k < n; ++k) {
-      const Config cfg = set.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set.configs.size()) - 1))];
+      const ConfigurationSpec cfg = set.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set.configs.size()) - 1))];
       reqs.push_back(request("x" + std::to_string(k), cfg));
     }
     const auto res = place(c, reqs);

@@ -28,7 +28,7 @@ inline int largest_vnode(const ClusterSpec& c, int t) {
   return r > 0 ? static_cast<int>(std::bit_floor(static_cast<unsigned>(r))) : 0;
 }
 
-inline PlacementRequest request(std::string job, std::optional<Config> cfg, int gpus = 0,
+inline PlacementRequest request(std::string job, std::optional<ConfigurationSpec> cfg, int gpus = 0,
                                 std::optional<CurrentAllocation> cur = std::nullopt) {
   PlacementRequest r;
   r.job = std::move(job);
@@ -76,7 +76,7 @@ inline void check_rules(const ClusterSpec& c, const std::vector<PlacementRequest
       continue;
     }
     CHECK(st != PlacementStatus::unallocated);
-    const Config& cfg = *r.config;
+    const ConfigurationSpec& cfg = *r.config;
     const int t = cfg.type;
     const int size = c.types[static_cast<std::size_t>(t)].gpus_per_node();
     const int s = largest_vnode(c, t);

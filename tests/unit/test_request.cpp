@@ -55,7 +55,7 @@ std::string error_of(const json& j) { return error_of(j.dump()); }
   } while (0)
 
 double goodput(const sia::Request& r, std::size_t job, int type, int nodes, int gpus) {
-  return r.jobs.at(job).goodput(r.cluster.types.at(static_cast<std::size_t>(type)), sia::Config{type, nodes, gpus});
+  return r.jobs.at(job).goodput(r.cluster.types.at(static_cast<std::size_t>(type)), sia::ConfigurationSpec{type, nodes, gpus});
 }
 
 }  // namespace
@@ -531,14 +531,14 @@ TEST_CASE("request.decision.print") {
   res.total_ms = 1e-300;
   res.decisions.resize(3);
   res.decisions[0].job = "running";
-  res.decisions[0].config = sia::Config{1, 1, 4};
+  res.decisions[0].config = sia::ConfigurationSpec{1, 1, 4};
   res.decisions[0].gpus = 4;
   res.decisions[0].placement = {sia::NodeShare{0, 4, {0, 1, 2, 3}}};
   res.decisions[0].batch = sia::BatchChoice{256, 32, 1};
   res.decisions[1].job = "was-on-failed-node";
   res.decisions[1].changed = true;
   res.decisions[2].job = "new";
-  res.decisions[2].config = sia::Config{1, 1, 2};
+  res.decisions[2].config = sia::ConfigurationSpec{1, 1, 2};
   res.decisions[2].gpus = 2;
   res.decisions[2].placement = {sia::NodeShare{1, 2, {}}};
   res.decisions[2].changed = true;
@@ -588,7 +588,7 @@ TEST_CASE("request.decision.print") {
   bare.status = sia::RoundStatus::error;
   bare.decisions.resize(1);
   bare.decisions[0].job = "new";
-  bare.decisions[0].config = sia::Config{1, 1, 4};
+  bare.decisions[0].config = sia::ConfigurationSpec{1, 1, 4};
   bare.decisions[0].gpus = 3;
   const json b = json::parse(sia::decision_to_json(req, bare));
   CHECK(b["status"] == "error");
@@ -619,12 +619,12 @@ TEST_CASE("request.parse.model") {
   CHECK(imagenet.has_batch_size());
   CHECK(goodput(r, 0, 2, 1, 8) > goodput(r, 0, 2, 1, 1));   // scales on a100
   CHECK(goodput(r, 0, 0, 1, 1) > 0.0);                       // t4 bootstrapped from its seed model
-  const sia::BatchChoice b = imagenet.batch_size(r.cluster.types[2], sia::Config{2, 1, 8});
+  const sia::BatchChoice b = imagenet.batch_size(r.cluster.types[2], sia::ConfigurationSpec{2, 1, 8});
   CHECK(b.global_batch > 0);
   CHECK(b.local_batch >= 32);
   const sia::JobSpec& bert = r.jobs[1];
   CHECK(bert.kind() == sia::JobKind::strong_scaling);
-  CHECK(bert.batch_size(r.cluster.types[1], sia::Config{1, 1, 4}).global_batch == 256);  // fixed batch
+  CHECK(bert.batch_size(r.cluster.types[1], sia::ConfigurationSpec{1, 1, 4}).global_batch == 256);  // fixed batch
   CHECK_FALSE(r.jobs[2].has_batch_size());
 
   // Errors inside the model name the field and the source.

@@ -63,10 +63,10 @@ void check_table1(double p, double expected_objective) {
     REQUIRE(r.decisions.size() == 2);
     CHECK(r.decisions[0].job == "J1");
     REQUIRE(r.decisions[0].config);
-    CHECK(*r.decisions[0].config == Config{1, 1, 4});
+    CHECK(*r.decisions[0].config == ConfigurationSpec{1, 1, 4});
     CHECK(r.decisions[0].gpus == 4);
     REQUIRE(r.decisions[1].config);
-    CHECK(*r.decisions[1].config == Config{0, 1, 2});
+    CHECK(*r.decisions[1].config == ConfigurationSpec{0, 1, 2});
     CHECK(r.decisions[0].changed);
     CHECK(r.objective == doctest::Approx(expected_objective).epsilon(1e-9));
     CHECK(r.gpus_used == std::vector<int>{2, 4});
@@ -151,7 +151,7 @@ TEST_CASE("round.fallback.backend_failures") {
     CHECK(r.status == (mode == ScriptedSolver::Mode::no_solution ? RoundStatus::feasible : RoundStatus::error));
     CHECK_FALSE(r.message.empty());
     REQUIRE(r.decisions[1].config);
-    CHECK(*r.decisions[1].config == Config{1, 1, 1});
+    CHECK(*r.decisions[1].config == ConfigurationSpec{1, 1, 1});
     CHECK_FALSE(r.decisions[1].changed);
     CHECK(all_within_capacity(cluster, r));
     CHECK(r.decisions[0].config);  // J1 still gets something that fits
@@ -181,10 +181,10 @@ TEST_CASE("round.non_preemptible.running_is_kept") {
   const auto r = run_round(cluster, jobs, brute(1.0));
   CHECK(r.status == RoundStatus::optimal);
   REQUIRE(r.decisions[0].config);
-  CHECK(*r.decisions[0].config == Config{1, 1, 2});
+  CHECK(*r.decisions[0].config == ConfigurationSpec{1, 1, 2});
   CHECK_FALSE(r.decisions[0].changed);
   REQUIRE(r.decisions[1].config);
-  CHECK(*r.decisions[1].config == Config{0, 1, 2});
+  CHECK(*r.decisions[1].config == ConfigurationSpec{0, 1, 2});
   CHECK(r.objective == doctest::Approx(3 + 4));
 }
 
@@ -234,11 +234,11 @@ TEST_CASE("round.rigid_footprint_and_batch") {
   GoodputTable t;
   t.set("B", 3, 5.0);
   std::vector<JobSpec> jobs = {JobSpec("r").kind(JobKind::rigid).min_gpus(3).max_gpus(3).goodput_fn(
-      [&](const GpuTypeSpec& g, const Config& cfg) { return t.goodput(g, cfg); },
-      [](const GpuTypeSpec&, const Config& cfg) { return BatchChoice{cfg.gpus * 32LL, 32, 0}; })};
+      [&](const GpuTypeSpec& g, const ConfigurationSpec& cfg) { return t.goodput(g, cfg); },
+      [](const GpuTypeSpec&, const ConfigurationSpec& cfg) { return BatchChoice{cfg.gpus * 32LL, 32, 0}; })};
   const auto r = run_round(c, jobs, brute());
   REQUIRE(r.decisions[0].config);
-  CHECK(*r.decisions[0].config == Config{0, 1, 4});
+  CHECK(*r.decisions[0].config == ConfigurationSpec{0, 1, 4});
   CHECK(r.decisions[0].gpus == 3);
   REQUIRE(r.decisions[0].batch);
   CHECK(r.decisions[0].batch->global_batch == 96);
@@ -253,7 +253,7 @@ TEST_CASE("round.restart_factor_keeps_job") {
   jobs[0].current(CurrentAllocation{1, 2, 1, {}}).age_s(60).restarts(1).restart_cost_s(30);
   const auto r = run_round(cluster, jobs, brute(1.0));
   REQUIRE(r.decisions[0].config);
-  CHECK(*r.decisions[0].config == Config{1, 1, 2});
+  CHECK(*r.decisions[0].config == ConfigurationSpec{1, 1, 2});
   CHECK_FALSE(r.decisions[0].changed);
   CHECK(r.objective == doctest::Approx(3 + 4));
 }
@@ -299,9 +299,9 @@ TEST_CASE("round.validation") {
   expect({ok().current(CurrentAllocation{0, 0, 1, {}})}, "current.gpus");
   expect({ok().current(CurrentAllocation{0, 3, 1, {}})}, "not a configuration");
   expect({ok().current(CurrentAllocation{0, 2, 1, {}}).preemptible(false)}, "goodput there is 0");
-  expect({table_job("neg", {{"A", {1, 1}}}).goodput_fn([](const GpuTypeSpec&, const Config&) { return -1.0; })},
+  expect({table_job("neg", {{"A", {1, 1}}}).goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return -1.0; })},
          "neg");
-  expect({JobSpec("nan").goodput_fn([](const GpuTypeSpec&, const Config&) { return std::nan(""); })}, "NaN");
+  expect({JobSpec("nan").goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return std::nan(""); })}, "NaN");
   RoundOptions o = brute();
   o.p = 0;
   expect({ok()}, "policy.p", o);

@@ -171,7 +171,7 @@ OracleProblem oracle_problem(const ClusterSpec& c, const std::vector<JobSpec>& j
     double gmin = 0;
     for (auto [k, used] : cand) {
       const auto& x = pb.configs[static_cast<std::size_t>(k)];
-      const double g = j.goodput(c.types[static_cast<std::size_t>(x.type)], Config{x.type, x.nodes, used});
+      const double g = j.goodput(c.types[static_cast<std::size_t>(x.type)], ConfigurationSpec{x.type, x.nodes, used});
       if (g > 0) {
         raw.push_back({k, g});
         gmin = gmin == 0 ? g : std::min(gmin, g);
@@ -297,7 +297,7 @@ Instance random_instance(std::mt19937& rng, int min_jobs, int max_jobs, int max_
         j.current(cur).age_s(real(0, 600)).restarts(uni(0, 4)).restart_cost_s(real(0, 120));
         if (uni(0, 3) == 0) {
           // Non-preemptible running: only if all pins together stay placeable.
-          Config fc{};
+          ConfigurationSpec fc{};
           for (const auto& x : cfgs)
             if (x.type == cur.type && x.gpus >= cur.gpus) {
               fc = x;
@@ -316,7 +316,7 @@ Instance random_instance(std::mt19937& rng, int min_jobs, int max_jobs, int max_
     } else if (uni(0, 4) == 0) {
       j.preemptible(false);  // waiting and must run
     }
-    j.goodput_fn([table](const GpuTypeSpec& g, const Config& c) {
+    j.goodput_fn([table](const GpuTypeSpec& g, const ConfigurationSpec& c) {
       (void)g;
       const auto it = table->find({c.type, c.gpus});
       return it == table->end() ? 0.0 : it->second;

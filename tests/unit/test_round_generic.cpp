@@ -32,7 +32,7 @@ struct MinimalJob {  // required members only
   int min_gpus() const { return 1; }
   int max_gpus() const { return 64; }
   sia::JobKind kind() const { return sia::JobKind::adaptive; }
-  double goodput(const Pool& p, const sia::Config& c) const {
+  double goodput(const Pool& p, const sia::ConfigurationSpec& c) const {
     const auto it = table.find({p.label, c.gpus});
     return it == table.end() ? 0.0 : it->second;
   }
@@ -48,7 +48,7 @@ struct FullJob : MinimalJob {  // every optional member
   int pipeline_size() const { return 1; }
   std::optional<int> max_gpus_ever() const { return 2; }
   std::optional<sia::CurrentAllocation> current() const { return holds; }
-  sia::BatchChoice batch_size(const Pool& p, const sia::Config& c) const {
+  sia::BatchChoice batch_size(const Pool& p, const sia::ConfigurationSpec& c) const {
     return {static_cast<long long>(c.gpus * 64 * p.speed), 64, 0};
   }
 };
@@ -75,9 +75,9 @@ TEST_CASE("round.generic.table1") {
     REQUIRE(r.decisions.size() == 2);
     CHECK(r.decisions[0].job == "J1");
     REQUIRE(r.decisions[0].config);
-    CHECK(*r.decisions[0].config == sia::Config{1, 1, 4});
+    CHECK(*r.decisions[0].config == sia::ConfigurationSpec{1, 1, 4});
     REQUIRE(r.decisions[1].config);
-    CHECK(*r.decisions[1].config == sia::Config{0, 1, 2});
+    CHECK(*r.decisions[1].config == sia::ConfigurationSpec{0, 1, 2});
     CHECK_FALSE(r.decisions[0].batch);  // MinimalJob has no batch_size
   }
 }
@@ -101,12 +101,12 @@ TEST_CASE("round.generic.optional_members") {
   const auto r = sia::run_round(pools, jobs, o, state);
   CHECK(r.status == sia::RoundStatus::optimal);
   REQUIRE(r.decisions[0].config);
-  CHECK(*r.decisions[0].config == sia::Config{1, 1, 2});
+  CHECK(*r.decisions[0].config == sia::ConfigurationSpec{1, 1, 2});
   CHECK_FALSE(r.decisions[0].changed);
   REQUIRE(r.decisions[0].batch);
   CHECK(r.decisions[0].batch->global_batch == 2 * 64 * 2);
   REQUIRE(r.decisions[1].config);
-  CHECK(*r.decisions[1].config == sia::Config{0, 1, 2});
+  CHECK(*r.decisions[1].config == sia::ConfigurationSpec{0, 1, 2});
   CHECK(r.gpus_used == std::vector<int>{2, 2});
 }
 

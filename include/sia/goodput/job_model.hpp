@@ -99,7 +99,7 @@ struct TypeModel {
  * sia::JobModel m = sia::JobModel().init_batch_size(128).max_batch_size(4096)
  *                       .grad(sia::GradParams{0.5, 20}).add_type(t4).add_type(a100);
  * m.validate("job J1");
- * double g = m.goodput(cluster.types[0], sia::Config{0, 1, 4});
+ * double g = m.goodput(cluster.types[0], sia::ConfigurationSpec{0, 1, 4});
  * @endcode
  */
 class JobModel {
@@ -131,11 +131,11 @@ class JobModel {
   void validate(const std::string& what = "job model") const;
 
   /// Best goodput and batch choice of configuration c on type t (goodput 0: not usable).
-  [[nodiscard]] GoodputChoice evaluate(const GpuTypeSpec& t, const Config& c) const noexcept;
+  [[nodiscard]] GoodputChoice evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept;
   /// GoodputModel: raw goodput (samples/s of useful progress).
-  [[nodiscard]] double goodput(const GpuTypeSpec& t, const Config& c) const noexcept { return evaluate(t, c).goodput; }
+  [[nodiscard]] double goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept { return evaluate(t, c).goodput; }
   /// Batch-size choice that goes with goodput(t, c).
-  [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const Config& c) const noexcept { return evaluate(t, c).batch; }
+  [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept { return evaluate(t, c).batch; }
 
   /// The batch limits used on type `tm` (kind, job batch range and the type's local range).
   [[nodiscard]] BatchLimits limits(const TypeModel& tm) const noexcept {
@@ -166,7 +166,7 @@ class JobModel {
   std::vector<TypeModel> types_;
 };
 
-static_assert(GoodputModel<JobModel, GpuTypeSpec, Config>);
-static_assert(HasBatchSize<JobModel, GpuTypeSpec, Config>);
+static_assert(GoodputModel<JobModel, GpuTypeSpec, ConfigurationSpec>);
+static_assert(HasBatchSize<JobModel, GpuTypeSpec, ConfigurationSpec>);
 
 }  // namespace sia
