@@ -14,6 +14,7 @@
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/pipeline.hpp>
 #include <sia/sim/profiles.hpp>
+#include <sia/sim/random.hpp>
 #include <sia/goodput/throughput_model.hpp>
 
 #include <nlohmann/json.hpp>
@@ -45,11 +46,11 @@ void usage(std::ostream& os) {
         "  --single-start  only the reference's initial point (default: also a least-squares start)\n";
 }
 
-/// Deterministic Fisher-Yates (std::uniform_int_distribution is implementation-defined).
+/// Fisher-Yates with the simulator's portable draws (std::shuffle's sequence is implementation-defined).
 template <class T>
 void shuffle(std::vector<T>& v, std::mt19937_64& rng) {
   for (std::size_t i = v.size(); i > 1; --i) {
-    const std::size_t j = static_cast<std::size_t>(rng() % i);
+    const std::size_t j = static_cast<std::size_t>(sia::sim::uniform_below(rng, i));
     std::swap(v[i - 1], v[j]);
   }
 }

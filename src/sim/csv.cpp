@@ -2,8 +2,9 @@
 #include <sia/error.hpp>
 
 #include <algorithm>
-#include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -90,12 +91,14 @@ void Csv::fail(const CsvRow& row, std::size_t col, const std::string& message) c
 
 double Csv::number(const CsvRow& row, std::size_t col) const {
   const CsvField& f = row.fields[col];
-  double v = 0.0;
-  const char* b = f.text.data();
-  const char* e = b + f.text.size();
-  if (b != e && *b == '+') ++b;
-  const auto [p, ec] = std::from_chars(b, e, v);
-  if (f.text.empty() || ec != std::errc() || p != e)
+  // strtod, not std::from_chars: libc++ (up to 19) has no floating-point from_chars. Decimal
+  // notation only: strtod's hexadecimal floats, "inf" and "nan" are refused. The programs never
+  // change the C locale, so the decimal point is '.'.
+  const bool decimal = !f.text.empty() && f.text.find_first_not_of("0123456789+-.eE") == std::string::npos;
+  char* end = nullptr;
+  errno = 0;
+  const double v = decimal ? std::strtod(f.text.c_str(), &end) : 0.0;
+  if (!decimal || end != f.text.c_str() + f.text.size() || errno == ERANGE)
     fail(row, col, "column '" + header_[col] + "': not a number: '" + f.text + "'");
   if (!std::isfinite(v)) fail(row, col, "column '" + header_[col] + "': not a finite number: '" + f.text + "'");
   return v;

@@ -2,6 +2,7 @@
 #include "sim/pollux_genetic.hpp"
 
 #include <sia/error.hpp>
+#include <sia/sim/random.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -125,23 +126,9 @@ PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, s
   distributed_.resize(static_cast<std::size_t>(jobs_));
 }
 
-std::uint64_t PolluxGenetic::uniform(std::uint64_t n) {
-  // Lemire's multiply-shift with rejection: unbiased, rarely divides, identical on every standard library.
-  if (n <= 1) return 0;
-  __extension__ using U128 = unsigned __int128;
-  U128 m = static_cast<U128>(rng_()) * n;
-  auto low = static_cast<std::uint64_t>(m);
-  if (low < n) {
-    const std::uint64_t threshold = (0 - n) % n;
-    while (low < threshold) {
-      m = static_cast<U128>(rng_()) * n;
-      low = static_cast<std::uint64_t>(m);
-    }
-  }
-  return static_cast<std::uint64_t>(m >> 64);
-}
+std::uint64_t PolluxGenetic::uniform(std::uint64_t n) { return uniform_below(rng_, n); }
 
-double PolluxGenetic::real() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
+double PolluxGenetic::real() { return uniform_real(rng_); }
 
 double PolluxGenetic::term(int j, int nodes, int replicas, bool changed) {
   const auto ju = static_cast<std::size_t>(j);

@@ -1,4 +1,5 @@
 #include <sia/error.hpp>
+#include <sia/sim/random.hpp>
 #include <sia/sim/workload.hpp>
 
 #include <algorithm>
@@ -99,21 +100,19 @@ Workload synthetic_philly_workload(std::uint64_t seed, double jobs_per_hour, dou
       {"yolov3", 59, {{"yolov3", 4, 64}}},
       {"imagenet", 26, {{"imagenet", 10, 1600}, {"imagenet", 12, 3200}, {"imagenet", 14, 3200}}},
   };
+  // Portable draws (sim/random.hpp): the same workload from every standard library.
   std::mt19937_64 rng(seed);
   std::vector<double> weights;
   for (const auto& m : mix) weights.push_back(m.jobs);
-  std::discrete_distribution<std::size_t> pick_model(weights.begin(), weights.end());
-  std::exponential_distribution<double> gap(jobs_per_hour / 3600.0);
   Workload w;
   w.name = "synthetic-philly";
   w.source = "built-in (seed " + std::to_string(seed) + ")";
   double t = 0.0;
   for (int i = 0;; ++i) {
-    t += gap(rng);
+    t += exponential(rng, jobs_per_hour / 3600.0);
     if (t >= hours * 3600.0) break;
-    const auto& m = mix[pick_model(rng)];
-    std::uniform_int_distribution<std::size_t> pick_cfg(0, m.configs.size() - 1);
-    const auto& c = m.configs[pick_cfg(rng)];
+    const auto& m = mix[discrete(rng, weights)];
+    const auto& c = m.configs[uniform_below(rng, m.configs.size())];
     WorkloadJob j;
     j.name = std::string(m.app) + "-" + std::to_string(i);
     j.time = std::round(t);

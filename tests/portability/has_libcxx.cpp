@@ -1,0 +1,4 @@
+#include <version>
+#ifndef _LIBCPP_VERSION
+#error not libc++
+#endif
