@@ -36,29 +36,37 @@ struct Archetype {
 std::vector<Archetype> archetypes() {
   return {
       // cifar10-like
-      {128, 4096,
+      {128,
+       4096,
        {{0.0176, 6.99e-4, 0.122, 2.65e-3, 0.0309, 1.23e-4, 2.05},
         {0.0358, 2.58e-4, 0.0896, 1.45e-3, 0.0653, 4.57e-3, 3.01},
         {0.0245, 8.7e-5, 0.014, 7.68e-4, 0.0127, 1.36e-3, 2.53}},
-       {1024, 1024, 4096}, 32},
+       {1024, 1024, 4096},
+       32},
       // bert-like
-      {12, 384,
+      {12,
+       384,
        {{0.172, 0.0586, 1.37, 0.0098, 0.281, 0.0114, 1.87},
         {0.16, 0.0226, 0.574, 0.0228, 0.344, 0.0697, 1.91},
         {0.0974, 0.00474, 0.0369, 0.0034, 0.0314, 0.00614, 1.61}},
-       {12, 12, 48}, 4},
+       {12, 12, 48},
+       4},
       // imagenet-like
-      {200, 12800,
+      {200,
+       12800,
        {{0.064, 0.00448, 0.3, 0.00646, 0.0681, 2.15e-5, 2.45},
         {0.12, 0.00186, 0.181, 0.00661, 0.102, 0.0215, 2.15},
         {0.0942, 8.44e-4, 0.00714, 0.00124, 0.0114, 0.00121, 1.0}},
-       {200, 200, 800}, 20},
+       {200, 200, 800},
+       20},
       // deepspeech2-like
-      {20, 640,
+      {20,
+       640,
        {{0.306, 0.024, 0.516, 0.00948, 0.0914, 0.00186, 1.46},
         {0.382, 0.0124, 0.0552, 0.0138, 0.0583, 0.0144, 1.11},
         {0.432, 0.0135, 0.221, 0.012, 0.167, 0.0156, 1.85}},
-       {80, 57, 320}, 10},
+       {80, 57, 320},
+       10},
   };
 }
 
@@ -117,10 +125,14 @@ void BM_GoodputMatrix(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.counters["configs"] = static_cast<double>(configs.size());
-  state.counters["evals/s"] =
-      benchmark::Counter(static_cast<double>(jobs.size() * configs.size()), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["evals/s"] = benchmark::Counter(static_cast<double>(jobs.size() * configs.size()),
+                                                 benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_GoodputMatrix)->Args({1000, 0})->Args({1000, 64})->ArgNames({"jobs", "max_gpus"})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GoodputMatrix)
+    ->Args({1000, 0})
+    ->Args({1000, 64})
+    ->ArgNames({"jobs", "max_gpus"})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_Optimize(benchmark::State& state) {
   const sia::GoodputFunction f{archetypes()[0].perf[0], sia::GradParams{0.5, 10.0}, 128.0};

@@ -82,7 +82,8 @@ void run(benchmark::State& state, const std::string& backend, int scale, int job
   state.counters["gpus"] = 64.0 * scale;
   state.counters["solve_ms"] = benchmark::Counter(solve_ms, benchmark::Counter::kAvgIterations);
   state.counters["objective"] = first.objective;
-  state.counters["gap"] = first.objective != 0.0 ? std::abs(first.best_bound - first.objective) / std::abs(first.objective) : 0.0;
+  state.counters["gap"] =
+      first.objective != 0.0 ? std::abs(first.best_bound - first.objective) / std::abs(first.objective) : 0.0;
 }
 
 const bool registered = [] {

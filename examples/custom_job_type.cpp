@@ -18,10 +18,10 @@ namespace myscheduler {
 
 // The scheduler's own description of a GPU pool.
 struct GpuPool {
-  std::string model;      // "t4", "a100", ...
+  std::string model;  // "t4", "a100", ...
   int machines = 0;
   int gpus_per_machine = 0;
-  double tflops = 0.0;    // whatever the scheduler knows about the hardware
+  double tflops = 0.0;  // whatever the scheduler knows about the hardware
 
   const std::string& name() const { return model; }
   int num_nodes() const { return machines; }
@@ -34,9 +34,9 @@ struct TrainingJob {
   std::string name;
   int min_replicas = 1;
   int max_replicas = 16;
-  double scaling = 0.9;              // exponent of the speed-up curve
-  double network_penalty = 0.85;     // per extra machine
-  bool checkpointing = false;        // busy saving state: cannot be moved this round
+  double scaling = 0.9;           // exponent of the speed-up curve
+  double network_penalty = 0.85;  // per extra machine
+  bool checkpointing = false;     // busy saving state: cannot be moved this round
   std::optional<sia::CurrentAllocation> running_on;
   double seconds_running = 0.0;
   int restarts_so_far = 0;
@@ -94,8 +94,8 @@ int main() {
       std::cout << "waits\n";
       continue;
     }
-    std::cout << d.gpus << " x " << pools[static_cast<std::size_t>(d.config->type)].model << " on "
-              << d.config->nodes << " node(s)";
+    std::cout << d.gpus << " x " << pools[static_cast<std::size_t>(d.config->type)].model << " on " << d.config->nodes
+              << " node(s)";
     if (d.batch) std::cout << ", batch " << d.batch->global_batch;
     std::cout << (d.changed ? " (changed)" : " (unchanged)") << "\n";
   }

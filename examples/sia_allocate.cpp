@@ -34,9 +34,10 @@ std::string backend_list() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"One Sia scheduling round as JSON: reads a request (product.md section 5) and prints the decision.\n"
-               "Exit status: 0 optimal/feasible, 2 rejected request, 3 no backend could solve it.",
-               "sia_allocate"};
+  CLI::App app{
+      "One Sia scheduling round as JSON: reads a request (product.md section 5) and prints the decision.\n"
+      "Exit status: 0 optimal/feasible, 2 rejected request, 3 no backend could solve it.",
+      "sia_allocate"};
   std::string input = "-";
   std::optional<std::string> backend;
   std::optional<long long> time_limit_ms;
@@ -59,8 +60,8 @@ int main(int argc, char** argv) {
     request = sia::load_request(input);
     if (backend) {
       if (!sia::has_milp_solver(*backend)) {
-        std::cerr << "sia_allocate: --backend: unknown MILP backend '" << *backend << "' (available: "
-                  << backend_list() << ", default)\n";
+        std::cerr << "sia_allocate: --backend: unknown MILP backend '" << *backend << "' (available: " << backend_list()
+                  << ", default)\n";
         return exit_rejected;
       }
       request.options.backend = *backend;

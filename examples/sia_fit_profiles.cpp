@@ -10,12 +10,12 @@
 // fitted with the GPipe model of <sia/goodput/pipeline.hpp>.
 
 #include <sia/error.hpp>
-#include <sia/goodput/projection.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/pipeline.hpp>
+#include <sia/goodput/projection.hpp>
+#include <sia/goodput/throughput_model.hpp>
 #include <sia/sim/profiles.hpp>
 #include <sia/sim/random.hpp>
-#include <sia/goodput/throughput_model.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -152,10 +152,11 @@ int main(int argc, char** argv) {
         std::mt19937_64 rng(a.seed ^ fnv1a(model + "/" + tp.gpu_type));
         shuffle(rows, rng);
         const std::size_t n_seen = std::max<std::size_t>(1, (rows.size() * 8 + 5) / 10);
-        std::vector<sia::sim::ProfileRow> seen(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(std::min(n_seen, rows.size())));
+        std::vector<sia::sim::ProfileRow> seen(
+            rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(std::min(n_seen, rows.size())));
         std::vector<sia::sim::ProfileRow> unseen(rows.begin() + static_cast<std::ptrdiff_t>(seen.size()), rows.end());
-        nlohmann::json entry = {{"model", model}, {"gpu_type", tp.gpu_type}, {"rows_seen", seen.size()},
-                                {"rows_unseen", unseen.size()}};
+        nlohmann::json entry = {
+            {"model", model}, {"gpu_type", tp.gpu_type}, {"rows_seen", seen.size()}, {"rows_unseen", unseen.size()}};
         std::vector<double> ps, os, pu, ou;
         if (pipe) {
           const int stages = stages_of(tp);
@@ -170,8 +171,14 @@ int main(int argc, char** argv) {
             const auto o = sia::sim::pipeline_observation(r, stages);
             return sia::pipeline_observed_step_time(pp, o);
           };
-          for (const auto& r : seen) { ps.push_back(pred(r)); os.push_back(truth(r)); }
-          for (const auto& r : unseen) { pu.push_back(pred(r)); ou.push_back(truth(r)); }
+          for (const auto& r : seen) {
+            ps.push_back(pred(r));
+            os.push_back(truth(r));
+          }
+          for (const auto& r : unseen) {
+            pu.push_back(pred(r));
+            ou.push_back(truth(r));
+          }
           entry["params"] = params_json(pp.perf);
           entry["params"]["stages"] = pp.stages;
           entry["params"]["microbatches"] = pp.microbatches;
@@ -179,8 +186,14 @@ int main(int argc, char** argv) {
           std::vector<sia::PerfObservation> obs;
           for (const auto& r : seen) obs.push_back(to_obs(r));
           const sia::PerfParams p = sia::fit_perf_params(obs, a.fit);
-          for (const auto& r : seen) { ps.push_back(sia::optim_time(p, r.nodes, r.gpus, r.local_bsz)); os.push_back(r.step_time); }
-          for (const auto& r : unseen) { pu.push_back(sia::optim_time(p, r.nodes, r.gpus, r.local_bsz)); ou.push_back(r.step_time); }
+          for (const auto& r : seen) {
+            ps.push_back(sia::optim_time(p, r.nodes, r.gpus, r.local_bsz));
+            os.push_back(r.step_time);
+          }
+          for (const auto& r : unseen) {
+            pu.push_back(sia::optim_time(p, r.nodes, r.gpus, r.local_bsz));
+            ou.push_back(r.step_time);
+          }
           entry["params"] = params_json(p);
           std::vector<sia::PerfObservation> all;
           for (const auto& r : rows) all.push_back(to_obs(r));
@@ -209,8 +222,11 @@ int main(int argc, char** argv) {
             obs.push_back(r.step_time);
           }
           if (pred.empty()) continue;
-          boots.push_back({{"model", model}, {"from", mp.types[from].gpu_type}, {"to", dst.gpu_type},
-                           {"rmsle", rmsle(pred, obs)}, {"rows", pred.size()}});
+          boots.push_back({{"model", model},
+                           {"from", mp.types[from].gpu_type},
+                           {"to", dst.gpu_type},
+                           {"rmsle", rmsle(pred, obs)},
+                           {"rows", pred.size()}});
         }
       }
     }
@@ -244,7 +260,8 @@ int main(int argc, char** argv) {
       b_all.push_back(b["rmsle"].get<double>());
     }
     std::sort(b_all.begin(), b_all.end());
-    if (!b_all.empty()) std::printf("\nmedian bootstrap rmsle over %zu pairs: %.4f\n", b_all.size(), b_all[b_all.size() / 2]);
+    if (!b_all.empty())
+      std::printf("\nmedian bootstrap rmsle over %zu pairs: %.4f\n", b_all.size(), b_all[b_all.size() / 2]);
   } catch (const sia::Error& e) {
     std::cerr << "sia_fit_profiles: " << e.what() << "\n";
     return 2;

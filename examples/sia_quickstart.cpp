@@ -36,8 +36,7 @@ int main() {
   sia::GoodputTable j1, j2;
   j1.set("A", 1, 1).set("A", 2, 1).set("B", 1, 2).set("B", 2, 3).set("B", 4, 4);
   j2.set("A", 1, 2).set("A", 2, 4).set("B", 1, 1).set("B", 2, 2).set("B", 4, 3);
-  const std::vector<sia::JobSpec> jobs = {sia::JobSpec("J1").goodput_model(j1),
-                                          sia::JobSpec("J2").goodput_model(j2)};
+  const std::vector<sia::JobSpec> jobs = {sia::JobSpec("J1").goodput_model(j1), sia::JobSpec("J2").goodput_model(j2)};
 
   std::cout << "sia quickstart: the paper's Table 1\n"
             << "cluster: A = 1 node x 2 GPUs, B = 1 node x 4 GPUs\n"
@@ -52,9 +51,9 @@ int main() {
       options.p = p;
       options.backend = backend;
       const sia::RoundResult r = sia::run_round(cluster, jobs, options);
-      std::cout << "\nbackend " << backend << ", p = " << p << ": status " << sia::to_string(r.status)
-                << ", objective " << r.objective << std::fixed << std::setprecision(3) << " (solve "
-                << r.solve_ms << " ms)" << std::defaultfloat << std::setprecision(6) << "\n";
+      std::cout << "\nbackend " << backend << ", p = " << p << ": status " << sia::to_string(r.status) << ", objective "
+                << r.objective << std::fixed << std::setprecision(3) << " (solve " << r.solve_ms << " ms)"
+                << std::defaultfloat << std::setprecision(6) << "\n";
       if (!r.message.empty()) std::cout << "  note: " << r.message << "\n";
       for (const auto& d : r.decisions) {
         std::cout << "  " << d.job << " -> " << shape(cluster, d);

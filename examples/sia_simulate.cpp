@@ -89,8 +89,8 @@ sia::sim::PolicyOptions options_for(const std::string& policy, const std::vector
     if (dot != std::string::npos) {
       if (key.substr(0, dot) != policy) continue;
       key = key.substr(dot + 1);
-    } else if (!info || std::none_of(info->options.begin(), info->options.end(),
-                                     [&](const auto& d) { return d.key == key; })) {
+    } else if (!info ||
+               std::none_of(info->options.begin(), info->options.end(), [&](const auto& d) { return d.key == key; })) {
       continue;  // a bare key applies to the policies that declare it
     }
     o.set(key, value);
@@ -101,8 +101,9 @@ sia::sim::PolicyOptions options_for(const std::string& policy, const std::vector
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"sia_simulate: trace-driven simulation of the Sia scheduler (SOSP 2023).\n"
-               "Without arguments: built-in models, synthetic Philly-like workload, paper-heterogeneous cluster."};
+  CLI::App app{
+      "sia_simulate: trace-driven simulation of the Sia scheduler (SOSP 2023).\n"
+      "Without arguments: built-in models, synthetic Philly-like workload, paper-heterogeneous cluster."};
   std::string profiles, workload_path, cluster_name = "paper-heterogeneous", policies, out_dir, bootstrap = "tie";
   std::string backend = "default", dump_catalogue, force_category, pollux_search = "genetic";
   double pollux_mutation = 0.0;
@@ -112,17 +113,20 @@ int main(int argc, char** argv) {
   bool json = false, per_workload = false, round_utilities = false, no_projection = false, list_policies = false;
   std::vector<std::string> policy_options;
   std::uint64_t seed = 1;
-  app.add_option("--profiles", profiles, "artifact profiles directory (default: ../shared/data/sia-artifact/profiles "
-                                         "when --workload is given; the built-in catalogue otherwise)");
+  app.add_option("--profiles", profiles,
+                 "artifact profiles directory (default: ../shared/data/sia-artifact/profiles "
+                 "when --workload is given; the built-in catalogue otherwise)");
   app.add_option("--workload", workload_path, "workload CSV or directory of CSVs (default: synthetic Philly-like)");
-  app.add_option("--cluster", cluster_name, "preset (paper-heterogeneous, paper-homogeneous, paper-physical) or JSON file")
+  app.add_option("--cluster", cluster_name,
+                 "preset (paper-heterogeneous, paper-homogeneous, paper-physical) or JSON file")
       ->capture_default_str();
   app.add_option("--scale", scale, "multiply node counts by K")->check(CLI::Range(1, 4096))->capture_default_str();
-  app.add_option("--policy", policies, "comma-separated policies (default: every registered policy): " + [] {
-    std::string s;
-    for (const auto& n : sia::sim::policy_names()) s += (s.empty() ? "" : ", ") + n;
-    return s;
-  }());
+  app.add_option(
+      "--policy", policies, "comma-separated policies (default: every registered policy): " + [] {
+        std::string s;
+        for (const auto& n : sia::sim::policy_names()) s += (s.empty() ? "" : ", ") + n;
+        return s;
+      }());
   app.add_option("--policy-option", policy_options,
                  "option of the policies, [policy.]key=value (repeatable; --list-policies shows them)");
   app.add_flag("--list-policies", list_policies, "list the registered policies and their options, and exit");
@@ -131,30 +135,45 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "write per-job CSV, per-round JSON lines, summary.json and PNG plots here");
   app.add_flag("--json", json, "print the JSON report instead of the table");
   app.add_option("--seed", seed, "seed of the synthetic workload")->capture_default_str();
-  app.add_option("--rate", rate, "synthetic workload: jobs per hour")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--hours", hours, "synthetic workload: hours of arrivals")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--bootstrap", bootstrap, "sia: first placement of a never-run job: tie (reference code, default) or profiled (paper: 1-GPU profiles); = sia.first_placement")
+  app.add_option("--rate", rate, "synthetic workload: jobs per hour")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--hours", hours, "synthetic workload: hours of arrivals")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--bootstrap", bootstrap,
+                 "sia: first placement of a never-run job: tie (reference code, default) or profiled (paper: 1-GPU "
+                 "profiles); = sia.first_placement")
       ->check(CLI::IsMember({"profiled", "tie"}))
       ->capture_default_str();
-  app.add_flag("--no-projection", no_projection, "sia: do not project unseen GPU types from a fitted one; = sia.projection=none");
+  app.add_flag("--no-projection", no_projection,
+               "sia: do not project unseen GPU types from a fitted one; = sia.projection=none");
   app.add_flag("--round-utilities", round_utilities, "sia: round utilities to 2 decimals like the reference code");
-  app.add_option("--backend", backend, "MILP backend of the Sia round; = sia.backend (" + [] {
-    std::string s;
-    for (const auto& n : sia::available_milp_solvers()) s += (s.empty() ? "" : ", ") + n;
-    return s;
-  }() + ")")->capture_default_str();
+  app.add_option(
+         "--backend", backend,
+         "MILP backend of the Sia round; = sia.backend (" +
+             [] {
+               std::string s;
+               for (const auto& n : sia::available_milp_solvers()) s += (s.empty() ? "" : ", ") + n;
+               return s;
+             }() +
+             ")")
+      ->capture_default_str();
   app.add_option("--force-category", force_category,
                  "override every job's kind for every policy (paper Fig. 1): rigid, strong-scaling or adaptive")
       ->check(CLI::IsMember({"rigid", "strong-scaling", "adaptive"}));
   app.add_option("--pollux-search", pollux_search,
-                 "search of the pollux policy: genetic (Pollux's published NSGA-II) or greedy (marginal allocation); = pollux.search")
+                 "search of the pollux policy: genetic (Pollux's published NSGA-II) or greedy (marginal allocation); = "
+                 "pollux.search")
       ->check(CLI::IsMember({"genetic", "greedy"}))
       ->capture_default_str();
-  app.add_option("--pollux-mutation", pollux_mutation,
-                 "genetic pollux: probability that one (job, virtual node) entry mutates (default 0 = 1/(jobs x vnodes), "
-                 "pymoo's 1/n_var; for sensitivity studies); = pollux.mutation")
+  app.add_option(
+         "--pollux-mutation", pollux_mutation,
+         "genetic pollux: probability that one (job, virtual node) entry mutates (default 0 = 1/(jobs x vnodes), "
+         "pymoo's 1/n_var; for sensitivity studies); = pollux.mutation")
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--pollux-seed", pollux_seed, "genetic pollux: seed of its random generator; = pollux.seed")->capture_default_str();
+  app.add_option("--pollux-seed", pollux_seed, "genetic pollux: seed of its random generator; = pollux.seed")
+      ->capture_default_str();
   app.add_flag("--per-workload", per_workload, "table: one row per workload too");
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
@@ -191,7 +210,8 @@ int main(int argc, char** argv) {
       for (const auto& n : sia::sim::policy_names())
         if (const auto info = sia::sim::find_policy(n))
           for (const auto& d : info->options) known = known || d.key == key;
-      if (!known) throw sia::InvalidArgument("--policy-option: no policy has an option '" + key + "' (see --list-policies)");
+      if (!known)
+        throw sia::InvalidArgument("--policy-option: no policy has an option '" + key + "' (see --list-policies)");
     }
     if (!dump_catalogue.empty()) {
       std::cout << sia::sim::generate_catalogue_source(dump_catalogue);
@@ -199,8 +219,10 @@ int main(int argc, char** argv) {
     }
     const auto cluster = sia::sim::load_cluster(cluster_name, scale);
     std::vector<sia::sim::Workload> workloads;
-    if (workload_path.empty()) workloads.push_back(sia::sim::synthetic_philly_workload(seed, rate, hours));
-    else workloads = sia::sim::load_workloads(workload_path);
+    if (workload_path.empty())
+      workloads.push_back(sia::sim::synthetic_philly_workload(seed, rate, hours));
+    else
+      workloads = sia::sim::load_workloads(workload_path);
 
     sia::sim::ApplicationSet apps;
     if (profiles.empty() && !workload_path.empty()) {
@@ -208,8 +230,10 @@ int main(int argc, char** argv) {
       if (!d) throw sia::InvalidArgument("--profiles: not given and ../shared/data/sia-artifact/profiles not found");
       profiles = d->string();
     }
-    if (profiles.empty()) apps = sia::sim::catalogue_applications(cluster);
-    else apps = sia::sim::load_applications(profiles, cluster, workloads);
+    if (profiles.empty())
+      apps = sia::sim::catalogue_applications(cluster);
+    else
+      apps = sia::sim::load_applications(profiles, cluster, workloads);
     for (const auto& w : workloads) sia::sim::validate_inputs(cluster, apps, w);
 
     std::vector<std::string> names = policies.empty() ? sia::sim::policy_names() : split_list(policies);
@@ -236,9 +260,9 @@ int main(int argc, char** argv) {
             last = pct;
             const int bar = pct * 30 / 100;
             std::cerr << "\r" << std::left << std::setw(8) << name << " " << std::setw(18) << w.name << " ["
-                      << std::string(static_cast<std::size_t>(bar), '#') << std::string(static_cast<std::size_t>(30 - bar), ' ')
-                      << "] " << std::right << std::setw(3) << pct << "% (" << wi + 1 << "/" << workloads.size() << ")"
-                      << std::flush;
+                      << std::string(static_cast<std::size_t>(bar), '#')
+                      << std::string(static_cast<std::size_t>(30 - bar), ' ') << "] " << std::right << std::setw(3)
+                      << pct << "% (" << wi + 1 << "/" << workloads.size() << ")" << std::flush;
           };
         }
         auto res = sia::sim::simulate(cluster, apps, w, *policy, so);
@@ -264,8 +288,8 @@ int main(int argc, char** argv) {
       std::cout << " (" << cluster.total_gpus() << " GPUs); ";
       std::size_t jobs = 0;
       for (const auto& w : workloads) jobs += w.jobs.size();
-      std::cout << workloads.size() << " workload(s), " << jobs << " jobs; models: "
-                << (profiles.empty() ? "built-in catalogue" : "profiles " + profiles) << "\n\n";
+      std::cout << workloads.size() << " workload(s), " << jobs
+                << " jobs; models: " << (profiles.empty() ? "built-in catalogue" : "profiles " + profiles) << "\n\n";
       sia::sim::print_table(std::cout, all, per_workload);
       std::cout << "\nGPU-hours per job by model and GPU type (paper Fig. 6)\n";
       sia::sim::print_gpu_hours_by_model(std::cout, all, cluster);

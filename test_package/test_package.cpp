@@ -18,7 +18,8 @@ int main() {
   const sia::RoundResult r = sia::run_round(cluster, jobs);
   std::cout << "sia round (" << r.backend << "): " << sia::to_string(r.status) << '\n';
   const auto& j1 = r.decisions.at(0);
-  const bool ok = j1.config && cluster.types.at(static_cast<std::size_t>(j1.config->type)).name() == "B" && j1.gpus == 4;
+  const bool ok =
+      j1.config && cluster.types.at(static_cast<std::size_t>(j1.config->type)).name() == "B" && j1.gpus == 4;
   std::cout << "J1 -> " << j1.gpus << " GPUs" << (ok ? " of type B: ok" : ": expected 4 of type B") << '\n';
   return ok ? 0 : 1;
 }

@@ -48,7 +48,7 @@ enum class CountMatch {
  * is no shape maps to the smallest shape holding it. Empty when no shape matches.
  */
 [[nodiscard]] std::optional<ConfigurationSpec> configuration_of_count(int type, int vnode_size, int up_nodes, int gpus,
-                                                           CountMatch match) noexcept;
+                                                                      CountMatch match) noexcept;
 
 /**
  * @brief The configuration a job holds when it runs `gpus` GPUs of one type: the shape of that
@@ -56,16 +56,16 @@ enum class CountMatch {
  * and is no shape, its footprint (the smallest shape holding it; see valid_configs.hpp).
  */
 [[nodiscard]] std::optional<ConfigurationSpec> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
-                                                       std::optional<int> rigid_count) noexcept;
+                                                                  std::optional<int> rigid_count) noexcept;
 
 /// @brief All configurations of a cluster and the capacity rows that bound them.
 struct ConfigurationSet {
-  std::vector<ConfigurationSpec> configs;         ///< grouped by type, in cluster type order
-  std::vector<CapacityRow> rows;       ///< capacity rows (see CapacityRow)
-  std::vector<int> free_gpus;          ///< per type: GPUs on up nodes minus reserved (>= 0)
-  std::vector<int> vnode_size;         ///< per type: largest virtual node size (0 if none)
-  std::vector<int> up_nodes;           ///< per type: nodes that are up
-  std::vector<int> first_config;       ///< per type: index of its first configuration (+ one past the end)
+  std::vector<ConfigurationSpec> configs;  ///< grouped by type, in cluster type order
+  std::vector<CapacityRow> rows;           ///< capacity rows (see CapacityRow)
+  std::vector<int> free_gpus;              ///< per type: GPUs on up nodes minus reserved (>= 0)
+  std::vector<int> vnode_size;             ///< per type: largest virtual node size (0 if none)
+  std::vector<int> up_nodes;               ///< per type: nodes that are up
+  std::vector<int> first_config;           ///< per type: index of its first configuration (+ one past the end)
 
   /// GPUs that configuration `c` counts in row `r` (0 if the row does not apply).
   [[nodiscard]] int row_usage(const CapacityRow& r, const ConfigurationSpec& c) const noexcept;

@@ -36,20 +36,20 @@ namespace sia {
 /// @brief What a generic round needs to know beyond the GPU types themselves (all optional;
 /// same meaning as the fields of ClusterSpec, indexed by the position of the type in the range).
 struct ClusterState {
-  std::vector<int> reserved;                        ///< per type: GPUs not available to sia
-  std::vector<std::vector<int>> down;               ///< per type: indices of failed nodes
-  std::vector<std::vector<std::string>> node_names; ///< per type: node names (optional)
+  std::vector<int> reserved;                         ///< per type: GPUs not available to sia
+  std::vector<std::vector<int>> down;                ///< per type: indices of failed nodes
+  std::vector<std::vector<std::string>> node_names;  ///< per type: node names (optional)
 };
 
 /// @brief A range of GPU types usable by the generic round.
 template <class R>
 concept GpuTypeRange = std::ranges::forward_range<R> && GpuType<std::ranges::range_value_t<R>> &&
-                       std::is_lvalue_reference_v<std::ranges::range_reference_t<const R>>;
+    std::is_lvalue_reference_v<std::ranges::range_reference_t<const R>>;
 
 /// @brief A range of jobs usable by the generic round with GPU type `G`.
 template <class R, class G>
 concept JobRange = std::ranges::forward_range<R> && Job<std::ranges::range_value_t<R>, G, ConfigurationSpec> &&
-                   std::is_lvalue_reference_v<std::ranges::range_reference_t<const R>>;
+    std::is_lvalue_reference_v<std::ranges::range_reference_t<const R>>;
 
 namespace detail {
 
@@ -71,16 +71,33 @@ template <class J, class G>
 [[nodiscard]] JobSpec borrow_job(const J& j, const std::vector<const G*>& types) {
   JobSpec s(std::string(std::string_view(j.id())));
   s.min_gpus(static_cast<int>(j.min_gpus())).max_gpus(static_cast<int>(j.max_gpus())).kind(JobKind(j.kind()));
-  if constexpr (requires { { j.preemptible() } -> std::convertible_to<bool>; }) s.preemptible(j.preemptible());
-  if constexpr (requires { { j.age_s() } -> std::convertible_to<double>; }) s.age_s(static_cast<double>(j.age_s()));
-  if constexpr (requires { { j.restarts() } -> std::convertible_to<int>; }) s.restarts(static_cast<int>(j.restarts()));
-  if constexpr (requires { { j.restart_cost_s() } -> std::convertible_to<double>; })
+  if constexpr (requires {
+                  { j.preemptible() } -> std::convertible_to<bool>;
+                })
+    s.preemptible(j.preemptible());
+  if constexpr (requires {
+                  { j.age_s() } -> std::convertible_to<double>;
+                })
+    s.age_s(static_cast<double>(j.age_s()));
+  if constexpr (requires {
+                  { j.restarts() } -> std::convertible_to<int>;
+                })
+    s.restarts(static_cast<int>(j.restarts()));
+  if constexpr (requires {
+                  { j.restart_cost_s() } -> std::convertible_to<double>;
+                })
     s.restart_cost_s(static_cast<double>(j.restart_cost_s()));
-  if constexpr (requires { { j.pipeline_size() } -> std::convertible_to<int>; })
+  if constexpr (requires {
+                  { j.pipeline_size() } -> std::convertible_to<int>;
+                })
     s.pipeline_size(static_cast<int>(j.pipeline_size()));
-  if constexpr (requires { { j.max_gpus_ever() } -> std::convertible_to<std::optional<int>>; })
+  if constexpr (requires {
+                  { j.max_gpus_ever() } -> std::convertible_to<std::optional<int>>;
+                })
     s.max_gpus_ever(std::optional<int>(j.max_gpus_ever()));
-  if constexpr (requires { { j.current() } -> std::convertible_to<std::optional<CurrentAllocation>>; })
+  if constexpr (requires {
+                  { j.current() } -> std::convertible_to<std::optional<CurrentAllocation>>;
+                })
     s.current(std::optional<CurrentAllocation>(j.current()));
   // The round only calls these with configurations of the cluster, so c.type is a valid index.
   JobSpec::GoodputFn goodput = [&j, &types](const GpuTypeSpec&, const ConfigurationSpec& c) {

@@ -38,7 +38,10 @@ inline void check_goodput(double value, std::string_view job, std::string_view t
   if (std::isfinite(value) && value >= 0.0) return;
   std::ostringstream msg;
   msg << "job '" << job << "': goodput " << value << " on configuration (" << c.nodes << " nodes, " << c.gpus
-      << " GPUs, type '" << type_name << "') is " << (std::isnan(value) ? "NaN" : value < 0 ? "negative" : "infinite")
+      << " GPUs, type '" << type_name << "') is "
+      << (std::isnan(value) ? "NaN"
+          : value < 0       ? "negative"
+                            : "infinite")
       << "; goodputs must be finite and >= 0 (0 = not usable)";
   throw InvalidArgument(msg.str());
 }
@@ -85,9 +88,9 @@ inline void normalize_rows(SparseGoodputMatrix& g, const Eigen::Ref<const Eigen:
 
 /// @brief Restart state of one job (row) for apply_restart_factors().
 struct RestartInput {
-  int current = -1;           ///< column of the job's current configuration; -1 = none (r = 1)
-  double age_s = 0.0;         ///< T
-  double restarts = 0.0;      ///< N
+  int current = -1;              ///< column of the job's current configuration; -1 = none (r = 1)
+  double age_s = 0.0;            ///< T
+  double restarts = 0.0;         ///< N
   double restart_cost_s = 30.0;  ///< S
 };
 
@@ -162,7 +165,7 @@ inline double utility_of(double v, double p, bool round, Eigen::Index i, Eigen::
  *         from `job_ids` when given, else its row).
  */
 [[nodiscard]] inline GoodputMatrix utility_matrix(const GoodputMatrix& g, double p, bool round = false,
-                                                 std::span<const std::string> job_ids = {}) {
+                                                  std::span<const std::string> job_ids = {}) {
   detail::check_exponent(p);
   GoodputMatrix u = GoodputMatrix::Zero(g.rows(), g.cols());
   for (Eigen::Index i = 0; i < g.rows(); ++i)
@@ -174,7 +177,7 @@ inline double utility_of(double v, double p, bool round, Eigen::Index i, Eigen::
 /// @brief utility_matrix() for the sparse matrix: same sparsity pattern as `g` (entries with
 /// G <= 0 are stored as 0).
 [[nodiscard]] inline SparseGoodputMatrix utility_matrix(const SparseGoodputMatrix& g, double p, bool round = false,
-                                                       std::span<const std::string> job_ids = {}) {
+                                                        std::span<const std::string> job_ids = {}) {
   detail::check_exponent(p);
   SparseGoodputMatrix u = g;
   for (Eigen::Index i = 0; i < u.outerSize(); ++i)

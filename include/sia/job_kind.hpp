@@ -24,10 +24,14 @@ inline constexpr std::array<JobKind, 4> all_job_kinds{JobKind::adaptive, JobKind
 /// The name of a kind: "adaptive", "strong-scaling", "rigid", "hybrid".
 [[nodiscard]] constexpr std::string_view to_string(JobKind k) noexcept {
   switch (k) {
-    case JobKind::adaptive: return "adaptive";
-    case JobKind::strong_scaling: return "strong-scaling";
-    case JobKind::rigid: return "rigid";
-    case JobKind::hybrid: return "hybrid";
+    case JobKind::adaptive:
+      return "adaptive";
+    case JobKind::strong_scaling:
+      return "strong-scaling";
+    case JobKind::rigid:
+      return "rigid";
+    case JobKind::hybrid:
+      return "hybrid";
   }
   return "adaptive";
 }

@@ -56,26 +56,62 @@ class JobSpec {
   }
 
   // --- setters ----------------------------------------------------------------------------
-  JobSpec& id(std::string v) { id_ = std::move(v); return *this; }
-  JobSpec& min_gpus(int v) noexcept { min_gpus_ = v; return *this; }
-  JobSpec& max_gpus(int v) noexcept { max_gpus_ = v; return *this; }
-  JobSpec& kind(JobKind v) noexcept { kind_ = v; return *this; }
-  JobSpec& preemptible(bool v) noexcept { preemptible_ = v; return *this; }
-  JobSpec& age_s(double v) noexcept { age_s_ = v; return *this; }
-  JobSpec& restarts(int v) noexcept { restarts_ = v; return *this; }
-  JobSpec& restart_cost_s(double v) noexcept { restart_cost_s_ = v; return *this; }
-  JobSpec& pipeline_size(int v) noexcept { pipeline_size_ = v; return *this; }
-  JobSpec& max_gpus_ever(std::optional<int> v) noexcept { max_gpus_ever_ = v; return *this; }
-  JobSpec& current(std::optional<CurrentAllocation> v) { current_ = std::move(v); return *this; }
+  JobSpec& id(std::string v) {
+    id_ = std::move(v);
+    return *this;
+  }
+  JobSpec& min_gpus(int v) noexcept {
+    min_gpus_ = v;
+    return *this;
+  }
+  JobSpec& max_gpus(int v) noexcept {
+    max_gpus_ = v;
+    return *this;
+  }
+  JobSpec& kind(JobKind v) noexcept {
+    kind_ = v;
+    return *this;
+  }
+  JobSpec& preemptible(bool v) noexcept {
+    preemptible_ = v;
+    return *this;
+  }
+  JobSpec& age_s(double v) noexcept {
+    age_s_ = v;
+    return *this;
+  }
+  JobSpec& restarts(int v) noexcept {
+    restarts_ = v;
+    return *this;
+  }
+  JobSpec& restart_cost_s(double v) noexcept {
+    restart_cost_s_ = v;
+    return *this;
+  }
+  JobSpec& pipeline_size(int v) noexcept {
+    pipeline_size_ = v;
+    return *this;
+  }
+  JobSpec& max_gpus_ever(std::optional<int> v) noexcept {
+    max_gpus_ever_ = v;
+    return *this;
+  }
+  JobSpec& current(std::optional<CurrentAllocation> v) {
+    current_ = std::move(v);
+    return *this;
+  }
 
   /// Stores a copy of any GoodputModel of sia's types (and its batch_size query, when it has one).
   template <class M>
-    requires GoodputModel<M, GpuTypeSpec, ConfigurationSpec>
-  JobSpec& goodput_model(M model) {
+  requires GoodputModel<M, GpuTypeSpec, ConfigurationSpec> JobSpec& goodput_model(M model) {
     auto shared = std::make_shared<const M>(std::move(model));
-    goodput_ = [shared](const GpuTypeSpec& t, const ConfigurationSpec& c) { return static_cast<double>(shared->goodput(t, c)); };
+    goodput_ = [shared](const GpuTypeSpec& t, const ConfigurationSpec& c) {
+      return static_cast<double>(shared->goodput(t, c));
+    };
     if constexpr (HasBatchSize<M, GpuTypeSpec, ConfigurationSpec>) {
-      batch_ = [shared](const GpuTypeSpec& t, const ConfigurationSpec& c) { return to_batch_choice(shared->batch_size(t, c)); };
+      batch_ = [shared](const GpuTypeSpec& t, const ConfigurationSpec& c) {
+        return to_batch_choice(shared->batch_size(t, c));
+      };
     } else {
       batch_ = nullptr;
     }

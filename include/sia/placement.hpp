@@ -43,7 +43,7 @@ namespace sia {
 /// @brief One job as the Placer sees it.
 struct PlacementRequest {
   std::string job;                           ///< job id (used in error messages)
-  std::optional<ConfigurationSpec> config;              ///< new configuration; empty = no GPUs this round
+  std::optional<ConfigurationSpec> config;   ///< new configuration; empty = no GPUs this round
   int gpus = 0;                              ///< GPUs used (<= config->gpus); 0 = config->gpus
   std::optional<CurrentAllocation> current;  ///< what the job holds now (placement may be empty)
 };
@@ -85,8 +85,7 @@ struct PlacementResult {
  *         node or GPU that does not exist, more GPUs on a node than it has, two jobs on the same
  *         GPU, a node listed twice, or a placement whose size disagrees with its allocation.
  */
-[[nodiscard]] PlacementResult place(const ClusterSpec& cluster,
-                                    std::span<const PlacementRequest> requests,
+[[nodiscard]] PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
                                     const PlacementOptions& options = {});
 
 }  // namespace sia

@@ -25,10 +25,10 @@ struct Request {
 
 /// @brief Sizes beyond which a request is rejected as absurd rather than attempted.
 struct RequestLimits {
-  static constexpr long long max_jobs = 1'000'000;        ///< entries of `jobs`
-  static constexpr long long max_gpu_types = 1'000;       ///< entries of `cluster.gpu_types`
-  static constexpr long long max_gpus_per_type = 100'000; ///< nodes × gpus_per_node of one type
-  static constexpr int max_depth = 64;                    ///< nesting of arrays and objects
+  static constexpr long long max_jobs = 1'000'000;         ///< entries of `jobs`
+  static constexpr long long max_gpu_types = 1'000;        ///< entries of `cluster.gpu_types`
+  static constexpr long long max_gpus_per_type = 100'000;  ///< nodes × gpus_per_node of one type
+  static constexpr int max_depth = 64;                     ///< nesting of arrays and objects
 };
 
 /**

@@ -19,12 +19,12 @@ namespace sia {
 
 /// Options of a round (the policy).
 struct RoundOptions {
-  double p = -0.5;                 ///< fairness exponent, != 0
-  double lambda = 1.1;             ///< penalty per job left without GPUs, > 0
-  std::string backend = "default"; ///< MILP backend name (see milp/factory.hpp)
+  double p = -0.5;                  ///< fairness exponent, != 0
+  double lambda = 1.1;              ///< penalty per job left without GPUs, > 0
+  std::string backend = "default";  ///< MILP backend name (see milp/factory.hpp)
   std::optional<std::chrono::milliseconds> time_limit = std::chrono::milliseconds(10000);
   double relative_gap = 1e-4;
-  bool place = true;               ///< compute placements (placement.hpp)
+  bool place = true;  ///< compute placements (placement.hpp)
   /// Reference-compatibility: round utilities to 2 decimals as the authors' code does
   /// (sia-reference-behaviour.md §9.2). Off by default.
   bool round_utilities = false;
@@ -44,33 +44,33 @@ enum class RoundStatus {
 
 /// The decision for one job.
 struct JobDecision {
-  std::string job;                    ///< job id
-  std::optional<ConfigurationSpec> config;       ///< chosen configuration; empty = no GPUs this round
-  int gpus = 0;                       ///< GPUs the job uses (rigid jobs may use fewer than config->gpus)
-  std::optional<BatchChoice> batch;   ///< when the job's model offers batch sizes
-  std::vector<NodeShare> placement;   ///< when RoundOptions::place
-  bool changed = false;               ///< configuration differs from the job's current one
+  std::string job;                          ///< job id
+  std::optional<ConfigurationSpec> config;  ///< chosen configuration; empty = no GPUs this round
+  int gpus = 0;                             ///< GPUs the job uses (rigid jobs may use fewer than config->gpus)
+  std::optional<BatchChoice> batch;         ///< when the job's model offers batch sizes
+  std::vector<NodeShare> placement;         ///< when RoundOptions::place
+  bool changed = false;                     ///< configuration differs from the job's current one
 };
 
 /// Result of a round.
 struct RoundResult {
   RoundStatus status = RoundStatus::error;
-  std::string backend;                ///< backend that produced the allocation
-  double objective = 0.0;             ///< value of product.md §2 step 4 for the returned allocation
-  double best_bound = 0.0;            ///< proven bound on that value, when known (else = objective)
-  double solve_ms = 0.0;              ///< time in the backend
-  double total_ms = 0.0;              ///< whole round
-  std::vector<JobDecision> decisions; ///< one per input job, in input order
-  std::vector<int> gpus_used;         ///< per type: GPUs of the chosen configurations (a rigid job
-                                      ///< counts its footprint, see valid_configs.hpp)
+  std::string backend;                 ///< backend that produced the allocation
+  double objective = 0.0;              ///< value of product.md §2 step 4 for the returned allocation
+  double best_bound = 0.0;             ///< proven bound on that value, when known (else = objective)
+  double solve_ms = 0.0;               ///< time in the backend
+  double total_ms = 0.0;               ///< whole round
+  std::vector<JobDecision> decisions;  ///< one per input job, in input order
+  std::vector<int> gpus_used;          ///< per type: GPUs of the chosen configurations (a rigid job
+                                       ///< counts its footprint, see valid_configs.hpp)
   /// Per type: marginal improvement of the round's objective per extra GPU of the type (LP duals
   /// of its capacity rows at the root relaxation; positive = more GPUs help, for either sign of
   /// p). Empty when the backend gives no duals or the allocation is a fallback.
   std::vector<double> prices;
-  std::vector<std::string> evicted;   ///< jobs that lost their GPUs to defragment placement
-  std::vector<std::string> unmet;     ///< non-preemptible jobs whose demand cannot be met
-  bool fallback = false;              ///< allocation came from the greedy fallback
-  std::string message;                ///< detail for non-optimal statuses
+  std::vector<std::string> evicted;  ///< jobs that lost their GPUs to defragment placement
+  std::vector<std::string> unmet;    ///< non-preemptible jobs whose demand cannot be met
+  bool fallback = false;             ///< allocation came from the greedy fallback
+  std::string message;               ///< detail for non-optimal statuses
 };
 
 /**

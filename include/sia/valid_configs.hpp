@@ -93,7 +93,8 @@ struct ValidConfig {
     }
     const auto block_begin = cs.begin() + set.first_config[t];
     const auto block_end = cs.begin() + set.first_config[t + 1];
-    auto it = std::lower_bound(block_begin, block_end, lo, [](const ConfigurationSpec& c, int g) { return c.gpus < g; });
+    auto it =
+        std::lower_bound(block_begin, block_end, lo, [](const ConfigurationSpec& c, int g) { return c.gpus < g; });
     for (; it != block_end && it->gpus <= hi; ++it)
       if (l.kind != JobKind::hybrid || it->gpus % p == 0)
         out.push_back(ValidConfig{static_cast<int>(it - cs.begin()), it->gpus});

@@ -54,8 +54,7 @@ void validate_cluster(const ClusterSpec& cluster) {
     }
     if (g.name().empty()) throw InvalidArgument(label + ": empty name");
     if (!names.insert(g.name()).second) throw InvalidArgument(label + ": duplicate GPU type name");
-    if (g.num_nodes() < 0)
-      throw InvalidArgument(label + ": negative node count " + std::to_string(g.num_nodes()));
+    if (g.num_nodes() < 0) throw InvalidArgument(label + ": negative node count " + std::to_string(g.num_nodes()));
     if (g.num_nodes() > max_nodes_per_type)
       throw InvalidArgument(label + ": node count " + std::to_string(g.num_nodes()) + " exceeds the limit " +
                             std::to_string(max_nodes_per_type));
@@ -92,7 +91,7 @@ int largest_virtual_node(int gpus_per_node) noexcept {
 }
 
 std::optional<ConfigurationSpec> configuration_of_count(int type, int vnode_size, int up_nodes, int gpus,
-                                             CountMatch match) noexcept {
+                                                        CountMatch match) noexcept {
   if (vnode_size < 1 || up_nodes < 1 || gpus < 1) return std::nullopt;
   if (gpus <= vnode_size) {
     const int single = static_cast<int>(std::bit_ceil(static_cast<unsigned>(gpus)));
@@ -106,7 +105,7 @@ std::optional<ConfigurationSpec> configuration_of_count(int type, int vnode_size
 }
 
 std::optional<ConfigurationSpec> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
-                                         std::optional<int> rigid_count) noexcept {
+                                                    std::optional<int> rigid_count) noexcept {
   if (auto c = configuration_of_count(type, vnode_size, up_nodes, gpus, CountMatch::exact)) return c;
   if (rigid_count && *rigid_count == gpus)
     return configuration_of_count(type, vnode_size, up_nodes, gpus, CountMatch::footprint);

@@ -41,7 +41,8 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   // rows (not every row of the set); rows are created in the set's order, then filled.
   const auto& rows = pb.set.rows;
   std::vector<std::vector<int>> rows_of_type(pb.set.free_gpus.size());
-  for (std::size_t r = 0; r < rows.size(); ++r) rows_of_type[static_cast<std::size_t>(rows[r].type)].push_back(static_cast<int>(r));
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    rows_of_type[static_cast<std::size_t>(rows[r].type)].push_back(static_cast<int>(r));
   std::vector<char> counts(rows.size(), 0);
   for (const auto& [i, v] : m.cols) {
     const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(v.config)];
@@ -55,7 +56,8 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(m.cols[c].second.config)];
     for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
       const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg);
-      if (u != 0) milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));
+      if (u != 0)
+        milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));
     }
   }
   return m;

@@ -53,8 +53,7 @@ void validate_job(const JobSpec& j, std::size_t i, int cluster_types) {
   if (j.kind() == JobKind::rigid && j.min_gpus() != j.max_gpus())
     field("min_gpus", "must equal max_gpus for a rigid job (its fixed count); got " + std::to_string(j.min_gpus()) +
                           " and " + std::to_string(j.max_gpus()));
-  if (j.pipeline_size() < 1)
-    field("pipeline_size", "must be >= 1 (got " + std::to_string(j.pipeline_size()) + ")");
+  if (j.pipeline_size() < 1) field("pipeline_size", "must be >= 1 (got " + std::to_string(j.pipeline_size()) + ")");
   if (!std::isfinite(j.age_s()) || j.age_s() < 0.0)
     field("age_s", "must be finite and >= 0 (got " + std::to_string(j.age_s()) + ")");
   if (j.restarts() < 0) field("restarts", "must be >= 0 (got " + std::to_string(j.restarts()) + ")");

@@ -27,10 +27,14 @@ namespace sia {
 
 std::string_view to_string(RoundStatus s) noexcept {
   switch (s) {
-    case RoundStatus::optimal: return "optimal";
-    case RoundStatus::feasible: return "feasible";
-    case RoundStatus::infeasible: return "infeasible";
-    case RoundStatus::error: return "error";
+    case RoundStatus::optimal:
+      return "optimal";
+    case RoundStatus::feasible:
+      return "feasible";
+    case RoundStatus::infeasible:
+      return "infeasible";
+    case RoundStatus::error:
+      return "error";
   }
   return "error";
 }
@@ -143,8 +147,8 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     const auto st = out.result.status;
     if (st == MilpStatus::no_solution) {
       res.status = RoundStatus::feasible;
-      res.message = "backend found no solution within its limits (" + out.result.message +
-                    "); greedy fallback allocation";
+      res.message =
+          "backend found no solution within its limits (" + out.result.message + "); greedy fallback allocation";
     } else {
       res.status = RoundStatus::error;
       res.message = std::string("backend ") + res.backend + " returned " + std::string(to_string(st));
@@ -189,7 +193,8 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       d.gpus = v.gpus;
       res.gpus_used[static_cast<std::size_t>(c.type)] += c.gpus;
       if (j.has_batch_size())
-        d.batch = j.batch_size(cluster.types[static_cast<std::size_t>(c.type)], ConfigurationSpec{c.type, c.nodes, v.gpus});
+        d.batch =
+            j.batch_size(cluster.types[static_cast<std::size_t>(c.type)], ConfigurationSpec{c.type, c.nodes, v.gpus});
     }
     d.changed = cfg != pb.current[i];
   }

@@ -25,7 +25,7 @@ PerfParams from_array(const double* v) { return PerfParams{v[0], v[1], v[2], v[3
 /// Problem data shared with the NLopt callback: which parameters are free and how they map.
 struct Problem {
   std::span<const PerfObservation> obs;
-  std::array<double, 7> fixed{};  // values of all parameters (free ones overwritten per call)
+  std::array<double, 7> fixed{};    // values of all parameters (free ones overwritten per call)
   std::array<int, 7> free_index{};  // position in the NLopt vector, -1 if pinned
   std::vector<int> free_params;     // parameter index of each NLopt coordinate
   bool log_space = true;
@@ -81,9 +81,12 @@ void validate(std::span<const PerfObservation> obs, const std::string& what) {
       throw InvalidArgument(w + ": need 1 <= nodes <= replicas, got nodes " + std::to_string(o.nodes) + ", replicas " +
                             std::to_string(o.replicas));
     if (!std::isfinite(o.local_bsz) || !(o.local_bsz > 0.0)) throw InvalidArgument(w + ".local_bsz: must be > 0");
-    if (!std::isfinite(o.step_time) || !(o.step_time > 0.0)) throw InvalidArgument(w + ".step_time: must be a finite number > 0");
-    if (!std::isfinite(o.sync_time) || o.sync_time < 0.0) throw InvalidArgument(w + ".sync_time: must be a finite number >= 0");
-    if (!(o.sync_time < o.step_time)) throw InvalidArgument(w + ".sync_time: must be < step_time (compute time must be > 0)");
+    if (!std::isfinite(o.step_time) || !(o.step_time > 0.0))
+      throw InvalidArgument(w + ".step_time: must be a finite number > 0");
+    if (!std::isfinite(o.sync_time) || o.sync_time < 0.0)
+      throw InvalidArgument(w + ".sync_time: must be a finite number >= 0");
+    if (!(o.sync_time < o.step_time))
+      throw InvalidArgument(w + ".sync_time: must be < step_time (compute time must be > 0)");
   }
 }
 
@@ -224,8 +227,13 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
     // Network guesses from the observed sync times of each kind.
     double sn = 0, cn = 0, sr = 0, cr = 0;
     for (const auto& o : obs) {
-      if (o.nodes > 1) { sn += o.sync_time; cn += 1; }
-      else if (o.replicas > 1) { sr += o.sync_time; cr += 1; }
+      if (o.nodes > 1) {
+        sn += o.sync_time;
+        cn += 1;
+      } else if (o.replicas > 1) {
+        sr += o.sync_time;
+        cr += 1;
+      }
     }
     if (!pinned[2] && cn > 0) s2[2] = std::max(sn / cn, kLower);
     if (!pinned[3]) s2[3] = std::max(s2[2] * 0.05, kLower);

@@ -19,8 +19,10 @@ PipelineParams fit_pipeline_params(std::span<const PipelineObservation> obs, int
   for (std::size_t i = 0; i < obs.size(); ++i) {
     const auto& o = obs[i];
     const std::string w = "pipeline observations[" + std::to_string(i) + "]";
-    if (!(o.fwd_time > 0.0) || !std::isfinite(o.fwd_time)) throw InvalidArgument(w + ".fwd_time: must be a finite number > 0");
-    if (!(o.sync_time >= 0.0) || !std::isfinite(o.sync_time)) throw InvalidArgument(w + ".sync_time: must be a finite number >= 0");
+    if (!(o.fwd_time > 0.0) || !std::isfinite(o.fwd_time))
+      throw InvalidArgument(w + ".fwd_time: must be a finite number > 0");
+    if (!(o.sync_time >= 0.0) || !std::isfinite(o.sync_time))
+      throw InvalidArgument(w + ".sync_time: must be a finite number >= 0");
     // The DP fit's network term is evaluated on GPUs (see pipeline.hpp); compute = fwd, step = fwd + sync.
     dp.push_back(PerfObservation{o.nodes, o.gpus, o.micro_bsz, o.fwd_time + o.sync_time, o.sync_time});
   }

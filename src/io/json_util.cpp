@@ -155,9 +155,12 @@ void check_depth(std::string_view text, const JsonContext& ctx, int max_depth) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -223,19 +226,25 @@ std::string path_index(std::string_view parent, std::size_t index) {
 
 std::string describe(const json& value) {
   switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return value.get<bool>() ? "true" : "false";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
-    case json::value_t::number_float: return value.dump();
+    case json::value_t::number_float:
+      return value.dump();
     case json::value_t::string: {
       std::string s = value.get<std::string>();
       if (s.size() > 40) s = s.substr(0, 37) + "...";
       return json(s).dump(-1, ' ', false, json::error_handler_t::replace) + " (a string)";
     }
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    default: return "a non-JSON value";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    default:
+      return "a non-JSON value";
   }
 }
 
@@ -330,8 +339,8 @@ bool as_bool(const json& value, std::string_view path, const JsonContext& ctx) {
 const json& as_array(const json& value, std::string_view path, const JsonContext& ctx, std::size_t max_size) {
   if (!value.is_array()) ctx.fail(path, "must be an array, got " + describe(value));
   if (value.size() > max_size)
-    ctx.fail(path, "has " + std::to_string(value.size()) + " elements, more than the limit of " +
-                       std::to_string(max_size));
+    ctx.fail(path,
+             "has " + std::to_string(value.size()) + " elements, more than the limit of " + std::to_string(max_size));
   return value;
 }
 

@@ -173,18 +173,26 @@ JobModel parse_model_json(const json& model, const ClusterSpec& cluster, const s
   if (model.contains("projection")) {
     const json& b = model["projection"];
     const std::string s = b.is_string() ? b.get<std::string>() : std::string();
-    if (s == "paper") m.projection(ProjectionMode::paper);
-    else if (s == "reference") m.projection(ProjectionMode::reference);
-    else if (s == "none") m.projection(ProjectionMode::none);
-    else fail(path + ".projection", "must be \"paper\", \"reference\" or \"none\"");
+    if (s == "paper")
+      m.projection(ProjectionMode::paper);
+    else if (s == "reference")
+      m.projection(ProjectionMode::reference);
+    else if (s == "none")
+      m.projection(ProjectionMode::none);
+    else
+      fail(path + ".projection", "must be \"paper\", \"reference\" or \"none\"");
   }
   if (model.contains("first_placement")) {
     const json& b = model["first_placement"];
     const std::string s = b.is_string() ? b.get<std::string>() : std::string();
-    if (s == "seed") m.first_placement(FirstPlacement::seed);
-    else if (s == "tie") m.first_placement(FirstPlacement::tie);
-    else if (s == "profiled") m.first_placement(FirstPlacement::profiled);
-    else fail(path + ".first_placement", "must be \"seed\", \"tie\" or \"profiled\"");
+    if (s == "seed")
+      m.first_placement(FirstPlacement::seed);
+    else if (s == "tie")
+      m.first_placement(FirstPlacement::tie);
+    else if (s == "profiled")
+      m.first_placement(FirstPlacement::profiled);
+    else
+      fail(path + ".first_placement", "must be \"seed\", \"tie\" or \"profiled\"");
   }
   if (model.contains("known_type")) {
     const std::string w = path + ".known_type";

@@ -37,8 +37,9 @@ namespace sia::detail {
 
 /// @brief Parses `model` (found at `path`, e.g. "jobs[3].model") for a job of `kind` whose pipelines
 /// have `pipeline_size` GPUs. Throws InvalidArgument naming `path.<field>`.
-[[nodiscard]] JobModel parse_model_json(const nlohmann::json& model, const ClusterSpec& cluster, const std::string& path,
-                                        JobKind kind = JobKind::adaptive, int pipeline_size = 1);
+[[nodiscard]] JobModel parse_model_json(const nlohmann::json& model, const ClusterSpec& cluster,
+                                        const std::string& path, JobKind kind = JobKind::adaptive,
+                                        int pipeline_size = 1);
 
 /// @brief Parses `model` with the job's kind and pipeline size and installs it as the job's
 /// goodput model (goodput and batch-size query). Set kind and pipeline_size on `job` first.

@@ -2,8 +2,8 @@
 #include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
 #include <sia/goodput_table.hpp>
-#include <sia/milp/factory.hpp>
 #include <sia/lost_allocations.hpp>
+#include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 
 #include <algorithm>
@@ -13,11 +13,11 @@
 #include <cstring>
 #include <fstream>
 #include <ios>
-#include <system_error>
 #include <iostream>
 #include <iterator>
 #include <map>
 #include <optional>
+#include <system_error>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -85,11 +85,11 @@ class NodeDirectory {
     if (slash != std::string_view::npos) {
       const int t = cluster_.type_index(name.substr(0, slash));
       if (t >= 0 && !names_of(t).empty())
-        msg += " (type " + quote_json(type_name(t)) + " names its nodes explicitly, e.g. " + quote_json(names_of(t).front()) +
-               ")";
+        msg += " (type " + quote_json(type_name(t)) + " names its nodes explicitly, e.g. " +
+               quote_json(names_of(t).front()) + ")";
       else if (t >= 0)
-        msg += " (type " + quote_json(type_name(t)) + " has " + std::to_string(cluster_.types[static_cast<std::size_t>(t)].num_nodes()) +
-               " nodes)";
+        msg += " (type " + quote_json(type_name(t)) + " has " +
+               std::to_string(cluster_.types[static_cast<std::size_t>(t)].num_nodes()) + " nodes)";
     }
     return msg;
   }
@@ -140,8 +140,8 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
   ObjectReader cluster(value, "cluster", ctx, {"gpu_types", "reserved", "node_names", "down"});
   ClusterSpec& c = req.cluster;
   const std::string types_path = cluster.path("gpu_types");
-  const json& types = as_array(cluster.require("gpu_types"), types_path, ctx,
-                               static_cast<std::size_t>(RequestLimits::max_gpu_types));
+  const json& types =
+      as_array(cluster.require("gpu_types"), types_path, ctx, static_cast<std::size_t>(RequestLimits::max_gpu_types));
   if (types.empty()) ctx.fail(types_path, "the cluster has no GPU types (empty cluster)");
 
   const std::size_t ntypes = types.size();
@@ -157,8 +157,8 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
     const auto per_node =
         as_integer(g.require("gpus_per_node"), g.path("gpus_per_node"), ctx, 1, RequestLimits::max_gpus_per_type);
     if (nodes * per_node > RequestLimits::max_gpus_per_type)
-      ctx.fail(g.path(), std::to_string(nodes) + " nodes x " + std::to_string(per_node) + " GPUs = " +
-                             std::to_string(nodes * per_node) + " GPUs, more than the limit of " +
+      ctx.fail(g.path(), std::to_string(nodes) + " nodes x " + std::to_string(per_node) +
+                             " GPUs = " + std::to_string(nodes * per_node) + " GPUs, more than the limit of " +
                              std::to_string(RequestLimits::max_gpus_per_type) + " per type");
     total_gpus += nodes * per_node;
     if (const json* n = g.get("node_names")) {
@@ -177,7 +177,8 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
       const int t = c.type_index(item.key());
       if (t < 0) ctx.fail(p, "unknown GPU type " + quote_json(item.key()));
       const auto ti = static_cast<std::size_t>(t);
-      if (!name_paths[ti].empty()) ctx.fail(p, "node names of type " + quote_json(item.key()) + " are already given in " + name_paths[ti]);
+      if (!name_paths[ti].empty())
+        ctx.fail(p, "node names of type " + quote_json(item.key()) + " are already given in " + name_paths[ti]);
       name_paths[ti] = p;
       c.node_names[ti] = parse_node_names(item.value(), p, ctx, c.types[ti].num_nodes());
     }
@@ -202,8 +203,8 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
   c.down.assign(ntypes, {});
   if (const json* v = cluster.get_non_null("down")) {
     const std::string dp = cluster.path("down");
-    const json& arr =
-        as_array(*v, dp, ctx, static_cast<std::size_t>(RequestLimits::max_gpu_types * RequestLimits::max_gpus_per_type));
+    const json& arr = as_array(
+        *v, dp, ctx, static_cast<std::size_t>(RequestLimits::max_gpu_types * RequestLimits::max_gpus_per_type));
     std::unordered_set<long long> seen;
     for (std::size_t i = 0; i < arr.size(); ++i) {
       const std::string p = path_index(dp, i);
@@ -247,11 +248,14 @@ void parse_policy(const json& value, RoundOptions& o, const JsonContext& ctx) {
     o.backend = *b;
   }
   if (const json* t = pol.get("time_limit_ms")) {
-    if (t->is_null()) o.time_limit.reset();  // null: no limit
-    else o.time_limit = std::chrono::milliseconds(as_integer(*t, pol.path("time_limit_ms"), ctx, 0, INT_MAX));
+    if (t->is_null())
+      o.time_limit.reset();  // null: no limit
+    else
+      o.time_limit = std::chrono::milliseconds(as_integer(*t, pol.path("time_limit_ms"), ctx, 0, INT_MAX));
   }
   if (const auto g = pol.number("relative_gap")) {
-    if (*g < 0.0 || *g > 1.0) ctx.fail(pol.path("relative_gap"), "must be in [0, 1], got " + detail::describe(*pol.get("relative_gap")));
+    if (*g < 0.0 || *g > 1.0)
+      ctx.fail(pol.path("relative_gap"), "must be in [0, 1], got " + detail::describe(*pol.get("relative_gap")));
     o.relative_gap = *g;
   }
   if (const auto b = pol.boolean("place")) o.place = *b;
@@ -272,7 +276,8 @@ class ConfigIndex {
 
   /// The configuration a job holding `gpus` GPUs of `type` runs on (a rigid job's count `rigid_count`
   /// may name its footprint), if the whole cluster has it and its node count is `nodes` (0 = any).
-  [[nodiscard]] std::optional<ConfigurationSpec> held(int type, int gpus, int nodes, std::optional<int> rigid_count) const {
+  [[nodiscard]] std::optional<ConfigurationSpec> held(int type, int gpus, int nodes,
+                                                      std::optional<int> rigid_count) const {
     const auto& g = cluster_.types[static_cast<std::size_t>(type)];
     auto c = held_configuration(type, largest_virtual_node(g.gpus_per_node()), g.num_nodes(), gpus, rigid_count);
     if (c && nodes > 0 && c->nodes != nodes) return std::nullopt;
@@ -288,8 +293,9 @@ class ConfigIndex {
     for (int k = 1; k <= s; k *= 2) single += (single.empty() ? "" : ", ") + std::to_string(k);
     out += " single-node configurations of " + single + " GPUs";
     if (g.num_nodes() >= 2)
-      out += " and whole-node configurations of 2" + (g.num_nodes() > 2 ? ".." + std::to_string(g.num_nodes()) : std::string()) +
-             " nodes x " + std::to_string(s) + " GPUs (give \"nodes\" and the total \"gpus\")";
+      out += " and whole-node configurations of 2" +
+             (g.num_nodes() > 2 ? ".." + std::to_string(g.num_nodes()) : std::string()) + " nodes x " +
+             std::to_string(s) + " GPUs (give \"nodes\" and the total \"gpus\")";
     return out;
   }
 
@@ -327,7 +333,8 @@ void parse_goodput(const json& value, const std::string& path, JobSpec& job, con
   for (std::size_t i = 0; i < arr.size(); ++i) {
     ObjectReader e(arr[i], path_index(path, i), ctx, {"gpu_type", "gpus", "nodes", "value"});
     const int t = type_of(e.require("gpu_type"), e.path("gpu_type"), cluster, ctx);
-    const int gpus = static_cast<int>(as_integer(e.require("gpus"), e.path("gpus"), ctx, 1, RequestLimits::max_gpus_per_type));
+    const int gpus =
+        static_cast<int>(as_integer(e.require("gpus"), e.path("gpus"), ctx, 1, RequestLimits::max_gpus_per_type));
     std::optional<int> nodes;
     if (const auto n = e.integer("nodes", 1, RequestLimits::max_gpus_per_type)) nodes = static_cast<int>(*n);
     const double v = as_nonnegative(e.require("value"), e.path("value"), ctx);
@@ -336,8 +343,9 @@ void parse_goodput(const json& value, const std::string& path, JobSpec& job, con
     // configuration that holds it; the round asks the goodput of that configuration.
     const std::optional<ConfigurationSpec> config = index.held(t, gpus, nodes.value_or(0), rigid_count(job));
     if (!config) {
-      const std::string what = "(gpu_type " + quote_json(cluster.types[static_cast<std::size_t>(t)].name()) + ", gpus " +
-                               std::to_string(gpus) + (nodes ? ", nodes " + std::to_string(*nodes) : std::string()) + ")";
+      const std::string what = "(gpu_type " + quote_json(cluster.types[static_cast<std::size_t>(t)].name()) +
+                               ", gpus " + std::to_string(gpus) +
+                               (nodes ? ", nodes " + std::to_string(*nodes) : std::string()) + ")";
       ctx.fail(e.path(), what + " is not a configuration of the cluster: " + index.describe(t));
     }
     const auto [it, inserted] = seen.emplace(std::make_tuple(config->type, config->nodes, gpus), i);
@@ -364,7 +372,8 @@ struct PlacementState {
 std::string job_list(std::vector<std::string> jobs, const std::string& last) {
   jobs.push_back(last);
   std::string s;
-  for (std::size_t i = 0; i < jobs.size(); ++i) s += (i == 0 ? "" : i + 1 == jobs.size() ? " and " : ", ") + quote_json(jobs[i]);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == jobs.size() ? " and " : ", ") + quote_json(jobs[i]);
   return s;
 }
 
@@ -404,19 +413,20 @@ CurrentAllocation parse_current(const json& value, const std::string& path, cons
                                    quote_json(cluster.types[static_cast<std::size_t>(node->first)].name()) +
                                    ", but the job's current gpu_type is " + quote_json(g.name()));
     for (const NodeShare& s : a.placement)
-      if (s.node == node->second) ctx.fail(e.path("node"), "node " + quote_json(name) + " appears twice in the placement");
+      if (s.node == node->second)
+        ctx.fail(e.path("node"), "node " + quote_json(name) + " appears twice in the placement");
     const int r = g.gpus_per_node();
     NodeShare share;
     share.node = node->second;
     share.gpus = static_cast<int>(as_integer(e.require("gpus"), e.path("gpus"), ctx, 1, INT_MAX));
     if (share.gpus > r)
-      ctx.fail(e.path("gpus"), std::to_string(share.gpus) + " GPUs on node " + quote_json(name) + ", which has " +
-                                   std::to_string(r));
+      ctx.fail(e.path("gpus"),
+               std::to_string(share.gpus) + " GPUs on node " + quote_json(name) + ", which has " + std::to_string(r));
     NodeUse& use = state.nodes[static_cast<long long>(node->first) << 32 | node->second];
     if (use.gpus + share.gpus > r)
       ctx.fail(e.path("gpus"), "node " + quote_json(name) + " has " + std::to_string(r) + " GPUs, but jobs " +
-                                   job_list(use.jobs, job_id) +
-                                   " hold " + std::to_string(use.gpus + share.gpus) + " GPUs on it");
+                                   job_list(use.jobs, job_id) + " hold " + std::to_string(use.gpus + share.gpus) +
+                                   " GPUs on it");
     if (const json* ids = e.get_non_null("gpu_ids")) {
       const std::string ip = e.path("gpu_ids");
       const json& idarr = as_array(*ids, ip, ctx, static_cast<std::size_t>(r));
@@ -425,7 +435,8 @@ CurrentAllocation parse_current(const json& value, const std::string& path, cons
       for (std::size_t k = 0; k < idarr.size(); ++k) {
         const int id = static_cast<int>(as_integer(idarr[k], path_index(ip, k), ctx, 0, r - 1));
         if (std::find(share.gpu_ids.begin(), share.gpu_ids.end(), id) != share.gpu_ids.end())
-          ctx.fail(path_index(ip, k), "GPU " + std::to_string(id) + " of node " + quote_json(name) + " is listed twice");
+          ctx.fail(path_index(ip, k),
+                   "GPU " + std::to_string(id) + " of node " + quote_json(name) + " is listed twice");
         const auto [it, inserted] = use.gpu_owner.emplace(id, job_id);
         if (!inserted)
           ctx.fail(path_index(ip, k), "GPU " + std::to_string(id) + " of node " + quote_json(name) +
@@ -465,14 +476,14 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
   int max_gpus = static_cast<int>(max.value_or(job.kind() == JobKind::rigid ? min_gpus : INT_MAX));
   if (job.kind() == JobKind::rigid && !min && max) min_gpus = max_gpus;
   if (min_gpus > max_gpus)
-    ctx.fail(j.path(min ? "min_gpus" : "max_gpus"), "min_gpus " + std::to_string(min_gpus) + " exceeds max_gpus " +
-                                                       std::to_string(max_gpus));
+    ctx.fail(j.path(min ? "min_gpus" : "max_gpus"),
+             "min_gpus " + std::to_string(min_gpus) + " exceeds max_gpus " + std::to_string(max_gpus));
   if (job.kind() == JobKind::rigid && min_gpus != max_gpus)
     ctx.fail(j.path("max_gpus"), "a rigid job runs on exactly one count: min_gpus (" + std::to_string(min_gpus) +
                                      ") and max_gpus (" + std::to_string(max_gpus) + ") must be equal");
   if (job.kind() == JobKind::hybrid && min_gpus % p != 0)
-    ctx.fail(j.path("min_gpus"), "must be a multiple of pipeline_size " + std::to_string(p) + " for a hybrid job, got " +
-                                     std::to_string(min_gpus));
+    ctx.fail(j.path("min_gpus"), "must be a multiple of pipeline_size " + std::to_string(p) +
+                                     " for a hybrid job, got " + std::to_string(min_gpus));
   if (job.kind() == JobKind::hybrid && max_gpus < p)
     ctx.fail(j.path("max_gpus"), "is smaller than one pipeline of " + std::to_string(p) + " GPUs");
   job.min_gpus(min_gpus).max_gpus(max_gpus);
@@ -535,7 +546,8 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
     req.jobs.push_back(parse_job(jobs[i], p, req.cluster, index, placements, ctx));
     const auto [it, inserted] = ids.emplace(req.jobs.back().id(), i);
     if (!inserted)
-      ctx.fail(path_key(p, "id"), "duplicate job id " + quote_json(it->first) + " (also " + path_index(jobs_path, it->second) + ")");
+      ctx.fail(path_key(p, "id"),
+               "duplicate job id " + quote_json(it->first) + " (also " + path_index(jobs_path, it->second) + ")");
   }
   // Scheduling rule of the core: a job whose configuration failed nodes took away restarts.
   (void)forget_lost_allocations(req.cluster, req.jobs);
@@ -562,7 +574,8 @@ Request load_request(const std::filesystem::path& file) {
   if (file == "-") return parse_request(read_all(std::cin, "<stdin>"), "<stdin>");
   const std::string source = file.string();
   std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) throw InvalidArgument(source + ": cannot read the request: is a directory");
+  if (std::filesystem::is_directory(file, ec))
+    throw InvalidArgument(source + ": cannot read the request: is a directory");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InvalidArgument(source + ": cannot open the request: " + std::strerror(errno));
   return parse_request(read_all(in, source), source);
@@ -608,7 +621,7 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
       for (const NodeShare& s : jd.placement) {
         ojson e = ojson::object();
         e["node"] = c.type >= 0 && c.type < cluster.num_types() ? cluster.node_name(c.type, s.node)
-                                                                 : type_name(c.type) + "/" + std::to_string(s.node);
+                                                                : type_name(c.type) + "/" + std::to_string(s.node);
         e["gpus"] = s.gpus;
         if (!s.gpu_ids.empty()) e["gpu_ids"] = s.gpu_ids;
         pl.push_back(std::move(e));

@@ -84,7 +84,8 @@ std::unique_ptr<MilpSolver> make_milp_solver(std::string_view name) {
 
 void register_milp_solver(std::string name, MilpSolverFactory factory) {
   auto key = lower(name);
-  if (key.empty() || key == "default") throw InvalidArgument("register_milp_solver: invalid backend name '" + name + "'");
+  if (key.empty() || key == "default")
+    throw InvalidArgument("register_milp_solver: invalid backend name '" + name + "'");
   if (!factory) throw InvalidArgument("register_milp_solver: empty factory for backend '" + key + "'");
   auto& r = registry();
   std::lock_guard lock(r.mutex);

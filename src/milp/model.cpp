@@ -57,22 +57,22 @@ void MilpModel::validate() const {
   for (std::size_t j = 0; j < n; ++j) {
     const int jj = static_cast<int>(j);
     if (!std::isfinite(obj[j])) throw InvalidArgument("MilpModel: " + col_label(*this, jj) + " has a non-finite cost");
-    if (std::isnan(col_lower[j]) || std::isnan(col_upper[j]) || col_lower[j] > col_upper[j] ||
-        col_lower[j] == inf || col_upper[j] == -inf)
+    if (std::isnan(col_lower[j]) || std::isnan(col_upper[j]) || col_lower[j] > col_upper[j] || col_lower[j] == inf ||
+        col_upper[j] == -inf)
       throw InvalidArgument("MilpModel: " + col_label(*this, jj) + " has invalid bounds [" +
                             std::to_string(col_lower[j]) + ", " + std::to_string(col_upper[j]) + "]");
   }
   for (std::size_t i = 0; i < row_lower.size(); ++i) {
-    if (std::isnan(row_lower[i]) || std::isnan(row_upper[i]) || row_lower[i] > row_upper[i] ||
-        row_lower[i] == inf || row_upper[i] == -inf)
+    if (std::isnan(row_lower[i]) || std::isnan(row_upper[i]) || row_lower[i] > row_upper[i] || row_lower[i] == inf ||
+        row_upper[i] == -inf)
       throw InvalidArgument("MilpModel: " + row_label(*this, static_cast<int>(i)) + " has invalid bounds [" +
                             std::to_string(row_lower[i]) + ", " + std::to_string(row_upper[i]) + "]");
   }
   for (const auto& e : entries) {
     if (e.row < 0 || e.row >= num_rows() || e.col < 0 || e.col >= num_cols())
       throw InvalidArgument("MilpModel: coefficient at (" + std::to_string(e.row) + ", " + std::to_string(e.col) +
-                            ") is outside the " + std::to_string(num_rows()) + " x " +
-                            std::to_string(num_cols()) + " matrix");
+                            ") is outside the " + std::to_string(num_rows()) + " x " + std::to_string(num_cols()) +
+                            " matrix");
     if (!std::isfinite(e.value))
       throw InvalidArgument("MilpModel: coefficient at " + row_label(*this, e.row) + ", " + col_label(*this, e.col) +
                             " is not finite");

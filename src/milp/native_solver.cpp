@@ -36,7 +36,8 @@ class NativeSolver final : public MilpSolver {
       if (model.num_cols() <= native::kFallbackMaxCols && model.num_rows() <= native::kFallbackMaxRows)
         return native::FallbackBnb(model, params).run();
       res.status = MilpStatus::error;
-      res.message = "model is not a round-shaped MILP (" + shape.why + ") and too large for the native backend's general fallback";
+      res.message = "model is not a round-shaped MILP (" + shape.why +
+                    ") and too large for the native backend's general fallback";
       return res;
     }
     if (shape.infeasible) {
@@ -67,10 +68,13 @@ class NativeSolver final : public MilpSolver {
       warm_choice.assign(static_cast<std::size_t>(prob.num_groups()), -1);
       for (int g = 0; g < prob.num_groups(); ++g) {
         int none = -1, hit = -1;
-        for (int it = prob.group_begin[static_cast<std::size_t>(g)]; it < prob.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+        for (int it = prob.group_begin[static_cast<std::size_t>(g)];
+             it < prob.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
           const int c = prob.column[static_cast<std::size_t>(it)];
-          if (c < 0) none = it;
-          else if (hit < 0 && last_ones_.count(model.col_names[static_cast<std::size_t>(c)])) hit = it;
+          if (c < 0)
+            none = it;
+          else if (hit < 0 && last_ones_.count(model.col_names[static_cast<std::size_t>(c)]))
+            hit = it;
         }
         warm_choice[static_cast<std::size_t>(g)] = hit >= 0 ? hit : none;
       }
@@ -111,7 +115,8 @@ class NativeSolver final : public MilpSolver {
         res.row_duals[static_cast<std::size_t>(shape.cap_rows[k])] = sign * sr.prices[k] + 0.0;
       for (int g = 0; g < prob.num_groups(); ++g) {
         const int row = prob.group_row[static_cast<std::size_t>(g)];
-        if (row >= 0) res.row_duals[static_cast<std::size_t>(row)] = sign * sr.group_duals[static_cast<std::size_t>(g)] + 0.0;
+        if (row >= 0)
+          res.row_duals[static_cast<std::size_t>(row)] = sign * sr.group_duals[static_cast<std::size_t>(g)] + 0.0;
       }
       last_prices_.clear();
       for (std::size_t k = 0; k < keys.size(); ++k) last_prices_[keys[k]] = sr.prices[k];
@@ -119,7 +124,8 @@ class NativeSolver final : public MilpSolver {
     last_ones_.clear();
     if (!model.col_names.empty())
       for (int j = 0; j < model.num_cols(); ++j)
-        if (res.values[static_cast<std::size_t>(j)] > 0.5) last_ones_.insert(model.col_names[static_cast<std::size_t>(j)]);
+        if (res.values[static_cast<std::size_t>(j)] > 0.5)
+          last_ones_.insert(model.col_names[static_cast<std::size_t>(j)]);
     return res;
   }
 
@@ -128,8 +134,10 @@ class NativeSolver final : public MilpSolver {
     std::vector<std::string> keys;
     for (int r : rows) {
       const auto ru = static_cast<std::size_t>(r);
-      if (ru < m.row_names.size() && !m.row_names[ru].empty()) keys.push_back("n:" + m.row_names[ru]);
-      else keys.push_back("i:" + std::to_string(r) + "/" + std::to_string(m.num_rows()));
+      if (ru < m.row_names.size() && !m.row_names[ru].empty())
+        keys.push_back("n:" + m.row_names[ru]);
+      else
+        keys.push_back("i:" + std::to_string(r) + "/" + std::to_string(m.num_rows()));
     }
     return keys;
   }

@@ -9,12 +9,18 @@ namespace sia {
 
 std::string_view to_string(MilpStatus s) noexcept {
   switch (s) {
-    case MilpStatus::optimal: return "optimal";
-    case MilpStatus::feasible: return "feasible";
-    case MilpStatus::infeasible: return "infeasible";
-    case MilpStatus::unbounded: return "unbounded";
-    case MilpStatus::no_solution: return "no_solution";
-    case MilpStatus::error: return "error";
+    case MilpStatus::optimal:
+      return "optimal";
+    case MilpStatus::feasible:
+      return "feasible";
+    case MilpStatus::infeasible:
+      return "infeasible";
+    case MilpStatus::unbounded:
+      return "unbounded";
+    case MilpStatus::no_solution:
+      return "no_solution";
+    case MilpStatus::error:
+      return "error";
   }
   return "error";
 }

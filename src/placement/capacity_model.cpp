@@ -11,9 +11,7 @@ namespace sia::detail {
 namespace {
 
 /// f - f mod h for h = 2^level.
-long long floor_to(int f, int level) noexcept {
-  return f <= 0 ? 0 : static_cast<long long>(f) & ~((1LL << level) - 1);
-}
+long long floor_to(int f, int level) noexcept { return f <= 0 ? 0 : static_cast<long long>(f) & ~((1LL << level) - 1); }
 
 /// n choose k, saturating at `cap`.
 std::size_t choose_saturating(std::size_t n, std::size_t k, std::size_t cap) {

@@ -26,10 +26,10 @@ namespace sia::detail {
 
 /// @brief A job of one GPU type as the capacity model sees it.
 struct ModelJob {
-  bool distributed = false;             ///< multi-node configuration
-  int nodes = 1;                        ///< n (distributed jobs)
-  int footprint = 0;                    ///< single-node: g (power of two); distributed: n·s
-  std::vector<std::pair<int, int>> held;///< (node, GPUs) currently held (keep candidates only)
+  bool distributed = false;               ///< multi-node configuration
+  int nodes = 1;                          ///< n (distributed jobs)
+  int footprint = 0;                      ///< single-node: g (power of two); distributed: n·s
+  std::vector<std::pair<int, int>> held;  ///< (node, GPUs) currently held (keep candidates only)
 };
 
 /// @brief Incrementally maintained feasibility test (see file comment).
@@ -43,9 +43,15 @@ class CapacityModel {
   /// Adds (sign = +1) or removes (sign = -1) `j`'s footprint to the demand still to be placed.
   void add_demand(const ModelJob& j, int sign = +1);
   /// Kept -> to be re-placed.
-  void evict(const ModelJob& j) { add_kept(j, -1); add_demand(j, +1); }
+  void evict(const ModelJob& j) {
+    add_kept(j, -1);
+    add_demand(j, +1);
+  }
   /// Inverse of evict.
-  void unevict(const ModelJob& j) { add_demand(j, -1); add_kept(j, +1); }
+  void unevict(const ModelJob& j) {
+    add_demand(j, -1);
+    add_kept(j, +1);
+  }
 
   [[nodiscard]] bool feasible() const noexcept;
   /// How far from feasible, in GPUs (0 iff feasible); used to choose what to drop.
@@ -65,19 +71,17 @@ class CapacityModel {
  private:
   void change_free(int node, int delta);
   void change_dist(int node, int delta);
-  [[nodiscard]] bool is_eligible(std::size_t i) const noexcept {
-    return free_[i] >= s_ && dist_[i] == 0;
-  }
+  [[nodiscard]] bool is_eligible(std::size_t i) const noexcept { return free_[i] >= s_ && dist_[i] == 0; }
 
   int s_ = 0;
-  int levels_ = 0;                  // thresholds h = 2^0 .. 2^(levels_-1) = s
-  std::vector<int> free_;           // -1 = down
-  std::vector<int> dist_;           // kept distributed jobs per node
-  std::vector<long long> cap_;      // C_h
-  std::vector<long long> items_;    // I_h (+ reserved at h = 1)
+  int levels_ = 0;                // thresholds h = 2^0 .. 2^(levels_-1) = s
+  std::vector<int> free_;         // -1 = down
+  std::vector<int> dist_;         // kept distributed jobs per node
+  std::vector<long long> cap_;    // C_h
+  std::vector<long long> items_;  // I_h (+ reserved at h = 1)
   long long eligible_ = 0;
   long long conflicts_ = 0;
-  long long shares_ = 0;            // D
+  long long shares_ = 0;  // D
 };
 
 /// @brief Outcome of the eviction search on one GPU type.
@@ -97,7 +101,7 @@ struct EvictionPlan {
  * the fewest evictions) followed by pruning, which is minimal by inclusion.
  */
 [[nodiscard]] EvictionPlan plan_evictions(int s, const std::vector<int>& node_size, long long reserved,
-                                          const std::vector<ModelJob>& candidates,
-                                          const std::vector<ModelJob>& movers, std::size_t budget);
+                                          const std::vector<ModelJob>& candidates, const std::vector<ModelJob>& movers,
+                                          std::size_t budget);
 
 }  // namespace sia::detail

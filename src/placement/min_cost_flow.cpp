@@ -26,8 +26,7 @@ using Graph = boost::adjacency_list<
 
 }  // namespace
 
-std::vector<long> min_cost_max_flow(int num_vertices, const std::vector<FlowArc>& arcs, int source,
-                                    int sink) {
+std::vector<long> min_cost_max_flow(int num_vertices, const std::vector<FlowArc>& arcs, int source, int sink) {
   Graph g(static_cast<std::size_t>(num_vertices));
   auto capacity = boost::get(boost::edge_capacity, g);
   auto reverse = boost::get(boost::edge_reverse, g);

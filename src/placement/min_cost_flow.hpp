@@ -20,7 +20,7 @@ struct FlowArc {
  * (Boost `successive_shortest_path_nonnegative_weights`).
  * @return the flow on every arc, in the order of `arcs`. Deterministic for a given input.
  */
-[[nodiscard]] std::vector<long> min_cost_max_flow(int num_vertices, const std::vector<FlowArc>& arcs,
-                                                  int source, int sink);
+[[nodiscard]] std::vector<long> min_cost_max_flow(int num_vertices, const std::vector<FlowArc>& arcs, int source,
+                                                  int sink);
 
 }  // namespace sia::detail

@@ -21,24 +21,22 @@ constexpr int kFree = -1;
 /// One job, resolved and validated.
 struct JobState {
   const PlacementRequest* req = nullptr;
-  int used = 0;                    // GPUs used (<= config->gpus)
-  int cur_type = -1;               // type of the current placement, -1 = none/unknown
-  std::vector<NodeShare> cur;      // current placement with GPU ids resolved, sorted by node
-  bool candidate = false;          // unchanged configuration with a valid placement: may be kept
+  int used = 0;                // GPUs used (<= config->gpus)
+  int cur_type = -1;           // type of the current placement, -1 = none/unknown
+  std::vector<NodeShare> cur;  // current placement with GPU ids resolved, sorted by node
+  bool candidate = false;      // unchanged configuration with a valid placement: may be kept
   [[nodiscard]] const ConfigurationSpec& cfg() const { return *req->config; }
   [[nodiscard]] bool distributed() const { return req->config && req->config->nodes >= 2; }
 };
 
 struct TypeInfo {
-  int size = 0;              // GPUs per node (R)
-  int s = 0;                 // largest virtual node: largest power of two <= R
+  int size = 0;  // GPUs per node (R)
+  int s = 0;     // largest virtual node: largest power of two <= R
   int nodes = 0;
   std::vector<char> up;
 };
 
-std::string type_name(const ClusterSpec& c, int t) {
-  return c.types[static_cast<std::size_t>(t)].name();
-}
+std::string type_name(const ClusterSpec& c, int t) { return c.types[static_cast<std::size_t>(t)].name(); }
 
 [[noreturn]] void fail(const std::string& msg) { throw InvalidArgument(msg); }
 
@@ -89,8 +87,8 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
     fail("job " + r.job + ": uses " + std::to_string(r.gpus) + " GPUs, outside 1.." + std::to_string(c.gpus) +
          " of its configuration " + shape_text);
   if (c.nodes >= 2 && js.used <= (c.nodes - 1) * ti.s)
-    fail("job " + r.job + ": uses " + std::to_string(js.used) + " GPUs, which fit on fewer nodes than its configuration " +
-         shape_text);
+    fail("job " + r.job + ": uses " + std::to_string(js.used) +
+         " GPUs, which fit on fewer nodes than its configuration " + shape_text);
 }
 
 /// Checks a current placement's shape (everything that does not involve other jobs).
@@ -116,8 +114,8 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
            ", which has " + std::to_string(ti.size));
     if (!sh.gpu_ids.empty()) {
       if (static_cast<int>(sh.gpu_ids.size()) != sh.gpus)
-        fail("job " + r.job + ": node " + node + " lists " + std::to_string(sh.gpu_ids.size()) +
-             " GPU ids but " + std::to_string(sh.gpus) + " GPUs");
+        fail("job " + r.job + ": node " + node + " lists " + std::to_string(sh.gpu_ids.size()) + " GPU ids but " +
+             std::to_string(sh.gpus) + " GPUs");
       std::set<int> ids;
       for (int id : sh.gpu_ids) {
         if (id < 0 || id >= ti.size)
@@ -134,9 +132,9 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
          cluster.node_name(cur.type, cur.placement.front().node) + ", ...) but its current allocation has " +
          std::to_string(cur.gpus));
   if (cur.nodes > 0 && cur.nodes != static_cast<int>(cur.placement.size()))
-    fail("job " + r.job + ": current placement spans " + std::to_string(cur.placement.size()) +
-         " nodes (first " + cluster.node_name(cur.type, cur.placement.front().node) +
-         ") but its current allocation has " + std::to_string(cur.nodes));
+    fail("job " + r.job + ": current placement spans " + std::to_string(cur.placement.size()) + " nodes (first " +
+         cluster.node_name(cur.type, cur.placement.front().node) + ") but its current allocation has " +
+         std::to_string(cur.nodes));
   js.cur_type = cur.type;
   js.cur = cur.placement;
   std::sort(js.cur.begin(), js.cur.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
@@ -150,12 +148,14 @@ using Grid = std::vector<std::vector<std::vector<int>>>;
 void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, std::vector<JobState>& jobs) {
   Grid owner(info.size());
   for (std::size_t t = 0; t < info.size(); ++t)
-    owner[t].assign(static_cast<std::size_t>(info[t].nodes), std::vector<int>(static_cast<std::size_t>(info[t].size), kFree));
+    owner[t].assign(static_cast<std::size_t>(info[t].nodes),
+                    std::vector<int>(static_cast<std::size_t>(info[t].size), kFree));
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     JobState& js = jobs[j];
     for (const NodeShare& sh : js.cur)
       for (int id : sh.gpu_ids) {
-        int& o = owner[static_cast<std::size_t>(js.cur_type)][static_cast<std::size_t>(sh.node)][static_cast<std::size_t>(id)];
+        int& o = owner[static_cast<std::size_t>(js.cur_type)][static_cast<std::size_t>(sh.node)]
+                      [static_cast<std::size_t>(id)];
         if (o != kFree)
           fail("jobs " + jobs[static_cast<std::size_t>(o)].req->job + " and " + js.req->job + " both hold GPU " +
                std::to_string(id) + " of node " + cluster.node_name(js.cur_type, sh.node));
@@ -204,10 +204,14 @@ bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
 class TypePlacer {
  public:
   TypePlacer(const TypeInfo& ti, std::vector<JobState>& jobs, std::vector<std::vector<NodeShare>>& out)
-      : ti_(ti), jobs_(jobs), out_(out),
+      : ti_(ti),
+        jobs_(jobs),
+        out_(out),
         owner_(static_cast<std::size_t>(ti.nodes), std::vector<int>(static_cast<std::size_t>(ti.size), kFree)),
-        free_(static_cast<std::size_t>(ti.nodes), 0), dist_(static_cast<std::size_t>(ti.nodes), 0) {
-    for (int i = 0; i < ti.nodes; ++i) free_[static_cast<std::size_t>(i)] = ti.up[static_cast<std::size_t>(i)] ? ti.size : 0;
+        free_(static_cast<std::size_t>(ti.nodes), 0),
+        dist_(static_cast<std::size_t>(ti.nodes), 0) {
+    for (int i = 0; i < ti.nodes; ++i)
+      free_[static_cast<std::size_t>(i)] = ti.up[static_cast<std::size_t>(i)] ? ti.size : 0;
   }
 
   void keep(int j) {

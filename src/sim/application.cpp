@@ -137,8 +137,10 @@ TraceStepTimes::Weights TraceStepTimes::weights_for(int nodes, int replicas) con
           // Circumcircle.
           const double ax = X(a), ay = Y(a), bx = X(b), by = Y(b), cx = X(c), cy = Y(c);
           const double d = 2 * (ax * (by - cy) + bx * (cy - ay) + cx * (ay - by));
-          const double ux = ((ax * ax + ay * ay) * (by - cy) + (bx * bx + by * by) * (cy - ay) + (cx * cx + cy * cy) * (ay - by)) / d;
-          const double uy = ((ax * ax + ay * ay) * (cx - bx) + (bx * bx + by * by) * (ax - cx) + (cx * cx + cy * cy) * (bx - ax)) / d;
+          const double ux =
+              ((ax * ax + ay * ay) * (by - cy) + (bx * bx + by * by) * (cy - ay) + (cx * cx + cy * cy) * (ay - by)) / d;
+          const double uy =
+              ((ax * ax + ay * ay) * (cx - bx) + (bx * bx + by * by) * (ax - cx) + (cx * cx + cy * cy) * (bx - ax)) / d;
           const double r2 = (ax - ux) * (ax - ux) + (ay - uy) * (ay - uy);
           bool empty = true;
           for (std::size_t k = 0; k < n && empty; ++k) {
@@ -280,8 +282,8 @@ Application Application::from_profile(const ModelProfile& mp, const SimCluster& 
   for (const auto& t : cluster.types) {
     const TypeProfile* tp = mp.type(t.profile);
     if (tp == nullptr || tp->placements.empty())
-      throw InvalidArgument("profiles of '" + mp.model + "': no placements-" + t.profile +
-                            ".csv for GPU type '" + t.name + "' of the cluster");
+      throw InvalidArgument("profiles of '" + mp.model + "': no placements-" + t.profile + ".csv for GPU type '" +
+                            t.name + "' of the cluster");
     TypeTruth tt;
     tt.profile = t.profile;
     tt.min_local = tp->min_local_bsz();

@@ -98,8 +98,7 @@ std::string generate_catalogue_source(const std::filesystem::path& profiles_dir)
       o << "     {";
       for (std::size_t b = 0; b < tab.size(); ++b) {
         o << (b ? ",\n      " : "") << "{";
-        for (std::size_t i = 0; i < rows.size(); ++i)
-          o << (i ? ", " : "") << tab[b][static_cast<std::size_t>(rows[i])];
+        for (std::size_t i = 0; i < rows.size(); ++i) o << (i ? ", " : "") << tab[b][static_cast<std::size_t>(rows[i])];
         o << "}";
       }
       o << "},\n";

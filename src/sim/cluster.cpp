@@ -6,7 +6,6 @@
 #include <fstream>
 #include <sstream>
 
-
 namespace sia::sim {
 
 int SimCluster::total_gpus() const noexcept {
@@ -63,8 +62,7 @@ void check_scale(int scale) {
 }
 
 void check_has_gpus(const SimCluster& c, std::string_view source) {
-  if (c.types.empty() || c.total_gpus() <= 0)
-    throw InvalidArgument(std::string(source) + ": the cluster has no GPUs");
+  if (c.types.empty() || c.total_gpus() <= 0) throw InvalidArgument(std::string(source) + ": the cluster has no GPUs");
 }
 
 }  // namespace

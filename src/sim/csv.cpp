@@ -107,8 +107,9 @@ double Csv::number(const CsvRow& row, std::size_t col) const {
 long long Csv::integer(const CsvRow& row, std::size_t col, long long lo, long long hi) const {
   const double v = number(row, col);
   if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
-    fail(row, col, "column '" + header_[col] + "': expected an integer in [" + std::to_string(lo) + ", " +
-                       std::to_string(hi) + "], got '" + row.fields[col].text + "'");
+    fail(row, col,
+         "column '" + header_[col] + "': expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+             "], got '" + row.fields[col].text + "'");
   return static_cast<long long>(v);
 }
 

@@ -16,7 +16,8 @@ namespace sia::sim {
 namespace {
 
 /// The max-sum-throughput LP as a MilpModel: column j*nt+k is x[j][k].
-MilpModel gavel_model(const std::vector<std::vector<double>>& T, const std::vector<int>& scale, const std::vector<int>& cap) {
+MilpModel gavel_model(const std::vector<std::vector<double>>& T, const std::vector<int>& scale,
+                      const std::vector<int>& cap) {
   MilpModel m;
   m.sense = MilpSense::maximize;
   const std::size_t nt = cap.size();
@@ -28,7 +29,8 @@ MilpModel gavel_model(const std::vector<std::vector<double>>& T, const std::vect
   }
   for (std::size_t k = 0; k < nt; ++k) {
     const int row = m.add_row(-MilpModel::inf, static_cast<double>(cap[k]));
-    for (std::size_t j = 0; j < T.size(); ++j) m.add_entry(row, static_cast<int>(j * nt + k), static_cast<double>(scale[j]));
+    for (std::size_t j = 0; j < T.size(); ++j)
+      m.add_entry(row, static_cast<int>(j * nt + k), static_cast<double>(scale[j]));
   }
   return m;
 }
@@ -86,17 +88,20 @@ bool gavel_has_lp_solver() noexcept {
   }
 }
 
-std::vector<std::vector<double>> gavel_solve_lp(const std::vector<std::vector<double>>& T, const std::vector<int>& scale,
-                                                const std::vector<int>& cap, GavelLpMethod method,
-                                                const std::string& backend) {
-  if (scale.size() != T.size()) throw InvalidArgument("gavel LP: scale has " + std::to_string(scale.size()) +
-                                                      " entries for " + std::to_string(T.size()) + " jobs");
+std::vector<std::vector<double>> gavel_solve_lp(const std::vector<std::vector<double>>& T,
+                                                const std::vector<int>& scale, const std::vector<int>& cap,
+                                                GavelLpMethod method, const std::string& backend) {
+  if (scale.size() != T.size())
+    throw InvalidArgument("gavel LP: scale has " + std::to_string(scale.size()) + " entries for " +
+                          std::to_string(T.size()) + " jobs");
   for (std::size_t j = 0; j < T.size(); ++j) {
     if (T[j].size() != cap.size())
       throw InvalidArgument("gavel LP: throughput row " + std::to_string(j) + " has " + std::to_string(T[j].size()) +
                             " entries for " + std::to_string(cap.size()) + " types");
     for (double v : T[j])
-      if (!std::isfinite(v) || v < 0) throw InvalidArgument("gavel LP: throughput of job " + std::to_string(j) + " is not a finite non-negative number");
+      if (!std::isfinite(v) || v < 0)
+        throw InvalidArgument("gavel LP: throughput of job " + std::to_string(j) +
+                              " is not a finite non-negative number");
     if (scale[j] < 1) throw InvalidArgument("gavel LP: job " + std::to_string(j) + " needs at least one GPU");
   }
   for (int c : cap)
@@ -185,7 +190,8 @@ std::vector<SimAllocation> GavelPolicy::allocate(const PolicyContext& ctx) {
     const SimJob& job = *ctx.jobs[j];
     scale[j] = std::max(1, job.target_replicas);
     const double batch = static_cast<double>(std::max<long long>(job.target_batch_size, 1));
-    for (std::size_t k = 0; k < nt; ++k) T[j][k] = gavel_throughput(*job.app, cluster, static_cast<int>(k), scale[j], batch);
+    for (std::size_t k = 0; k < nt; ++k)
+      T[j][k] = gavel_throughput(*job.app, cluster, static_cast<int>(k), scale[j], batch);
   }
   last_x_ = gavel_solve_lp(T, scale, cap, options_.lp, options_.lp_backend);
 
@@ -265,14 +271,17 @@ PolicyInfo builtin_policy_gavel() {
   info.description = "Gavel (OSDI 2020) + TunedJobs: max-sum-throughput LP and round-based time sharing";
   info.options = {
       {"lp", "interior", "LP method: interior (interior point, the paper's schedule), simplex, or greedy (no LP)"},
-      {"lp_backend", "", "MILP backend solving the LP (default: the first with an interior-point method: cbc = Clp's "
-                         "barrier, glpk)"},
+      {"lp_backend", "",
+       "MILP backend solving the LP (default: the first with an interior-point method: cbc = Clp's "
+       "barrier, glpk)"},
       {"interval_s", "360", "round length (s)"},
   };
   info.make = [](const PolicyOptions& o) {
     GavelPolicyOptions go;
     const std::string lp = o.choice("lp", "interior", {"interior", "simplex", "greedy"});
-    go.lp = lp == "interior" ? GavelLpMethod::interior : lp == "simplex" ? GavelLpMethod::simplex : GavelLpMethod::greedy;
+    go.lp = lp == "interior"  ? GavelLpMethod::interior
+            : lp == "simplex" ? GavelLpMethod::simplex
+                              : GavelLpMethod::greedy;
     go.lp_backend = o.text("lp_backend", "");
     if (!go.lp_backend.empty() && !has_milp_solver(go.lp_backend))
       throw InvalidArgument("policy 'gavel' option 'lp_backend': no MILP backend '" + go.lp_backend + "'");

@@ -96,7 +96,8 @@ void SimJob::update_local_bsz() {
   }
   const int mem = app->max_local_for_replicas(t, r);
   if (mem > 0) atomic = std::min<long long>(atomic, mem);
-  atomic = std::min<long long>(atomic, static_cast<long long>(app->max_batch_size / (static_cast<double>(r) * (s + 1))));
+  atomic =
+      std::min<long long>(atomic, static_cast<long long>(app->max_batch_size / (static_cast<double>(r) * (s + 1))));
   atomic_bsz = static_cast<int>(std::max<long long>(atomic, 1));
   accum_steps = static_cast<int>(s);
 }

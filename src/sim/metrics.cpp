@@ -33,8 +33,9 @@ double isolated_time(const Application& app, const SimCluster& cluster, int t, i
   lim.min_local = std::max(1, tt.min_local);
   lim.max_local = std::max(max_local, 0);
   lim.tune = tune;
-  lim.max_batch_size = tune ? std::max(std::max(app.init_batch_size, static_cast<double>(lim.min_local) * k), target_batch)
-                            : target_batch;
+  lim.max_batch_size =
+      tune ? std::max(std::max(app.init_batch_size, static_cast<double>(lim.min_local) * k), target_batch)
+           : target_batch;
   lim.candidates = 24;
   std::map<std::pair<double, int>, double> iter_time;  // ground-truth step time per split, shared by the epochs
   auto step = [&](double atomic, int s) {
@@ -48,7 +49,9 @@ double isolated_time(const Application& app, const SimCluster& cluster, int t, i
   double total = app.constants.rescale_time_s;
   for (int e = 0; e < app.num_epochs(); ++e) {
     // goodput = batch / iter * gain * init / batch: the progress rate times the initial batch.
-    const auto efficiency = [&](double batch) { return sia::efficiency(app.grad_stats(batch, e), batch, app.init_batch_size); };
+    const auto efficiency = [&](double batch) {
+      return sia::efficiency(app.grad_stats(batch, e), batch, app.init_batch_size);
+    };
     const GoodputChoice best = optimize_batch(k, app.init_batch_size, lim, step, efficiency);
     const double rate = best.goodput / app.init_batch_size / app.constants.slowdown;
     if (!(rate > 0) || !std::isfinite(rate)) return std::numeric_limits<double>::infinity();

@@ -135,8 +135,8 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyOptions& 
     if (declared) continue;
     std::string list;
     for (const auto& o : info->options) list += (list.empty() ? "" : ", ") + o.key;
-    throw InvalidArgument("policy '" + info->name + "': unknown option '" + key + "' (options: " +
-                          (list.empty() ? "none" : list) + ")");
+    throw InvalidArgument("policy '" + info->name + "': unknown option '" + key +
+                          "' (options: " + (list.empty() ? "none" : list) + ")");
   }
   PolicyOptions named = options;
   named.owner = "policy '" + info->name + "'";

@@ -14,8 +14,8 @@
 namespace sia::sim::detail {
 
 namespace {
-constexpr double kEps = 1e-3;             // Pollux adds it to every speedup before the power mean
-constexpr double kInfCrowding = 1e14;     // pymoo's stand-in for an infinite crowding distance
+constexpr double kEps = 1e-3;          // Pollux adds it to every speedup before the power mean
+constexpr double kInfCrowding = 1e14;  // pymoo's stand-in for an infinite crowding distance
 
 bool dominates(const PolluxObjectives& a, const PolluxObjectives& b) noexcept {
   const bool le = a.neg_fitness <= b.neg_fitness && a.vnodes_used <= b.vnodes_used;
@@ -48,11 +48,15 @@ std::vector<int> pollux_nondominated_ranks(const std::vector<std::pair<double, d
     std::size_t lo = 0, hi = last.size();
     while (lo < hi) {
       const std::size_t mid = (lo + hi) / 2;
-      if (dominated_by(last[mid], q)) lo = mid + 1;
-      else hi = mid;
+      if (dominated_by(last[mid], q))
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-    if (lo == last.size()) last.push_back(q);
-    else last[lo] = q;
+    if (lo == last.size())
+      last.push_back(q);
+    else
+      last[lo] = q;
     rank[q] = static_cast<int>(lo);
   }
   return rank;
@@ -109,8 +113,9 @@ PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, s
   if (options_.population < 1 || options_.generations < 1 || options_.max_mating_rounds < 1 ||
       !(options_.mutation_probability >= 0 && options_.mutation_probability <= 1) ||
       !(options_.crossover_probability >= 0 && options_.crossover_probability <= 1))
-    throw InvalidArgument("pollux genetic search: population, generations and mating rounds must be positive, the "
-                          "mutation and crossover probabilities in [0, 1]");
+    throw InvalidArgument(
+        "pollux genetic search: population, generations and mating rounds must be positive, the "
+        "mutation and crossover probabilities in [0, 1]");
   for (int g : problem_.vnode_gpus)
     if (g < 0) throw InvalidArgument("pollux genetic search: negative vnode GPUs");
   max_r_.resize(static_cast<std::size_t>(jobs_));
@@ -119,7 +124,8 @@ PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, s
   for (int j = 0; j < jobs_; ++j) {
     max_r_[static_cast<std::size_t>(j)] = std::max(1, problem_.max_replicas[static_cast<std::size_t>(j)]);
     table_offset_[static_cast<std::size_t>(j)] = total;
-    total += 2 * static_cast<std::size_t>(vnodes_ + 1) * static_cast<std::size_t>(max_r_[static_cast<std::size_t>(j)] + 1);
+    total +=
+        2 * static_cast<std::size_t>(vnodes_ + 1) * static_cast<std::size_t>(max_r_[static_cast<std::size_t>(j)] + 1);
   }
   table_.assign(total, std::numeric_limits<double>::quiet_NaN());
   perm_.reserve(static_cast<std::size_t>(jobs_));
@@ -134,12 +140,13 @@ double PolluxGenetic::term(int j, int nodes, int replicas, bool changed) {
   const auto ju = static_cast<std::size_t>(j);
   const int mr = max_r_[ju];
   double s = 0.0;
-  const bool valid = replicas > 0 && replicas <= mr && nodes >= 1 && nodes <= vnodes_ &&
-                     (!problem_.rigid[ju] || replicas == mr);
+  const bool valid =
+      replicas > 0 && replicas <= mr && nodes >= 1 && nodes <= vnodes_ && (!problem_.rigid[ju] || replicas == mr);
   if (!valid) return std::pow(kEps, problem_.p);  // no GPUs (or an unrepaired state): speedup 0
   const std::size_t at = table_offset_[ju] +
                          (static_cast<std::size_t>(changed ? 1 : 0) * static_cast<std::size_t>(vnodes_ + 1) +
-                          static_cast<std::size_t>(nodes)) * static_cast<std::size_t>(mr + 1) +
+                          static_cast<std::size_t>(nodes)) *
+                             static_cast<std::size_t>(mr + 1) +
                          static_cast<std::size_t>(replicas);
   double& t = table_[at];
   if (std::isnan(t)) {
@@ -170,8 +177,10 @@ PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
       if (g > 0) {
         r += g;
         ++n;
-        if (V > 64) used_big[v] = 1;
-        else used_mask |= std::uint64_t{1} << v;
+        if (V > 64)
+          used_big[v] = 1;
+        else
+          used_mask |= std::uint64_t{1} << v;
       }
       changed |= g != base[v];
     }
@@ -179,8 +188,7 @@ PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
   }
   const double mean = sum / static_cast<double>(jobs_);
   o.neg_fitness = -(problem_.p == -1.0 ? 1.0 / mean : std::pow(mean, 1.0 / problem_.p));
-  o.vnodes_used = V > 64 ? static_cast<int>(std::count(used_big.begin(), used_big.end(), 1))
-                         : std::popcount(used_mask);
+  o.vnodes_used = V > 64 ? static_cast<int>(std::count(used_big.begin(), used_big.end(), 1)) : std::popcount(used_mask);
   return o;
 }
 
@@ -432,7 +440,7 @@ PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
         const std::size_t a = tournament(pop, perm[4 * m], perm[4 * m + 1]);
         const std::size_t b = tournament(pop, perm[4 * m + 2], perm[4 * m + 3]);
         auto [c0, c1] = real() < options_.crossover_probability ? crossover(pop[a].x, pop[b].x)
-                                                                 : std::make_pair(pop[a].x, pop[b].x);
+                                                                : std::make_pair(pop[a].x, pop[b].x);
         batch.emplace_back();
         batch.back().x = std::move(c0);
         batch.emplace_back();

@@ -68,14 +68,14 @@ struct PolluxObjectives {
 struct PolluxGaOptions {
   int population = 100;
   int generations = 100;
-  int max_mating_rounds = 100;  ///< pymoo Mating.n_max_iterations
-  double mutation_probability = 0.0;  ///< per entry; 0 = 1 / (jobs × vnodes) (pymoo's 1/n_var)
-  double crossover_probability = 0.9; ///< pymoo's Crossover default: other pairs pass to mutation unchanged
+  int max_mating_rounds = 100;         ///< pymoo Mating.n_max_iterations
+  double mutation_probability = 0.0;   ///< per entry; 0 = 1 / (jobs × vnodes) (pymoo's 1/n_var)
+  double crossover_probability = 0.9;  ///< pymoo's Crossover default: other pairs pass to mutation unchanged
 };
 
 /// @brief Result of a run.
 struct PolluxGaResult {
-  PolluxState best;                     ///< highest fitness on the final front (ties: fewer vnodes, then first)
+  PolluxState best;  ///< highest fitness on the final front (ties: fewer vnodes, then first)
   PolluxObjectives best_objectives;
   std::vector<PolluxState> population;  ///< final population (seeds of the next round)
   long evaluations = 0;                 ///< individuals evaluated

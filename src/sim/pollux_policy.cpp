@@ -128,8 +128,8 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
   // Scaled speedup of r GPUs on `nodes` vnodes, before the re-allocation factor.
   auto speedup = [&](std::size_t j, int nodes, int r) {
     if (r <= 0 || (ctx.jobs[j]->kind == JobKind::rigid && r != maxr[j])) return 0.0;
-    const double s = (rj[j].fn && rj[j].base > 0) ? goodput(j, std::max(nodes, 1), r) / rj[j].base
-                                                   : static_cast<double>(r);
+    const double s =
+        (rj[j].fn && rj[j].base > 0) ? goodput(j, std::max(nodes, 1), r) / rj[j].base : static_cast<double>(r);
     return s * scale_factor;
   };
   for (std::size_t j = 0; j < nj; ++j) {
@@ -178,8 +178,10 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
     int mr = std::min({std::max(2 * max_profiled, 1), min_type_gpus, G});
     if (tt.min_local > 0) mr = std::min(mr, std::max(1, static_cast<int>(job.app->max_batch_size / tt.min_local)));
     if (job.app->name == "ncf") mr = 1;
-    if (job.kind == JobKind::rigid) mr = std::min(std::max(1, job.target_replicas), G);
-    else if (job.kind == JobKind::strong_scaling) mr = std::max(1, std::min(mr, job.target_replicas));
+    if (job.kind == JobKind::rigid)
+      mr = std::min(std::max(1, job.target_replicas), G);
+    else if (job.kind == JobKind::strong_scaling)
+      mr = std::max(1, std::min(mr, job.target_replicas));
     maxr[j] = std::max(1, mr);
     for (int v : st.vnodes) current[j] += v;
     if (job.alloc.empty()) current[j] = 0;
@@ -399,8 +401,8 @@ PolicyInfo builtin_policy_pollux() {
   };
   info.make = [](const PolicyOptions& o) {
     PolluxPolicyOptions po;
-    po.search = o.choice("search", "genetic", {"genetic", "greedy"}) == "greedy" ? PolluxSearch::greedy
-                                                                                  : PolluxSearch::genetic;
+    po.search =
+        o.choice("search", "genetic", {"genetic", "greedy"}) == "greedy" ? PolluxSearch::greedy : PolluxSearch::genetic;
     po.mutation_probability = o.number("mutation", 0.0, 0.0, 1.0);
     po.seed = static_cast<std::uint64_t>(o.integer("seed", 1, 0, std::numeric_limits<long long>::max()));
     po.population = static_cast<int>(o.integer("population", po.population, 1, 100000));

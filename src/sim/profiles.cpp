@@ -27,7 +27,8 @@ int positive_int(const Csv& csv, const CsvRow& row, std::size_t col) {
 }
 
 /// Reads step_time (> 0) and sync_time (>= 0) of a row.
-void parse_times(const Csv& csv, const CsvRow& row, std::size_t c_step, std::size_t c_sync, double& step, double& sync) {
+void parse_times(const Csv& csv, const CsvRow& row, std::size_t c_step, std::size_t c_sync, double& step,
+                 double& sync) {
   step = csv.number(row, c_step);
   if (!(step > 0.0)) csv.fail(row, c_step, "step_time must be > 0, got " + row.fields[c_step].text);
   sync = csv.number(row, c_sync);
@@ -267,7 +268,8 @@ ModelProfile load_model_profile(const fs::path& profiles_dir, const std::string&
     if (fs::exists(scal, ec)) tp.scalability = load_scalability_csv(scal);
     mp.types.push_back(std::move(tp));
   }
-  if (mp.types.empty()) throw InvalidArgument(dir.string() + ": no placements-<type>.csv files (model '" + model + "')");
+  if (mp.types.empty())
+    throw InvalidArgument(dir.string() + ": no placements-<type>.csv files (model '" + model + "')");
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (e.is_regular_file() && name.rfind("validation-", 0) == 0 && e.path().extension() == ".csv")

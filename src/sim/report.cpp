@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <cctype>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -74,8 +74,9 @@ void print_table(std::ostream& out, const std::vector<PolicyRuns>& all, bool per
     return s.str();
   };
   const std::vector<std::pair<std::string, int>> cols = {
-      {"policy", 8},  {"workload", 18}, {"jobs", 6},      {"avg JCT h", 14}, {"p99 h", 7},   {"makespan h", 14},
-      {"GPU-h/job", 9}, {"restarts", 8}, {"contention", 11}, {"worst FTF", 9}, {"unfair", 7}, {"policy ms p50/p95", 18}};
+      {"policy", 8},      {"workload", 18},   {"jobs", 6},      {"avg JCT h", 14},
+      {"p99 h", 7},       {"makespan h", 14}, {"GPU-h/job", 9}, {"restarts", 8},
+      {"contention", 11}, {"worst FTF", 9},   {"unfair", 7},    {"policy ms p50/p95", 18}};
   auto row = [&](const std::vector<std::string>& v) {
     for (std::size_t i = 0; i < v.size(); ++i)
       out << (i ? "  " : "") << (i < 2 ? std::left : std::right) << std::setw(cols[i].second) << v[i];
@@ -93,7 +94,8 @@ void print_table(std::ostream& out, const std::vector<PolicyRuns>& all, bool per
     if (m.completed < m.jobs) done << '/' << m.jobs;  // unfinished jobs (horizon reached)
     row({m.policy, m.workload, done.str(),
          fixed(m.avg_jct_h, 3) + (agg && m.avg_jct_std_h > 0 ? " ± " + fixed(m.avg_jct_std_h, 2) : ""),
-         fixed(m.p99_jct_h, 1), fixed(m.makespan_h, 1) + (agg && m.makespan_std_h > 0 ? " ± " + fixed(m.makespan_std_h, 1) : ""),
+         fixed(m.p99_jct_h, 1),
+         fixed(m.makespan_h, 1) + (agg && m.makespan_std_h > 0 ? " ± " + fixed(m.makespan_std_h, 1) : ""),
          fixed(m.gpu_hours_per_job, 2), fixed(m.restarts_per_job, 2),
          fixed(m.contention_mean, 1) + " (" + std::to_string(m.contention_max) + ")", fixed(m.ftf_worst, 2),
          fixed(100.0 * m.unfair_fraction, 1) + "%", fixed(m.policy_ms_median, 2) + " / " + fixed(m.policy_ms_p95, 2)});
@@ -123,9 +125,11 @@ std::map<std::string, std::vector<double>> gpu_hours_by_model(const PolicyRuns& 
 
 void print_gpu_hours_by_model(std::ostream& out, const std::vector<PolicyRuns>& all, const SimCluster& cluster) {
   const std::size_t nt = cluster.types.size();
-  out << std::left << std::setw(8) << "policy" << "  " << std::setw(12) << "model" << std::right;
+  out << std::left << std::setw(8) << "policy"
+      << "  " << std::setw(12) << "model" << std::right;
   for (const auto& t : cluster.types) out << "  " << std::setw(9) << t.name;
-  out << "  " << std::setw(9) << "total" << "\n";
+  out << "  " << std::setw(9) << "total"
+      << "\n";
   for (const auto& p : all)
     for (const auto& [model, v] : gpu_hours_by_model(p, nt)) {
       out << std::left << std::setw(8) << p.policy << "  " << std::setw(12) << model << std::right << std::fixed
@@ -150,7 +154,7 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
   };
   auto type_name = [&](int t) {
     return t >= 0 && t < static_cast<int>(cluster.types.size()) ? cluster.types[static_cast<std::size_t>(t)].name
-                                                                 : std::string();
+                                                                : std::string();
   };
   for (const auto& p : all)
     for (const auto& r : p.runs) {
@@ -207,7 +211,8 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
             if (j.completion_time) v.push_back(std::max(j.jct() / 3600.0, 1e-3));
         std::sort(v.begin(), v.end());
         o << "# " << p.policy << "\n";
-        for (std::size_t i = 0; i < v.size(); ++i) o << v[i] << " " << static_cast<double>(i + 1) / static_cast<double>(v.size()) << "\n";
+        for (std::size_t i = 0; i < v.size(); ++i)
+          o << v[i] << " " << static_cast<double>(i + 1) / static_cast<double>(v.size()) << "\n";
         o << "\n\n";
       }
     }
@@ -218,10 +223,12 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
         << "set logscale x\nset xlabel 'JCT (hours)'\nset ylabel 'fraction of jobs'\nset key bottom right\nset grid\n"
         << "set title 'JCT CDF'\nplot ";
       for (std::size_t i = 0; i < all.size(); ++i)
-        g << (i ? ", " : "") << "'" << data.string() << "' index " << i << " using 1:2 with lines lw 2 title '" << all[i].policy << "'";
+        g << (i ? ", " : "") << "'" << data.string() << "' index " << i << " using 1:2 with lines lw 2 title '"
+          << all[i].policy << "'";
       g << "\n";
     }
-    if (std::system(("gnuplot '" + script.string() + "' 2>/dev/null").c_str()) == 0) written.push_back(dir / "jct_cdf.png");
+    if (std::system(("gnuplot '" + script.string() + "' 2>/dev/null").c_str()) == 0)
+      written.push_back(dir / "jct_cdf.png");
   }
   // Allocation timeline (first workload of every policy): one row per job, colour = GPU type, size = GPUs.
   for (const auto& p : all) {
@@ -244,9 +251,11 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
     const auto script = dir / ("timeline-" + stem + ".gp");
     {
       std::ofstream g(script);
-      g << "set terminal pngcairo size 1000,700\nset output '" << (dir / ("timeline-" + stem + ".png")).string() << "'\n"
+      g << "set terminal pngcairo size 1000,700\nset output '" << (dir / ("timeline-" + stem + ".png")).string()
+        << "'\n"
         << "set xlabel 'time (hours)'\nset ylabel 'job (submission order)'\nset key outside right\n"
-        << "set title 'GPU type and count per job over time (" << p.policy << ", " << r.workload << "; point size = GPUs)'\nplot ";
+        << "set title 'GPU type and count per job over time (" << p.policy << ", " << r.workload
+        << "; point size = GPUs)'\nplot ";
       for (std::size_t t = 0; t < cluster.types.size(); ++t)
         g << (t ? ", " : "") << "'" << data.string() << "' index " << t
           << " using 1:2:(0.25+0.12*sqrt($3)) with points pt 5 ps variable title '" << cluster.types[t].name << "'";

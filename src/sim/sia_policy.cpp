@@ -84,15 +84,18 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     for (int t = 0; t < nt; ++t) {
       ever = std::max(ever, job->max_profiled_replicas(t));
       const auto& tt = job->app->types[static_cast<std::size_t>(t)];
-      const int mem_cap = tt.min_local > 0 ? static_cast<int>(job->app->max_batch_size / tt.min_local) : options_.max_gpus_per_job;
+      const int mem_cap =
+          tt.min_local > 0 ? static_cast<int>(job->app->max_batch_size / tt.min_local) : options_.max_gpus_per_job;
       cap = std::max(cap, std::min(options_.max_gpus_per_job, mem_cap));
     }
     JobSpec s(job->name);
     s.min_gpus(1).max_gpus(cap).max_gpus_ever(ever);
     if (job->kind == JobKind::rigid || job->kind == JobKind::strong_scaling) {
       s.kind(job->kind);
-      if (job->kind == JobKind::rigid) s.min_gpus(job->target_replicas).max_gpus(job->target_replicas).max_gpus_ever(std::nullopt);
-      else s.max_gpus(std::max(1, std::min(cap, job->target_replicas)));
+      if (job->kind == JobKind::rigid)
+        s.min_gpus(job->target_replicas).max_gpus(job->target_replicas).max_gpus_ever(std::nullopt);
+      else
+        s.max_gpus(std::max(1, std::min(cap, job->target_replicas)));
     }
     s.age_s(ctx.now - job->submission_time)
         .restarts(job->num_restarts)
@@ -128,10 +131,12 @@ PolicyInfo builtin_policy_sia() {
   info.description = "Sia (SOSP 2023): the library's round (ILP over configurations) with each job's goodput model";
   info.options = {
       {"backend", "default", "MILP backend of the round (see sia_simulate --backend)"},
-      {"first_placement", "tie", "value of a never-run job's first configurations: tie (reference code) or profiled "
-                                 "(paper: 1-GPU profiled throughput)"},
-      {"projection", "reference", "types a job has not run on: reference (scale a fitted type by 1-GPU "
-                                  "throughputs) or none (not usable until observed)"},
+      {"first_placement", "tie",
+       "value of a never-run job's first configurations: tie (reference code) or profiled "
+       "(paper: 1-GPU profiled throughput)"},
+      {"projection", "reference",
+       "types a job has not run on: reference (scale a fitted type by 1-GPU "
+       "throughputs) or none (not usable until observed)"},
       {"round_utilities", "false", "round utilities to 2 decimals like the reference code"},
       {"p", "-0.5", "fairness exponent (!= 0)"},
       {"lambda", "1.1", "penalty per job left without GPUs (> 0)"},
@@ -142,9 +147,10 @@ PolicyInfo builtin_policy_sia() {
     SiaPolicyOptions so;
     so.round.backend = o.text("backend", "default");
     so.first_placement = o.choice("first_placement", "tie", {"tie", "profiled"}) == "tie" ? FirstPlacement::tie
-                                                                                           : FirstPlacement::profiled;
-    so.projection = o.choice("projection", "reference", {"reference", "none"}) == "reference" ? ProjectionMode::reference
-                                                                                           : ProjectionMode::none;
+                                                                                          : FirstPlacement::profiled;
+    so.projection = o.choice("projection", "reference", {"reference", "none"}) == "reference"
+                        ? ProjectionMode::reference
+                        : ProjectionMode::none;
     so.round.round_utilities = o.boolean("round_utilities", false);
     so.round.p = o.number("p", so.round.p, -1e3, 1e3);
     so.round.lambda = o.number("lambda", so.round.lambda, 1e-12, 1e12);

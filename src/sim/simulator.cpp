@@ -19,8 +19,8 @@ void validate_inputs(const SimCluster& cluster, const ApplicationSet& apps, cons
     if (it == apps.end() || !it->second) {
       std::string known;
       for (const auto& [n, a] : apps) known += (known.empty() ? "" : ", ") + n;
-      throw InvalidArgument(workload.source + ":" + std::to_string(j.line) + ": job '" + j.name +
-                            "': unknown model '" + j.application + "' (known: " + known + ")");
+      throw InvalidArgument(workload.source + ":" + std::to_string(j.line) + ": job '" + j.name + "': unknown model '" +
+                            j.application + "' (known: " + known + ")");
     }
     if (it->second->types.size() != cluster.types.size())
       throw InvalidArgument("model '" + j.application + "': ground truth built for another cluster");
@@ -42,8 +42,8 @@ ApplicationSet load_applications(const std::filesystem::path& profiles_dir, cons
         std::string k;
         for (const auto& n : models) k += (k.empty() ? "" : ", ") + n;
         throw InvalidArgument(w.source + ":" + std::to_string(j.line) + ":3 (application): job '" + j.name +
-                              "': unknown model '" + j.application + "' (profiles in " + profiles_dir.string() +
-                              ": " + k + ")");
+                              "': unknown model '" + j.application + "' (profiles in " + profiles_dir.string() + ": " +
+                              k + ")");
       }
       const auto mp = load_model_profile(profiles_dir, j.application);
       apps[j.application] = std::make_shared<const Application>(Application::from_profile(mp, cluster));
@@ -56,7 +56,8 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
   validate_inputs(cluster, apps, workload);
   const auto wall0 = std::chrono::steady_clock::now();
   const double interval = options.interval_s > 0 ? options.interval_s : policy.default_interval_s();
-  if (!(interval > 0) || !std::isfinite(interval)) throw InvalidArgument("interval: must be a positive number of seconds");
+  if (!(interval > 0) || !std::isfinite(interval))
+    throw InvalidArgument("interval: must be a positive number of seconds");
   const PerfFitter fitter = options.fitter ? options.fitter : default_perf_fitter();
   const int nt = static_cast<int>(cluster.types.size());
 
@@ -118,7 +119,8 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       res.policy_ms.push_back(ms);
       log.policy_ms = ms;
-      if (allocs.size() != active.size()) throw Error("policy '" + policy.name() + "' returned a wrong number of allocations");
+      if (allocs.size() != active.size())
+        throw Error("policy '" + policy.name() + "' returned a wrong number of allocations");
       std::vector<int> used(static_cast<std::size_t>(nt), 0);
       for (std::size_t k = 0; k < active.size(); ++k) {
         auto a = allocs[k];

@@ -34,8 +34,9 @@ Workload parse_workload_csv(std::istream& in, std::string_view source) {
     j.time = csv.number(row, c_time);
     if (j.time < 0) csv.fail(row, c_time, "negative submission time " + f[c_time].text);
     if (!w.jobs.empty() && j.time < w.jobs.back().time)
-      csv.fail(row, c_time, "submission times are not sorted (" + f[c_time].text + " after " +
-                                std::to_string(w.jobs.back().time) + ")");
+      csv.fail(
+          row, c_time,
+          "submission times are not sorted (" + f[c_time].text + " after " + std::to_string(w.jobs.back().time) + ")");
     j.application = f[c_app].text;
     if (j.application.empty()) csv.fail(row, c_app, "empty application");
     j.num_replicas = static_cast<int>(std::min<long long>(csv.integer(row, c_rep, 1, 1'000'000'000'000LL), 1 << 20));

@@ -27,10 +27,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     switch (data[0] % 4) {
-      case 0: (void)sia::sim::load_placements_csv(file); break;
-      case 1: (void)sia::sim::load_scalability_csv(file); break;
-      case 2: (void)sia::sim::load_validation_csv(file); break;
-      default: (void)sia::sim::load_seed_profile(file); break;
+      case 0:
+        (void)sia::sim::load_placements_csv(file);
+        break;
+      case 1:
+        (void)sia::sim::load_scalability_csv(file);
+        break;
+      case 2:
+        (void)sia::sim::load_validation_csv(file);
+        break;
+      default:
+        (void)sia::sim::load_seed_profile(file);
+        break;
     }
   } catch (const sia::InvalidArgument&) {
   }

@@ -50,9 +50,9 @@ class FaultSolver final : public MilpSolver {
     false_infeasible,  ///< "infeasible" for a feasible model
     pass_through,      ///< no fault: the native backend's answer (used when disarmed)
   };
-  static constexpr Mode all_modes[] = {Mode::status_error, Mode::throw_std,     Mode::throw_non_std,
-                                       Mode::nan_values,   Mode::wrong_length,  Mode::fractional,
-                                       Mode::value_two,    Mode::over_capacity, Mode::violate_pin,
+  static constexpr Mode all_modes[] = {Mode::status_error,     Mode::throw_std,       Mode::throw_non_std,
+                                       Mode::nan_values,       Mode::wrong_length,    Mode::fractional,
+                                       Mode::value_two,        Mode::over_capacity,   Mode::violate_pin,
                                        Mode::sleep_past_limit, Mode::false_infeasible};
 
   explicit FaultSolver(Mode m) : mode_(m) {}
@@ -60,18 +60,30 @@ class FaultSolver final : public MilpSolver {
 
   static const char* mode_name(Mode m) {
     switch (m) {
-      case Mode::status_error: return "status_error";
-      case Mode::throw_std: return "throw_std";
-      case Mode::throw_non_std: return "throw_non_std";
-      case Mode::nan_values: return "nan_values";
-      case Mode::wrong_length: return "wrong_length";
-      case Mode::fractional: return "fractional";
-      case Mode::value_two: return "value_two";
-      case Mode::over_capacity: return "over_capacity";
-      case Mode::violate_pin: return "violate_pin";
-      case Mode::sleep_past_limit: return "sleep_past_limit";
-      case Mode::false_infeasible: return "false_infeasible";
-      case Mode::pass_through: return "pass_through";
+      case Mode::status_error:
+        return "status_error";
+      case Mode::throw_std:
+        return "throw_std";
+      case Mode::throw_non_std:
+        return "throw_non_std";
+      case Mode::nan_values:
+        return "nan_values";
+      case Mode::wrong_length:
+        return "wrong_length";
+      case Mode::fractional:
+        return "fractional";
+      case Mode::value_two:
+        return "value_two";
+      case Mode::over_capacity:
+        return "over_capacity";
+      case Mode::violate_pin:
+        return "violate_pin";
+      case Mode::sleep_past_limit:
+        return "sleep_past_limit";
+      case Mode::false_infeasible:
+        return "false_infeasible";
+      case Mode::pass_through:
+        return "pass_through";
     }
     return "?";
   }
@@ -100,13 +112,20 @@ class FaultSolver final : public MilpSolver {
         r.status = MilpStatus::error;
         r.message = "injected failure";
         return r;
-      case Mode::throw_std: throw std::runtime_error("injected std::runtime_error");
-      case Mode::throw_non_std: throw 42;
-      case Mode::nan_values: return claim_optimal(m, std::vector<double>(n, std::numeric_limits<double>::quiet_NaN()));
-      case Mode::wrong_length: return claim_optimal(m, std::vector<double>(n > 0 ? n - 1 : 0, 0.0));
-      case Mode::fractional: return claim_optimal(m, std::vector<double>(n, 0.5));
-      case Mode::value_two: return claim_optimal(m, std::vector<double>(n, 2.0));
-      case Mode::over_capacity: return claim_optimal(m, std::vector<double>(n, 1.0));
+      case Mode::throw_std:
+        throw std::runtime_error("injected std::runtime_error");
+      case Mode::throw_non_std:
+        throw 42;
+      case Mode::nan_values:
+        return claim_optimal(m, std::vector<double>(n, std::numeric_limits<double>::quiet_NaN()));
+      case Mode::wrong_length:
+        return claim_optimal(m, std::vector<double>(n > 0 ? n - 1 : 0, 0.0));
+      case Mode::fractional:
+        return claim_optimal(m, std::vector<double>(n, 0.5));
+      case Mode::value_two:
+        return claim_optimal(m, std::vector<double>(n, 2.0));
+      case Mode::over_capacity:
+        return claim_optimal(m, std::vector<double>(n, 1.0));
       case Mode::violate_pin: {
         auto real = make_milp_solver("native")->solve(m, p);
         if (real.values.size() != n) real.values.assign(n, 0.0);
@@ -125,7 +144,8 @@ class FaultSolver final : public MilpSolver {
         r.status = MilpStatus::infeasible;
         r.message = "injected: claims infeasible";
         return r;
-      case Mode::pass_through: return make_milp_solver("native")->solve(m, p);
+      case Mode::pass_through:
+        return make_milp_solver("native")->solve(m, p);
     }
     return r;
   }
@@ -204,8 +224,10 @@ inline void check_round_valid(const ClusterSpec& cluster, const std::vector<JobS
           if (c.nodes >= 2) CHECK(sh.gpus <= set.vnode_size[static_cast<std::size_t>(c.type)]);
         }
         CHECK(total == d.gpus);
-        if (c.nodes == 1) CHECK(d.placement.size() == 1);  // partial-node jobs on one node
-        else CHECK(static_cast<int>(d.placement.size()) == c.nodes);  // whole virtual nodes
+        if (c.nodes == 1)
+          CHECK(d.placement.size() == 1);  // partial-node jobs on one node
+        else
+          CHECK(static_cast<int>(d.placement.size()) == c.nodes);  // whole virtual nodes
       } else if (opt.place) {
         // Only a job that placement had to drop may lack a placement, and the message says so.
         CHECK(r.message.find(d.job) != std::string::npos);
@@ -253,8 +275,8 @@ inline JobSpec synthetic_job(std::string id, std::uint64_t seed, JobKind kind, i
   std::mt19937_64 g(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const double base[3] = {0.5 + u(g), 0.5 + u(g), 0.5 + 2 * u(g)};
-  const double alpha = 0.3 + 0.65 * u(g);   // scaling exponent
-  const double net = 0.5 + 0.45 * u(g);     // multi-node penalty
+  const double alpha = 0.3 + 0.65 * u(g);  // scaling exponent
+  const double net = 0.5 + 0.45 * u(g);    // multi-node penalty
   const int pipeline = kind == JobKind::hybrid ? 2 : 1;
   JobSpec j(std::move(id));
   j.kind(kind);

@@ -109,8 +109,9 @@ TEST_CASE("configset.down_nodes_and_reservations") {
   c.down = {{1, 3}};
   c.reserved = {3, 2};
   const auto s = make_configuration_set(c);
-  CHECK(s.configs == std::vector<ConfigurationSpec>{{0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {0, 1, 8}, {0, 2, 16},
-                                         {1, 1, 1}, {1, 1, 2}, {1, 1, 4}, {1, 2, 8}});
+  CHECK(s.configs ==
+        std::vector<ConfigurationSpec>{
+            {0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {0, 1, 8}, {0, 2, 16}, {1, 1, 1}, {1, 1, 2}, {1, 1, 4}, {1, 2, 8}});
   CHECK(s.free_gpus == std::vector<int>{13, 10});
   REQUIRE(s.rows.size() == 3);
   CHECK(s.rows[0].capacity == 13);

@@ -44,18 +44,26 @@ test::Instance fault_instance(std::uint64_t seed) {
 std::string expected_fragment(FaultSolver::Mode m) {
   using M = FaultSolver::Mode;
   switch (m) {
-    case M::status_error: return "injected failure";
-    case M::throw_std: return "threw: injected std::runtime_error";
-    case M::throw_non_std: return "unknown exception";
-    case M::wrong_length: return "values for";
+    case M::status_error:
+      return "injected failure";
+    case M::throw_std:
+      return "threw: injected std::runtime_error";
+    case M::throw_non_std:
+      return "unknown exception";
+    case M::wrong_length:
+      return "values for";
     case M::nan_values:
     case M::fractional:
     case M::value_two:
     case M::over_capacity:
-    case M::violate_pin: return "invalid solution";
-    case M::sleep_past_limit: return "no solution within its limits";
-    case M::false_infeasible: return "infeasible";
-    case M::pass_through: return "";
+    case M::violate_pin:
+      return "invalid solution";
+    case M::sleep_past_limit:
+      return "no solution within its limits";
+    case M::false_infeasible:
+      return "infeasible";
+    case M::pass_through:
+      return "";
   }
   return "";
 }
@@ -136,7 +144,7 @@ TEST_CASE("hardening.fault.decision_json_and_exit_code") {
   for (auto m : FaultSolver::all_modes) {
     if (m == FaultSolver::Mode::sleep_past_limit) continue;
     const std::string mode = FaultSolver::mode_name(m);
-  CAPTURE(mode);
+    CAPTURE(mode);
     FaultSolver s(m);
     const auto r = run_round(req.cluster, req.jobs, req.options, s);
     test::check_round_valid(req.cluster, req.jobs, req.options, r);
@@ -165,9 +173,9 @@ TEST_CASE("hardening.fault.false_infeasible_keeps_waiting_non_preemptible") {
   // allocation, which must still serve the waiting job first (or report it unmet).
   ClusterSpec c;
   c.types = {GpuTypeSpec("B", 1, 4)};
-  std::vector<JobSpec> jobs = {test::synthetic_job("big", 1, JobKind::adaptive, 4),
-                               test::synthetic_job("small", 2, JobKind::rigid, 1).min_gpus(4).max_gpus(4)
-                                   .preemptible(false)};
+  std::vector<JobSpec> jobs = {
+      test::synthetic_job("big", 1, JobKind::adaptive, 4),
+      test::synthetic_job("small", 2, JobKind::rigid, 1).min_gpus(4).max_gpus(4).preemptible(false)};
   FaultSolver s(FaultSolver::Mode::false_infeasible);
   RoundOptions o;
   const auto r = run_round(c, jobs, o, s);

@@ -59,7 +59,8 @@ TEST_CASE("goodput.fit.recovers_known_parameters") {
   const sia::FitResult r = sia::fit_perf_params_detailed(obs);
   CHECK(r.objective < 0.02);
   // Predictions reproduce the generating model on the observed and on unobserved configurations.
-  for (const auto& o : obs) CHECK(sia::optim_time(r.params, o.nodes, o.replicas, o.local_bsz) == doctest::Approx(o.step_time).epsilon(0.03));
+  for (const auto& o : obs)
+    CHECK(sia::optim_time(r.params, o.nodes, o.replicas, o.local_bsz) == doctest::Approx(o.step_time).epsilon(0.03));
   CHECK(sia::step_time(r.params, 5, 40, 48, 2) == doctest::Approx(sia::step_time(truth, 5, 40, 48, 2)).epsilon(0.05));
   CHECK(r.params.alpha_c == doctest::Approx(truth.alpha_c).epsilon(0.05));
   CHECK(r.params.beta_c == doctest::Approx(truth.beta_c).epsilon(0.05));
@@ -90,7 +91,8 @@ TEST_CASE("goodput.fit.bad_input") {
   std::vector<sia::PerfObservation> none;
   CHECK_THROWS_AS((void)sia::fit_perf_params(none), sia::InvalidArgument);
   std::vector<sia::PerfObservation> bad = {{1, 1, 16, 0.1, 0.0}, {1, 1, 16, -0.1, 0.0}};
-  CHECK_THROWS_WITH_AS((void)sia::fit_perf_params(bad), doctest::Contains("observations[1].step_time"), sia::InvalidArgument);
+  CHECK_THROWS_WITH_AS((void)sia::fit_perf_params(bad), doctest::Contains("observations[1].step_time"),
+                       sia::InvalidArgument);
   bad = {{1, 1, 16, 0.1, 0.2}};
   CHECK_THROWS_AS((void)sia::fit_perf_params(bad), sia::InvalidArgument);
   bad = {{2, 1, 16, 0.1, 0.0}};

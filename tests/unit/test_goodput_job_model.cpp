@@ -2,10 +2,10 @@
 
 #include <doctest/doctest.h>
 
-#include <sia/goodput/projection.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/job_model.hpp>
 #include <sia/goodput/pipeline.hpp>
+#include <sia/goodput/projection.hpp>
 #include <sia/sim/profiles.hpp>
 
 #include <cmath>
@@ -87,8 +87,11 @@ TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
     const int n = g <= 4 ? 1 : g / 4;
     const sia::PerfParams py = *m.type("y")->seed;
     const sia::GoodputChoice plain = sia::optimize_batch(
-        g, 32, m.limits(*m.type("y")), [&](double b, int s) { return sia::projected_step_time(kKnown, py, n, g, b, s); },
-        [&](double gl) { return sia::efficiency(sia::GradParams{0.5, 20.0}, gl, 32); });
+        g, 32, m.limits(*m.type("y")),
+        [&](double b, int s) { return sia::projected_step_time(kKnown, py, n, g, b, s); },
+        [&](double gl) {
+          return sia::efficiency(sia::GradParams{0.5, 20.0}, gl, 32);
+        });
     const sia::GoodputChoice got = m.evaluate(y, sia::ConfigurationSpec{0, n, g});
     CHECK(got.goodput == doctest::Approx(plain.goodput).epsilon(1e-12));
     CHECK(got.batch.global_batch == plain.batch.global_batch);
@@ -104,7 +107,8 @@ TEST_CASE("goodput.job_model.eq1_scales_known_curve") {
   CHECK(m.goodput(sia::GpuTypeSpec("z", 1, 8), sia::ConfigurationSpec{0, 1, 1}) == 0.0);
   // ProjectionMode::none: Y falls back to its seed (linear), not to X's scaling.
   m.projection(sia::ProjectionMode::none);
-  CHECK(m.evaluate(y, sia::ConfigurationSpec{0, 4, 16}).goodput > 3.0 * m.evaluate(x, sia::ConfigurationSpec{0, 4, 16}).goodput);
+  CHECK(m.evaluate(y, sia::ConfigurationSpec{0, 4, 16}).goodput >
+        3.0 * m.evaluate(x, sia::ConfigurationSpec{0, 4, 16}).goodput);
 }
 
 TEST_CASE("goodput.job_model.reference_variant") {
@@ -169,7 +173,8 @@ TEST_CASE("goodput.job_model.kinds_and_validation") {
   CHECK(m.evaluate(x, sia::ConfigurationSpec{0, 1, 2}).efficiency == 1.0);
   // Bad fields are named.
   sia::JobModel bad = sia::JobModel().init_batch_size(64).max_batch_size(32);
-  CHECK_THROWS_WITH_AS(bad.validate("jobs[0].model"), doctest::Contains("jobs[0].model.max_batch_size"), sia::InvalidArgument);
+  CHECK_THROWS_WITH_AS(bad.validate("jobs[0].model"), doctest::Contains("jobs[0].model.max_batch_size"),
+                       sia::InvalidArgument);
   sia::TypeModel t = known_type("x");
   t.min_local = 256;
   sia::JobModel bad2 = sia::JobModel().init_batch_size(64).max_batch_size(512).add_type(t);
@@ -204,9 +209,9 @@ TEST_CASE("goodput.pipeline.gpipe_model") {
   CHECK(c.batch.global_batch == 192);  // 2 pipelines x micro 2 x 48
   CHECK(c.batch.local_batch == 2);
   CHECK(c.batch.accumulation_steps == 47);
-  CHECK(f.optimize(1, 3, lim).goodput == 0.0);    // not a multiple of the stages
-  CHECK(f.optimize(2, 16, lim).goodput > 0.0);    // 8 pipelines x 1 x 48 = 384
-  CHECK(f.optimize(4, 32, lim).goodput == 0.0);   // 16 pipelines exceed the batch limit
+  CHECK(f.optimize(1, 3, lim).goodput == 0.0);   // not a multiple of the stages
+  CHECK(f.optimize(2, 16, lim).goodput > 0.0);   // 8 pipelines x 1 x 48 = 384
+  CHECK(f.optimize(4, 32, lim).goodput == 0.0);  // 16 pipelines exceed the batch limit
   // Fitting recovers noise-free profiles exactly.
   std::vector<sia::PipelineObservation> obs;
   for (int d : {1, 2, 4, 8})
@@ -241,7 +246,8 @@ TEST_CASE("goodput.job_model.artifact_profiles") {
   rtx.min_local = mp.type("rtx")->min_local_bsz();
   rtx.max_local = mp.type("rtx")->max_local_bsz();
   std::vector<sia::PerfObservation> t4;
-  for (const auto& r : seed.rows_for("aws")) t4.push_back({1, 1, static_cast<double>(r.local_bsz), r.step_time, r.sync_time});
+  for (const auto& r : seed.rows_for("aws"))
+    t4.push_back({1, 1, static_cast<double>(r.local_bsz), r.step_time, r.sync_time});
   sia::JobModel m = sia::JobModel()
                         .init_batch_size(static_cast<double>(mp.init_batch_size()))
                         .max_batch_size(static_cast<double>(mp.max_batch_size()))

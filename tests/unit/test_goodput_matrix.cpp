@@ -23,7 +23,7 @@ TEST_CASE("goodput_matrix.normalize_rows") {
   CHECK(g(0, 2) == 0);
   CHECK(g(0, 3) == doctest::Approx(4));
   CHECK(g.row(1).isZero());
-  CHECK(g(2, 0) == doctest::Approx(4));   // Nmin = 4 at the worst valid configuration
+  CHECK(g(2, 0) == doctest::Approx(4));  // Nmin = 4 at the worst valid configuration
   CHECK(g(2, 1) == doctest::Approx(8));
   CHECK(g(2, 2) == doctest::Approx(16));
   CHECK(g(2, 3) == 0);
@@ -37,7 +37,7 @@ TEST_CASE("goodput_matrix.restart_factor") {
   CHECK(restart_factor(300, 2, 30) == doctest::Approx(240.0 / 330.0));
   CHECK(restart_factor(60, 5, 30) == 0.0);  // clamped
   CHECK(restart_factor(100, 0, 0) == 1.0);
-  CHECK(restart_factor(0, 0, 0) == 1.0);     // no NaN from 0/0
+  CHECK(restart_factor(0, 0, 0) == 1.0);  // no NaN from 0/0
 }
 
 TEST_CASE("goodput_matrix.apply_restart_factors") {

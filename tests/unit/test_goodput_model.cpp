@@ -13,9 +13,7 @@
 
 namespace {
 
-sia::PerfParams example_perf() {
-  return sia::PerfParams{0.02, 0.001, 0.05, 0.004, 0.01, 0.002, 1.5};
-}
+sia::PerfParams example_perf() { return sia::PerfParams{0.02, 0.001, 0.05, 0.004, 0.01, 0.002, 1.5}; }
 
 /// Independent transcription of the reference optimize (goodput.py) for cross-checking.
 sia::GoodputChoice reference_optimize(const sia::GoodputFunction& f, int n, int r, const sia::BatchLimits& l) {
@@ -146,7 +144,8 @@ TEST_CASE("goodput.optimize.fixed_batch_and_limits") {
   CHECK(u.efficiency == 1.0);
   CHECK(u.goodput == doctest::Approx(u.throughput));
   // Invalid inputs never produce NaN.
-  sia::GoodputFunction bad{sia::PerfParams{std::numeric_limits<double>::quiet_NaN(), 0, 0, 0, 0, 0, 1}, std::nullopt, 64};
+  sia::GoodputFunction bad{sia::PerfParams{std::numeric_limits<double>::quiet_NaN(), 0, 0, 0, 0, 0, 1}, std::nullopt,
+                           64};
   CHECK(bad.optimize(1, 1, sia::BatchLimits{256}).goodput == 0.0);
   CHECK(f.optimize(0, 1, sia::BatchLimits{256}).goodput == 0.0);
   CHECK_THROWS_AS(sia::validate(sia::BatchLimits{256, 64, 32}), sia::InvalidArgument);

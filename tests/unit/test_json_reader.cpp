@@ -32,7 +32,8 @@ TEST_CASE("io.json_reader.reads_fields_with_paths") {
   CHECK(types[0].require("x").as_number() == 1.5);
   CHECK(types[0].require("on").as_bool());
   // Errors name the source and the field path.
-  CHECK(error_of([&] { (void)types[0].require("n").as_integer(5, 10); }).find("f.json: types[0].n") != std::string::npos);
+  CHECK(error_of([&] { (void)types[0].require("n").as_integer(5, 10); }).find("f.json: types[0].n") !=
+        std::string::npos);
   CHECK(error_of([&] { (void)types[0].require("missing"); }).find("types[0].missing") != std::string::npos);
   CHECK(error_of([&] { root.allow_only({"name"}); }).find("types") != std::string::npos);
   CHECK(error_of([&] { (void)root.require("name").items(); }).find("name") != std::string::npos);
@@ -41,8 +42,11 @@ TEST_CASE("io.json_reader.reads_fields_with_paths") {
 TEST_CASE("io.json_reader.strict_syntax") {
   CHECK(error_of([] { (void)sia::JsonDocument::parse("{\n \"a\": 1,\n \"a\": 2}", "d.json"); }).find("duplicate") !=
         std::string::npos);
-  CHECK(error_of([] { (void)sia::JsonDocument::parse("{\"a\": 1e999}", "o.json"); }).find("o.json") != std::string::npos);
-  CHECK(error_of([] { (void)sia::JsonDocument::parse("{\"a\": [1, 2}", "s.json"); }).find("s.json:1:") != std::string::npos);
-  CHECK(error_of([] { (void)sia::JsonDocument::parse(std::string(100, '[') + std::string(100, ']'), "deep.json"); })
-            .find("deep.json") != std::string::npos);
+  CHECK(error_of([] { (void)sia::JsonDocument::parse("{\"a\": 1e999}", "o.json"); }).find("o.json") !=
+        std::string::npos);
+  CHECK(error_of([] { (void)sia::JsonDocument::parse("{\"a\": [1, 2}", "s.json"); }).find("s.json:1:") !=
+        std::string::npos);
+  CHECK(error_of([] {
+          (void)sia::JsonDocument::parse(std::string(100, '[') + std::string(100, ']'), "deep.json");
+        }).find("deep.json") != std::string::npos);
 }

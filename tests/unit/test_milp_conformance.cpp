@@ -6,8 +6,8 @@
 
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <cstdlib>
+#include <limits>
 #include <random>
 
 #include "unit/milp_test_support.hpp"
@@ -200,7 +200,8 @@ TEST_CASE("milp.conformance.general_integers_and_continuous") {
   // max x + 2y + 0.5z, 2x + 3y <= 12.5, x - y >= -1, z <= x + 0.3 (z continuous), x,y in [0,10] integer
   MilpModel m;
   const int x = m.add_col(1, 0, 10, true), y = m.add_col(2, 0, 10, true), z = m.add_col(0.5, 0, 100, false);
-  const int r0 = m.add_row(-MilpModel::inf, 12.5), r1 = m.add_row(-1, MilpModel::inf), r2 = m.add_row(-MilpModel::inf, 0.3);
+  const int r0 = m.add_row(-MilpModel::inf, 12.5), r1 = m.add_row(-1, MilpModel::inf),
+            r2 = m.add_row(-MilpModel::inf, 0.3);
   m.add_entry(r0, x, 2);
   m.add_entry(r0, y, 3);
   m.add_entry(r1, x, 1);
@@ -242,7 +243,8 @@ TEST_CASE("milp.conformance.lp_duals") {
   // r0 and r2 binding, duals 2, 0, 1 (d objective / d rhs).
   MilpModel m;
   const int x = m.add_col(3, 0, MilpModel::inf, true), y = m.add_col(2, 0, MilpModel::inf, true);
-  const int r0 = m.add_row(-MilpModel::inf, 4), r1 = m.add_row(-MilpModel::inf, 6), r2 = m.add_row(-MilpModel::inf, 3.5);
+  const int r0 = m.add_row(-MilpModel::inf, 4), r1 = m.add_row(-MilpModel::inf, 6),
+            r2 = m.add_row(-MilpModel::inf, 3.5);
   m.add_entry(r0, x, 1);
   m.add_entry(r0, y, 1);
   m.add_entry(r1, x, 1);
@@ -386,10 +388,18 @@ MilpModel random_model(std::mt19937& rng, bool general_integers) {
     const double rhs = std::uniform_real_distribution<double>(-0.3, 0.6)(rng) * sum_pos;
     int r;
     switch (kind(rng)) {
-      case 0: r = m.add_row(-MilpModel::inf, std::round(rhs)); break;
-      case 1: r = m.add_row(std::round(rhs) - sum_pos / 2, MilpModel::inf); break;
-      case 2: r = m.add_row(std::round(rhs), std::round(rhs)); break;
-      default: r = m.add_row(std::round(rhs) - 3, std::round(rhs) + 2); break;
+      case 0:
+        r = m.add_row(-MilpModel::inf, std::round(rhs));
+        break;
+      case 1:
+        r = m.add_row(std::round(rhs) - sum_pos / 2, MilpModel::inf);
+        break;
+      case 2:
+        r = m.add_row(std::round(rhs), std::round(rhs));
+        break;
+      default:
+        r = m.add_row(std::round(rhs) - 3, std::round(rhs) + 2);
+        break;
     }
     for (int j = 0; j < n; ++j)
       if (a[static_cast<std::size_t>(j)] != 0.0) m.add_entry(r, j, a[static_cast<std::size_t>(j)]);
@@ -410,10 +420,14 @@ void run_random(bool general_integers, unsigned seed, int count) {
       CAPTURE(name);
       CAPTURE(t);
       auto r = make_milp_solver(name)->solve(m, exact());
-      if (std::getenv("SIA_MILP_DUMP") && (r.status == MilpStatus::error || (!expected && r.status != MilpStatus::infeasible) || (expected && std::abs(r.objective - *expected) > 1e-6))) {
+      if (std::getenv("SIA_MILP_DUMP") &&
+          (r.status == MilpStatus::error || (!expected && r.status != MilpStatus::infeasible) ||
+           (expected && std::abs(r.objective - *expected) > 1e-6))) {
         for (auto v : r.values) MESSAGE("x " << v);
-        for (int j = 0; j < m.num_cols(); ++j) MESSAGE("col " << j << " c=" << m.obj[j] << " [" << m.col_lower[j] << "," << m.col_upper[j] << "]");
-        for (int i = 0; i < m.num_rows(); ++i) MESSAGE("row " << i << " [" << m.row_lower[i] << "," << m.row_upper[i] << "]");
+        for (int j = 0; j < m.num_cols(); ++j)
+          MESSAGE("col " << j << " c=" << m.obj[j] << " [" << m.col_lower[j] << "," << m.col_upper[j] << "]");
+        for (int i = 0; i < m.num_rows(); ++i)
+          MESSAGE("row " << i << " [" << m.row_lower[i] << "," << m.row_upper[i] << "]");
         for (auto& e : m.entries) MESSAGE("e " << e.row << " " << e.col << " " << e.value);
         MESSAGE("sense " << (m.sense == MilpSense::maximize) << " exp " << (expected ? *expected : -999));
       }

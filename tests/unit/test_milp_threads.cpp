@@ -5,8 +5,8 @@
 #include <sia/milp/factory.hpp>
 
 #include <atomic>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <thread>

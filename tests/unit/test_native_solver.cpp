@@ -33,10 +33,10 @@ struct Option {
 struct Instance {
   MilpSense sense = MilpSense::maximize;
   double offset = 0.0;
-  std::vector<int> capacity;                 // per type
-  std::vector<std::vector<Option>> jobs;     // options per job
-  std::vector<char> forced;                  // job must get one option (choice row lower = 1)
-  std::vector<int> pinned;                   // option index fixed to 1 (column bounds), -1 none
+  std::vector<int> capacity;              // per type
+  std::vector<std::vector<Option>> jobs;  // options per job
+  std::vector<char> forced;               // job must get one option (choice row lower = 1)
+  std::vector<int> pinned;                // option index fixed to 1 (column bounds), -1 none
 };
 
 struct Built {
@@ -141,7 +141,9 @@ Instance random_instance(std::mt19937& rng, int mode) {
     if (in.jobs[static_cast<std::size_t>(j)].empty()) continue;
     const int r = pick(rng);
     if (r == 0) in.forced[static_cast<std::size_t>(j)] = 1;
-    if (r == 1) in.pinned[static_cast<std::size_t>(j)] = std::uniform_int_distribution<int>(0, static_cast<int>(in.jobs[static_cast<std::size_t>(j)].size()) - 1)(rng);
+    if (r == 1)
+      in.pinned[static_cast<std::size_t>(j)] =
+          std::uniform_int_distribution<int>(0, static_cast<int>(in.jobs[static_cast<std::size_t>(j)].size()) - 1)(rng);
   }
   return in;
 }
@@ -176,8 +178,10 @@ TEST_CASE("native.exhaustive.random_small") {
     check_solution(b, r);
     CHECK(r.objective == doctest::Approx(*expect).epsilon(1e-9));
     // The bound is proven: on the right side of the optimum.
-    if (in.sense == MilpSense::maximize) CHECK(r.best_bound >= *expect - 1e-7);
-    else CHECK(r.best_bound <= *expect + 1e-7);
+    if (in.sense == MilpSense::maximize)
+      CHECK(r.best_bound >= *expect - 1e-7);
+    else
+      CHECK(r.best_bound <= *expect + 1e-7);
   }
   CHECK(optimal > 250);
   CHECK(infeasible > 0);
@@ -338,7 +342,8 @@ TEST_CASE("native.larger.bound_and_limits") {
   check_solution(b, r);
   CHECK(r.best_bound <= r.objective + 1e-9);
   CHECK(r.objective - r.best_bound <= 1e-4 * std::abs(r.objective) + 1e-9);
-  for (int t = 0; t < 3; ++t) CHECK(r.row_duals[static_cast<std::size_t>(b.cap_row[static_cast<std::size_t>(t)])] <= 0.0);
+  for (int t = 0; t < 3; ++t)
+    CHECK(r.row_duals[static_cast<std::size_t>(b.cap_row[static_cast<std::size_t>(t)])] <= 0.0);
 
   MilpParams tight;
   tight.time_limit = std::chrono::milliseconds(0);
@@ -399,8 +404,10 @@ TEST_CASE("native.agrees_with_cbc_and_glpk") {
       const double tol = 1e-4 * std::abs(rn.objective) + 1e-4 * std::abs(ro.objective) + 1e-9;
       CHECK(std::abs(rn.objective - ro.objective) <= tol);
       // Native's bound is proven: no solution beats it.
-      if (in.sense == MilpSense::maximize) CHECK(ro.objective <= rn.best_bound + 1e-9);
-      else CHECK(ro.objective >= rn.best_bound - 1e-9);
+      if (in.sense == MilpSense::maximize)
+        CHECK(ro.objective <= rn.best_bound + 1e-9);
+      else
+        CHECK(ro.objective >= rn.best_bound - 1e-9);
     }
   }
 }

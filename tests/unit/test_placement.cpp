@@ -48,7 +48,8 @@ std::string error_of(const ClusterSpec& c, const std::vector<PlacementRequest>& 
 TEST_CASE("placement.table1") {
   // The paper's Table 1 cluster: one 2-GPU node of A, one 4-GPU node of B.
   const auto c = cluster_of({{"A", 1, 2}, {"B", 1, 4}});
-  const std::vector<PlacementRequest> reqs{request("J1", ConfigurationSpec{1, 1, 4}), request("J2", ConfigurationSpec{0, 1, 2})};
+  const std::vector<PlacementRequest> reqs{request("J1", ConfigurationSpec{1, 1, 4}),
+                                           request("J2", ConfigurationSpec{0, 1, 2})};
   const auto res = place_v(c, reqs);
   CHECK(res.placements[0] == std::vector<NodeShare>{{0, 4, {0, 1, 2, 3}}});
   CHECK(res.placements[1] == std::vector<NodeShare>{{0, 2, {0, 1}}});
@@ -60,8 +61,9 @@ TEST_CASE("placement.table1") {
 TEST_CASE("placement.rules.partial_and_whole_nodes") {
   // Two 8-GPU nodes: a (2, 16) job takes both nodes whole; afterwards nothing else fits.
   const auto c = cluster_of({{"T", 3, 8}});
-  const std::vector<PlacementRequest> reqs{request("small1", ConfigurationSpec{0, 1, 2}), request("big", ConfigurationSpec{0, 2, 16}),
-                                           request("small2", ConfigurationSpec{0, 1, 4}), request("small3", ConfigurationSpec{0, 1, 2})};
+  const std::vector<PlacementRequest> reqs{
+      request("small1", ConfigurationSpec{0, 1, 2}), request("big", ConfigurationSpec{0, 2, 16}),
+      request("small2", ConfigurationSpec{0, 1, 4}), request("small3", ConfigurationSpec{0, 1, 2})};
   const auto res = place_v(c, reqs);
   REQUIRE(res.placements[1].size() == 2);
   for (const auto& sh : res.placements[1]) CHECK(sh.gpus == 8);
@@ -76,9 +78,10 @@ TEST_CASE("placement.rules.partial_and_whole_nodes") {
 TEST_CASE("placement.rules.non_power_of_two_nodes") {
   // 6-GPU nodes are 4 + 2 virtual nodes: (n, 4n) multi-node shapes, singles up to 4.
   const auto c = cluster_of({{"S", 3, 6}});
-  const std::vector<PlacementRequest> reqs{request("d", ConfigurationSpec{0, 3, 12}), request("a", ConfigurationSpec{0, 1, 2}),
-                                           request("b", ConfigurationSpec{0, 1, 2}), request("e", ConfigurationSpec{0, 1, 1}),
-                                           request("f", ConfigurationSpec{0, 1, 1})};
+  const std::vector<PlacementRequest> reqs{
+      request("d", ConfigurationSpec{0, 3, 12}), request("a", ConfigurationSpec{0, 1, 2}),
+      request("b", ConfigurationSpec{0, 1, 2}), request("e", ConfigurationSpec{0, 1, 1}),
+      request("f", ConfigurationSpec{0, 1, 1})};
   const auto res = place_v(c, reqs);
   REQUIRE(res.placements[0].size() == 3);
   for (const auto& sh : res.placements[0]) CHECK(sh.gpu_ids == std::vector<int>{0, 1, 2, 3});
@@ -93,7 +96,8 @@ TEST_CASE("placement.rules.non_power_of_two_nodes") {
 TEST_CASE("placement.rigid_uses_fewer_gpus") {
   const auto c = cluster_of({{"T", 3, 8}});
   // Rigid 12 GPUs on footprint (2, 16): fills the first node, 4 on the second.
-  const std::vector<PlacementRequest> reqs{request("r", ConfigurationSpec{0, 2, 16}, 12), request("q", ConfigurationSpec{0, 1, 4}, 3)};
+  const std::vector<PlacementRequest> reqs{request("r", ConfigurationSpec{0, 2, 16}, 12),
+                                           request("q", ConfigurationSpec{0, 1, 4}, 3)};
   const auto res = place_v(c, reqs);
   REQUIRE(res.placements[0].size() == 2);
   CHECK(res.placements[0][0].gpus == 8);
@@ -182,7 +186,8 @@ TEST_CASE("placement.down_nodes") {
 TEST_CASE("placement.reserved_take_smallest_holes") {
   auto c = cluster_of({{"T", 3, 4}});
   c.reserved = {3};
-  const std::vector<PlacementRequest> reqs{request("a", ConfigurationSpec{0, 1, 2}), request("b", ConfigurationSpec{0, 1, 1})};
+  const std::vector<PlacementRequest> reqs{request("a", ConfigurationSpec{0, 1, 2}),
+                                           request("b", ConfigurationSpec{0, 1, 1})};
   const auto res = place_v(c, reqs);
   // a and b share node 0 (best fit), leaving 1 GPU there; reservations fill it, then 2 more on
   // node 1; node 2 stays whole.
@@ -245,7 +250,8 @@ TEST_CASE("placement.stale_placement_is_replaced") {
 
 TEST_CASE("placement.dropped_when_over_capacity") {
   const auto c = cluster_of({{"T", 1, 4}});
-  const std::vector<PlacementRequest> reqs{request("a", ConfigurationSpec{0, 1, 4}), request("b", ConfigurationSpec{0, 1, 2}),
+  const std::vector<PlacementRequest> reqs{request("a", ConfigurationSpec{0, 1, 4}),
+                                           request("b", ConfigurationSpec{0, 1, 2}),
                                            request("c", ConfigurationSpec{0, 1, 2})};
   const auto res = place_v(c, reqs);
   // 8 GPUs asked on a 4-GPU cluster: dropping the 4-GPU job is the fewest drops.
@@ -260,7 +266,8 @@ TEST_CASE("placement.bad_input") {
     for (const char* p : parts) all = all && msg.find(p) != std::string::npos;
     CHECK_MESSAGE(all, msg);
   };
-  has(error_of(c, V{request("j1", ConfigurationSpec{0, 1, 2}, 0, on(0, {{2, 2, {}}}))}), {"j1", "A/2", "does not exist"});
+  has(error_of(c, V{request("j1", ConfigurationSpec{0, 1, 2}, 0, on(0, {{2, 2, {}}}))}),
+      {"j1", "A/2", "does not exist"});
   has(error_of(c, V{request("j2", ConfigurationSpec{0, 1, 4}, 0, on(0, {{0, 5, {}}}))}), {"j2", "A/0", "5 GPUs"});
   has(error_of(c, V{request("j3", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {0, 1}}})),
                     request("j4", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {1, 2}}}))}),
@@ -277,7 +284,8 @@ TEST_CASE("placement.bad_input") {
   has(error_of(c, V{request("j9", ConfigurationSpec{0, 1, 3})}), {"j9", "configuration set"});
   has(error_of(c, V{request("j10", ConfigurationSpec{0, 2, 6})}), {"j10", "configuration set"});
   has(error_of(c, V{request("j11", ConfigurationSpec{0, 1, 4}, 5)}), {"j11", "uses 5"});
-  has(error_of(c, V{request("j12", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 1, {}}, {0, 1, {}}}))}), {"j12", "A/0", "twice"});
+  has(error_of(c, V{request("j12", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 1, {}}, {0, 1, {}}}))}),
+      {"j12", "A/0", "twice"});
   has(error_of(c, V{request("j13", ConfigurationSpec{0, 1, 2}, 0, on(0, {{0, 2, {1}}}))}), {"j13", "A/0", "1 GPU ids"});
   {
     auto cur = on(0, {{0, 2, {}}});

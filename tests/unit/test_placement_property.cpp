@@ -54,8 +54,10 @@ ClusterSpec random_cluster(Rng& rng, int max_nodes) {
     c.types.emplace_back("T" + std::to_string(t), nodes, size);
     int up = 0;
     for (int i = 0; i < nodes; ++i) {
-      if (rng.coin(0.15)) c.down[static_cast<std::size_t>(t)].push_back(i);
-      else up += size;
+      if (rng.coin(0.15))
+        c.down[static_cast<std::size_t>(t)].push_back(i);
+      else
+        up += size;
     }
     if (rng.coin(0.3) && up > 0) c.reserved[static_cast<std::size_t>(t)] = rng.uni(0, up / 3);
   }
@@ -89,7 +91,8 @@ void add_random_jobs(Rng& rng, const ClusterSpec& c, const ConfigurationSet& set
                      std::vector<PlacementRequest>& reqs, int attempts, int& next_id) {
   if (set.configs.empty()) return;
   for (int a = 0; a < attempts; ++a) {
-    const ConfigurationSpec cfg = set.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set.configs.size()) - 1))];
+    const ConfigurationSpec cfg =
+        set.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set.configs.size()) - 1))];
     if (!rows.fits(cfg)) continue;
     rows.add(cfg);
     reqs.push_back(request("j" + std::to_string(next_id++), cfg, random_used(rng, c, cfg)));
@@ -163,7 +166,8 @@ void scatter(Rng& rng, const ClusterSpec& c, std::vector<PlacementRequest>& reqs
     }
     if (pl.empty()) continue;
     for (const auto& sh : pl) {
-      for (int id : sh.gpu_ids) owner[tt][static_cast<std::size_t>(sh.node)][static_cast<std::size_t>(id)] = static_cast<int>(j);
+      for (int id : sh.gpu_ids)
+        owner[tt][static_cast<std::size_t>(sh.node)][static_cast<std::size_t>(id)] = static_cast<int>(j);
       if (r.config->nodes >= 2) dist[tt][static_cast<std::size_t>(sh.node)] = 1;
     }
     r.current = current_of(r, pl, rng);
@@ -184,13 +188,17 @@ bool keep_feasible(const ClusterSpec& c, int t, const std::vector<PlacementReque
   b.has_dist.assign(b.free.size(), 0);
   int up = 0;
   for (int i = 0; i < c.types[tt].num_nodes(); ++i) {
-    if (c.is_down(t, i)) b.free[static_cast<std::size_t>(i)] = -1;
-    else up += size;
+    if (c.is_down(t, i))
+      b.free[static_cast<std::size_t>(i)] = -1;
+    else
+      up += size;
   }
   b.reserved = std::clamp(c.reserved_gpus(t), 0, up);
   auto demand = [&](const PlacementRequest& r) {
-    if (r.config->nodes >= 2) b.dists.push_back(r.config->nodes);
-    else b.singles.push_back(r.config->gpus);
+    if (r.config->nodes >= 2)
+      b.dists.push_back(r.config->nodes);
+    else
+      b.singles.push_back(r.config->gpus);
   };
   for (std::size_t k = 0; k < cands.size(); ++k) {
     const auto& r = reqs[cands[k]];
@@ -343,7 +351,7 @@ TEST_CASE("placement.property.random") {
   }
   MESSAGE("random cases: " << cases << ", kept jobs: " << kept << ", evictions: " << evictions
                            << ", exhaustive minimality checks: " << exhaustive);
-  CHECK(evictions > 0);   // the generator does create fragmentation
+  CHECK(evictions > 0);  // the generator does create fragmentation
   CHECK(exhaustive > 100);
   (void)moved_by_rounds;
 }
@@ -364,7 +372,8 @@ TEST_CASE("placement.property.over_capacity_drops_are_needed") {
     std::vector<PlacementRequest> reqs;
     const int n = rng.uni(1, 10);
     for (int k = 0; k < n; ++k) {
-      const ConfigurationSpec cfg = set.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set.configs.size()) - 1))];
+      const ConfigurationSpec cfg =
+          set.configs[static_cast<std::size_t>(rng.uni(0, static_cast<int>(set.configs.size()) - 1))];
       reqs.push_back(request("x" + std::to_string(k), cfg));
     }
     const auto res = place(c, reqs);
@@ -414,7 +423,8 @@ TEST_CASE("placement.property.greedy_vs_exact" * doctest::skip()) {
     add_random_jobs(rng, c, set, rows2, reqs, 20, next_id);
     PlacementOptions greedy_only;
     greedy_only.exact_eviction_budget = 0;
-    if (const char* b = std::getenv("SIA_PLACEMENT_BUDGET")) greedy_only.exact_eviction_budget = std::strtoull(b, nullptr, 10);
+    if (const char* b = std::getenv("SIA_PLACEMENT_BUDGET"))
+      greedy_only.exact_eviction_budget = std::strtoull(b, nullptr, 10);
     PlacementOptions exact;
     exact.exact_eviction_budget = 5'000'000;
     const auto g = place(c, reqs, greedy_only);
@@ -429,5 +439,6 @@ TEST_CASE("placement.property.greedy_vs_exact" * doctest::skip()) {
       extra += static_cast<int>(g.evicted.size() - e.evicted.size());
     }
   }
-  MESSAGE("instances with evictions: " << instances << ", greedy worse: " << worse << " (extra evictions " << extra << ")");
+  MESSAGE("instances with evictions: " << instances << ", greedy worse: " << worse << " (extra evictions " << extra
+                                       << ")");
 }

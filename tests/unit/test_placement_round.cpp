@@ -55,8 +55,8 @@ TEST_CASE("placement.round.unchanged_jobs_stay") {
   c.types = {GpuTypeSpec("B", 2, 4)};
   GoodputTable g;
   g.set("B", 2, 1);
-  auto jobs = std::vector<JobSpec>{JobSpec("J1").min_gpus(2).max_gpus(2).goodput_model(g).age_s(1000)
-                                       .current(holding(0, 1, {1, 3}))};
+  auto jobs = std::vector<JobSpec>{
+      JobSpec("J1").min_gpus(2).max_gpus(2).goodput_model(g).age_s(1000).current(holding(0, 1, {1, 3}))};
   const auto r = run_round(c, jobs);
   REQUIRE(r.decisions[0].config);
   CHECK(r.decisions[0].placement == std::vector<NodeShare>{{1, 2, {1, 3}}});
@@ -74,8 +74,8 @@ TEST_CASE("placement.round.bad_current_placement") {
   c.types = {GpuTypeSpec("B", 1, 4)};
   GoodputTable g;
   g.set("B", 2, 1);
-  auto jobs = std::vector<JobSpec>{JobSpec("J1").min_gpus(2).max_gpus(2).goodput_model(g)
-                                       .current(holding(0, 3, {0, 1}))};
+  auto jobs =
+      std::vector<JobSpec>{JobSpec("J1").min_gpus(2).max_gpus(2).goodput_model(g).current(holding(0, 3, {0, 1}))};
   try {
     (void)run_round(c, jobs);
     FAIL("expected InvalidArgument");

@@ -160,10 +160,10 @@ inline void check_rules(const ClusterSpec& c, const std::vector<PlacementRequest
 /// n distinct nodes without another distributed job; reserved GPUs need any free GPUs).
 struct BruteType {
   int s = 0;
-  std::vector<int> free;        // -1 = down
+  std::vector<int> free;  // -1 = down
   std::vector<char> has_dist;
-  std::vector<int> singles;     // footprints
-  std::vector<int> dists;       // node counts
+  std::vector<int> singles;  // footprints
+  std::vector<int> dists;    // node counts
   int reserved = 0;
 
   bool place_dist(std::size_t k) {

@@ -47,15 +47,16 @@ std::string error_of(const std::string& text) {
 std::string error_of(const char* text) { return error_of(std::string(text)); }
 std::string error_of(const json& j) { return error_of(j.dump()); }
 
-#define CHECK_REJECTS(input, fragment)                                   \
-  do {                                                                   \
-    const std::string msg_ = error_of(input);                            \
-    INFO("message: " << msg_);                                           \
+#define CHECK_REJECTS(input, fragment)                                                          \
+  do {                                                                                          \
+    const std::string msg_ = error_of(input);                                                   \
+    INFO("message: " << msg_);                                                                  \
     CHECK_MESSAGE(msg_.find(fragment) != std::string::npos, "expected '" << (fragment) << "'"); \
   } while (0)
 
 double goodput(const sia::Request& r, std::size_t job, int type, int nodes, int gpus) {
-  return r.jobs.at(job).goodput(r.cluster.types.at(static_cast<std::size_t>(type)), sia::ConfigurationSpec{type, nodes, gpus});
+  return r.jobs.at(job).goodput(r.cluster.types.at(static_cast<std::size_t>(type)),
+                                sia::ConfigurationSpec{type, nodes, gpus});
 }
 
 }  // namespace
@@ -106,17 +107,25 @@ TEST_CASE("request.parse.defaults") {
 
 TEST_CASE("request.parse.kinds_and_options") {
   json j = base_request();
-  j["policy"] = {{"p", 2}, {"lambda", 0.5}, {"backend", "default"}, {"time_limit_ms", nullptr},
-                 {"relative_gap", 0}, {"place", false}, {"round_utilities", true}, {"prices", false}};
+  j["policy"] = {{"p", 2},
+                 {"lambda", 0.5},
+                 {"backend", "default"},
+                 {"time_limit_ms", nullptr},
+                 {"relative_gap", 0},
+                 {"place", false},
+                 {"round_utilities", true},
+                 {"prices", false}};
   j["jobs"][0]["kind"] = "scale-gpus";
   j["jobs"][0]["max_gpus"] = 8.0;  // integral floats are integers
   j["jobs"][0]["preemptible"] = false;
   j["jobs"][0]["max_gpus_ever"] = 2;
   j["jobs"][0]["age_s"] = 12.5;
-  j["jobs"].push_back({{"id", "H"}, {"kind", "hybrid"}, {"pipeline_size", 2},
+  j["jobs"].push_back({{"id", "H"},
+                       {"kind", "hybrid"},
+                       {"pipeline_size", 2},
                        {"goodput", {{{"gpu_type", "B"}, {"gpus", 4}, {"value", 1}}}}});
-  j["jobs"].push_back({{"id", "R"}, {"kind", "rigid"}, {"max_gpus", 3},
-                       {"goodput", {{{"gpu_type", "B"}, {"gpus", 3}, {"value", 2}}}}});
+  j["jobs"].push_back(
+      {{"id", "R"}, {"kind", "rigid"}, {"max_gpus", 3}, {"goodput", {{{"gpu_type", "B"}, {"gpus", 3}, {"value", 2}}}}});
   j["jobs"].push_back({{"id", "S"}, {"kind", "strong-scaling"}, {"goodput", json::array()}});
   const sia::Request r = sia::parse_request(j.dump(), "");
   CHECK(r.options.p == 2.0);
@@ -171,7 +180,9 @@ TEST_CASE("request.parse.placement_names_down") {
   json j = base_request();
   j["cluster"]["node_names"] = {{"B", {"x", "y"}}};
   j["cluster"]["down"] = {"y"};
-  j["jobs"][0]["current"] = {{"gpu_type", "B"}, {"gpus", 8}, {"nodes", 2},
+  j["jobs"][0]["current"] = {{"gpu_type", "B"},
+                             {"gpus", 8},
+                             {"nodes", 2},
                              {"placement", {{{"node", "x"}, {"gpus", 4}}, {{"node", "y"}, {"gpus", 4}}}}};
   const sia::Request r2 = sia::parse_request(j.dump(), "");
   CHECK(r2.cluster.node_name(1, 1) == "y");
@@ -185,9 +196,9 @@ TEST_CASE("request.bad.json") {
   CHECK_REJECTS("{\"cluster\": {\n  \"gpu_types\": [tru]}}", "req.json:2:");
   CHECK_REJECTS("{\"cluster\": {\n  \"gpu_types\": [tru]}}", "malformed JSON");
   CHECK_REJECTS("", "req.json:1:1: malformed JSON");
-  CHECK_REJECTS("{} {}", "malformed JSON");                     // trailing content
-  CHECK_REJECTS("{\"a\": \"\x01\"}", "malformed JSON");         // control character in a string
-  CHECK_REJECTS("{\"a\": \"\xff\"}", "malformed JSON");         // invalid UTF-8
+  CHECK_REJECTS("{} {}", "malformed JSON");              // trailing content
+  CHECK_REJECTS("{\"a\": \"\x01\"}", "malformed JSON");  // control character in a string
+  CHECK_REJECTS("{\"a\": \"\xff\"}", "malformed JSON");  // invalid UTF-8
   CHECK_REJECTS("[1, 2", "malformed JSON");
   // Overflow: 1e999 is not a finite double (NaN and Infinity are not JSON at all).
   json j = base_request();
@@ -201,8 +212,9 @@ TEST_CASE("request.bad.json") {
   CHECK_REJECTS("{\"jobs\": [Infinity]}", "malformed JSON");
   // Not an object; duplicate keys (nlohmann would silently keep the last one).
   CHECK_REJECTS("[]", "must be an object");
-  CHECK_REJECTS(R"({"cluster": {"gpu_types": [{"name": "A", "name": "B", "nodes": 1, "gpus_per_node": 1}]}, "jobs": []})",
-                "cluster.gpu_types[0]: duplicate key \"name\"");
+  CHECK_REJECTS(
+      R"({"cluster": {"gpu_types": [{"name": "A", "name": "B", "nodes": 1, "gpus_per_node": 1}]}, "jobs": []})",
+      "cluster.gpu_types[0]: duplicate key \"name\"");
 }
 
 TEST_CASE("request.bad.deep_nesting") {
@@ -393,7 +405,8 @@ TEST_CASE("request.bad.cluster") {
   j = base_request();
   j["cluster"]["gpu_types"][1]["node_names"] = {"b0", "b1"};
   j["cluster"]["node_names"] = {{"B", {"x", "y"}}};
-  CHECK_REJECTS(j, "cluster.node_names.B: node names of type \"B\" are already given in cluster.gpu_types[1].node_names");
+  CHECK_REJECTS(j,
+                "cluster.node_names.B: node names of type \"B\" are already given in cluster.gpu_types[1].node_names");
   j = base_request();
   j["cluster"]["gpu_types"][1]["node_names"] = {"b0", "b1"};
   j["cluster"]["down"] = {"B/0"};
@@ -412,8 +425,9 @@ TEST_CASE("request.bad.jobs") {
   CHECK_REJECTS(j, "jobs[0].goodput[0].gpu_type: unknown GPU type \"V100\" (cluster types: \"A\", \"B\")");
   j = base_request();
   j["jobs"][0]["goodput"][0]["gpus"] = 3;
-  CHECK_REJECTS(j, "jobs[0].goodput[0]: (gpu_type \"A\", gpus 3) is not a configuration of the cluster: type \"A\" "
-                   "has single-node configurations of 1, 2 GPUs");
+  CHECK_REJECTS(j,
+                "jobs[0].goodput[0]: (gpu_type \"A\", gpus 3) is not a configuration of the cluster: type \"A\" "
+                "has single-node configurations of 1, 2 GPUs");
   j = base_request();
   j["jobs"][0]["goodput"][2]["nodes"] = 1;
   CHECK_REJECTS(j, "jobs[0].goodput[2]: (gpu_type \"B\", gpus 8, nodes 1) is not a configuration");
@@ -453,8 +467,9 @@ TEST_CASE("request.bad.placement") {
   CHECK_REJECTS(with_current({{"gpu_type", "B"}, {"gpus", 4}, {"placement", {{{"node", "B/7"}, {"gpus", 4}}}}}),
                 "jobs[0].current.placement[0].node: unknown node \"B/7\"");
   // A node of another type.
-  CHECK_REJECTS(with_current({{"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "A/0"}, {"gpus", 2}}}}}),
-                "jobs[0].current.placement[0].node: node \"A/0\" is of type \"A\", but the job's current gpu_type is \"B\"");
+  CHECK_REJECTS(
+      with_current({{"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "A/0"}, {"gpus", 2}}}}}),
+      "jobs[0].current.placement[0].node: node \"A/0\" is of type \"A\", but the job's current gpu_type is \"B\"");
   // More GPUs than the node has.
   CHECK_REJECTS(with_current({{"gpu_type", "A"}, {"gpus", 2}, {"placement", {{{"node", "A/0"}, {"gpus", 3}}}}}),
                 "jobs[0].current.placement[0].gpus: 3 GPUs on node \"A/0\", which has 2");
@@ -462,33 +477,39 @@ TEST_CASE("request.bad.placement") {
   CHECK_REJECTS(with_current({{"gpu_type", "B"}, {"gpus", 8}, {"placement", {{{"node", "B/0"}, {"gpus", 4}}}}}),
                 "jobs[0].current.placement: places 4 GPUs, but the job's current configuration has 8");
   // The same node twice; GPU ids out of range, repeated, or not matching the count.
-  CHECK_REJECTS(with_current({{"gpu_type", "B"}, {"gpus", 4},
+  CHECK_REJECTS(with_current({{"gpu_type", "B"},
+                              {"gpus", 4},
                               {"placement", {{{"node", "B/0"}, {"gpus", 2}}, {{"node", "B/0"}, {"gpus", 2}}}}}),
                 "jobs[0].current.placement[1].node: node \"B/0\" appears twice in the placement");
-  CHECK_REJECTS(with_current({{"gpu_type", "B"}, {"gpus", 2},
-                              {"placement", {{{"node", "B/0"}, {"gpus", 2}, {"gpu_ids", {0, 4}}}}}}),
-                "jobs[0].current.placement[0].gpu_ids[1]: must be an integer in [0, 3], got 4");
-  CHECK_REJECTS(with_current({{"gpu_type", "B"}, {"gpus", 2},
-                              {"placement", {{{"node", "B/0"}, {"gpus", 2}, {"gpu_ids", {1, 1}}}}}}),
-                "jobs[0].current.placement[0].gpu_ids[1]: GPU 1 of node \"B/0\" is listed twice");
-  CHECK_REJECTS(with_current({{"gpu_type", "B"}, {"gpus", 2},
-                              {"placement", {{{"node", "B/0"}, {"gpus", 2}, {"gpu_ids", {1}}}}}}),
-                "jobs[0].current.placement[0].gpu_ids: lists 1 GPUs, but gpus is 2");
+  CHECK_REJECTS(
+      with_current(
+          {{"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "B/0"}, {"gpus", 2}, {"gpu_ids", {0, 4}}}}}}),
+      "jobs[0].current.placement[0].gpu_ids[1]: must be an integer in [0, 3], got 4");
+  CHECK_REJECTS(
+      with_current(
+          {{"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "B/0"}, {"gpus", 2}, {"gpu_ids", {1, 1}}}}}}),
+      "jobs[0].current.placement[0].gpu_ids[1]: GPU 1 of node \"B/0\" is listed twice");
+  CHECK_REJECTS(
+      with_current({{"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "B/0"}, {"gpus", 2}, {"gpu_ids", {1}}}}}}),
+      "jobs[0].current.placement[0].gpu_ids: lists 1 GPUs, but gpus is 2");
 
   // Two jobs on the same GPU, and two jobs holding more GPUs than a node has.
   json j = base_request();
-  j["jobs"][0]["current"] = {{"gpu_type", "B"}, {"gpus", 2},
-                             {"placement", {{{"node", "B/1"}, {"gpus", 2}, {"gpu_ids", {0, 1}}}}}};
+  j["jobs"][0]["current"] = {
+      {"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "B/1"}, {"gpus", 2}, {"gpu_ids", {0, 1}}}}}};
   json second = j["jobs"][0];
   second["id"] = "J2";
-  second["current"] = {{"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "B/1"}, {"gpus", 2}, {"gpu_ids", {1, 2}}}}}};
+  second["current"] = {
+      {"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "B/1"}, {"gpus", 2}, {"gpu_ids", {1, 2}}}}}};
   j["jobs"].push_back(second);
   CHECK_REJECTS(j, "jobs[1].current.placement[0].gpu_ids[0]: GPU 1 of node \"B/1\" is also held by job \"J1\"");
   j["jobs"][1]["current"]["gpus"] = 4;
   j["jobs"][1]["current"]["placement"][0] = {{"node", "B/1"}, {"gpus", 4}};
-  CHECK_REJECTS(j, "jobs[1].current.placement[0].gpus: node \"B/1\" has 4 GPUs, but jobs \"J1\" and \"J2\" hold 6 GPUs on it");
+  CHECK_REJECTS(
+      j, "jobs[1].current.placement[0].gpus: node \"B/1\" has 4 GPUs, but jobs \"J1\" and \"J2\" hold 6 GPUs on it");
   // Without overlap, both are fine.
-  j["jobs"][1]["current"] = {{"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "B/1"}, {"gpus", 2}, {"gpu_ids", {2, 3}}}}}};
+  j["jobs"][1]["current"] = {
+      {"gpu_type", "B"}, {"gpus", 2}, {"placement", {{{"node", "B/1"}, {"gpus", 2}, {"gpu_ids", {2, 3}}}}}};
   CHECK(error_of(j).empty());
 }
 
@@ -617,8 +638,8 @@ TEST_CASE("request.parse.model") {
   const sia::JobSpec& imagenet = r.jobs[0];
   CHECK(imagenet.has_goodput());
   CHECK(imagenet.has_batch_size());
-  CHECK(goodput(r, 0, 2, 1, 8) > goodput(r, 0, 2, 1, 1));   // scales on a100
-  CHECK(goodput(r, 0, 0, 1, 1) > 0.0);                       // t4 bootstrapped from its seed model
+  CHECK(goodput(r, 0, 2, 1, 8) > goodput(r, 0, 2, 1, 1));  // scales on a100
+  CHECK(goodput(r, 0, 0, 1, 1) > 0.0);                     // t4 bootstrapped from its seed model
   const sia::BatchChoice b = imagenet.batch_size(r.cluster.types[2], sia::ConfigurationSpec{2, 1, 8});
   CHECK(b.global_batch > 0);
   CHECK(b.local_batch >= 32);

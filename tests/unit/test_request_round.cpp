@@ -11,17 +11,15 @@
 #include <fstream>
 #include <iterator>
 #include <random>
-#include <vector>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
 using nlohmann::json;
 
-sia::Request load(const std::string& name) {
-  return sia::load_request(SIA_SOURCE_DIR "/tests/data/allocate/" + name);
-}
+sia::Request load(const std::string& name) { return sia::load_request(SIA_SOURCE_DIR "/tests/data/allocate/" + name); }
 
 // J1 -> (1, 4, B) and J2 -> (1, 2, A), as the decision JSON says it.
 void check_table1(const sia::Request& req, const std::string& backend) {
@@ -93,10 +91,18 @@ TEST_CASE("request.fuzz.mutations") {
     for (int e = 0; e < edits && !text.empty(); ++e) {
       const std::size_t pos = rng() % text.size();
       switch (rng() % 4) {
-        case 0: text[pos] = alphabet[rng() % alphabet.size()]; break;
-        case 1: text.erase(pos, 1 + rng() % 8); break;
-        case 2: text.insert(pos, text.substr(rng() % text.size(), 1 + rng() % 16)); break;
-        default: text.resize(pos); break;
+        case 0:
+          text[pos] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(pos, 1 + rng() % 8);
+          break;
+        case 2:
+          text.insert(pos, text.substr(rng() % text.size(), 1 + rng() % 16));
+          break;
+        default:
+          text.resize(pos);
+          break;
       }
     }
     sia::Request req;
@@ -139,8 +145,10 @@ TEST_CASE("request.fuzz.mutations") {
       }
     }
     if (parent != nullptr && rng() % 4 == 0) {
-      if (parent->is_object()) parent->erase(key);
-      else parent->erase(index);
+      if (parent->is_object())
+        parent->erase(key);
+      else
+        parent->erase(index);
     } else {
       *node = values[rng() % values.size()];
     }

@@ -134,8 +134,9 @@ TEST_CASE("hardening.limits.absurd_numbers") {
   // Goodput values across the whole double range in one job, and denormals.
   for (const char* v : {"1e308", "1e-320", "4.9e-324", "-0.0", "1.7976931348623157e308"}) {
     CAPTURE(v);
-    const auto m = outcome(request_with("", "", std::string(R"({"gpu_type": "A", "gpus": 1, "value": )") + v +
-                                                      R"(}, {"gpu_type": "B", "gpus": 4, "value": 1e-300})"));
+    const auto m = outcome(request_with("", "",
+                                        std::string(R"({"gpu_type": "A", "gpus": 1, "value": )") + v +
+                                            R"(}, {"gpu_type": "B", "gpus": 4, "value": 1e-300})"));
     if (m) CHECK(m->find("value") != std::string::npos);
   }
   // Job fields.
@@ -144,8 +145,8 @@ TEST_CASE("hardening.limits.absurd_numbers") {
   check_rejected(request_with("", R"(, "min_gpus": -0.5)", ok_goodput), "min_gpus");
   for (const char* a : {"1e308", "-0.0", "1e-320"}) {
     CAPTURE(a);
-    const auto m = outcome(request_with("", std::string(R"(, "age_s": )") + a + R"(, "restart_cost_s": 1e308)",
-                                        ok_goodput));
+    const auto m =
+        outcome(request_with("", std::string(R"(, "age_s": )") + a + R"(, "restart_cost_s": 1e308)", ok_goodput));
     if (m) CHECK((m->find("age_s") != std::string::npos || m->find("restart_cost_s") != std::string::npos));
   }
 }
@@ -177,8 +178,8 @@ TEST_CASE("hardening.limits.long_strings") {
   ms = ms_of([&] { check_rejected(text, "gpu_type"); });
   CHECK(ms < 5000.0);
   // Duplicate 4 MB job ids.
-  std::string dup = std::string("{") + two_types + R"(, "jobs": [{"id": ")" + big +
-                    R"(", "goodput": []}, {"id": ")" + big + R"(", "goodput": []}]})";
+  std::string dup = std::string("{") + two_types + R"(, "jobs": [{"id": ")" + big + R"(", "goodput": []}, {"id": ")" +
+                    big + R"(", "goodput": []}]})";
   ms = ms_of([&] { check_rejected(dup, "duplicate"); });
   CHECK(ms < 5000.0);
 }

@@ -92,9 +92,16 @@ class ScriptedSolver final : public MilpSolver {
   MilpResult do_solve(const MilpModel& m, const MilpParams& p) override {
     MilpResult r;
     switch (mode) {
-      case Mode::error: r.status = MilpStatus::error; r.message = "boom"; return r;
-      case Mode::no_solution: r.status = MilpStatus::no_solution; r.message = "time limit"; return r;
-      case Mode::throws: throw std::runtime_error("kaput");
+      case Mode::error:
+        r.status = MilpStatus::error;
+        r.message = "boom";
+        return r;
+      case Mode::no_solution:
+        r.status = MilpStatus::no_solution;
+        r.message = "time limit";
+        return r;
+      case Mode::throws:
+        throw std::runtime_error("kaput");
       case Mode::over_capacity:
         r.status = MilpStatus::optimal;
         r.values.assign(static_cast<std::size_t>(m.num_cols()), 1.0);  // everything at once
@@ -142,8 +149,8 @@ TEST_CASE("round.fallback.backend_failures") {
   auto jobs = table1_jobs();
   // J2 is non-preemptible and running on (1,1,B): the fallback must keep it there.
   jobs[1].preemptible(false).current(CurrentAllocation{1, 1, 1, {}});
-  for (auto mode : {ScriptedSolver::Mode::error, ScriptedSolver::Mode::no_solution,
-                    ScriptedSolver::Mode::over_capacity, ScriptedSolver::Mode::throws}) {
+  for (auto mode : {ScriptedSolver::Mode::error, ScriptedSolver::Mode::no_solution, ScriptedSolver::Mode::over_capacity,
+                    ScriptedSolver::Mode::throws}) {
     CAPTURE(static_cast<int>(mode));
     ScriptedSolver s(mode);
     const auto r = run_round(cluster, jobs, RoundOptions{}, s);
@@ -233,9 +240,15 @@ TEST_CASE("round.rigid_footprint_and_batch") {
   c.types = {GpuTypeSpec("B", 1, 4)};
   GoodputTable t;
   t.set("B", 3, 5.0);
-  std::vector<JobSpec> jobs = {JobSpec("r").kind(JobKind::rigid).min_gpus(3).max_gpus(3).goodput_fn(
-      [&](const GpuTypeSpec& g, const ConfigurationSpec& cfg) { return t.goodput(g, cfg); },
-      [](const GpuTypeSpec&, const ConfigurationSpec& cfg) { return BatchChoice{cfg.gpus * 32LL, 32, 0}; })};
+  std::vector<JobSpec> jobs = {
+      JobSpec("r")
+          .kind(JobKind::rigid)
+          .min_gpus(3)
+          .max_gpus(3)
+          .goodput_fn([&](const GpuTypeSpec& g, const ConfigurationSpec& cfg) { return t.goodput(g, cfg); },
+                      [](const GpuTypeSpec&, const ConfigurationSpec& cfg) {
+                        return BatchChoice{cfg.gpus * 32LL, 32, 0};
+                      })};
   const auto r = run_round(c, jobs, brute());
   REQUIRE(r.decisions[0].config);
   CHECK(*r.decisions[0].config == ConfigurationSpec{0, 1, 4});
@@ -299,8 +312,9 @@ TEST_CASE("round.validation") {
   expect({ok().current(CurrentAllocation{0, 0, 1, {}})}, "current.gpus");
   expect({ok().current(CurrentAllocation{0, 3, 1, {}})}, "not a configuration");
   expect({ok().current(CurrentAllocation{0, 2, 1, {}}).preemptible(false)}, "goodput there is 0");
-  expect({table_job("neg", {{"A", {1, 1}}}).goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return -1.0; })},
-         "neg");
+  expect(
+      {table_job("neg", {{"A", {1, 1}}}).goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return -1.0; })},
+      "neg");
   expect({JobSpec("nan").goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return std::nan(""); })}, "NaN");
   RoundOptions o = brute();
   o.p = 0;

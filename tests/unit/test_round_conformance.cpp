@@ -49,9 +49,9 @@ std::vector<OracleConfig> oracle_configs(const ClusterSpec& c) {
   std::vector<OracleConfig> out;
   for (int t = 0; t < c.num_types(); ++t) {
     const auto& g = c.types[static_cast<std::size_t>(t)];
-    const int up = g.num_nodes() - (t < static_cast<int>(c.down.size())
-                                        ? static_cast<int>(c.down[static_cast<std::size_t>(t)].size())
-                                        : 0);
+    const int up =
+        g.num_nodes() -
+        (t < static_cast<int>(c.down.size()) ? static_cast<int>(c.down[static_cast<std::size_t>(t)].size()) : 0);
     if (up <= 0) continue;
     const int s = largest_pow2_at_most(g.gpus_per_node());
     for (int k = 1; k <= s; k *= 2) out.push_back({t, 1, k});
@@ -65,9 +65,9 @@ std::vector<OracleConfig> oracle_configs(const ClusterSpec& c) {
 bool oracle_fits(const ClusterSpec& c, const std::vector<OracleConfig>& chosen) {
   for (int t = 0; t < c.num_types(); ++t) {
     const auto& g = c.types[static_cast<std::size_t>(t)];
-    const int up = g.num_nodes() - (t < static_cast<int>(c.down.size())
-                                        ? static_cast<int>(c.down[static_cast<std::size_t>(t)].size())
-                                        : 0);
+    const int up =
+        g.num_nodes() -
+        (t < static_cast<int>(c.down.size()) ? static_cast<int>(c.down[static_cast<std::size_t>(t)].size()) : 0);
     for (int h = 1; h <= 1 << 16; h *= 2) {
       long long items = 0;
       for (const auto& x : chosen)
@@ -245,9 +245,10 @@ Instance random_instance(std::mt19937& rng, int min_jobs, int max_jobs, int max_
   in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
   for (int t = 0; t < ntypes; ++t) {
     const auto& g = in.cluster.types[static_cast<std::size_t>(t)];
-    if (g.num_nodes() > 1 && uni(0, 5) == 0) in.cluster.down[static_cast<std::size_t>(t)].push_back(uni(0, g.num_nodes() - 1));
-    const int up = (g.num_nodes() - static_cast<int>(in.cluster.down[static_cast<std::size_t>(t)].size())) *
-                   g.gpus_per_node();
+    if (g.num_nodes() > 1 && uni(0, 5) == 0)
+      in.cluster.down[static_cast<std::size_t>(t)].push_back(uni(0, g.num_nodes() - 1));
+    const int up =
+        (g.num_nodes() - static_cast<int>(in.cluster.down[static_cast<std::size_t>(t)].size())) * g.gpus_per_node();
     if (uni(0, 3) == 0) in.cluster.reserved[static_cast<std::size_t>(t)] = uni(0, std::min(up, 3));
   }
   const auto cfgs = make_configuration_set(in.cluster).configs;
@@ -336,7 +337,8 @@ Instance random_instance(std::mt19937& rng, int min_jobs, int max_jobs, int max_
 // Prints an instance, the oracle's view and the brute-force round (SIA_CONFORMANCE_DUMP=<k>).
 void dump(const Instance& in, const OracleProblem& pb, double expected) {
   std::ostringstream out;
-  for (const auto& t : in.cluster.types) out << "type " << t.name() << " " << t.num_nodes() << "x" << t.gpus_per_node() << "\n";
+  for (const auto& t : in.cluster.types)
+    out << "type " << t.name() << " " << t.num_nodes() << "x" << t.gpus_per_node() << "\n";
   for (int r : in.cluster.reserved) out << "reserved " << r << "\n";
   for (const auto& d : in.cluster.down)
     for (int x : d) out << "down " << x << "\n";
@@ -346,9 +348,9 @@ void dump(const Instance& in, const OracleProblem& pb, double expected) {
     out << "job " << j.id() << " kind " << static_cast<int>(j.kind()) << " min " << j.min_gpus() << " max "
         << j.max_gpus() << " P " << j.pipeline_size() << " ever " << (j.max_gpus_ever() ? *j.max_gpus_ever() : -1)
         << " preemptible " << j.preemptible() << " current "
-        << (j.current() ? std::to_string(j.current()->type) + "/" + std::to_string(j.current()->gpus) : "-")
-        << " age " << j.age_s() << " N " << j.restarts() << " S " << j.restart_cost_s() << " pinned "
-        << pb.pinned[i] << " forced " << int(pb.forced[i]) << "\n";
+        << (j.current() ? std::to_string(j.current()->type) + "/" + std::to_string(j.current()->gpus) : "-") << " age "
+        << j.age_s() << " N " << j.restarts() << " S " << j.restart_cost_s() << " pinned " << pb.pinned[i] << " forced "
+        << int(pb.forced[i]) << "\n";
     for (const auto& e : pb.entries[i]) {
       const auto& x = pb.configs[static_cast<std::size_t>(e.config)];
       out << "   (" << x.type << "," << x.nodes << "," << x.gpus << ") u " << e.util << "\n";
@@ -495,8 +497,10 @@ TEST_CASE("round.conformance.backends_agree") {
       CHECK_FALSE(r.fallback);
       CHECK((r.status == RoundStatus::optimal || r.status == RoundStatus::infeasible));
       CHECK(oracle_fits(in.cluster, chosen_of(r)));
-      if (!first) first = r.objective;
-      else CHECK(r.objective == doctest::Approx(*first).epsilon(1e-5));
+      if (!first)
+        first = r.objective;
+      else
+        CHECK(r.objective == doctest::Approx(*first).epsilon(1e-5));
     }
   }
 }
@@ -569,8 +573,7 @@ TEST_CASE("round.fallback.random_instances_stay_valid") {
         REQUIRE(d.config);
         CHECK(d.config->gpus == pb.configs[static_cast<std::size_t>(pb.pinned[i])].gpus);
       }
-      if (pb.forced[i] && !d.config)
-        CHECK(std::find(r.unmet.begin(), r.unmet.end(), d.job) != r.unmet.end());
+      if (pb.forced[i] && !d.config) CHECK(std::find(r.unmet.begin(), r.unmet.end(), d.job) != r.unmet.end());
       if (!d.config) continue;
       CHECK(std::any_of(pb.entries[i].begin(), pb.entries[i].end(), [&](const OracleEntry& e) {
         const auto& x = pb.configs[static_cast<std::size_t>(e.config)];

@@ -62,7 +62,8 @@ TEST_CASE("sim.baselines.gavel_time_sharing_order") {
   const auto cluster = one_type_cluster(1, 1);
   const auto apps = catalogue_applications(cluster);
   std::vector<std::unique_ptr<SimJob>> jobs;
-  for (int i = 0; i < 3; ++i) jobs.push_back(std::make_unique<SimJob>(wjob("cifar10-" + std::to_string(i), 1, 128), apps.at("cifar10"), 1));
+  for (int i = 0; i < 3; ++i)
+    jobs.push_back(std::make_unique<SimJob>(wjob("cifar10-" + std::to_string(i), 1, 128), apps.at("cifar10"), 1));
   std::vector<SimJob*> ptrs;
   for (auto& j : jobs) ptrs.push_back(j.get());
   GavelPolicy gavel;
@@ -80,7 +81,8 @@ TEST_CASE("sim.baselines.gavel_time_sharing_order") {
     CHECK(count == 1);
     order.push_back(running);
     if (gavel_has_lp_solver())
-      for (int j = 0; j < 3; ++j) CHECK(gavel.last_lp()[static_cast<std::size_t>(j)][0] == doctest::Approx(1.0 / 3).epsilon(1e-3));
+      for (int j = 0; j < 3; ++j)
+        CHECK(gavel.last_lp()[static_cast<std::size_t>(j)][0] == doctest::Approx(1.0 / 3).epsilon(1e-3));
   }
   if (gavel_has_lp_solver()) CHECK(order == std::vector<int>{0, 1, 2, 0});
   for (auto* j : ptrs) CHECK(j->kind == sia::JobKind::rigid);  // TunedJobs

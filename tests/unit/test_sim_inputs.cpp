@@ -37,8 +37,9 @@ TEST_CASE("sim.inputs.cluster_json") {
   CHECK(c.types[0].profile == "aws");
   CHECK(c.types[0].max_job_nodes == 16);
   CHECK(c.types[1].max_job_nodes == 1);
-  CHECK_THROWS_WITH_AS((void)parse_cluster_json(R"({"gpu_types":[{"name":"x","nodes":0,"gpus_per_node":4}]})", "z.json"),
-                       doctest::Contains("no GPUs"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(
+      (void)parse_cluster_json(R"({"gpu_types":[{"name":"x","nodes":0,"gpus_per_node":4}]})", "z.json"),
+      doctest::Contains("no GPUs"), InvalidArgument);
   CHECK_THROWS_WITH_AS((void)parse_cluster_json(R"({"gpu_types":[{"name":"x","nodes":1}]})", "z.json"),
                        doctest::Contains("gpus_per_node"), InvalidArgument);
   CHECK_THROWS_WITH_AS((void)parse_cluster_json(R"({"gpu_types":[], "extra": 1})", "z.json"),

@@ -21,7 +21,9 @@ ProfileRow prow(const char* placement, int nodes, int gpus, int bsz, double step
   r.sync_time = sync;
   return r;
 }
-ProfileRow srow(int nodes, int gpus, int bsz, double step, double sync) { return prow("", nodes, gpus, bsz, step, sync); }
+ProfileRow srow(int nodes, int gpus, int bsz, double step, double sync) {
+  return prow("", nodes, gpus, bsz, step, sync);
+}
 }  // namespace
 
 TEST_CASE("sim.interp.curve_1d") {
@@ -79,9 +81,9 @@ TEST_CASE("sim.interp.grad_table") {
   g.sqr = {{1.0, 3.0}, {2.0, 4.0}};
   g.var = {{10.0, 30.0}, {20.0, 40.0}};
   CHECK(g.at(100, 0).sqr == doctest::Approx(1.0));
-  CHECK(g.at(150, 0).sqr == doctest::Approx(1.5));  // between validated batch sizes
-  CHECK(g.at(150, 1).var == doctest::Approx(25.0)); // between sub-sampled epochs
-  CHECK(g.at(50, 5).sqr == doctest::Approx(3.0));   // clamped in both
+  CHECK(g.at(150, 0).sqr == doctest::Approx(1.5));   // between validated batch sizes
+  CHECK(g.at(150, 1).var == doctest::Approx(25.0));  // between sub-sampled epochs
+  CHECK(g.at(50, 5).sqr == doctest::Approx(3.0));    // clamped in both
   CHECK(g.at(400, 2).var == doctest::Approx(40.0));
 }
 
@@ -107,6 +109,7 @@ TEST_CASE("sim.interp.artifact_profiles") {
   CHECK(app.num_epochs() == 100);
   CHECK(app.total_progress() == doctest::Approx(39062.9).epsilon(1e-4));
   CHECK(app.types[0].xput1 == doctest::Approx(1458.5).epsilon(1e-3));
-  const auto ds2 = Application::from_profile(load_model_profile(dir, "deepspeech2"), cluster_preset("paper-heterogeneous"));
+  const auto ds2 =
+      Application::from_profile(load_model_profile(dir, "deepspeech2"), cluster_preset("paper-heterogeneous"));
   CHECK(ds2.types[2].max_local == 57);  // the reference's rtx override
 }

@@ -32,10 +32,10 @@ RoundLog round(double t, int active, double ms) {
 
 TEST_CASE("sim.metrics.percentile_index") {
   CHECK(percentile_index({}, 0.99) == 0.0);
-  CHECK(percentile_index({3, 1, 2}, 0.5) == 2.0);            // element int(1.5) = 1 of {1,2,3}
+  CHECK(percentile_index({3, 1, 2}, 0.5) == 2.0);  // element int(1.5) = 1 of {1,2,3}
   std::vector<double> v;
   for (int i = 0; i < 100; ++i) v.push_back(i);
-  CHECK(percentile_index(v, 0.99) == 99.0);                  // int(99.0) = 99
+  CHECK(percentile_index(v, 0.99) == 99.0);  // int(99.0) = 99
   CHECK(percentile_index(v, 0.95) == 95.0);
 }
 
@@ -49,12 +49,12 @@ TEST_CASE("sim.metrics.one_run") {
   const auto m = compute_metrics(r);
   CHECK(m.jobs == 2);
   CHECK(m.completed == 2);
-  CHECK(m.avg_jct_h == doctest::Approx(1.5));      // (1 + 2) / 2
-  CHECK(m.p99_jct_h == doctest::Approx(2.0));      // element int(1.98) = 1
-  CHECK(m.makespan_h == doctest::Approx(3.0));     // max end - min submission
+  CHECK(m.avg_jct_h == doctest::Approx(1.5));   // (1 + 2) / 2
+  CHECK(m.p99_jct_h == doctest::Approx(2.0));   // element int(1.98) = 1
+  CHECK(m.makespan_h == doctest::Approx(3.0));  // max end - min submission
   CHECK(m.gpu_hours_per_job == doctest::Approx(3.0));
   CHECK(m.restarts_per_job == doctest::Approx(2.0));
-  CHECK(m.contention_mean == doctest::Approx(1.0)); // (1 + 2 + 0 + 1) / 4 rounds
+  CHECK(m.contention_mean == doctest::Approx(1.0));  // (1 + 2 + 0 + 1) / 4 rounds
   CHECK(m.contention_max == 2);
   CHECK(m.ftf_worst == doctest::Approx(1.5));
   CHECK(m.unfair_fraction == doctest::Approx(0.5));
@@ -68,8 +68,8 @@ TEST_CASE("sim.metrics.aggregate_pools_jobs") {
   a.policy = b.policy = "sia";
   a.workload = "w1";
   b.workload = "w2";
-  a.jobs = {job(0, 3600, 0, 1.0)};                               // mean 1 h, makespan 1 h
-  b.jobs = {job(0, 2 * 3600, 2, 3.0), job(0, 4 * 3600, 0, 5.0)}; // mean 3 h, makespan 4 h
+  a.jobs = {job(0, 3600, 0, 1.0)};                                // mean 1 h, makespan 1 h
+  b.jobs = {job(0, 2 * 3600, 2, 3.0), job(0, 4 * 3600, 0, 5.0)};  // mean 3 h, makespan 4 h
   a.rounds = {round(60, 2, 1.0)};
   b.rounds = {round(60, 4, 5.0), round(120, 6, 7.0)};
   a.policy_ms = {1.0};
@@ -77,7 +77,7 @@ TEST_CASE("sim.metrics.aggregate_pools_jobs") {
   const auto m = aggregate_metrics({&a, &b});
   CHECK(m.jobs == 3);
   CHECK(m.avg_jct_h == doctest::Approx(7.0 / 3.0));  // pooled over jobs
-  CHECK(m.avg_jct_std_h == doctest::Approx(1.0));     // population std of {1, 3}
+  CHECK(m.avg_jct_std_h == doctest::Approx(1.0));    // population std of {1, 3}
   CHECK(m.makespan_h == doctest::Approx(2.5));
   CHECK(m.makespan_std_h == doctest::Approx(1.5));
   CHECK(m.gpu_hours_per_job == doctest::Approx(3.0));
@@ -139,9 +139,9 @@ TEST_CASE("sim.metrics.report_json_fields") {
   p.aggregate = p.metrics.front();
   p.runs.push_back(r);
   const auto s = report_json({p});
-  for (const char* f : {"\"runs\"", "\"aggregate\"", "\"avg_jct_h\"", "\"p99_jct_h\"", "\"makespan_h\"",
-                        "\"gpu_hours_per_job\"", "\"restarts_per_job\"", "\"contention_mean\"", "\"contention_max\"",
-                        "\"ftf_worst\"", "\"unfair_fraction\"", "\"policy_ms_median\"", "\"policy_ms_p95\"",
-                        "\"workload\"", "\"jobs\""})
+  for (const char* f :
+       {"\"runs\"", "\"aggregate\"", "\"avg_jct_h\"", "\"p99_jct_h\"", "\"makespan_h\"", "\"gpu_hours_per_job\"",
+        "\"restarts_per_job\"", "\"contention_mean\"", "\"contention_max\"", "\"ftf_worst\"", "\"unfair_fraction\"",
+        "\"policy_ms_median\"", "\"policy_ms_p95\"", "\"workload\"", "\"jobs\""})
     CHECK(s.find(f) != std::string::npos);
 }

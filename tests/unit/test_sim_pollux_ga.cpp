@@ -124,10 +124,12 @@ TEST_CASE("sim.pollux_ga.operators_deterministic") {
     // Single point over jobs: each child is a prefix of rows of one parent and the suffix of the other.
     const auto& x = c1.first;
     std::size_t k = 0;
-    while (k < 3 && std::equal(x.begin() + static_cast<std::ptrdiff_t>(4 * k), x.begin() + static_cast<std::ptrdiff_t>(4 * k + 4),
+    while (k < 3 && std::equal(x.begin() + static_cast<std::ptrdiff_t>(4 * k),
+                               x.begin() + static_cast<std::ptrdiff_t>(4 * k + 4),
                                a.begin() + static_cast<std::ptrdiff_t>(4 * k)))
       ++k;
-    CHECK(std::equal(x.begin() + static_cast<std::ptrdiff_t>(4 * k), x.end(), b.begin() + static_cast<std::ptrdiff_t>(4 * k)));
+    CHECK(std::equal(x.begin() + static_cast<std::ptrdiff_t>(4 * k), x.end(),
+                     b.begin() + static_cast<std::ptrdiff_t>(4 * k)));
     for (std::size_t i = 0; i < 12; ++i) CHECK(c1.second[i] == (i < 4 * k ? b[i] : a[i]));
     PolluxState m1 = a, m2 = a, m3 = a;
     g1.mutate(m1);
@@ -166,7 +168,8 @@ TEST_CASE("sim.pollux_ga.repair_invariants") {
     std::mt19937_64 ga_rng(trial);
     PolluxGenetic ga(p, {}, ga_rng);
     PolluxState x(static_cast<std::size_t>(J * V));
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int>(rng() % (2 * gpus[i % static_cast<std::size_t>(V)] + 2)) - 1;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<int>(rng() % (2 * gpus[i % static_cast<std::size_t>(V)] + 2)) - 1;
     ga.repair(x);
     CHECK(feasible(p, x));
     // A feasible state is a fixed point.
@@ -184,7 +187,7 @@ TEST_CASE("sim.pollux_ga.objectives") {
   PolluxGenetic ga(p, {}, rng);
   PolluxState x(140, 0);
   x[0] = 1, x[1] = 1, x[69] = 1;  // job 0 on vnodes 0, 1, 69 (changed: restart factor 0.5)
-  x[70 + 69] = 1;                  // job 1 on vnode 69 too (repair would not allow it; evaluate does not care)
+  x[70 + 69] = 1;                 // job 1 on vnode 69 too (repair would not allow it; evaluate does not care)
   const auto o = ga.evaluate(x);
   CHECK(o.vnodes_used == 3);
   const double s0 = toy_speedup(0, 3, 3) * 0.5, s1 = toy_speedup(1, 1, 1) * 0.5;
@@ -203,7 +206,7 @@ TEST_CASE("sim.pollux_ga.finds_brute_force_optimum") {
     if (variant == 1) {
       p.base = {0, 2, 0, 1, 0, 1};  // current allocation: the re-allocation factor favours keeping it
       p.restart_factor = {0.3, 0.3};
-      p.rigid = {0, 1};             // job 1 needs exactly 5 GPUs or none
+      p.rigid = {0, 1};  // job 1 needs exactly 5 GPUs or none
     }
     std::mt19937_64 rng(3);
     PolluxGenetic ga(p, {}, rng);
@@ -286,7 +289,7 @@ TEST_CASE("sim.pollux_ga.repair_completes_rigid_rows") {
   ga.repair(x);
   CHECK(x == PolluxState{0, 4, 4, 4, 3, 0, 0, 0});
   // Where the completed row does not fit, the capacity step still empties it (or the other job's share).
-  PolluxState y = {0, 0, 0, 2,   // grows to vnodes 3, 0, 1 (cyclically after its first vnode)
+  PolluxState y = {0, 0, 0, 2,  // grows to vnodes 3, 0, 1 (cyclically after its first vnode)
                    3, 0, 0, 0};
   ga.repair(y);
   const bool rigid_kept = y[0] + y[1] + y[2] + y[3] == 12;

@@ -57,7 +57,8 @@ TEST_CASE("sim.profiles.parse_placement") {
 TEST_CASE("sim.profiles.synthetic_model_dir") {
   TempDir d("model");
   d.write("m/placements-x.csv", "local_bsz,step_time,sync_time,placement\n4,0.1,0.01,1\n8,0.2,0.01,1\n4,0.3,0.1,22\n");
-  d.write("m/scalability-x.csv", "num_nodes,num_replicas,local_bsz,step_time,sync_time\n2,4,4,0.3,0.1\n3,6,4.0,0.4,0.2\n");
+  d.write("m/scalability-x.csv",
+          "num_nodes,num_replicas,local_bsz,step_time,sync_time\n2,4,4,0.3,0.1\n3,6,4.0,0.4,0.2\n");
   d.write("m/validation-16.csv", "progress,iteration,metric,grad_sqr,grad_var\n10,5,0.1,2.0,3.0\n");
   d.write("m/validation-8.csv", "progress,iteration,metric,grad_sqr,grad_var\n10,10,0.1,1.0,3.0\n");
   d.write("m/placements.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.1,0.01\n");  // untyped: ignored
@@ -86,7 +87,8 @@ TEST_CASE("sim.profiles.malformed_rows_name_file_line_column") {
   auto expect = [&](const std::string& name, const std::string& text, const std::string& needle) {
     const fs::path p = d.write(name, text);
     CAPTURE(text);
-    CHECK_THROWS_WITH_AS((void)sia::sim::load_placements_csv(p), doctest::Contains(needle.c_str()), sia::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)sia::sim::load_placements_csv(p), doctest::Contains(needle.c_str()),
+                         sia::InvalidArgument);
   };
   expect("a.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.1,0.01\n1,8,abc,0.01\n", "a.csv:3:3");
   expect("b.csv", "placement,local_bsz,step_time,sync_time\n1,4,-0.1,0.01\n", "b.csv:2:3: step_time must be > 0");
@@ -102,9 +104,12 @@ TEST_CASE("sim.profiles.malformed_rows_name_file_line_column") {
   const fs::path v = d.write("validation-x.csv", "progress,iteration,metric,grad_sqr,grad_var\n1,1,1,1,1\n");
   CHECK_THROWS_AS((void)sia::sim::load_validation_csv(v), sia::InvalidArgument);
   const fs::path v2 = d.write("validation-8.csv", "progress,iteration,metric,grad_sqr,grad_var\n1,1,1,-1,1\n");
-  CHECK_THROWS_WITH_AS((void)sia::sim::load_validation_csv(v2), doctest::Contains("validation-8.csv:2:4"), sia::InvalidArgument);
-  const fs::path s = d.write("scalability-x.csv", "num_nodes,num_replicas,local_bsz,step_time,sync_time\n3,2,4,0.1,0.01\n");
-  CHECK_THROWS_WITH_AS((void)sia::sim::load_scalability_csv(s), doctest::Contains("scalability-x.csv:2:1"), sia::InvalidArgument);
+  CHECK_THROWS_WITH_AS((void)sia::sim::load_validation_csv(v2), doctest::Contains("validation-8.csv:2:4"),
+                       sia::InvalidArgument);
+  const fs::path s =
+      d.write("scalability-x.csv", "num_nodes,num_replicas,local_bsz,step_time,sync_time\n3,2,4,0.1,0.01\n");
+  CHECK_THROWS_WITH_AS((void)sia::sim::load_scalability_csv(s), doctest::Contains("scalability-x.csv:2:1"),
+                       sia::InvalidArgument);
   CHECK_THROWS_AS((void)sia::sim::load_model_profile(d.path, "nope"), sia::InvalidArgument);
 }
 

@@ -82,7 +82,8 @@ struct GoodputFunction {
   }
   /// Goodput of (nodes, replicas, local, accum); 0 instead of any non-finite value.
   [[nodiscard]] double evaluate(int nodes, int replicas, double local, int accum) const noexcept {
-    const double g = throughput(nodes, replicas, local, accum) * efficiency(static_cast<double>(replicas) * local * (accum + 1));
+    const double g =
+        throughput(nodes, replicas, local, accum) * efficiency(static_cast<double>(replicas) * local * (accum + 1));
     return std::isfinite(g) && g > 0.0 ? g : 0.0;
   }
 
@@ -111,7 +112,7 @@ class EfficiencyFn {
   [[nodiscard]] double operator()(double batch) const noexcept {
     if (!known_) return 1.0;
     const double denom = var_ + sqr_over_init_ * batch;  // = scale * (var / scale + sqr)
-    if (!(denom > 0.0)) return init_ / batch;              // gain 1 (reference fallback)
+    if (!(denom > 0.0)) return init_ / batch;            // gain 1 (reference fallback)
     return num_ / denom;
   }
 

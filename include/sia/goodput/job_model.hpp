@@ -104,16 +104,43 @@ struct TypeModel {
  */
 class JobModel {
  public:
-  JobModel& kind(JobKind k) { kind_ = k; return *this; }
-  JobModel& init_batch_size(double b) { init_batch_ = b; return *this; }
+  JobModel& kind(JobKind k) {
+    kind_ = k;
+    return *this;
+  }
+  JobModel& init_batch_size(double b) {
+    init_batch_ = b;
+    return *this;
+  }
   /// Largest global batch (adaptive) or the fixed global batch (strong-scaling, rigid, hybrid cap).
-  JobModel& max_batch_size(double b) { max_batch_ = b; return *this; }
-  JobModel& grad(std::optional<GradParams> g) { grad_ = g; return *this; }
-  JobModel& projection(ProjectionMode m) { mode_ = m; return *this; }
-  JobModel& first_placement(FirstPlacement f) { first_ = f; return *this; }
-  JobModel& known_type(std::string name) { known_type_ = std::move(name); return *this; }
-  JobModel& microbatches(int m) { microbatches_ = m; return *this; }
-  JobModel& candidates(int n) { candidates_ = n; return *this; }
+  JobModel& max_batch_size(double b) {
+    max_batch_ = b;
+    return *this;
+  }
+  JobModel& grad(std::optional<GradParams> g) {
+    grad_ = g;
+    return *this;
+  }
+  JobModel& projection(ProjectionMode m) {
+    mode_ = m;
+    return *this;
+  }
+  JobModel& first_placement(FirstPlacement f) {
+    first_ = f;
+    return *this;
+  }
+  JobModel& known_type(std::string name) {
+    known_type_ = std::move(name);
+    return *this;
+  }
+  JobModel& microbatches(int m) {
+    microbatches_ = m;
+    return *this;
+  }
+  JobModel& candidates(int n) {
+    candidates_ = n;
+    return *this;
+  }
   /// Adds (or replaces, by name) the model of one type.
   JobModel& add_type(TypeModel t);
 
@@ -133,9 +160,13 @@ class JobModel {
   /// Best goodput and batch choice of configuration c on type t (goodput 0: not usable).
   [[nodiscard]] GoodputChoice evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept;
   /// GoodputModel: raw goodput (samples/s of useful progress).
-  [[nodiscard]] double goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept { return evaluate(t, c).goodput; }
+  [[nodiscard]] double goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept {
+    return evaluate(t, c).goodput;
+  }
   /// Batch-size choice that goes with goodput(t, c).
-  [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept { return evaluate(t, c).batch; }
+  [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept {
+    return evaluate(t, c).batch;
+  }
 
   /// The batch limits used on type `tm` (kind, job batch range and the type's local range).
   [[nodiscard]] BatchLimits limits(const TypeModel& tm) const noexcept {

@@ -27,7 +27,6 @@
 
 namespace sia {
 
-
 /// @brief Pipeline model parameters on one GPU type.
 struct PipelineParams {
   PerfParams perf;        ///< alpha_c/beta_c: per-stage forward time of a micro-batch; network terms; gamma unused
@@ -36,14 +35,16 @@ struct PipelineParams {
 };
 
 /// @brief Step time of `pipelines` pipelines on `nodes` nodes with micro-batch `micro_bsz`.
-[[nodiscard]] inline double pipeline_step_time(const PipelineParams& p, int nodes, int pipelines, double micro_bsz) noexcept {
+[[nodiscard]] inline double pipeline_step_time(const PipelineParams& p, int nodes, int pipelines,
+                                               double micro_bsz) noexcept {
   const double fwd = accum_time(p.perf, micro_bsz);
   const double net = pipelines * p.stages > 1 ? network_time(p.perf, nodes, pipelines * p.stages) : 0.0;
   return 3.0 * ((p.stages - 1) + p.microbatches) * fwd + net;
 }
 
 /// @brief Samples per second of `pipelines` pipelines.
-[[nodiscard]] inline double pipeline_throughput(const PipelineParams& p, int nodes, int pipelines, double micro_bsz) noexcept {
+[[nodiscard]] inline double pipeline_throughput(const PipelineParams& p, int nodes, int pipelines,
+                                                double micro_bsz) noexcept {
   const double t = pipeline_step_time(p, nodes, pipelines, micro_bsz);
   if (!(t > 0.0) || !std::isfinite(t)) return 0.0;
   return static_cast<double>(pipelines) * micro_bsz * p.microbatches / t;
@@ -53,15 +54,16 @@ struct PipelineParams {
 /// synchronisation time of the step.
 struct PipelineObservation {
   int nodes = 1;
-  int gpus = 1;             ///< GPUs of the placement (= pipelines * stages)
-  int pipelines = 1;        ///< data-parallel pipelines
+  int gpus = 1;       ///< GPUs of the placement (= pipelines * stages)
+  int pipelines = 1;  ///< data-parallel pipelines
   double micro_bsz = 1.0;
-  double fwd_time = 0.0;    ///< > 0
-  double sync_time = 0.0;   ///< >= 0
+  double fwd_time = 0.0;   ///< > 0
+  double sync_time = 0.0;  ///< >= 0
 };
 
 /// @brief The full step time implied by an observation under the model's stages and micro-batches.
-[[nodiscard]] inline double pipeline_observed_step_time(const PipelineParams& p, const PipelineObservation& o) noexcept {
+[[nodiscard]] inline double pipeline_observed_step_time(const PipelineParams& p,
+                                                        const PipelineObservation& o) noexcept {
   return 3.0 * ((p.stages - 1) + p.microbatches) * o.fwd_time + o.sync_time;
 }
 

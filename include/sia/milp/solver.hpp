@@ -57,7 +57,7 @@ struct MilpResult {
   MilpStatus status = MilpStatus::no_solution;
   double objective = std::numeric_limits<double>::quiet_NaN();   ///< of `values`, incl. offset
   double best_bound = std::numeric_limits<double>::quiet_NaN();  ///< proven bound, when known
-  std::vector<double> values;     ///< one per column; empty without a solution
+  std::vector<double> values;                                    ///< one per column; empty without a solution
   /**
    * Optional (empty when not computed or the LP relaxation was not solved to optimality): duals of
    * the LP relaxation (all integrality dropped) at its optimum, one per row. Sign convention: in
@@ -68,8 +68,8 @@ struct MilpResult {
    */
   std::vector<double> row_duals;
   std::chrono::nanoseconds wall_time{};
-  long long nodes = 0;            ///< branch-and-bound nodes, when known
-  std::string message;            ///< human-readable detail (errors, limits)
+  long long nodes = 0;  ///< branch-and-bound nodes, when known
+  std::string message;  ///< human-readable detail (errors, limits)
 };
 
 /**

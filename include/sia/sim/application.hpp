@@ -5,9 +5,9 @@
 /// progress per epoch, and the model's constants (reference §6.2, §6.3, §7).
 
 #include <sia/goodput/efficiency.hpp>
-#include <sia/sim/profiles.hpp>
 #include <sia/goodput/throughput_model.hpp>
 #include <sia/sim/cluster.hpp>
+#include <sia/sim/profiles.hpp>
 
 #include <map>
 #include <memory>
@@ -22,10 +22,10 @@ namespace sia::sim {
 /// @brief Per-model constants of the reference (`applications.py:APPLICATIONS`, `simulator_config.SLOWDOWNS`,
 /// `sia.py:get_restart_penalty`).
 struct ModelConstants {
-  int max_epochs = 0;            ///< training length in epochs of progress (0 = all validation rows)
-  double rescale_time_s = 30;    ///< simulated checkpoint-restore delay, paid at every (re)start
-  double restart_penalty_s = 30; ///< Sia's own estimate of the restart cost (restart factor)
-  double slowdown = 1.0;         ///< calibration: true progress rate is divided by this
+  int max_epochs = 0;             ///< training length in epochs of progress (0 = all validation rows)
+  double rescale_time_s = 30;     ///< simulated checkpoint-restore delay, paid at every (re)start
+  double restart_penalty_s = 30;  ///< Sia's own estimate of the restart cost (restart factor)
+  double slowdown = 1.0;          ///< calibration: true progress rate is divided by this
 };
 
 /// @brief Constants for a model name (cifar10, bert, deepspeech2, yolov3, imagenet, ncf; defaults otherwise).
@@ -93,11 +93,11 @@ class TraceStepTimes {
 
 /// @brief Gradient statistics per epoch and validated batch size, and progress per epoch.
 struct GradTable {
-  std::vector<double> batch_sizes;          ///< validated global batch sizes, ascending
-  std::vector<int> epochs;                  ///< epoch index of every row, ascending
-  std::vector<std::vector<double>> sqr;     ///< [batch][row]
-  std::vector<std::vector<double>> var;     ///< [batch][row]
-  std::vector<double> progress_per_epoch;   ///< cumulative progress at the end of epoch e (e = 0..) — min over bsz
+  std::vector<double> batch_sizes;         ///< validated global batch sizes, ascending
+  std::vector<int> epochs;                 ///< epoch index of every row, ascending
+  std::vector<std::vector<double>> sqr;    ///< [batch][row]
+  std::vector<std::vector<double>> var;    ///< [batch][row]
+  std::vector<double> progress_per_epoch;  ///< cumulative progress at the end of epoch e (e = 0..) — min over bsz
   /// Linear interpolation between the bracketing validated batch sizes (clamped), at `epoch` (clamped;
   /// linear between stored rows when rows are sub-sampled).
   [[nodiscard]] GradParams at(double batch, int epoch) const noexcept;
@@ -108,11 +108,11 @@ class Application {
  public:
   /// Per-GPU-type ground truth.
   struct TypeTruth {
-    std::string profile;                   ///< profile suffix
-    int min_local = 0, max_local = 0;      ///< local batch range (reference §1.7)
-    double xput1 = 0.0;                    ///< max(local_bsz)/max(step_time) over 1-GPU rows (reference §2)
+    std::string profile;                          ///< profile suffix
+    int min_local = 0, max_local = 0;             ///< local batch range (reference §1.7)
+    double xput1 = 0.0;                           ///< max(local_bsz)/max(step_time) over 1-GPU rows (reference §2)
     std::shared_ptr<const TraceStepTimes> trace;  ///< trace ground truth, or
-    std::optional<PerfParams> model;       ///< model ground truth (embedded catalogue)
+    std::optional<PerfParams> model;              ///< model ground truth (embedded catalogue)
   };
 
   std::string name;
@@ -120,7 +120,7 @@ class Application {
   double max_batch_size = 0;
   ModelConstants constants;
   GradTable grad;
-  std::vector<TypeTruth> types;   ///< one per cluster type
+  std::vector<TypeTruth> types;  ///< one per cluster type
 
   /// Builds the ground truth from the artifact's profiles of this model for every type of `cluster`.
   /// @throws InvalidArgument when the profiles lack a GPU type (by profile suffix) the cluster has.

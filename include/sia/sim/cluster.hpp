@@ -12,10 +12,10 @@ namespace sia::sim {
 
 /// @brief One GPU type of a simulated cluster.
 struct SimGpuType {
-  std::string name;          ///< name used in logs and by the round (e.g. "aws", "rtx", "dgx-ext")
-  std::string profile;       ///< profile suffix in the artifact (`placements-<profile>.csv`); usually = name
-  int nodes = 0;             ///< node count
-  int gpus_per_node = 0;     ///< GPUs per node
+  std::string name;       ///< name used in logs and by the round (e.g. "aws", "rtx", "dgx-ext")
+  std::string profile;    ///< profile suffix in the artifact (`placements-<profile>.csv`); usually = name
+  int nodes = 0;          ///< node count
+  int gpus_per_node = 0;  ///< GPUs per node
   /// Largest node count a job may span on this type: the reference caps its configuration set by
   /// the largest profiled node count (`cluster_max_physical_nnodes`, reference §3), because
   /// ground truth does not extend beyond it.

@@ -51,8 +51,7 @@ struct GavelPolicyOptions {
  * @brief Gavel's throughput of a rigid job (iterations/s, reference `predict_throughput`): `gpus` packed into
  * full nodes of type `t`, fixed global batch `batch`; 0.1 when the type has fewer GPUs than the job needs.
  */
-[[nodiscard]] double gavel_throughput(const Application& app, const SimCluster& cluster, int t, int gpus,
-                                      double batch);
+[[nodiscard]] double gavel_throughput(const Application& app, const SimCluster& cluster, int t, int gpus, double batch);
 
 /**
  * @brief Gavel (max-sum-throughput) as a simulator policy.
@@ -80,7 +79,7 @@ class GavelPolicy final : public Policy {
  private:
   GavelPolicyOptions options_;
   struct JobState {
-    std::vector<double> time;   ///< per type: time the job was scheduled there (+interval/2 at arrival)
+    std::vector<double> time;  ///< per type: time the job was scheduled there (+interval/2 at arrival)
     int type = -1;
     std::vector<int> nodes;     ///< node indices (within the type) of the previous round
     std::vector<int> per_node;  ///< GPUs on each of those nodes

@@ -46,33 +46,33 @@ class SimJob {
   SimJob(const WorkloadJob& spec, std::shared_ptr<const Application> app, int num_types);
 
   // --- identity --------------------------------------------------------------------------
-  std::uint64_t uid = 0;             ///< unique over the process (caches key on it, not on addresses)
+  std::uint64_t uid = 0;  ///< unique over the process (caches key on it, not on addresses)
   std::string name;
   std::shared_ptr<const Application> app;
   double submission_time = 0.0;
   JobKind kind = JobKind::adaptive;
-  long long target_batch_size = 0;   ///< workload batch_size (caps the scheduler's batch search)
-  int target_replicas = 1;           ///< workload num_replicas (rigid / strong-scaling count)
+  long long target_batch_size = 0;  ///< workload batch_size (caps the scheduler's batch search)
+  int target_replicas = 1;          ///< workload num_replicas (rigid / strong-scaling count)
 
   // --- state -----------------------------------------------------------------------------
-  SimAllocation alloc;               ///< current allocation
-  std::vector<int> placement;        ///< GPUs per node of the current allocation
-  int atomic_bsz = 0;                ///< local batch per GPU
-  int accum_steps = 0;               ///< extra micro-steps
+  SimAllocation alloc;         ///< current allocation
+  std::vector<int> placement;  ///< GPUs per node of the current allocation
+  int atomic_bsz = 0;          ///< local batch per GPU
+  int accum_steps = 0;         ///< extra micro-steps
   int epoch = 0;
-  double progress = 0.0;             ///< scale-invariant progress (init-bsz iterations)
-  double rescale_time = 0.0;         ///< remaining checkpoint-restore delay (s)
-  int num_restarts = 0;              ///< restarts after the first start
+  double progress = 0.0;      ///< scale-invariant progress (init-bsz iterations)
+  double rescale_time = 0.0;  ///< remaining checkpoint-restore delay (s)
+  int num_restarts = 0;       ///< restarts after the first start
   bool started = false;
   std::optional<double> completion_time;
-  double gpu_seconds = 0.0;          ///< GPU-seconds held (incl. restore delays)
-  double wasted_gpu_seconds = 0.0;   ///< GPU-seconds spent restoring
+  double gpu_seconds = 0.0;         ///< GPU-seconds held (incl. restore delays)
+  double wasted_gpu_seconds = 0.0;  ///< GPU-seconds spent restoring
 
   // --- scheduler knowledge ---------------------------------------------------------------
   std::vector<std::map<std::tuple<int, int, int>, StepSync>> observed;  ///< per type: (N, R, local) -> times
   std::vector<std::optional<PerfParams>> perf;                          ///< per type, fitted
   std::optional<GradParams> grad;                                       ///< latest gradient statistics
-  int fit_generation = 0;            ///< bumped at every refit or allocation change (for caches)
+  int fit_generation = 0;  ///< bumped at every refit or allocation change (for caches)
   /// Heterogeneity-unaware job (reference §6.6, `h_unaware`): one merged profile over all GPU types
   /// (the first observation of a (nodes, replicas, local batch) key wins) and one fitted model that
   /// goodput_function() returns for every type, so the executor's batch size ignores the GPU type too.

@@ -14,16 +14,16 @@ struct RunMetrics {
   std::string policy, workload;
   int jobs = 0;
   int completed = 0;
-  double avg_jct_h = 0, avg_jct_std_h = 0;    ///< mean JCT; std of per-workload means (0 for one run)
-  double p99_jct_h = 0;                       ///< sorted JCTs, element int(0.99 N) (no interpolation)
-  double makespan_h = 0, makespan_std_h = 0;  ///< max(completion) - min(submission); mean/std over workloads
+  double avg_jct_h = 0, avg_jct_std_h = 0;          ///< mean JCT; std of per-workload means (0 for one run)
+  double p99_jct_h = 0;                             ///< sorted JCTs, element int(0.99 N) (no interpolation)
+  double makespan_h = 0, makespan_std_h = 0;        ///< max(completion) - min(submission); mean/std over workloads
   double gpu_hours_per_job = 0, gpu_hours_std = 0;  ///< GPU-hours held (incl. restore time) per job
   double restarts_per_job = 0;
-  double contention_mean = 0;                 ///< mean over rounds of active jobs (then mean over workloads)
+  double contention_mean = 0;  ///< mean over rounds of active jobs (then mean over workloads)
   int contention_max = 0;
   double ftf_worst = 0, unfair_fraction = 0;  ///< max ρ and share of jobs with ρ > 1
   double policy_ms_median = 0, policy_ms_p95 = 0;
-  int rounds = 0;                             ///< policy calls
+  int rounds = 0;  ///< policy calls
   double wall_s = 0;
 };
 

@@ -26,9 +26,9 @@ namespace sia::sim {
 
 /// @brief What a policy sees each round.
 struct PolicyContext {
-  double now = 0.0;                   ///< simulated time (s)
+  double now = 0.0;  ///< simulated time (s)
   const SimCluster* cluster = nullptr;
-  std::span<SimJob* const> jobs;      ///< submitted, unfinished jobs, in submission order
+  std::span<SimJob* const> jobs;  ///< submitted, unfinished jobs, in submission order
 };
 
 /**

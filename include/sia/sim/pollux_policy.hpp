@@ -26,9 +26,9 @@ enum class PolluxSearch {
 /// @brief Options of the Pollux policy.
 struct PolluxPolicyOptions {
   double interval_s = 60.0;
-  double p = -1.0;                 ///< power-mean exponent of the fitness
-  double restart_penalty_s = 30.0; ///< re-allocation factor constant
-  int vnode_gpus = 4;              ///< nodes with more GPUs (a multiple of this) are split into virtual nodes
+  double p = -1.0;                  ///< power-mean exponent of the fitness
+  double restart_penalty_s = 30.0;  ///< re-allocation factor constant
+  int vnode_gpus = 4;               ///< nodes with more GPUs (a multiple of this) are split into virtual nodes
   /// GPU-type priority when a job's GPUs span types (most GPUs wins, ties by this order; unknown names last).
   std::vector<std::string> type_priority = {"dgx-ext", "azure", "quad", "rtx", "aws"};
   PolluxSearch search = PolluxSearch::genetic;
@@ -50,9 +50,9 @@ struct PolluxPolicyOptions {
 
 /// @brief A virtual node: part of a physical node of one GPU type.
 struct PolluxVnode {
-  int type = 0;      ///< GPU type index
-  int node = 0;      ///< physical node index within the type
-  int gpus = 0;      ///< GPUs of this virtual node
+  int type = 0;  ///< GPU type index
+  int node = 0;  ///< physical node index within the type
+  int gpus = 0;  ///< GPUs of this virtual node
 };
 
 /// @brief The virtual nodes of a cluster in cluster order (an 8-GPU node becomes two 4-GPU vnodes).
@@ -125,16 +125,16 @@ class PolluxPolicy final : public Policy {
   struct JobState {
     std::map<std::tuple<int, int, int>, std::pair<double, double>> merged;  ///< (N,R,local) -> (step, sync)
     std::optional<PerfParams> perf;
-    int perf_keys = -1;                    ///< merged.size() when perf was fitted
+    int perf_keys = -1;                                   ///< merged.size() when perf was fitted
     std::map<std::pair<int, int>, double> goodput_cache;  ///< (nodes, replicas) -> goodput, for perf_keys/grad
     double cache_grad_sqr = -1, cache_grad_var = -1;
-    std::vector<int> vnodes;               ///< GPUs per vnode of the previous decision (empty = none)
+    std::vector<int> vnodes;  ///< GPUs per vnode of the previous decision (empty = none)
   };
   std::map<std::uint64_t, JobState> jobs_;
   double last_fitness_ = 0.0;
   std::mt19937_64 rng_;
-  std::vector<std::vector<int>> population_;  ///< genetic: last final population (jobs × vnodes each)
-  std::vector<std::uint64_t> population_uids_; ///< genetic: job of each row of population_
+  std::vector<std::vector<int>> population_;    ///< genetic: last final population (jobs × vnodes each)
+  std::vector<std::uint64_t> population_uids_;  ///< genetic: job of each row of population_
   int population_vnodes_ = 0;
 };
 

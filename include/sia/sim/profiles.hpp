@@ -73,8 +73,8 @@ struct TypeProfile {
 /// @brief All profiles of one model (`profiles/<model>/`).
 struct ModelProfile {
   std::string model;
-  std::vector<TypeProfile> types;             ///< sorted by type name
-  std::vector<ValidationTable> validation;    ///< sorted by batch size
+  std::vector<TypeProfile> types;           ///< sorted by type name
+  std::vector<ValidationTable> validation;  ///< sorted by batch size
 
   /// The profile of `gpu_type`, or nullptr.
   [[nodiscard]] const TypeProfile* type(std::string_view gpu_type) const noexcept;
@@ -85,7 +85,7 @@ struct ModelProfile {
 
 /// @brief One row of a seed (1-GPU) profile.
 struct SeedRow {
-  std::string gpu_type;    ///< hardware name as written in the file (t4, v100, dgx, rtx, quad)
+  std::string gpu_type;  ///< hardware name as written in the file (t4, v100, dgx, rtx, quad)
   std::string placement;
   int nodes = 0;
   int gpus = 0;
@@ -126,7 +126,8 @@ void parse_placement(std::string_view placement, int& nodes, int& gpus, const st
 /// @brief Models present in `profiles_dir` (sub-directories holding at least one placements-*.csv), sorted.
 [[nodiscard]] std::vector<std::string> list_models(const std::filesystem::path& profiles_dir);
 /// @brief GPU types with a `placements-<type>.csv` for `model`, sorted.
-[[nodiscard]] std::vector<std::string> list_gpu_types(const std::filesystem::path& profiles_dir, const std::string& model);
+[[nodiscard]] std::vector<std::string> list_gpu_types(const std::filesystem::path& profiles_dir,
+                                                      const std::string& model);
 /// @brief Loads every typed placements/scalability file and every validation file of `model`.
 /// Throws InvalidArgument when the directory is missing or holds no placement rows.
 [[nodiscard]] ModelProfile load_model_profile(const std::filesystem::path& profiles_dir, const std::string& model);

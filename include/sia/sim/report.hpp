@@ -34,7 +34,8 @@ void print_table(std::ostream& out, const std::vector<PolicyRuns>& all, bool per
 void print_gpu_hours_by_model(std::ostream& out, const std::vector<PolicyRuns>& all, const SimCluster& cluster);
 
 /// @brief Pooled GPU-hours per job: model -> per-type values (cluster order) followed by the total.
-[[nodiscard]] std::map<std::string, std::vector<double>> gpu_hours_by_model(const PolicyRuns& runs, std::size_t num_types);
+[[nodiscard]] std::map<std::string, std::vector<double>> gpu_hours_by_model(const PolicyRuns& runs,
+                                                                            std::size_t num_types);
 
 /**
  * @brief Writes `jobs-<policy>-<workload>.csv`, `rounds-<policy>-<workload>.jsonl`, `summary.json` and, when

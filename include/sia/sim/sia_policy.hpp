@@ -10,20 +10,20 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 
 namespace sia::sim {
 
 /// @brief Options of the Sia policy.
 struct SiaPolicyOptions {
-  RoundOptions round;                  ///< p = -0.5, lambda = 1.1 by default
+  RoundOptions round;  ///< p = -0.5, lambda = 1.1 by default
   /// A never-run job's value (reference §2 item 4, §9.3): `tie` (the reference code's default) or
   /// `profiled` (the paper: 1-GPU profiled throughput). Measured 0.676 h vs 0.685 h on Philly.
   FirstPlacement first_placement = FirstPlacement::tie;
   /// Types a job has not run on: `reference` (the reference's 1-GPU throughput ratio, §2) or `none`.
   ProjectionMode projection = ProjectionMode::reference;
-  int max_gpus_per_job = 64;           ///< reference cap
+  int max_gpus_per_job = 64;  ///< reference cap
   double interval_s = 60.0;
 };
 

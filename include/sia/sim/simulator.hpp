@@ -23,12 +23,12 @@ using ApplicationSet = std::map<std::string, std::shared_ptr<const Application>>
 
 /// @brief Options of one simulation.
 struct SimOptions {
-  double interval_s = 0.0;          ///< round length; 0 = the policy's default
-  double horizon_s = 90.0 * 86400;  ///< stop (jobs left unfinished) after this much simulated time
-  bool keep_round_log = false;      ///< keep per-round allocations (for --out)
-  PerfFitter fitter;                ///< empty = default_perf_fitter()
+  double interval_s = 0.0;                  ///< round length; 0 = the policy's default
+  double horizon_s = 90.0 * 86400;          ///< stop (jobs left unfinished) after this much simulated time
+  bool keep_round_log = false;              ///< keep per-round allocations (for --out)
+  PerfFitter fitter;                        ///< empty = default_perf_fitter()
   std::function<void(double)> on_progress;  ///< called with the fraction of completed jobs
-  std::optional<JobKind> force_category;   ///< overrides every job's kind (`--force-category`, paper Fig. 1)
+  std::optional<JobKind> force_category;    ///< overrides every job's kind (`--force-category`, paper Fig. 1)
 };
 
 /// @brief Per-job outcome.
@@ -40,8 +40,8 @@ struct JobRecord {
   int restarts = 0;
   double gpu_hours = 0.0;
   std::vector<double> gpu_hours_by_type;  ///< GPU-hours held per GPU type (paper Fig. 6)
-  double contention_avg = 0.0;  ///< n_avg: mean number of active jobs over the rounds it was active
-  double ftf = 0.0;             ///< finish-time fairness ρ (0 when not computed / unfinished)
+  double contention_avg = 0.0;            ///< n_avg: mean number of active jobs over the rounds it was active
+  double ftf = 0.0;                       ///< finish-time fairness ρ (0 when not computed / unfinished)
   int epochs = 0;
   [[nodiscard]] double jct() const noexcept { return completion_time ? *completion_time - submission_time : 0.0; }
 };
@@ -56,7 +56,7 @@ struct RoundAllocation {
 /// @brief One round.
 struct RoundLog {
   double time = 0.0;
-  int active = 0;        ///< submitted, unfinished jobs (running + queued)
+  int active = 0;  ///< submitted, unfinished jobs (running + queued)
   int queued = 0;
   double policy_ms = 0.0;
   std::vector<RoundAllocation> allocations;  ///< only with SimOptions::keep_round_log

@@ -16,13 +16,13 @@ namespace sia::sim {
 
 /// @brief One job of a workload.
 struct WorkloadJob {
-  std::string name;         ///< unique job name, e.g. "cifar10-3"
-  double time = 0.0;        ///< submission time, seconds from the start of the workload
-  std::string application;  ///< model name (profile directory), e.g. "cifar10"
-  int num_replicas = 1;     ///< GPUs of the "TunedJobs" configuration (rigid / strong-scaling count)
-  long long batch_size = 0; ///< global batch size (caps the scheduler's batch-size search)
+  std::string name;          ///< unique job name, e.g. "cifar10-3"
+  double time = 0.0;         ///< submission time, seconds from the start of the workload
+  std::string application;   ///< model name (profile directory), e.g. "cifar10"
+  int num_replicas = 1;      ///< GPUs of the "TunedJobs" configuration (rigid / strong-scaling count)
+  long long batch_size = 0;  ///< global batch size (caps the scheduler's batch-size search)
   JobKind category = JobKind::adaptive;
-  int line = 0;             ///< line in the source file (for error messages)
+  int line = 0;  ///< line in the source file (for error messages)
 };
 
 /// @brief A workload: a named list of jobs sorted by submission time.

@@ -47,9 +47,9 @@
 #include <CglKnapsackCover.hpp>
 #include <CglMixedIntegerRounding2.hpp>
 #include <CglProbing.hpp>
-#include <CoinMessageHandler.hpp>
 #include <ClpSimplex.hpp>
 #include <ClpSolve.hpp>
+#include <CoinMessageHandler.hpp>
 #include <OsiClpSolverInterface.hpp>
 
 #include "milp/builtin_backends.hpp"
@@ -80,7 +80,8 @@ MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const Mil
   if (params.time_limit) clp.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
   clp.initialSolve(options);
   switch (clp.status()) {
-    case 0: break;
+    case 0:
+      break;
     case 1:
       result.status = MilpStatus::infeasible;
       result.message = "the LP is infeasible";
@@ -95,8 +96,8 @@ MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const Mil
       return result;
     default:
       result.status = MilpStatus::error;
-      result.message = "Clp stopped with status " + std::to_string(clp.status()) + "/" +
-                       std::to_string(clp.secondaryStatus());
+      result.message =
+          "Clp stopped with status " + std::to_string(clp.status()) + "/" + std::to_string(clp.secondaryStatus());
       return result;
   }
   const int n = model.num_cols();

@@ -353,8 +353,9 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
     const bool claims_solution = job.mip_status == GLP_OPT || job.mip_status == GLP_FEAS;
     std::vector<double> check(values);
     polish_values(model, check);
-    const bool suspicious = claims_solution ? !solution_is_valid(model, check)
-                                            : (job.mip_rc == GLP_ENOPFS || (job.mip_rc == 0 && job.mip_status == GLP_NOFEAS));
+    const bool suspicious = claims_solution
+                                ? !solution_is_valid(model, check)
+                                : (job.mip_rc == GLP_ENOPFS || (job.mip_rc == 0 && job.mip_status == GLP_NOFEAS));
     if (suspicious) {
       job.reset_outputs();
       job.mip_presolve = false;

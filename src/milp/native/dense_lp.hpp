@@ -28,10 +28,15 @@ class DenseLp {
  public:
   DenseLp(int m, int n, const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& c,
           double eps = 1e-9)
-      : m_(m), n_(n), eps_(eps), basis_(static_cast<std::size_t>(m)), nonbasis_(static_cast<std::size_t>(n) + 1),
+      : m_(m),
+        n_(n),
+        eps_(eps),
+        basis_(static_cast<std::size_t>(m)),
+        nonbasis_(static_cast<std::size_t>(n) + 1),
         d_(static_cast<std::size_t>(m + 2) * static_cast<std::size_t>(n + 2), 0.0) {
     for (int i = 0; i < m_; ++i) {
-      for (int j = 0; j < n_; ++j) at(i, j) = a[static_cast<std::size_t>(i) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(j)];
+      for (int j = 0; j < n_; ++j)
+        at(i, j) = a[static_cast<std::size_t>(i) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(j)];
       basis_[static_cast<std::size_t>(i)] = n_ + i;
       at(i, n_) = -1.0;
       at(i, n_ + 1) = b[static_cast<std::size_t>(i)];
@@ -66,7 +71,8 @@ class DenseLp {
           int s = -1;
           for (int j = 0; j <= n_; ++j)
             if (s == -1 || at(i, j) < at(i, s) ||
-                (at(i, j) == at(i, s) && nonbasis_[static_cast<std::size_t>(j)] < nonbasis_[static_cast<std::size_t>(s)]))
+                (at(i, j) == at(i, s) &&
+                 nonbasis_[static_cast<std::size_t>(j)] < nonbasis_[static_cast<std::size_t>(s)]))
               s = j;
           pivot(i, s);
         }
@@ -90,7 +96,9 @@ class DenseLp {
   }
 
  private:
-  double& at(int i, int j) { return d_[static_cast<std::size_t>(i) * static_cast<std::size_t>(n_ + 2) + static_cast<std::size_t>(j)]; }
+  double& at(int i, int j) {
+    return d_[static_cast<std::size_t>(i) * static_cast<std::size_t>(n_ + 2) + static_cast<std::size_t>(j)];
+  }
 
   void pivot(int r, int s) {
     const double inv = 1.0 / at(r, s);

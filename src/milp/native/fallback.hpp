@@ -92,7 +92,8 @@ class FallbackBnb {
         add(std::move(r), hi[ju] - lo[ju]);
       }
     }
-    std::vector<std::vector<double>> a(static_cast<std::size_t>(m_.num_rows()), std::vector<double>(static_cast<std::size_t>(nv), 0.0));
+    std::vector<std::vector<double>> a(static_cast<std::size_t>(m_.num_rows()),
+                                       std::vector<double>(static_cast<std::size_t>(nv), 0.0));
     std::vector<double> shift(static_cast<std::size_t>(m_.num_rows()), 0.0);
     for (const auto& e : m_.entries) {
       const auto ju = static_cast<std::size_t>(e.col);
@@ -122,7 +123,8 @@ class FallbackBnb {
     const int mm = static_cast<int>(rows.size());
     std::vector<double> flat(static_cast<std::size_t>(mm) * static_cast<std::size_t>(nv));
     for (int i = 0; i < mm; ++i)
-      for (int j = 0; j < nv; ++j) flat[static_cast<std::size_t>(i * nv + j)] = rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+      for (int j = 0; j < nv; ++j)
+        flat[static_cast<std::size_t>(i * nv + j)] = rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
     DenseLp solver(mm, nv, flat, rhs, c);
     auto sol = solver.solve();
     if (sol.status == DenseLpStatus::unbounded) {
@@ -172,7 +174,8 @@ class FallbackBnb {
     }
     if (branch < 0) {
       for (int j = 0; j < m_.num_cols(); ++j)
-        if (m_.is_integer[static_cast<std::size_t>(j)]) x[static_cast<std::size_t>(j)] = std::round(x[static_cast<std::size_t>(j)]);
+        if (m_.is_integer[static_cast<std::size_t>(j)])
+          x[static_cast<std::size_t>(j)] = std::round(x[static_cast<std::size_t>(j)]);
       if (m_.is_feasible(x, 1e-6)) {
         const double v = sign_ * (m_.objective_of(x) - m_.obj_offset);
         if (best_x_.empty() || v > best_) {
@@ -187,8 +190,10 @@ class FallbackBnb {
     const bool up_first = xv - std::floor(xv) >= 0.5;
     for (int side = 0; side < 2; ++side) {
       const bool up = (side == 0) == up_first;
-      if (up) lo[bu] = std::ceil(xv);
-      else hi[bu] = std::floor(xv);
+      if (up)
+        lo[bu] = std::ceil(xv);
+      else
+        hi[bu] = std::floor(xv);
       if (lo[bu] <= hi[bu]) node(lo, hi, false);
       lo[bu] = old_lo;
       hi[bu] = old_hi;

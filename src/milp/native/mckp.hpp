@@ -16,12 +16,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
-#include <cstdio>
-#include <cstdlib>
 #include <unordered_map>
 #include <vector>
 
@@ -38,19 +38,19 @@ struct SearchLimits {
 };
 
 struct SearchResult {
-  bool feasible = false;          ///< an incumbent exists
-  bool proven = false;            ///< search completed (optimal within the tolerance, or infeasible)
-  std::vector<int> choice;        ///< item per group (full problem)
+  bool feasible = false;    ///< an incumbent exists
+  bool proven = false;      ///< search completed (optimal within the tolerance, or infeasible)
+  std::vector<int> choice;  ///< item per group (full problem)
   double value = -std::numeric_limits<double>::infinity();  ///< internal value incl. fixed_value
   double bound = std::numeric_limits<double>::infinity();   ///< proven upper bound (internal)
   double root_bound = std::numeric_limits<double>::infinity();
-  std::vector<double> prices;     ///< lambda at the root LP optimum
+  std::vector<double> prices;       ///< lambda at the root LP optimum
   std::vector<double> group_duals;  ///< per group: best reduced value at the root prices
   long long nodes = 0;
   bool hit_limit = false;
   // Statistics (for messages and tuning).
   int core_groups = 0, core_items = 0;
-  bool dp_used = false;             ///< the core was settled by the dynamic programme
+  bool dp_used = false;  ///< the core was settled by the dynamic programme
   double root_incumbent = -std::numeric_limits<double>::infinity();
 };
 
@@ -75,7 +75,8 @@ class MckpSearch {
   static double reduced(const Problem& p, int it, const std::vector<double>& lam) {
     double r = p.value[static_cast<std::size_t>(it)];
     for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-      r -= lam[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] * p.use_val[static_cast<std::size_t>(q)];
+      r -= lam[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] *
+           p.use_val[static_cast<std::size_t>(q)];
     return r;
   }
 
@@ -91,7 +92,8 @@ class MckpSearch {
     for (int g = 0; g < G; ++g) {
       double bv = -kInf;
       int bi = -1;
-      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+           ++it) {
         if (v.allowed && !(*v.allowed)[static_cast<std::size_t>(it)]) continue;
         const double r = reduced(p, it, lam);
         if (r > bv) {
@@ -102,7 +104,8 @@ class MckpSearch {
       if (bi < 0) return -kInf;
       L += bv;
       for (int q = p.use_begin[static_cast<std::size_t>(bi)]; q < p.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
-        grad[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -= p.use_val[static_cast<std::size_t>(q)];
+        grad[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -=
+            p.use_val[static_cast<std::size_t>(q)];
       if (best) (*best)[static_cast<std::size_t>(g)] = bi;
     }
     return L;
@@ -117,11 +120,13 @@ class MckpSearch {
     double forced_spread = 0.0;
     for (int g = 0; g < p.num_groups(); ++g) {
       double vmax = -kInf, vmin = kInf;
-      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+           ++it) {
         const double v = p.value[static_cast<std::size_t>(it)];
         vmax = std::max(vmax, v);
         vmin = std::min(vmin, v);
-        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q) {
+        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+             ++q) {
           const auto k = static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]);
           const double a = p.use_val[static_cast<std::size_t>(q)];
           box[k] = std::max(box[k], std::max(v, 0.0) / a);
@@ -151,7 +156,8 @@ class MckpSearch {
     const int K = p.num_rows;
     KelleyOut out;
     for (int k = 0; k < K; ++k)
-      lam0[static_cast<std::size_t>(k)] = std::clamp(lam0[static_cast<std::size_t>(k)], 0.0, box[static_cast<std::size_t>(k)]);
+      lam0[static_cast<std::size_t>(k)] =
+          std::clamp(lam0[static_cast<std::size_t>(k)], 0.0, box[static_cast<std::size_t>(k)]);
     std::vector<double> grad;
     std::vector<std::vector<double>> cut_g;
     std::vector<double> cut_c;
@@ -178,9 +184,11 @@ class MckpSearch {
       const int S = static_cast<int>(cut_c.size());
       const double T = *std::max_element(cut_c.begin(), cut_c.end());
       const int m = S + K, n = K + 1;
-      std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), b(static_cast<std::size_t>(m)), cc(static_cast<std::size_t>(n), 0.0);
+      std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0),
+          b(static_cast<std::size_t>(m)), cc(static_cast<std::size_t>(n), 0.0);
       for (int s = 0; s < S; ++s) {
-        for (int k = 0; k < K; ++k) a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
+        for (int k = 0; k < K; ++k)
+          a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
         a[static_cast<std::size_t>(s * n + K)] = 1.0;
         b[static_cast<std::size_t>(s)] = T - cut_c[static_cast<std::size_t>(s)];
       }
@@ -199,7 +207,8 @@ class MckpSearch {
       std::vector<double> next(sol.x.begin(), sol.x.begin() + K);
       bool same = true;
       for (int k = 0; k < K; ++k)
-        same = same && std::abs(next[static_cast<std::size_t>(k)] - lam[static_cast<std::size_t>(k)]) <= 1e-13 * (1.0 + std::abs(lam[static_cast<std::size_t>(k)]));
+        same = same && std::abs(next[static_cast<std::size_t>(k)] - lam[static_cast<std::size_t>(k)]) <=
+                           1e-13 * (1.0 + std::abs(lam[static_cast<std::size_t>(k)]));
       if (same) return out;
       lam = std::move(next);
     }
@@ -221,10 +230,13 @@ class MckpSearch {
     std::vector<std::vector<std::pair<double, int>>> order(static_cast<std::size_t>(G));
     for (int g = 0; g < G; ++g) {
       auto& o = order[static_cast<std::size_t>(g)];
-      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it)
+      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+           ++it)
         if (!v.allowed || (*v.allowed)[static_cast<std::size_t>(it)]) o.emplace_back(reduced(p, it, lam), it);
       if (o.empty()) return false;
-      std::sort(o.begin(), o.end(), [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+      std::sort(o.begin(), o.end(), [](const auto& x, const auto& y) {
+        return x.first > y.first || (x.first == y.first && x.second < y.second);
+      });
       regret[static_cast<std::size_t>(g)] = o.size() > 1 ? o[0].first - o[1].first : kInf;
     }
     std::vector<int> gs(static_cast<std::size_t>(G));
@@ -232,11 +244,13 @@ class MckpSearch {
     std::vector<char> forced(static_cast<std::size_t>(G));
     for (int g = 0; g < G; ++g) {
       bool none_ok = false;
-      for (const auto& [r, it] : order[static_cast<std::size_t>(g)]) none_ok = none_ok || p.column[static_cast<std::size_t>(it)] < 0;
+      for (const auto& [r, it] : order[static_cast<std::size_t>(g)])
+        none_ok = none_ok || p.column[static_cast<std::size_t>(it)] < 0;
       forced[static_cast<std::size_t>(g)] = none_ok ? 0 : 1;
     }
     std::stable_sort(gs.begin(), gs.end(), [&](int a, int b) {
-      if (forced[static_cast<std::size_t>(a)] != forced[static_cast<std::size_t>(b)]) return forced[static_cast<std::size_t>(a)] > forced[static_cast<std::size_t>(b)];
+      if (forced[static_cast<std::size_t>(a)] != forced[static_cast<std::size_t>(b)])
+        return forced[static_cast<std::size_t>(a)] > forced[static_cast<std::size_t>(b)];
       return regret[static_cast<std::size_t>(a)] > regret[static_cast<std::size_t>(b)];
     });
     std::vector<double> rem(p.cap);
@@ -245,15 +259,18 @@ class MckpSearch {
         const auto k = static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]);
         double avail = rem[k];
         if (old >= 0)
-          for (int r = p.use_begin[static_cast<std::size_t>(old)]; r < p.use_begin[static_cast<std::size_t>(old) + 1]; ++r)
-            if (p.use_row[static_cast<std::size_t>(r)] == static_cast<int>(k)) avail += p.use_val[static_cast<std::size_t>(r)];
+          for (int r = p.use_begin[static_cast<std::size_t>(old)]; r < p.use_begin[static_cast<std::size_t>(old) + 1];
+               ++r)
+            if (p.use_row[static_cast<std::size_t>(r)] == static_cast<int>(k))
+              avail += p.use_val[static_cast<std::size_t>(r)];
         if (p.use_val[static_cast<std::size_t>(q)] > avail + cap_tol(k)) return false;
       }
       return true;
     };
     auto take = [&](int it, double sgn) {
       for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-        rem[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -= sgn * p.use_val[static_cast<std::size_t>(q)];
+        rem[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -=
+            sgn * p.use_val[static_cast<std::size_t>(q)];
     };
     choice.assign(static_cast<std::size_t>(G), -1);
     for (int g : gs) {
@@ -272,7 +289,8 @@ class MckpSearch {
         const int cur = choice[static_cast<std::size_t>(g)];
         int best = cur;
         for (const auto& [r, it] : order[static_cast<std::size_t>(g)])
-          if (p.value[static_cast<std::size_t>(it)] > p.value[static_cast<std::size_t>(best)] + 1e-12 && fits(it, cur)) best = it;
+          if (p.value[static_cast<std::size_t>(it)] > p.value[static_cast<std::size_t>(best)] + 1e-12 && fits(it, cur))
+            best = it;
         if (best != cur) {
           take(cur, -1.0);
           take(best, 1.0);
@@ -288,24 +306,30 @@ class MckpSearch {
     return true;
   }
 
-  double cap_tol(std::size_t k) const { return 1e-9 * std::max(1.0, std::abs(full_.cap.size() > k ? full_.cap[k] : 1.0)); }
+  double cap_tol(std::size_t k) const {
+    return 1e-9 * std::max(1.0, std::abs(full_.cap.size() > k ? full_.cap[k] : 1.0));
+  }
 
   bool feasible_choice(const Problem& p, const std::vector<int>& choice) const {
     std::vector<double> used(static_cast<std::size_t>(p.num_rows), 0.0);
     for (int g = 0; g < p.num_groups(); ++g) {
       const int it = choice[static_cast<std::size_t>(g)];
-      if (it < p.group_begin[static_cast<std::size_t>(g)] || it >= p.group_begin[static_cast<std::size_t>(g) + 1]) return false;
+      if (it < p.group_begin[static_cast<std::size_t>(g)] || it >= p.group_begin[static_cast<std::size_t>(g) + 1])
+        return false;
       for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-        used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += p.use_val[static_cast<std::size_t>(q)];
+        used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+            p.use_val[static_cast<std::size_t>(q)];
     }
     for (int k = 0; k < p.num_rows; ++k)
-      if (used[static_cast<std::size_t>(k)] > p.cap[static_cast<std::size_t>(k)] + cap_tol(static_cast<std::size_t>(k))) return false;
+      if (used[static_cast<std::size_t>(k)] > p.cap[static_cast<std::size_t>(k)] + cap_tol(static_cast<std::size_t>(k)))
+        return false;
     return true;
   }
 
   double value_of(const Problem& p, const std::vector<int>& choice) const {
     double v = p.fixed_value;
-    for (int g = 0; g < p.num_groups(); ++g) v += p.value[static_cast<std::size_t>(choice[static_cast<std::size_t>(g)])];
+    for (int g = 0; g < p.num_groups(); ++g)
+      v += p.value[static_cast<std::size_t>(choice[static_cast<std::size_t>(g)])];
     return v;
   }
 
@@ -365,7 +389,8 @@ inline void MckpSearch::dfs(std::vector<char>& allowed, const std::vector<double
     for (int g = 0; g < G; ++g) {
       std::vector<double> mn(static_cast<std::size_t>(K), kInf);
       bool any = false, none = false;
-      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+           ++it) {
         if (!allowed[static_cast<std::size_t>(it)]) continue;
         any = true;
         if (p.use_begin[static_cast<std::size_t>(it)] == p.use_begin[static_cast<std::size_t>(it) + 1]) {
@@ -375,17 +400,20 @@ inline void MckpSearch::dfs(std::vector<char>& allowed, const std::vector<double
       }
       if (!any) return;
       if (none) continue;
-      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+           ++it) {
         if (!allowed[static_cast<std::size_t>(it)]) continue;
         std::vector<double> u(static_cast<std::size_t>(K), 0.0);
         for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
           u[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += p.use_val[static_cast<std::size_t>(q)];
-        for (int k = 0; k < K; ++k) mn[static_cast<std::size_t>(k)] = std::min(mn[static_cast<std::size_t>(k)], u[static_cast<std::size_t>(k)]);
+        for (int k = 0; k < K; ++k)
+          mn[static_cast<std::size_t>(k)] = std::min(mn[static_cast<std::size_t>(k)], u[static_cast<std::size_t>(k)]);
       }
       for (int k = 0; k < K; ++k) need[static_cast<std::size_t>(k)] += mn[static_cast<std::size_t>(k)];
     }
     for (int k = 0; k < K; ++k)
-      if (need[static_cast<std::size_t>(k)] > p.cap[static_cast<std::size_t>(k)] + cap_tol(static_cast<std::size_t>(k))) return;
+      if (need[static_cast<std::size_t>(k)] > p.cap[static_cast<std::size_t>(k)] + cap_tol(static_cast<std::size_t>(k)))
+        return;
   }
 
   const double tgt = target();
@@ -430,7 +458,8 @@ inline void MckpSearch::dfs(std::vector<char>& allowed, const std::vector<double
     const double rb = reduced(p, bi, lam);
     int count = 0;
     double second = kInf;
-    for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+    for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+         ++it) {
       if (!child[static_cast<std::size_t>(it)]) continue;
       const double d = rb - reduced(p, it, lam);
       if (d > thr) {
@@ -450,19 +479,25 @@ inline void MckpSearch::dfs(std::vector<char>& allowed, const std::vector<double
     // Every group decided: `best` restricted to the survivors is the only candidate left.
     std::vector<int> only(static_cast<std::size_t>(G), -1);
     for (int g = 0; g < G; ++g)
-      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it)
+      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+           ++it)
         if (child[static_cast<std::size_t>(it)]) only[static_cast<std::size_t>(g)] = it;
-    if (std::find(only.begin(), only.end(), -1) == only.end() && feasible_choice(p, only)) offer_core(only, value_of(p, only));
+    if (std::find(only.begin(), only.end(), -1) == only.end() && feasible_choice(p, only))
+      offer_core(only, value_of(p, only));
     return;
   }
   std::vector<std::pair<double, int>> order;
-  for (int it = p.group_begin[static_cast<std::size_t>(branch)]; it < p.group_begin[static_cast<std::size_t>(branch) + 1]; ++it)
+  for (int it = p.group_begin[static_cast<std::size_t>(branch)];
+       it < p.group_begin[static_cast<std::size_t>(branch) + 1]; ++it)
     if (child[static_cast<std::size_t>(it)]) order.emplace_back(reduced(p, it, lam), it);
-  std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+  std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+    return x.first > y.first || (x.first == y.first && x.second < y.second);
+  });
   for (const auto& [r, it] : order) {
     if (hit_limit_) return;
     std::vector<char> sub(child);
-    for (int j = p.group_begin[static_cast<std::size_t>(branch)]; j < p.group_begin[static_cast<std::size_t>(branch) + 1]; ++j)
+    for (int j = p.group_begin[static_cast<std::size_t>(branch)];
+         j < p.group_begin[static_cast<std::size_t>(branch) + 1]; ++j)
       sub[static_cast<std::size_t>(j)] = j == it ? 1 : 0;
     dfs(sub, lam);
   }
@@ -496,20 +531,23 @@ inline int MckpSearch::dp_core(const std::vector<double>& lam) {
   auto usage = [&](int it, long long* u) {
     std::fill(u, u + K, 0LL);
     for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-      u[p.use_row[static_cast<std::size_t>(q)]] += static_cast<long long>(std::llround(p.use_val[static_cast<std::size_t>(q)]));
+      u[p.use_row[static_cast<std::size_t>(q)]] +=
+          static_cast<long long>(std::llround(p.use_val[static_cast<std::size_t>(q)]));
   };
   // Moves per group (non-base items with delta < delta_max): item, delta, deviation (flat, K per move).
   std::vector<int> mv_begin{0}, mv_item;
   std::vector<double> mv_delta;
   std::vector<long long> mv_dev;
   std::vector<long long> R(Ku), ub(Ku), ui(Ku);
-  for (int k = 0; k < K; ++k) R[static_cast<std::size_t>(k)] = static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(k)] + 1e-9));
+  for (int k = 0; k < K; ++k)
+    R[static_cast<std::size_t>(k)] = static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(k)] + 1e-9));
   for (int g = 0; g < G; ++g) {
     const int b = base[static_cast<std::size_t>(g)];
     usage(b, ub.data());
     for (std::size_t k = 0; k < Ku; ++k) R[k] -= ub[k];
     const double rb = reduced(p, b, lam);
-    for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+    for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+         ++it) {
       if (it == b) continue;
       const double d = std::max(0.0, rb - reduced(p, it, lam));
       if (d >= delta_max) continue;
@@ -607,7 +645,9 @@ inline int MckpSearch::dp_core(const std::vector<double>& lam) {
         for (int m = m0 - 1; m < m1; ++m) {  // m0 - 1 = keep the base item
           const double c = cur_cost[si] + (m >= m0 ? mv_delta[static_cast<std::size_t>(m)] : 0.0);
           if (c >= cut) continue;
-          const unsigned long long key = m >= m0 ? cur_key[si] + static_cast<unsigned long long>(mv_key[static_cast<std::size_t>(m)]) : cur_key[si];
+          const unsigned long long key =
+              m >= m0 ? cur_key[si] + static_cast<unsigned long long>(mv_key[static_cast<std::size_t>(m)])
+                      : cur_key[si];
           double slack_cost = 0.0;
           bool dead = false;
           for (std::size_t k = 0; k < Ku; ++k) {
@@ -653,14 +693,16 @@ inline int MckpSearch::dp_core(const std::vector<double>& lam) {
       std::swap(cur_cost, next_cost);
       std::swap(cur_node, next_node);
       if (debug_ && g % 20 == 0)
-        std::fprintf(stderr, "dp budget %.4g layer %d: %zu states, trail %zu\n", budget, g, cur_key.size(), trail.size());
+        std::fprintf(stderr, "dp budget %.4g layer %d: %zu states, trail %zu\n", budget, g, cur_key.size(),
+                     trail.size());
     }
     if (gave_up) return -1;
     if (found_node >= -1) {
       std::vector<int> choice(base);
       for (int n = found_node; n >= 0; n = trail[static_cast<std::size_t>(n)].prev) {
         const int m = trail[static_cast<std::size_t>(n)].move;
-        const auto g = static_cast<std::size_t>(std::upper_bound(mv_begin.begin(), mv_begin.end(), m) - mv_begin.begin() - 1);
+        const auto g =
+            static_cast<std::size_t>(std::upper_bound(mv_begin.begin(), mv_begin.end(), m) - mv_begin.begin() - 1);
         choice[g] = mv_item[static_cast<std::size_t>(m)];
       }
       if (!feasible_choice(p, choice)) return -1;  // numerical trouble: let the branch and bound decide
@@ -698,7 +740,8 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
   auto root = kelley(v, box, lam0, -kInf, 100 + 40 * K);
   nodes_ = 1;
   if (debug_)
-    std::fprintf(stderr, "root kelley %.3f ms, %d iterations\n", std::chrono::duration<double, std::milli>(Clock::now() - t_root).count(), kelley_iters_);
+    std::fprintf(stderr, "root kelley %.3f ms, %d iterations\n",
+                 std::chrono::duration<double, std::milli>(Clock::now() - t_root).count(), kelley_iters_);
   if (root.infeasible) {
     res.proven = !hit_limit_;
     res.hit_limit = hit_limit_;
@@ -710,7 +753,8 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
   std::vector<int> best;
   const double L = evaluate(v, root.lam, grad, &best);
   res.group_duals.resize(static_cast<std::size_t>(G));
-  for (int g = 0; g < G; ++g) res.group_duals[static_cast<std::size_t>(g)] = reduced(p, best[static_cast<std::size_t>(g)], root.lam);
+  for (int g = 0; g < G; ++g)
+    res.group_duals[static_cast<std::size_t>(g)] = reduced(p, best[static_cast<std::size_t>(g)], root.lam);
 
   if (feasible_choice(p, best) && value_of(p, best) > best_value_) {
     best_value_ = value_of(p, best);
@@ -741,7 +785,8 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
       const int bi = best[static_cast<std::size_t>(g)];
       const double rb = reduced(p, bi, root.lam);
       keep.clear();
-      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1]; ++it) {
+      for (int it = p.group_begin[static_cast<std::size_t>(g)]; it < p.group_begin[static_cast<std::size_t>(g) + 1];
+           ++it) {
         const double d = rb - reduced(p, it, root.lam);
         if (d > thr) {
           pruned_bound_ = std::max(pruned_bound_, L - d);
@@ -754,7 +799,8 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
         base_choice_[static_cast<std::size_t>(g)] = it;
         core_.fixed_value += p.value[static_cast<std::size_t>(it)];
         for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-          core_.cap[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -= p.use_val[static_cast<std::size_t>(q)];
+          core_.cap[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -=
+              p.use_val[static_cast<std::size_t>(q)];
         continue;
       }
       for (int it : keep) {
@@ -775,7 +821,9 @@ inline SearchResult MckpSearch::run(const std::vector<double>* warm_prices, cons
     const auto t_dp = Clock::now();
     const int dp = best_value_ > -kInf ? dp_core(root.lam) : 0;
     if (debug_)
-      std::fprintf(stderr, "dp %d: %.3f ms (heuristic+setup before: %.3f ms)\n", dp, std::chrono::duration<double, std::milli>(Clock::now() - t_dp).count(), std::chrono::duration<double, std::milli>(t_dp - t_root).count());
+      std::fprintf(stderr, "dp %d: %.3f ms (heuristic+setup before: %.3f ms)\n", dp,
+                   std::chrono::duration<double, std::milli>(Clock::now() - t_dp).count(),
+                   std::chrono::duration<double, std::milli>(t_dp - t_root).count());
     res.dp_used = dp != 0;
     if (dp <= 0) {
       std::vector<char> allowed(static_cast<std::size_t>(core_.num_items()), 1);

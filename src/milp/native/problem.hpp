@@ -16,16 +16,16 @@
 namespace sia::detail::native {
 
 struct Problem {
-  int num_rows = 0;                 ///< K capacity rows
-  std::vector<double> cap;          ///< K, remaining after pins
-  double fixed_value = 0.0;         ///< internal value of pinned columns
+  int num_rows = 0;          ///< K capacity rows
+  std::vector<double> cap;   ///< K, remaining after pins
+  double fixed_value = 0.0;  ///< internal value of pinned columns
   // Groups: items of group g are [group_begin[g], group_begin[g+1]).
   std::vector<int> group_begin{0};
-  std::vector<int> group_row;       ///< model choice row of the group, -1 if none (singleton column)
+  std::vector<int> group_row;  ///< model choice row of the group, -1 if none (singleton column)
   // Items.
   std::vector<double> value;
-  std::vector<int> column;          ///< model column, -1 for the "none" item
-  std::vector<int> use_begin{0};    ///< CSR of usage over capacity rows
+  std::vector<int> column;        ///< model column, -1 for the "none" item
+  std::vector<int> use_begin{0};  ///< CSR of usage over capacity rows
   std::vector<int> use_row;
   std::vector<double> use_val;
 
@@ -55,11 +55,11 @@ struct Problem {
 /// What recognition found in the model.
 struct Shape {
   bool round_shaped = false;
-  bool infeasible = false;          ///< proven while reading (pins over capacity, contradictory bounds)
-  std::string why;                  ///< reason for !round_shaped or infeasible
-  double sign = 1.0;                ///< +1 maximise, -1 minimise
-  std::vector<int> cap_rows;        ///< model row of each capacity row k
-  std::vector<int> pinned_cols;     ///< columns fixed to 1
+  bool infeasible = false;       ///< proven while reading (pins over capacity, contradictory bounds)
+  std::string why;               ///< reason for !round_shaped or infeasible
+  double sign = 1.0;             ///< +1 maximise, -1 minimise
+  std::vector<int> cap_rows;     ///< model row of each capacity row k
+  std::vector<int> pinned_cols;  ///< columns fixed to 1
   Problem problem;
 };
 
@@ -133,7 +133,8 @@ inline Shape recognise(const MilpModel& m) {
       ones = ones && std::abs(v - 1.0) <= 1e-12;
       nonneg = nonneg && v > 0.0;
     }
-    const bool free_cols = std::all_of(r.begin(), r.end(), [&](const auto& e) { return choice_of[static_cast<std::size_t>(e.first)] < 0; });
+    const bool free_cols = std::all_of(r.begin(), r.end(),
+                                       [&](const auto& e) { return choice_of[static_cast<std::size_t>(e.first)] < 0; });
     if (ones && free_cols && up_r >= 1.0 - tol && up_r < 2.0 - tol && lo_r <= 1.0 + tol) {
       for (const auto& e : r) choice_of[static_cast<std::size_t>(e.first)] = i;
       forced_row[iu] = lo_r > tol ? 1 : 0;
@@ -159,7 +160,8 @@ inline Shape recognise(const MilpModel& m) {
   const int K = static_cast<int>(s.cap_rows.size());
   p.num_rows = K;
   p.cap.resize(static_cast<std::size_t>(K));
-  for (int k = 0; k < K; ++k) p.cap[static_cast<std::size_t>(k)] = m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])];
+  for (int k = 0; k < K; ++k)
+    p.cap[static_cast<std::size_t>(k)] = m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])];
 
   // Usage of each column over capacity rows.
   std::vector<std::vector<std::pair<int, double>>> use(static_cast<std::size_t>(n));
@@ -184,16 +186,20 @@ inline Shape recognise(const MilpModel& m) {
     }
   }
   for (int k = 0; k < K; ++k)
-    if (p.cap[static_cast<std::size_t>(k)] < -1e-9 * std::max(1.0, std::abs(m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])]))) {
+    if (p.cap[static_cast<std::size_t>(k)] <
+        -1e-9 *
+            std::max(1.0, std::abs(m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])]))) {
       s.infeasible = true;
-      s.why = "columns fixed to 1 exceed the upper bound of row " + std::to_string(s.cap_rows[static_cast<std::size_t>(k)]);
+      s.why =
+          "columns fixed to 1 exceed the upper bound of row " + std::to_string(s.cap_rows[static_cast<std::size_t>(k)]);
       return s;
     }
 
   // Groups: one per choice row without a pin, one per free column outside choice rows.
   std::vector<std::vector<int>> members(static_cast<std::size_t>(nr));
   for (int j = 0; j < n; ++j)
-    if (choice_of[static_cast<std::size_t>(j)] >= 0) members[static_cast<std::size_t>(choice_of[static_cast<std::size_t>(j)])].push_back(j);
+    if (choice_of[static_cast<std::size_t>(j)] >= 0)
+      members[static_cast<std::size_t>(choice_of[static_cast<std::size_t>(j)])].push_back(j);
 
   std::vector<int> cand;
   auto build_group = [&](const std::vector<int>& cols, bool forced, int model_row) {
@@ -207,8 +213,13 @@ inline Shape recognise(const MilpModel& m) {
     }
     // Single-row dominance: among columns using exactly the same single row (or none), keep only
     // those whose value strictly increases with usage.
-    auto key = [&](int j) { return use[static_cast<std::size_t>(j)].size() == 1 ? use[static_cast<std::size_t>(j)][0].first : (use[static_cast<std::size_t>(j)].empty() ? -1 : -2); };
-    auto amount = [&](int j) { return use[static_cast<std::size_t>(j)].size() == 1 ? use[static_cast<std::size_t>(j)][0].second : 0.0; };
+    auto key = [&](int j) {
+      return use[static_cast<std::size_t>(j)].size() == 1 ? use[static_cast<std::size_t>(j)][0].first
+                                                          : (use[static_cast<std::size_t>(j)].empty() ? -1 : -2);
+    };
+    auto amount = [&](int j) {
+      return use[static_cast<std::size_t>(j)].size() == 1 ? use[static_cast<std::size_t>(j)][0].second : 0.0;
+    };
     std::stable_sort(cand.begin(), cand.end(), [&](int a, int b) {
       const int ka = key(a), kb = key(b);
       if (ka != kb) return ka < kb;

@@ -42,8 +42,7 @@ int main(int argc, char** argv) try {
   sia::GoodputTable g1, g2;
   g1.set("A", 1, 1).set("A", 2, 1).set("B", 1, 2).set("B", 2, 3).set("B", 4, 4);
   g2.set("A", 1, 2).set("A", 2, 4).set("B", 1, 1).set("B", 2, 2).set("B", 4, 3);
-  const std::vector<sia::JobSpec> jobs = {sia::JobSpec("J1").goodput_model(g1),
-                                          sia::JobSpec("J2").goodput_model(g2)};
+  const std::vector<sia::JobSpec> jobs = {sia::JobSpec("J1").goodput_model(g1), sia::JobSpec("J2").goodput_model(g2)};
 
   std::vector<std::string> backends;
   for (int i = 1; i < argc; ++i) backends.emplace_back(argv[i]);
