@@ -17,7 +17,7 @@
 
 namespace sia {
 
-/// Options of a round (the policy).
+/// Options of a round (in sia_allocate's JSON request: the `policy` object, a name fixed by product.md §5).
 struct RoundOptions {
   double p = -0.5;                  ///< fairness exponent, != 0
   double lambda = 1.1;              ///< penalty per job left without GPUs, > 0

@@ -228,7 +228,7 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
 // ----------------------------------------------------------------------------------------------
 // Policy
 // ----------------------------------------------------------------------------------------------
-void parse_policy(const json& value, RoundOptions& o, const JsonContext& ctx) {
+void parse_round_options(const json& value, RoundOptions& o, const JsonContext& ctx) {
   ObjectReader pol(value, "policy", ctx,
                    {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities", "prices"});
   if (const auto p = pol.number("p")) {
@@ -532,7 +532,7 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
   Request req;
   NodeDirectory dir(req.cluster);  // refers to req.cluster, which stays in place while parsing
   parse_cluster(root.require("cluster"), req, dir, ctx);
-  if (const json* p = root.get_non_null("policy")) parse_policy(*p, req.options, ctx);
+  if (const json* p = root.get_non_null("policy")) parse_round_options(*p, req.options, ctx);
 
   const ConfigIndex index(req.cluster);
   PlacementState placements{&dir, {}};

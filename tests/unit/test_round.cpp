@@ -318,7 +318,7 @@ TEST_CASE("round.validation") {
   expect({JobSpec("nan").goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return std::nan(""); })}, "NaN");
   RoundOptions o = brute();
   o.p = 0;
-  expect({ok()}, "policy.p", o);
+  expect({ok()}, "RoundOptions.p", o);
   o = brute();
   o.lambda = 0;
   expect({ok()}, "lambda", o);
