@@ -135,7 +135,8 @@ inline constexpr double max_negative_p_utility = 1e6;
 namespace detail {
 inline void check_exponent(double p) {
   if (!std::isfinite(p) || p == 0.0)
-    throw InvalidArgument("RoundOptions.p: the fairness exponent must be finite and != 0 (got " + std::to_string(p) + ")");
+    throw InvalidArgument("RoundOptions.p: the fairness exponent must be finite and != 0 (got " + std::to_string(p) +
+                          ")");
 }
 // u = G^p for G > 0 (clipped for p < 0, optionally rounded); throws on overflow.
 inline double utility_of(double v, double p, bool round, Eigen::Index i, Eigen::Index j,

@@ -33,11 +33,14 @@ std::string job_label(const JobSpec& j, std::size_t i) {
 
 void validate_options(const RoundOptions& o) {
   if (!std::isfinite(o.p) || o.p == 0.0)
-    throw InvalidArgument("RoundOptions.p: the fairness exponent must be finite and != 0 (got " + std::to_string(o.p) + ")");
+    throw InvalidArgument("RoundOptions.p: the fairness exponent must be finite and != 0 (got " + std::to_string(o.p) +
+                          ")");
   if (!std::isfinite(o.lambda) || o.lambda <= 0.0)
-    throw InvalidArgument("RoundOptions.lambda: the penalty must be finite and > 0 (got " + std::to_string(o.lambda) + ")");
+    throw InvalidArgument("RoundOptions.lambda: the penalty must be finite and > 0 (got " + std::to_string(o.lambda) +
+                          ")");
   if (!(o.relative_gap >= 0.0) || !std::isfinite(o.relative_gap))
-    throw InvalidArgument("RoundOptions.relative_gap must be finite and >= 0 (got " + std::to_string(o.relative_gap) + ")");
+    throw InvalidArgument("RoundOptions.relative_gap must be finite and >= 0 (got " + std::to_string(o.relative_gap) +
+                          ")");
   if (o.time_limit && o.time_limit->count() < 0)
     throw InvalidArgument("RoundOptions.time_limit must be >= 0 (got " + std::to_string(o.time_limit->count()) + ")");
 }
