@@ -9,7 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <initializer_list>
 #include <set>
+#include <string_view>
+#include <utility>
 
 namespace sia::detail {
 namespace {
@@ -17,6 +20,19 @@ namespace {
 using nlohmann::json;
 
 [[noreturn]] void fail(const std::string& where, const std::string& msg) { throw InvalidArgument(where + ": " + msg); }
+
+/// One of the named values of an enumerated string field ("must be \"a\", \"b\" or \"c\"" otherwise).
+template <class E>
+E choice(const json& value, const std::string& where, std::initializer_list<std::pair<std::string_view, E>> names) {
+  const std::string s = value.is_string() ? value.get<std::string>() : std::string();
+  for (const auto& [name, e] : names)
+    if (s == name) return e;
+  std::string list;
+  std::size_t i = 0;
+  for (const auto& [name, e] : names)
+    list += (i++ == 0 ? "" : (i == names.size() ? " or " : ", ")) + ("\"" + std::string(name) + "\"");
+  fail(where, "must be " + list);
+}
 
 void require_object(const json& j, const std::string& where) {
   if (!j.is_object()) fail(where, "must be an object");
@@ -170,30 +186,14 @@ JobModel parse_model_json(const json& model, const ClusterSpec& cluster, const s
     if (v < 1) fail(path + ".microbatches", "must be >= 1");
     m.microbatches(v);
   }
-  if (model.contains("projection")) {
-    const json& b = model["projection"];
-    const std::string s = b.is_string() ? b.get<std::string>() : std::string();
-    if (s == "paper")
-      m.projection(ProjectionMode::paper);
-    else if (s == "reference")
-      m.projection(ProjectionMode::reference);
-    else if (s == "none")
-      m.projection(ProjectionMode::none);
-    else
-      fail(path + ".projection", "must be \"paper\", \"reference\" or \"none\"");
-  }
-  if (model.contains("first_placement")) {
-    const json& b = model["first_placement"];
-    const std::string s = b.is_string() ? b.get<std::string>() : std::string();
-    if (s == "seed")
-      m.first_placement(FirstPlacement::seed);
-    else if (s == "tie")
-      m.first_placement(FirstPlacement::tie);
-    else if (s == "profiled")
-      m.first_placement(FirstPlacement::profiled);
-    else
-      fail(path + ".first_placement", "must be \"seed\", \"tie\" or \"profiled\"");
-  }
+  if (model.contains("projection"))
+    m.projection(choice<ProjectionMode>(
+        model["projection"], path + ".projection",
+        {{"paper", ProjectionMode::paper}, {"reference", ProjectionMode::reference}, {"none", ProjectionMode::none}}));
+  if (model.contains("first_placement"))
+    m.first_placement(choice<FirstPlacement>(
+        model["first_placement"], path + ".first_placement",
+        {{"seed", FirstPlacement::seed}, {"tie", FirstPlacement::tie}, {"profiled", FirstPlacement::profiled}}));
   if (model.contains("known_type")) {
     const std::string w = path + ".known_type";
     if (!model["known_type"].is_string()) fail(w, "must be a GPU type name");

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace sia::detail {
@@ -104,6 +106,24 @@ inline bool solution_is_valid(const MilpModel& m, const std::vector<double>& x, 
     if (act[i] < m.row_lower[i] - tol * scale || act[i] > m.row_upper[i] + tol * scale) return false;
   }
   return true;
+}
+
+/// The result of an LP solved to optimality with `values` (one per column): values polished into their
+/// bounds (an interior point may sit a tolerance outside one), checked against the model, objective
+/// computed; status `error` naming `who` when they violate the model.
+inline MilpResult lp_optimum(const MilpModel& m, std::vector<double> values, const std::string& who) {
+  MilpResult result;
+  result.values = std::move(values);
+  polish_values(m, result.values);
+  if (!solution_is_valid(m, result.values)) {
+    result.values.clear();
+    result.status = MilpStatus::error;
+    result.message = who + " returned a solution that violates the model";
+    return result;
+  }
+  result.status = MilpStatus::optimal;
+  result.objective = result.best_bound = m.objective_of(result.values);
+  return result;
 }
 
 }  // namespace sia::detail

@@ -100,20 +100,9 @@ MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const Mil
           "Clp stopped with status " + std::to_string(clp.status()) + "/" + std::to_string(clp.secondaryStatus());
       return result;
   }
-  const int n = model.num_cols();
   const double* x = clp.primalColumnSolution();
-  result.values.assign(x, x + n);
-  polish_values(model, result.values);  // an interior point may sit a tolerance outside a bound
-  if (!solution_is_valid(model, result.values)) {
-    result.values.clear();
-    result.status = MilpStatus::error;
-    result.message = "Clp returned a solution that violates the model";
-    return result;
-  }
-  result.status = MilpStatus::optimal;
-  result.objective = model.objective_of(result.values);
-  result.best_bound = result.objective;
-  if (params.lp_duals) {
+  result = lp_optimum(model, std::vector<double>(x, x + model.num_cols()), "Clp");
+  if (result.status == MilpStatus::optimal && params.lp_duals) {
     const double* price = clp.dualRowSolution();
     result.row_duals.resize(static_cast<std::size_t>(model.num_rows()));
     for (std::size_t i = 0; i < result.row_duals.size(); ++i) result.row_duals[i] = sign * price[i];

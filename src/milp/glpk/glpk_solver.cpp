@@ -373,16 +373,9 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
   result.nodes = job.nodes;
   if (job.ipt_run) {
     if (job.ipt_rc == 0 && job.ipt_status == GLP_OPT) {
-      result.values = std::move(values);
-      polish_values(model, result.values);  // an interior point may sit a tolerance outside a bound
-      if (!solution_is_valid(model, result.values)) {
-        result.values.clear();
-        result.status = MilpStatus::error;
-        result.message = "GLPK's interior point violates the model";
-        return result;
-      }
-      result.status = MilpStatus::optimal;
-      result.objective = result.best_bound = model.objective_of(result.values);
+      std::vector<double> duals_kept = std::move(result.row_duals);
+      result = lp_optimum(model, std::move(values), "GLPK's interior point");
+      if (result.status == MilpStatus::optimal) result.row_duals = std::move(duals_kept);
     } else if (job.ipt_rc == 0 && job.ipt_status == GLP_NOFEAS) {
       result.status = MilpStatus::infeasible;
       result.message = "the LP is infeasible";
