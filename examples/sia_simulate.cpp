@@ -174,6 +174,29 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--pollux-seed", pollux_seed, "genetic pollux: seed of its random generator; = pollux.seed")
       ->capture_default_str();
+  // Issue 17: the paper's knobs (§5.7) and limited adaptivity (Fig. 11).
+  std::string p_value, lambda_value, mix, profiling, strong_rule;
+  std::uint64_t mix_seed = 1;
+  app.add_option("--p", p_value, "sia: fairness exponent p in [-10, 10] without 0 (default -0.5); = sia.p")
+      ->check(CLI::Range(-10.0, 10.0));
+  app.add_option("--lambda", lambda_value,
+                 "sia: penalty per job left without GPUs, in [1e-6, 1000] (default 1.1); = sia.lambda")
+      ->check(CLI::Range(1e-6, 1000.0));
+  app.add_option("--mix", mix,
+                 "give the workloads' data-parallel jobs these kinds, e.g. adaptive=60,strong-scaling=20,rigid=20 "
+                 "(percent, summing to 100; exact counts by a seeded shuffle, the same for every policy)");
+  app.add_option("--mix-seed", mix_seed, "seed of --mix's shuffle")->capture_default_str();
+  app.add_option("--profiling", profiling,
+                 "sia: how job throughputs are known (paper §5.7): reference = the reference code (never-run jobs tie "
+                 "across types, unseen types scaled by 1-GPU throughput ratios; default); eq1 = the paper's Bootstrap "
+                 "(1-GPU profiles seed every type, unseen types by Eq. 1); noprof = no profiles (types tie, an unseen "
+                 "type is assumed as fast as the known one until the job runs there); oracle = true throughputs known; "
+                 "= sia.profiling")
+      ->check(CLI::IsMember({"reference", "eq1", "noprof", "oracle"}));
+  app.add_option("--strong-scaling-rule", strong_rule,
+                 "sia: strong-scaling jobs take any count up to their target at once (reference, default) or grow by "
+                 "the 2x rule (2x); = sia.strong_scaling")
+      ->check(CLI::IsMember({"reference", "2x"}));
   app.add_flag("--per-workload", per_workload, "table: one row per workload too");
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
@@ -190,6 +213,19 @@ int main(int argc, char** argv) {
                                                "pollux.search=" + pollux_search,
                                                "pollux.seed=" + std::to_string(pollux_seed)};
     if (no_projection) option_entries.push_back("sia.projection=none");
+    if (!profiling.empty()) {
+      if (no_projection || app.count("--bootstrap") > 0)
+        throw sia::InvalidArgument(
+            "--profiling sets the first placement and the projection: drop --bootstrap/--no-projection");
+      std::erase(option_entries, "sia.first_placement=" + bootstrap);
+      option_entries.push_back("sia.profiling=" + profiling);
+    }
+    if (!p_value.empty()) {
+      if (std::stod(p_value) == 0.0) throw sia::InvalidArgument("--p: must not be 0 (range [-10, 10] without 0)");
+      option_entries.push_back("sia.p=" + p_value);
+    }
+    if (!lambda_value.empty()) option_entries.push_back("sia.lambda=" + lambda_value);
+    if (!strong_rule.empty()) option_entries.push_back("sia.strong_scaling=" + strong_rule);
     if (round_utilities) option_entries.push_back("sia.round_utilities=true");
     if (pollux_mutation > 0) {
       std::ostringstream m;
@@ -223,6 +259,11 @@ int main(int argc, char** argv) {
       workloads.push_back(sia::sim::synthetic_philly_workload(seed, rate, hours));
     else
       workloads = sia::sim::load_workloads(workload_path);
+    if (!mix.empty()) {
+      if (!force_category.empty()) throw sia::InvalidArgument("--mix and --force-category both set the jobs' kinds");
+      const auto m = sia::sim::parse_kind_mix(mix);
+      for (auto& w : workloads) sia::sim::apply_kind_mix(w, m, mix_seed);
+    }
 
     sia::sim::ApplicationSet apps;
     if (profiles.empty() && !workload_path.empty()) {

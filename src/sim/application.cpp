@@ -1,4 +1,6 @@
 #include <sia/error.hpp>
+#include <sia/goodput/fit.hpp>
+#include <sia/goodput/pipeline.hpp>
 #include <sia/goodput/projection.hpp>
 #include <sia/sim/application.hpp>
 
@@ -18,6 +20,7 @@ ModelConstants model_constants(std::string_view m) {
   if (m == "yolov3") return {50, 80, 45, 1.2};
   if (m == "imagenet") return {90, 250, 250, 1.2};
   if (m == "ncf") return {10, 15, 30, 1.5};
+  if (m == "gpt_pmp") return {2, 30, 30, 1.0};
   return {0, 30, 30, 1.0};
 }
 
@@ -279,23 +282,54 @@ Application Application::from_profile(const ModelProfile& mp, const SimCluster& 
     a.grad.progress_per_epoch.push_back(m);
   }
   if (a.constants.max_epochs <= 0) a.constants.max_epochs = static_cast<int>(rows);
+  a.pipeline = mp.is_pipeline();
   for (const auto& t : cluster.types) {
     const TypeProfile* tp = mp.type(t.profile);
-    if (tp == nullptr || tp->placements.empty())
+    if (tp == nullptr || tp->placements.empty()) {
+      // A pipeline model may lack types (gpt_pmp has no T4 profiles): its jobs cannot run there.
+      if (a.pipeline) {
+        TypeTruth none;
+        none.profile = t.profile;
+        none.available = false;
+        none.stages = 0;
+        a.types.push_back(std::move(none));
+        continue;
+      }
       throw InvalidArgument("profiles of '" + mp.model + "': no placements-" + t.profile + ".csv for GPU type '" +
                             t.name + "' of the cluster");
+    }
     TypeTruth tt;
     tt.profile = t.profile;
     tt.min_local = tp->min_local_bsz();
     tt.max_local = tp->max_local_bsz();
     if (mp.model == "deepspeech2" && t.profile == "rtx") tt.max_local = 57;  // reference hack (§1.7)
+    const int unit = a.pipeline ? std::max(1, tp->smallest_gpus()) : 1;      // one pipeline, or one GPU
+    // Paper §5.3: each pipeline runs 48 micro-batches of size 1 (the reference's executor fixes it too); the
+    // larger profiled micro-batch only doubles the forward time.
+    if (a.pipeline) tt.max_local = tt.min_local;
+    tt.stages = unit;
     std::vector<OneGpuSample> one_gpu;
-    for (const auto& r : tp->placements)
-      if (r.gpus == 1) one_gpu.push_back({static_cast<double>(r.local_bsz), r.step_time});
+    std::vector<PerfObservation> seed_rows;
+    std::vector<PipelineObservation> seed_pipes;
+    for (const auto& r : tp->placements) {
+      if (r.gpus != unit || r.nodes != 1) continue;
+      one_gpu.push_back({static_cast<double>(r.local_bsz), r.step_time});
+      if (a.pipeline)
+        seed_pipes.push_back(pipeline_observation(r, unit));
+      else
+        seed_rows.push_back(PerfObservation{1, 1, static_cast<double>(r.local_bsz), r.step_time,
+                                            std::clamp(r.sync_time, 0.0, r.step_time * (1.0 - 1e-9))});
+    }
     tt.xput1 = one_gpu_throughput(one_gpu);
+    if (a.pipeline && !seed_pipes.empty())
+      tt.seed = fit_pipeline_params(seed_pipes, unit, a.microbatches).perf;
+    else if (!seed_rows.empty())
+      tt.seed = fit_perf_params(seed_rows);
     tt.trace = std::make_shared<const TraceStepTimes>(*tp);
     a.types.push_back(std::move(tt));
   }
+  if (a.pipeline && std::none_of(a.types.begin(), a.types.end(), [](const TypeTruth& t) { return t.available; }))
+    throw InvalidArgument("profiles of '" + mp.model + "': none for any GPU type of the cluster");
   return a;
 }
 
@@ -313,6 +347,22 @@ StepSync Application::step_time(int type, const std::vector<int>& placement, dou
     return {step, std::max(0.0, step - accum_time(*t.model, local_bsz))};
   }
   return {};
+}
+
+double Application::pipeline_step_time(int type, const std::vector<int>& placement, double micro_bsz) const {
+  int gpus = 0;
+  for (int g : placement) gpus += std::max(0, g);
+  if (!usable(type, gpus)) return 0.0;
+  const auto& t = types[static_cast<std::size_t>(type)];
+  const StepSync s = step_time(type, placement, micro_bsz);  // per-stage forward time of one micro-batch, sync
+  return 3.0 * ((t.stages - 1) + microbatches) * s.step + s.sync;
+}
+
+bool Application::usable(int t, int gpus) const noexcept {
+  if (t < 0 || static_cast<std::size_t>(t) >= types.size()) return false;
+  const auto& tt = types[static_cast<std::size_t>(t)];
+  if (!tt.available) return false;
+  return !pipeline || gpus <= 0 || (tt.stages > 0 && gpus % tt.stages == 0);
 }
 
 int Application::max_local_bsz(int type, const std::vector<int>& placement) const {

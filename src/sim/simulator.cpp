@@ -24,6 +24,7 @@ void validate_inputs(const SimCluster& cluster, const ApplicationSet& apps, cons
     }
     if (it->second->types.size() != cluster.types.size())
       throw InvalidArgument("model '" + j.application + "': ground truth built for another cluster");
+    (void)resolve_pipeline_sizes(j, *it->second, cluster, workload.source);
   }
 }
 
@@ -65,7 +66,9 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
   jobs.reserve(workload.jobs.size());
   for (const auto& w : workload.jobs) {
     jobs.push_back(std::make_unique<SimJob>(w, apps.at(w.application), nt));
-    if (options.force_category) jobs.back()->kind = *options.force_category;
+    jobs.back()->pipeline_sizes = resolve_pipeline_sizes(w, *jobs.back()->app, cluster, workload.source);
+    // --force-category changes the data-parallel jobs; a pipeline job stays hybrid.
+    if (options.force_category && jobs.back()->pipeline_sizes.empty()) jobs.back()->kind = *options.force_category;
     jobs.back()->unaware_model = policy.heterogeneity_unaware();
   }
   std::vector<std::vector<double>> gpu_s_by_type(jobs.size(), std::vector<double>(static_cast<std::size_t>(nt), 0.0));
@@ -132,8 +135,7 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
         ++contention_rounds[active_idx[k]];
         if (options.keep_round_log) {
           const auto* j = active[k];
-          log.allocations.push_back({j->name, j->alloc.type, j->alloc.nodes, j->alloc.gpus,
-                                     static_cast<long long>(j->alloc.gpus) * j->atomic_bsz * (j->accum_steps + 1)});
+          log.allocations.push_back({j->name, j->alloc.type, j->alloc.nodes, j->alloc.gpus, j->global_batch()});
         }
       }
       for (int t = 0; t < nt; ++t)

@@ -113,6 +113,12 @@ class Application {
     double xput1 = 0.0;                           ///< max(local_bsz)/max(step_time) over 1-GPU rows (reference §2)
     std::shared_ptr<const TraceStepTimes> trace;  ///< trace ground truth, or
     std::optional<PerfParams> model;              ///< model ground truth (embedded catalogue)
+    /// What profiling one minimum configuration measures (paper §3.2, "Bootstrap"): the model fitted on the
+    /// type's 1-GPU rows (data parallel: network terms pinned) or, for a pipeline model, on its one-pipeline
+    /// rows (pipeline.hpp). Absent for the catalogue and for types without such rows.
+    std::optional<PerfParams> seed;
+    int stages = 1;         ///< pipeline models: GPUs per pipeline on this type (its smallest profiled placement)
+    bool available = true;  ///< false: the model has no profiles for this type (a pipeline model may lack some)
   };
 
   std::string name;
@@ -121,12 +127,22 @@ class Application {
   ModelConstants constants;
   GradTable grad;
   std::vector<TypeTruth> types;  ///< one per cluster type
+  /// A pipeline-parallel model (hybrid jobs, paper §3.4/§5.3; profiles/gpt_pmp): `step_time()` gives the
+  /// per-stage forward time of one micro-batch and the step's synchronisation; pipeline_step_time() the GPipe
+  /// step (reference §4 PMP, with the synchronisation the reference drops, §9 item 17).
+  bool pipeline = false;
+  int microbatches = 48;  ///< pipeline models: micro-batches per pipeline and step (paper §5.3: 48 of size 1)
 
   /// Builds the ground truth from the artifact's profiles of this model for every type of `cluster`.
   /// @throws InvalidArgument when the profiles lack a GPU type (by profile suffix) the cluster has.
   static Application from_profile(const ModelProfile& profile, const SimCluster& cluster);
 
   [[nodiscard]] StepSync step_time(int type, const std::vector<int>& placement, double local_bsz) const;
+  /// Pipeline models: seconds per step of gpus / stages pipelines on `placement` with micro-batch `micro_bsz`:
+  /// `3·((stages − 1) + microbatches)·fwd + sync` (GPipe); 0 on a type the model cannot use.
+  [[nodiscard]] double pipeline_step_time(int type, const std::vector<int>& placement, double micro_bsz) const;
+  /// The model can run on type `t` (profiles exist; a pipeline model also needs `gpus` to be whole pipelines).
+  [[nodiscard]] bool usable(int t, int gpus = 0) const noexcept;
   [[nodiscard]] int max_local_bsz(int type, const std::vector<int>& placement) const;
   [[nodiscard]] int max_local_for_replicas(int type, int replicas) const;
   [[nodiscard]] GradParams grad_stats(double batch, int epoch) const noexcept { return grad.at(batch, epoch); }
