@@ -66,7 +66,7 @@ _sia_pc_path(SIA_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 
 # Private dependencies, needed only by `pkg-config --static`. CBC comes with .pc files
 # (Debian, vcpkg); GLPK only sometimes (vcpkg writes glpk.pc, Debian ships none: plain -lglpk).
-set(_sia_req_private nlopt)
+set(_sia_req_private nlopt tbb)
 set(_sia_libs_private "")
 if(SIA_HAS_CBC)
   list(APPEND _sia_req_private cbc osi-clp)

@@ -11,6 +11,7 @@
 #include <sia/sim/metrics.hpp>
 #include <sia/sim/policy.hpp>
 #include <sia/sim/report.hpp>
+#include <sia/sim/runner.hpp>
 #include <sia/sim/simulator.hpp>
 #include <sia/sim/workload.hpp>
 
@@ -25,6 +26,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -110,6 +112,8 @@ int main(int argc, char** argv) {
   std::uint64_t pollux_seed = 1;
   int scale = 1;
   double interval = 0.0, rate = 20.0, hours = 8.0;
+  int threads = 0;
+  bool progress = false, no_progress = false;
   bool json = false, per_workload = false, round_utilities = false, no_projection = false, list_policies = false;
   std::vector<std::string> policy_options;
   std::uint64_t seed = 1;
@@ -134,6 +138,15 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--out", out_dir, "write per-job CSV, per-round JSON lines, summary.json and PNG plots here");
   app.add_flag("--json", json, "print the JSON report instead of the table");
+  app.add_option("--threads", threads,
+                 "simulations (workloads x policies) run at once; 0 = the machine's cores (default); results are the "
+                 "same for every value")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  app.add_flag("--progress", progress,
+               "progress line on standard error (simulated time, jobs finished, rounds/s, ETA) even when it is not a "
+               "terminal or with --json (default: only on a terminal, and not with --json)");
+  app.add_flag("--no-progress", no_progress, "no progress line")->excludes("--progress");
   app.add_option("--seed", seed, "seed of the synthetic workload")->capture_default_str();
   app.add_option("--rate", rate, "synthetic workload: jobs per hour")
       ->check(CLI::PositiveNumber)
@@ -282,42 +295,27 @@ int main(int argc, char** argv) {
     // Unknown names and bad options fail before any work.
     for (const auto& n : names) (void)sia::sim::make_policy(n, options_for(n, option_entries));
 
+    auto shared_cluster = std::make_shared<const sia::sim::SimCluster>(cluster);
+    auto shared_apps = std::make_shared<const sia::sim::ApplicationSet>(std::move(apps));
+    std::vector<std::shared_ptr<const sia::sim::Workload>> shared_workloads;
+    for (const auto& w : workloads) shared_workloads.push_back(std::make_shared<const sia::sim::Workload>(w));
+    sia::sim::SimOptions so;
+    so.interval_s = interval;
+    so.keep_round_log = !out_dir.empty();
+    if (!force_category.empty()) so.force_category = sia::parse_job_kind(force_category);
+    sia::sim::RunnerOptions ro;
+    ro.threads = threads;
+    // Progress on standard error: on a terminal unless --json; anywhere with --progress; never with --no-progress.
     const bool tty = isatty(STDERR_FILENO) != 0;
-    std::vector<sia::sim::PolicyRuns> all;
-    for (const auto& name : names) {
-      sia::sim::PolicyRuns pr;
-      pr.policy = name;
-      for (std::size_t wi = 0; wi < workloads.size(); ++wi) {
-        const auto& w = workloads[wi];
-        auto policy = sia::sim::make_policy(name, options_for(name, option_entries));
-        sia::sim::SimOptions so;
-        so.interval_s = interval;
-        so.keep_round_log = !out_dir.empty();
-        if (!force_category.empty()) so.force_category = sia::parse_job_kind(force_category);
-        if (tty) {
-          so.on_progress = [&, last = -1](double f) mutable {
-            const int pct = static_cast<int>(f * 100);
-            if (pct == last) return;
-            last = pct;
-            const int bar = pct * 30 / 100;
-            std::cerr << "\r" << std::left << std::setw(8) << name << " " << std::setw(18) << w.name << " ["
-                      << std::string(static_cast<std::size_t>(bar), '#')
-                      << std::string(static_cast<std::size_t>(30 - bar), ' ') << "] " << std::right << std::setw(3)
-                      << pct << "% (" << wi + 1 << "/" << workloads.size() << ")" << std::flush;
-          };
-        }
-        auto res = sia::sim::simulate(cluster, apps, w, *policy, so);
-        sia::sim::compute_ftf(cluster, apps, w, res);
-        pr.metrics.push_back(sia::sim::compute_metrics(res));
-        pr.runs.push_back(std::move(res));
-      }
-      if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
-      std::vector<const sia::sim::SimResult*> ptrs;
-      for (const auto& r : pr.runs) ptrs.push_back(&r);
-      pr.aggregate = sia::sim::aggregate_metrics(ptrs);
-      if (workloads.size() == 1) pr.aggregate.workload = workloads.front().name;
-      all.push_back(std::move(pr));
+    const bool show_progress = no_progress ? false : (progress || (tty && !json));
+    if (show_progress) {
+      ro.progress_period_s = tty ? 0.5 : 5.0;
+      ro.on_progress = sia::sim::ProgressPrinter(std::cerr, tty);
     }
+    const auto elapsed0 = std::chrono::steady_clock::now();
+    const auto all = sia::sim::simulate_policies(names, shared_cluster, shared_apps, shared_workloads, so, ro,
+                                                 [&](const std::string& n) { return options_for(n, option_entries); });
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - elapsed0).count();
 
     if (json) {
       std::cout << sia::sim::report_json(all) << "\n";
@@ -336,7 +334,10 @@ int main(int argc, char** argv) {
       sia::sim::print_gpu_hours_by_model(std::cout, all, cluster);
       double wall = 0;
       for (const auto& p : all) wall += p.aggregate.wall_s;
-      std::cout << "\nsimulated in " << std::fixed << std::setprecision(2) << wall << " s wall time\n";
+      std::cout << "\nsimulated in " << std::fixed << std::setprecision(2) << wall << " s wall time";
+      if (sia::sim::effective_threads(threads) > 1 && names.size() * workloads.size() > 1)
+        std::cout << " (" << elapsed << " s elapsed on " << sia::sim::effective_threads(threads) << " threads)";
+      std::cout << "\n";
     }
     if (!out_dir.empty()) {
       const auto files = sia::sim::write_outputs(out_dir, all, cluster);
