@@ -210,6 +210,13 @@ int main(int argc, char** argv) {
                  "sia: strong-scaling jobs take any count up to their target at once (reference, default) or grow by "
                  "the 2x rule (2x); = sia.strong_scaling")
       ->check(CLI::IsMember({"reference", "2x"}));
+  std::string interpolation = "2d";
+  app.add_option("--interpolation", interpolation,
+                 "ground truth of placements not profiled exactly: 2d (per (nodes, replicas) point over the local "
+                 "batch, then a 2-D Delaunay triangle; default) or 3d (the reference's 3-D Delaunay over nodes, "
+                 "replicas and local batch, via qhull)")
+      ->check(CLI::IsMember({"2d", "3d"}))
+      ->capture_default_str();
   app.add_flag("--per-workload", per_workload, "table: one row per workload too");
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
@@ -287,7 +294,9 @@ int main(int argc, char** argv) {
     if (profiles.empty())
       apps = sia::sim::catalogue_applications(cluster);
     else
-      apps = sia::sim::load_applications(profiles, cluster, workloads);
+      apps = sia::sim::load_applications(
+          profiles, cluster, workloads,
+          interpolation == "3d" ? sia::sim::Interpolation::delaunay3d : sia::sim::Interpolation::planar);
     for (const auto& w : workloads) sia::sim::validate_inputs(cluster, apps, w);
 
     std::vector<std::string> names = policies.empty() ? sia::sim::policy_names() : split_list(policies);
@@ -340,7 +349,9 @@ int main(int argc, char** argv) {
       std::cout << "\n";
     }
     if (!out_dir.empty()) {
-      const auto files = sia::sim::write_outputs(out_dir, all, cluster);
+      std::vector<std::string> warnings;
+      const auto files = sia::sim::write_outputs(out_dir, all, cluster, &warnings);
+      for (const auto& w : warnings) std::cerr << "sia_simulate: warning: " << w << "\n";
       if (!json) std::cout << "wrote " << files.size() << " files to " << out_dir << "\n";
     }
   } catch (const sia::Error& e) {

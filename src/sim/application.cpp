@@ -9,6 +9,8 @@
 #include <limits>
 #include <tuple>
 
+#include "sim/delaunay3.hpp"
+
 namespace sia::sim {
 
 ModelConstants model_constants(std::string_view m) {
@@ -82,7 +84,7 @@ std::string TraceStepTimes::canonical_id(const std::vector<int>& placement) {
   return best;
 }
 
-TraceStepTimes::TraceStepTimes(const TypeProfile& profile) {
+TraceStepTimes::TraceStepTimes(const TypeProfile& profile, Interpolation mode) : mode_(mode) {
   std::map<std::string, std::vector<std::tuple<double, double, double>>> by_id;
   std::map<std::pair<int, int>, std::vector<std::tuple<double, double, double>>> by_point;
   for (const auto& r : profile.placements) {
@@ -98,6 +100,17 @@ TraceStepTimes::TraceStepTimes(const TypeProfile& profile) {
   for (const auto& r : profile.scalability)
     by_point[{std::min(r.nodes, 16), r.gpus}].emplace_back(r.local_bsz, r.step_time, r.sync_time);
   for (auto& [id, rows] : by_id) exact_[id] = make_curve(std::move(rows));
+  if (mode_ == Interpolation::delaunay3d) {
+    // The reference's LinearNDInterpolator input: means per (nodes clipped to 16, replicas, local batch).
+    for (const auto& [key, rows] : by_point) {
+      const BszCurve c = make_curve(rows);
+      for (std::size_t i = 0; i < c.bsz.size(); ++i) {
+        points3_.push_back({static_cast<double>(key.first), static_cast<double>(key.second), c.bsz[i]});
+        values3_.push_back({c.step[i], c.sync[i]});
+      }
+    }
+    delaunay_ = std::make_shared<const detail::Delaunay3>(points3_);
+  }
   for (auto& [key, rows] : by_point) {
     Point p;
     p.nodes = key.first;
@@ -191,6 +204,33 @@ StepSync TraceStepTimes::at(const std::vector<int>& placement, double local_bsz)
       replicas += g;
     }
   if (nodes == 0 || points_.empty()) return {};
+  if (mode_ == Interpolation::delaunay3d) {
+    const auto key = std::make_tuple(std::min(nodes, 16), replicas, local_bsz);
+    {
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      if (const auto it = cache3_.find(key); it != cache3_.end()) return it->second;
+    }
+    const auto* tri = static_cast<const detail::Delaunay3*>(delaunay_.get());
+    const auto b = tri->locate({static_cast<double>(std::min(nodes, 16)), static_cast<double>(replicas), local_bsz});
+    StepSync out;
+    if (b) {
+      for (std::size_t k = 0; k < 4; ++k) {
+        out.step += b->weight[k] * values3_[static_cast<std::size_t>(b->vertex[k])].step;
+        out.sync += b->weight[k] * values3_[static_cast<std::size_t>(b->vertex[k])].sync;
+      }
+    } else {
+      out = planar_at(nodes, replicas, local_bsz);  // outside the hull (the reference would fail): planar rule
+    }
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    cache3_.emplace(key, out);
+    return out;
+  }
+  return planar_at(nodes, replicas, local_bsz);
+}
+
+bool TraceStepTimes::qhull_available() noexcept { return detail::Delaunay3::available(); }
+
+StepSync TraceStepTimes::planar_at(int nodes, int replicas, double local_bsz) const {
   const auto w = weights_for(std::min(nodes, 16), replicas);
   StepSync out;
   for (int k = 0; k < 3; ++k) {
@@ -252,7 +292,7 @@ GradParams GradTable::at(double batch, int epoch) const noexcept {
   return g;
 }
 
-Application Application::from_profile(const ModelProfile& mp, const SimCluster& cluster) {
+Application Application::from_profile(const ModelProfile& mp, const SimCluster& cluster, Interpolation interpolation) {
   Application a;
   a.name = mp.model;
   if (mp.validation.empty()) throw InvalidArgument("profiles of '" + mp.model + "': no validation-<bsz>.csv file");
@@ -325,7 +365,7 @@ Application Application::from_profile(const ModelProfile& mp, const SimCluster& 
       tt.seed = fit_pipeline_params(seed_pipes, unit, a.microbatches).perf;
     else if (!seed_rows.empty())
       tt.seed = fit_perf_params(seed_rows);
-    tt.trace = std::make_shared<const TraceStepTimes>(*tp);
+    tt.trace = std::make_shared<const TraceStepTimes>(*tp, interpolation);
     a.types.push_back(std::move(tt));
   }
   if (a.pipeline && std::none_of(a.types.begin(), a.types.end(), [](const TypeTruth& t) { return t.available; }))

@@ -29,7 +29,7 @@ void validate_inputs(const SimCluster& cluster, const ApplicationSet& apps, cons
 }
 
 ApplicationSet load_applications(const std::filesystem::path& profiles_dir, const SimCluster& cluster,
-                                 const std::vector<Workload>& workloads) {
+                                 const std::vector<Workload>& workloads, Interpolation interpolation) {
   ApplicationSet apps;
   std::error_code ec;
   if (!std::filesystem::is_directory(profiles_dir, ec))
@@ -47,7 +47,7 @@ ApplicationSet load_applications(const std::filesystem::path& profiles_dir, cons
                               k + ")");
       }
       const auto mp = load_model_profile(profiles_dir, j.application);
-      apps[j.application] = std::make_shared<const Application>(Application::from_profile(mp, cluster));
+      apps[j.application] = std::make_shared<const Application>(Application::from_profile(mp, cluster, interpolation));
     }
   return apps;
 }

@@ -116,6 +116,7 @@ void validate_inputs(const SimCluster& cluster, const ApplicationSet& apps, cons
  * the cluster without profiles.
  */
 [[nodiscard]] ApplicationSet load_applications(const std::filesystem::path& profiles_dir, const SimCluster& cluster,
-                                               const std::vector<Workload>& workloads);
+                                               const std::vector<Workload>& workloads,
+                                               Interpolation interpolation = Interpolation::planar);
 
 }  // namespace sia::sim
