@@ -138,14 +138,6 @@ double gavel_throughput(const Application& app, const SimCluster& cluster, int t
   std::vector<int> placement;
   for (int left = k; left > 0; left -= type.gpus_per_node) placement.push_back(std::min(left, type.gpus_per_node));
   const auto& tt = app.types[static_cast<std::size_t>(t)];
-  if (app.pipeline) {
-    // Gavel cannot resize a pipeline job: it runs the workload's GPU count as whole pipelines of the type
-    // (none where the model has no profiles or the count is not a multiple of the type's pipeline size).
-    if (!app.usable(t, k)) return 0.0;
-    const double iter = app.pipeline_step_time(t, placement, std::max(1, tt.min_local));
-    const double slow = app.constants.slowdown > 0 ? app.constants.slowdown : 1.0;
-    return iter > 0 ? 1.0 / iter / slow : 0.0;
-  }
   int max_local = app.max_local_bsz(t, placement);
   if (max_local <= 0) max_local = std::max(1, tt.max_local);
   // The estimator's split; Gavel's reference always accumulates on a single GPU (threshold 0).
@@ -163,7 +155,7 @@ double gavel_throughput(const Application& app, const SimCluster& cluster, int t
   return 1.0 / iter / slow;
 }
 
-GavelPolicy::GavelPolicy(GavelPolicyOptions options) : options_(options) {
+GavelPolicy::GavelPolicy(GavelPolicyOptions options) : options_(options), rounds_(options.interval_s) {
   if (!(options_.interval_s > 0)) throw InvalidArgument("gavel: interval_s must be positive");
 }
 
@@ -171,25 +163,8 @@ std::vector<SimAllocation> GavelPolicy::allocate(const PolicyContext& ctx) {
   const SimCluster& cluster = *ctx.cluster;
   const std::size_t nt = cluster.types.size();
   const std::size_t nj = ctx.jobs.size();
-  const double interval = options_.interval_s;
-  if (cluster_time_.size() != nt) cluster_time_.assign(nt, 0.0);
-
-  // Forget finished jobs (their time stays in cluster_time_, like the reference).
-  std::map<std::uint64_t, JobState> kept;
-  for (SimJob* job : ctx.jobs) {
-    auto it = jobs_.find(job->uid);
-    if (it != jobs_.end()) {
-      kept.emplace(job->uid, std::move(it->second));
-    } else {
-      JobState s;
-      s.time.assign(nt, interval / 2);
-      for (auto& c : cluster_time_) c += interval / 2;
-      kept.emplace(job->uid, std::move(s));
-    }
-    // Gavel+TunedJobs: the workload's GPU count and batch size, no batch-size tuning.
-    job->kind = JobKind::rigid;
-  }
-  jobs_ = std::move(kept);
+  // Gavel+TunedJobs: the workload's GPU count and batch size, no batch-size tuning.
+  for (SimJob* job : ctx.jobs) job->kind = JobKind::rigid;
 
   std::vector<std::vector<double>> T(nj, std::vector<double>(nt, 0.0));
   std::vector<int> scale(nj, 1), cap(nt, 0);
@@ -202,74 +177,7 @@ std::vector<SimAllocation> GavelPolicy::allocate(const PolicyContext& ctx) {
       T[j][k] = gavel_throughput(*job.app, cluster, static_cast<int>(k), scale[j], batch);
   }
   last_x_ = gavel_solve_lp(T, scale, cap, options_.lp, options_.lp_backend);
-
-  // Priorities and the greedy time-sharing order.
-  last_priority_.assign(nj, std::vector<double>(nt, 0.0));
-  struct Pair {
-    double priority, x;
-    std::size_t j, k;
-  };
-  std::vector<Pair> pairs;
-  for (std::size_t j = 0; j < nj; ++j) {
-    const auto& st = jobs_.at(ctx.jobs[j]->uid);
-    for (std::size_t k = 0; k < nt; ++k) {
-      const double x = last_x_[j][k];
-      const double fraction = cluster_time_[k] > 0 ? st.time[k] / cluster_time_[k] : 0.0;
-      double pr = 0.0;
-      if (x > 0) pr = fraction > 0 ? x / fraction : 1e9 * x;
-      last_priority_[j][k] = pr;
-      pairs.push_back({pr, x, j, k});
-    }
-  }
-  std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    return a.x > b.x;
-  });
-
-  std::vector<std::vector<int>> free_gpus(nt);
-  for (std::size_t k = 0; k < nt; ++k)
-    free_gpus[k].assign(static_cast<std::size_t>(cluster.types[k].nodes), cluster.types[k].gpus_per_node);
-  std::vector<int> free_total = cap;
-  std::vector<SimAllocation> out(nj);
-  std::vector<char> scheduled(nj, 0);
-  for (const auto& p : pairs) {
-    if (scheduled[p.j]) continue;
-    const int need = scale[p.j];
-    if (need > free_total[p.k]) continue;
-    auto& st = jobs_.at(ctx.jobs[p.j]->uid);
-    auto& fg = free_gpus[p.k];
-    bool keep = st.type == static_cast<int>(p.k) && !st.nodes.empty() &&
-                std::accumulate(st.per_node.begin(), st.per_node.end(), 0) == need;
-    for (std::size_t i = 0; keep && i < st.nodes.size(); ++i)
-      keep = fg[static_cast<std::size_t>(st.nodes[i])] >= st.per_node[i];
-    if (!keep) {  // fill servers in order
-      st.nodes.clear();
-      st.per_node.clear();
-      int left = need;
-      for (std::size_t n = 0; n < fg.size() && left > 0; ++n) {
-        const int take = std::min(left, fg[n]);
-        if (take <= 0) continue;
-        st.nodes.push_back(static_cast<int>(n));
-        st.per_node.push_back(take);
-        left -= take;
-      }
-    }
-    for (std::size_t i = 0; i < st.nodes.size(); ++i) fg[static_cast<std::size_t>(st.nodes[i])] -= st.per_node[i];
-    free_total[p.k] -= need;
-    st.type = static_cast<int>(p.k);
-    st.time[p.k] += interval;
-    cluster_time_[p.k] += interval;
-    scheduled[p.j] = 1;
-    out[p.j] = SimAllocation{static_cast<int>(p.k), static_cast<int>(st.nodes.size()), need};
-  }
-  for (std::size_t j = 0; j < nj; ++j)
-    if (!scheduled[j]) {
-      auto& st = jobs_.at(ctx.jobs[j]->uid);
-      st.type = -1;
-      st.nodes.clear();
-      st.per_node.clear();
-    }
-  return out;
+  return rounds_.schedule(cluster, ctx.jobs, scale, last_x_);
 }
 
 namespace detail {

@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <mutex>
 
 #include "sim/builtin_policies.hpp"
+#include "sim/named_registry.hpp"
 
 namespace sia::sim {
 
@@ -80,14 +80,8 @@ bool PolicyOptions::boolean(std::string_view key, bool fallback) const {
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::vector<PolicyInfo> entries;  // built-in ones first, in build order
-  Registry() : entries(detail::builtin_policies()) {}
-};
-
-Registry& registry() {
-  static Registry r;
+detail::NamedRegistry<PolicyInfo>& registry() {
+  static detail::NamedRegistry<PolicyInfo> r(detail::builtin_policies());  // built-in ones first, in build order
   return r;
 }
 
@@ -96,39 +90,17 @@ Registry& registry() {
 void register_policy(PolicyInfo info) {
   if (info.name.empty()) throw InvalidArgument("register_policy: empty policy name");
   if (!info.make) throw InvalidArgument("register_policy: policy '" + info.name + "' has no factory");
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  for (auto& e : r.entries)
-    if (e.name == info.name) {
-      e = std::move(info);
-      return;
-    }
-  r.entries.push_back(std::move(info));
+  registry().add(std::move(info));
 }
 
-std::vector<std::string> policy_names() {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  std::vector<std::string> out;
-  for (const auto& e : r.entries) out.push_back(e.name);
-  return out;
-}
+std::vector<std::string> policy_names() { return registry().names(); }
 
-std::optional<PolicyInfo> find_policy(std::string_view name) {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  for (const auto& e : r.entries)
-    if (e.name == name) return e;
-  return std::nullopt;
-}
+std::optional<PolicyInfo> find_policy(std::string_view name) { return registry().find(name); }
 
 std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyOptions& options) {
   const auto info = find_policy(name);
-  if (!info) {
-    std::string known;
-    for (const auto& n : policy_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InvalidArgument("policy: unknown policy '" + std::string(name) + "' (known: " + known + ")");
-  }
+  if (!info)
+    throw InvalidArgument("policy: unknown policy '" + std::string(name) + "' (known: " + registry().listing() + ")");
   for (const auto& [key, value] : options.values()) {
     const bool declared = std::any_of(info->options.begin(), info->options.end(),
                                       [&](const PolicyOptionInfo& o) { return o.key == key; });

@@ -18,8 +18,8 @@ constexpr double kEps = 1e-3;          // Pollux adds it to every speedup before
 constexpr double kInfCrowding = 1e14;  // pymoo's stand-in for an infinite crowding distance
 
 bool dominates(const PolluxObjectives& a, const PolluxObjectives& b) noexcept {
-  const bool le = a.neg_fitness <= b.neg_fitness && a.vnodes_used <= b.vnodes_used;
-  return le && (a.neg_fitness < b.neg_fitness || a.vnodes_used < b.vnodes_used);
+  const bool le = a.neg_fitness <= b.neg_fitness && a.neg_utility <= b.neg_utility;
+  return le && (a.neg_fitness < b.neg_fitness || a.neg_utility < b.neg_utility);
 }
 
 std::uint64_t hash_state(const PolluxState& x) noexcept {
@@ -111,11 +111,12 @@ PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, s
   if (!problem_.speedup) throw InvalidArgument("pollux genetic search: no speedup function");
   if (!(problem_.p < 0)) throw InvalidArgument("pollux genetic search: p must be negative");
   if (options_.population < 1 || options_.generations < 1 || options_.max_mating_rounds < 1 ||
-      !(options_.mutation_probability >= 0 && options_.mutation_probability <= 1) ||
       !(options_.crossover_probability >= 0 && options_.crossover_probability <= 1))
     throw InvalidArgument(
         "pollux genetic search: population, generations and mating rounds must be positive, the "
-        "mutation and crossover probabilities in [0, 1]");
+        "crossover probability in [0, 1]");
+  if (!(problem_.speedup_scale > 0) || !std::isfinite(problem_.speedup_scale) || problem_.max_job_vnodes < 1)
+    throw InvalidArgument("pollux genetic search: speedup_scale must be a positive number, max_job_vnodes >= 1");
   for (int g : problem_.vnode_gpus)
     if (g < 0) throw InvalidArgument("pollux genetic search: negative vnode GPUs");
   max_r_.resize(static_cast<std::size_t>(jobs_));
@@ -127,8 +128,8 @@ PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, s
     total +=
         2 * static_cast<std::size_t>(vnodes_ + 1) * static_cast<std::size_t>(max_r_[static_cast<std::size_t>(j)] + 1);
   }
-  table_.assign(total, std::numeric_limits<double>::quiet_NaN());
-  perm_.reserve(static_cast<std::size_t>(jobs_));
+  table_.assign(total, Terms{std::numeric_limits<double>::quiet_NaN(), 0.0});
+  perm_.reserve(static_cast<std::size_t>(std::max(jobs_, vnodes_)));
   distributed_.resize(static_cast<std::size_t>(jobs_));
 }
 
@@ -136,24 +137,25 @@ std::uint64_t PolluxGenetic::uniform(std::uint64_t n) { return uniform_below(rng
 
 double PolluxGenetic::real() { return uniform_real(rng_); }
 
-double PolluxGenetic::term(int j, int nodes, int replicas, bool changed) {
+PolluxGenetic::Terms PolluxGenetic::term(int j, int nodes, int replicas, bool changed) {
   const auto ju = static_cast<std::size_t>(j);
   const int mr = max_r_[ju];
-  double s = 0.0;
   const bool valid =
       replicas > 0 && replicas <= mr && nodes >= 1 && nodes <= vnodes_ && (!problem_.rigid[ju] || replicas == mr);
-  if (!valid) return std::pow(kEps, problem_.p);  // no GPUs (or an unrepaired state): speedup 0
+  if (!valid) return {std::pow(kEps, problem_.p), 0.0};  // no GPUs (or an unrepaired state): speedup 0
   const std::size_t at = table_offset_[ju] +
                          (static_cast<std::size_t>(changed ? 1 : 0) * static_cast<std::size_t>(vnodes_ + 1) +
                           static_cast<std::size_t>(nodes)) *
                              static_cast<std::size_t>(mr + 1) +
                          static_cast<std::size_t>(replicas);
-  double& t = table_[at];
-  if (std::isnan(t)) {
-    s = problem_.speedup(j, nodes, replicas);
+  Terms& t = table_[at];
+  if (std::isnan(t.power)) {
+    double s = problem_.speedup(j, nodes, replicas);
     if (!std::isfinite(s) || s < 0) s = 0;
+    t.raw = s;
+    s *= problem_.speedup_scale;
     if (changed) s *= problem_.restart_factor[ju];
-    t = problem_.p == -1.0 ? 1.0 / (s + kEps) : std::pow(s + kEps, problem_.p);
+    t.power = problem_.p == -1.0 ? 1.0 / (s + kEps) : std::pow(s + kEps, problem_.p);
   }
   return t;
 }
@@ -163,10 +165,8 @@ PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
   if (jobs_ == 0) return o;
   ++evaluations_;
   const auto V = static_cast<std::size_t>(vnodes_);
-  double sum = 0.0;
-  std::uint64_t used_mask = 0;  // vnodes in use (clusters beyond 64 vnodes use the scratch vector)
-  std::vector<char>& used_big = used_;
-  if (V > 64) used_big.assign(V, 0);
+  double sum = 0.0, raw = 0.0;
+  used_.assign(V, 0);
   for (std::size_t j = 0; j < static_cast<std::size_t>(jobs_); ++j) {
     int r = 0, n = 0;
     bool changed = false;
@@ -177,18 +177,21 @@ PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
       if (g > 0) {
         r += g;
         ++n;
-        if (V > 64)
-          used_big[v] = 1;
-        else
-          used_mask |= std::uint64_t{1} << v;
+        used_[v] = 1;
       }
       changed |= g != base[v];
     }
-    sum += term(static_cast<int>(j), n, r, changed);
+    const Terms t = term(static_cast<int>(j), n, r, changed);
+    sum += t.power;
+    raw += t.raw;
   }
   const double mean = sum / static_cast<double>(jobs_);
   o.neg_fitness = -(problem_.p == -1.0 ? 1.0 / mean : std::pow(mean, 1.0 / problem_.p));
-  o.vnodes_used = V > 64 ? static_cast<int>(std::count(used_big.begin(), used_big.end(), 1)) : std::popcount(used_mask);
+  // Pollux's cluster utility: Σ_j (s_j / r_j) · (r_j / GPUs of the vnodes in use) = Σ_j s_j / GPUs in use.
+  double active = 0.0;
+  for (std::size_t v = 0; v < V; ++v)
+    if (used_[v]) active += problem_.vnode_gpus[v];
+  o.neg_utility = active > 0 ? -raw / active : 0.0;
   return o;
 }
 
@@ -197,7 +200,7 @@ PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
 // alone (one random entry at a time) almost never writes the exact count of a job spanning several vnodes,
 // so without this rigid jobs of 8-16 GPUs never started (a rigid Philly run went on towards the simulator's
 // 90-day horizon). Capacity is still enforced by the steps below, which empty the row if it does not fit.
-void PolluxGenetic::complete_rigid(int* row, int count, const char* allowed) const {
+void PolluxGenetic::complete_rigid(int* row, int count) const {
   const auto V = static_cast<std::size_t>(vnodes_);
   int cum = 0;
   std::size_t first = V;
@@ -216,7 +219,7 @@ void PolluxGenetic::complete_rigid(int* row, int count, const char* allowed) con
     }
   for (std::size_t k = 1; k < V && cum < count; ++k) {
     const std::size_t v = (first + k) % V;
-    if (row[v] > 0 || (allowed != nullptr && !allowed[v])) continue;
+    if (row[v] > 0) continue;
     const int add = std::min(problem_.vnode_gpus[v], count - cum);
     row[v] = add;
     cum += add;
@@ -227,94 +230,72 @@ void PolluxGenetic::repair(PolluxState& x) {
   const auto V = static_cast<std::size_t>(vnodes_);
   const auto J = static_cast<std::size_t>(jobs_);
   if (x.size() != J * V) throw InvalidArgument("pollux genetic search: state of the wrong size");
-  // Row-wise passes (contiguous memory) build, per vnode, the ascending list of jobs with GPUs there (CSR in
-  // list_/start_); the column steps then walk these short lists instead of all jobs.
-  start_.assign(V + 1, 0);
+  bool any_distributed = false;
   for (std::size_t j = 0; j < J; ++j) {
     int* row = x.data() + j * V;
     for (std::size_t v = 0; v < V; ++v) row[v] = std::max(row[v], 0);
-    if (!problem_.allowed.empty())
-      for (std::size_t v = 0; v < V; ++v)
-        if (!problem_.allowed[j * V + v]) row[v] = 0;
-    if (problem_.rigid[j])
-      complete_rigid(row, max_r_[j], problem_.allowed.empty() ? nullptr : problem_.allowed.data() + j * V);
+    if (problem_.rigid[j]) complete_rigid(row, max_r_[j]);
     int n = 0;
-    for (std::size_t v = 0; v < V; ++v) {
-      const int nz = row[v] > 0;
-      n += nz;
-      start_[v + 1] += nz;
-    }
+    for (std::size_t v = 0; v < V; ++v) n += row[v] > 0;
     distributed_[j] = n >= 2;
+    any_distributed |= n >= 2;
   }
-  // One spare slot per vnode lets the fill below write unconditionally (random entries defeat branch prediction).
-  for (std::size_t v = 0; v < V; ++v) start_[v + 1] += start_[v] + 1;
-  list_.resize(static_cast<std::size_t>(start_[V]));
-  col_.assign(start_.begin(), start_.end() - 1);  // fill positions
-  dcount_.assign(V, 0);
+  // (1) On each vnode only the first distributed job in row order keeps its GPUs (Pollux: cumulative count of
+  // distributed jobs along the jobs axis > 1 -> zero).
+  if (any_distributed) {
+    used_.assign(V, 0);
+    for (std::size_t j = 0; j < J; ++j) {
+      if (!distributed_[j]) continue;
+      int* row = x.data() + j * V;
+      for (std::size_t v = 0; v < V; ++v)
+        if (row[v] > 0) {
+          if (used_[v])
+            row[v] = 0;
+          else
+            used_[v] = 1;
+        }
+    }
+  }
+  // (2) At most max_replicas GPUs and max_job_vnodes vnodes per job; the vnodes are visited in a random order
+  // (Pollux shuffles the nodes of every row, caps the running sums, and unshuffles).
+  const int max_nodes = problem_.max_job_vnodes;
   for (std::size_t j = 0; j < J; ++j) {
-    const int* row = x.data() + j * V;
-    const int dist = distributed_[j] ? 1 : 0;
+    int* row = x.data() + j * V;
+    int total = 0, n = 0;
     for (std::size_t v = 0; v < V; ++v) {
-      const int nz = row[v] > 0;
-      list_[static_cast<std::size_t>(col_[v])] = static_cast<int>(j);
-      col_[v] += nz;
-      dcount_[v] += nz & dist;
+      total += row[v];
+      n += row[v] > 0;
     }
-  }
-  end_.assign(col_.begin(), col_.end());  // vnode v's jobs: list_[start_[v], end_[v])
-  bool conflict = false;
-  for (std::size_t v = 0; v < V; ++v) conflict |= dcount_[v] >= 2;
-  // (1) At most one distributed job per vnode (distributed = on >= 2 vnodes before this step, as in Pollux).
-  for (std::size_t v = 0; conflict && v < V; ++v) {
-    if (dcount_[v] < 2) continue;
+    if (total <= max_r_[j] && n <= max_nodes) continue;
     perm_.clear();
-    for (auto k = start_[v]; k < end_[v]; ++k) {
-      const int j = list_[static_cast<std::size_t>(k)];
-      if (distributed_[static_cast<std::size_t>(j)]) perm_.push_back(j);
+    for (std::size_t v = 0; v < V; ++v)
+      if (row[v] > 0) perm_.push_back(static_cast<int>(v));
+    for (std::size_t k = perm_.size(); k > 1; --k) std::swap(perm_[k - 1], perm_[uniform(k)]);
+    int cum = 0, kept = 0;
+    for (int v : perm_) {
+      int& g = row[static_cast<std::size_t>(v)];
+      g = kept < max_nodes ? std::min(g, max_r_[j] - cum) : 0;
+      cum += g;
+      kept += g > 0;
     }
-    const auto keep = static_cast<std::size_t>(uniform(perm_.size()));
-    for (std::size_t k = 0; k < perm_.size(); ++k)
-      if (k != keep) x[static_cast<std::size_t>(perm_[k]) * V + v] = 0;
   }
-  // (2) At most max_replicas GPUs per job (the first vnodes keep theirs); rigid jobs need their count.
+  // (3) Vnode capacity: jobs in row order keep their GPUs until the vnode is full.
   col_.assign(V, 0);
   for (std::size_t j = 0; j < J; ++j) {
     int* row = x.data() + j * V;
-    int cum = 0;
     for (std::size_t v = 0; v < V; ++v) {
-      row[v] = std::min(row[v], std::max(0, max_r_[j] - cum));
-      cum += row[v];
-    }
-    if (problem_.rigid[j] && cum < max_r_[j]) std::fill_n(row, V, 0);
-    for (std::size_t v = 0; v < V; ++v) col_[v] += row[v];
-  }
-  // (3) Vnode capacity: jobs in a random order keep their GPUs until the vnode is full.
-  bool cut_rigid = false;
-  for (std::size_t v = 0; v < V; ++v) {
-    const int cap = problem_.vnode_gpus[v];
-    if (col_[v] <= cap) continue;
-    perm_.clear();
-    for (auto k = start_[v]; k < end_[v]; ++k) {
-      const int j = list_[static_cast<std::size_t>(k)];
-      if (x[static_cast<std::size_t>(j) * V + v] > 0) perm_.push_back(j);
-    }
-    for (std::size_t k = perm_.size(); k > 1; --k) std::swap(perm_[k - 1], perm_[uniform(k)]);
-    int used = 0;
-    for (int j : perm_) {
-      int& g = x[static_cast<std::size_t>(j) * V + v];
-      const int keep = std::min(g, cap - used);
-      cut_rigid |= keep < g && problem_.rigid[static_cast<std::size_t>(j)];
-      g = keep;
-      used += g;
+      const int keep = std::min(row[v], problem_.vnode_gpus[v] - col_[v]);
+      row[v] = keep;
+      col_[v] += keep;
     }
   }
-  // (4) A rigid job cut by (3) cannot run at all.
-  for (std::size_t j = 0; cut_rigid && j < J; ++j) {
+  // (4) A rigid row below its count cannot run at all (also when step (2) cut it).
+  for (std::size_t j = 0; j < J; ++j) {
     if (!problem_.rigid[j]) continue;
     int* row = x.data() + j * V;
     int cum = 0;
     for (std::size_t v = 0; v < V; ++v) cum += row[v];
-    if (cum < max_r_[j]) std::fill_n(row, V, 0);
+    if (cum != 0 && cum < max_r_[j]) std::fill_n(row, V, 0);
   }
 }
 
@@ -331,27 +312,53 @@ std::pair<PolluxState, PolluxState> PolluxGenetic::crossover(const PolluxState& 
 
 void PolluxGenetic::mutate(PolluxState& x) {
   const auto V = static_cast<std::size_t>(vnodes_);
-  if (V == 0 || x.empty()) return;
-  // Default: pymoo's per-variable rate 1/n_var (n_var = jobs × vnodes), about one mutated entry per offspring.
-  const double prob = options_.mutation_probability > 0 ? std::min(options_.mutation_probability, 1.0)
-                                                        : 1.0 / static_cast<double>(x.size());
-  auto draw = [&](std::size_t i) {
-    x[i] = static_cast<int>(uniform(static_cast<std::uint64_t>(problem_.vnode_gpus[i % V]) + 1));
-  };
-  if (prob >= 1.0) {
-    for (std::size_t i = 0; i < x.size(); ++i) draw(i);
-    return;
+  const auto J = static_cast<std::size_t>(jobs_);
+  if (V == 0 || J == 0 || x.size() != J * V) return;
+  // (1) Reset a row to the current allocation (probability 0.1); (2) zero out a row's entries with
+  // probability 0.1 each, in 10 % of the rows.
+  for (std::size_t j = 0; j < J; ++j) {
+    int* row = x.data() + j * V;
+    if (real() < 0.1) std::copy_n(problem_.base.data() + j * V, V, row);
+    if (real() < 0.1)
+      for (std::size_t v = 0; v < V; ++v)
+        if (real() < 0.1) row[v] = 0;
   }
-  // Each entry mutates independently with probability `prob`. The gaps between mutated entries of such a
-  // Bernoulli process are geometric, so they are drawn directly (same distribution, far fewer random numbers).
-  const double log_q = std::log1p(-prob);
-  std::size_t i = 0;
-  while (i < x.size()) {
-    const double u = 1.0 - real();  // (0, 1]
-    const double gap = std::floor(std::log(u) / log_q);
-    if (!(gap < static_cast<double>(x.size() - i))) break;
-    i += static_cast<std::size_t>(gap);
-    draw(i++);
+  // (3) Grow entries towards vnodes with free GPUs (free GPUs measured once, after (1) and (2)).
+  free_.assign(problem_.vnode_gpus.begin(), problem_.vnode_gpus.end());
+  for (std::size_t j = 0; j < J; ++j)
+    for (std::size_t v = 0; v < V; ++v) free_[v] -= x[j * V + v];
+  grow_.clear();  // vnodes with a free GPU
+  for (std::size_t v = 0; v < V; ++v)
+    if (free_[v] >= 1) grow_.push_back(static_cast<int>(v));
+  if (grow_.empty()) return;
+  const double p1 = 1.0 / static_cast<double>(grow_.size());
+  const double log_q1 = grow_.size() > 1 ? std::log1p(-p1) : 0.0;
+  auto grow = [&](int& g, int v) {
+    const int cap = problem_.vnode_gpus[static_cast<std::size_t>(v)];
+    if (g < cap) g += static_cast<int>(uniform(static_cast<std::uint64_t>(cap - g + 1)));
+  };
+  for (std::size_t j = 0; j < J; ++j) {
+    int* row = x.data() + j * V;
+    // Entries where the job already is grow with probability p1 + p2 − p1·p2 (p2 = 1 / #such vnodes), the
+    // others with p1, decided on the row as it was before any of them grows (numpy's vectorised mask). The
+    // others' Bernoulli trials are drawn as geometric gaps: the same distribution, far fewer random numbers.
+    perm_.clear();  // vnodes with a free GPU where the job is
+    nz_.clear();    // the other vnodes with a free GPU
+    for (int v : grow_) (row[v] > 0 ? perm_ : nz_).push_back(v);
+    const double p2 = perm_.empty() ? 0.0 : 1.0 / static_cast<double>(perm_.size());
+    for (int v : perm_)
+      if (real() < p1 + p2 - p1 * p2) grow(row[v], v);
+    if (nz_.empty()) continue;
+    if (!(p1 < 1.0)) {  // a single vnode with a free GPU
+      for (int v : nz_) grow(row[v], v);
+      continue;
+    }
+    for (std::size_t i = 0; i < nz_.size(); ++i) {
+      const double gap = std::floor(std::log(1.0 - real()) / log_q1);
+      if (!(gap < static_cast<double>(nz_.size() - i))) break;
+      i += static_cast<std::size_t>(gap);
+      grow(row[nz_[i]], nz_[i]);
+    }
   }
 }
 
@@ -365,7 +372,7 @@ std::size_t PolluxGenetic::tournament(const std::vector<Individual>& pop, std::s
 
 void PolluxGenetic::survive(std::vector<Individual>& pop, std::size_t n) {
   std::vector<std::pair<double, double>> f(pop.size());
-  for (std::size_t i = 0; i < pop.size(); ++i) f[i] = {pop[i].f.neg_fitness, static_cast<double>(pop[i].f.vnodes_used)};
+  for (std::size_t i = 0; i < pop.size(); ++i) f[i] = {pop[i].f.neg_fitness, pop[i].f.neg_utility};
   const auto rank = pollux_nondominated_ranks(f);
   int fronts = 0;
   for (int r : rank) fronts = std::max(fronts, r + 1);
@@ -469,16 +476,26 @@ PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
     ++res.generations_run;
   }
 
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < pop.size(); ++i) {
+  // pymoo's optimum set: the non-dominated front of the final population (survival ranked it).
+  std::size_t best = pop.size();
+  for (std::size_t i = 0; i < pop.size(); ++i) {
+    if (pop[i].rank != 0) continue;
     const auto& a = pop[i].f;
+    if (best == pop.size()) {
+      best = i;
+      continue;
+    }
     const auto& b = pop[best].f;
-    if (a.neg_fitness < b.neg_fitness || (a.neg_fitness == b.neg_fitness && a.vnodes_used < b.vnodes_used)) best = i;
+    if (a.neg_fitness < b.neg_fitness || (a.neg_fitness == b.neg_fitness && a.neg_utility < b.neg_utility)) best = i;
   }
+  if (best == pop.size()) best = 0;
   res.best = pop[best].x;
   res.best_objectives = pop[best].f;
   res.population.reserve(pop.size());
-  for (auto& ind : pop) res.population.push_back(std::move(ind.x));
+  for (auto& ind : pop) {
+    if (ind.rank == 0) res.front.push_back(ind.x);
+    res.population.push_back(std::move(ind.x));
+  }
   res.evaluations = evaluations_;
   return res;
 }

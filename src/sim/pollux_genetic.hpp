@@ -1,35 +1,46 @@
 #pragma once
 /// @file sim/pollux_genetic.hpp
-/// @brief Pollux's published search (adaptdl `pollux.py`): pymoo's NSGA-II over jobs × virtual-node GPU matrices
-/// with Pollux's crossover, mutation and repair. Private to the simulator (used by PolluxPolicy and its tests).
+/// @brief Pollux's published search (adaptdl `sched/adaptdl_sched/policy/pollux.py`, run by the Sia artifact as
+/// `sia-simulator/pollux_unaware.py`): pymoo 0.4.2's NSGA-II over jobs × virtual-node GPU matrices with Pollux's
+/// crossover, mutation, repair and objectives. Private to the simulator (used by PolluxPolicy and its tests).
 ///
-/// What pymoo does and how it is reproduced here (see also pollux_policy.hpp):
-/// - Initialisation: the seeds (previous final population adapted to this round's jobs, then the current
-///   allocation) are repaired, duplicates removed, evaluated, and ranked (non-dominated sorting + crowding
-///   distance). Like pymoo with an array sampling, the population is NOT padded: when fewer than `population`
-///   seeds are given (first round: one), the first generation's 100 offspring fill it (survival keeps up to 100).
-/// - Generation: mating produces `population` offspring — binary tournaments (pymoo `comp_by_dom_and_crowding`:
-///   Pareto dominance, then larger crowding distance, then a coin flip) over concatenated random permutations,
-///   single-point crossover over jobs (applied to a pair with pymoo's default probability 0.9, otherwise the
-///   parents are copied), mutation, repair, and elimination of offspring equal to a member of the population or
-///   to an earlier offspring; up to 100 mating rounds are tried to reach the count (none new: the search stops).
-///   Parents + offspring are reduced to `population` by non-dominated sorting and crowding distance (pymoo's
-///   formula: extremes and fronts of ≤ 2 points get 1e14, duplicate objective vectors 0; ties broken at random).
-/// - `generations` counts like pymoo's ("n_gen", N) termination: the initial population is generation 1,
-///   so N − 1 offspring generations are bred.
-/// - Result: the individual with the lowest (F0, F1) — the highest fitness on the non-dominated front.
+/// What the published code does and how it is reproduced here (read from the public sources with the
+/// project's fetch tools; no code copied):
+/// - Problem: rows are the jobs in Pollux's order (pinned first — none in the simulator —, then by attained
+///   service, then by creation time; the caller orders them), columns the virtual nodes in cluster order.
+///   Objectives (both minimised): F0 = −power mean ((Σ_j (s_j·c + 1e-3)^p) / J)^(1/p) of the scaled speedups
+///   (c = the dominant share × vnodes, 16/64 on the paper's clusters), a row that differs from the current
+///   allocation multiplied by its re-allocation factor; F1 = −cluster utility = −Σ_j s_j / (GPUs of the vnodes
+///   in use), with the raw speedups s_j (no scaling, no re-allocation factor).
+/// - Initialisation: the seeds (first round: the current allocation; later rounds: the previous round's
+///   optimum set `result.X`, i.e. its final non-dominated front, rows mapped to this round's jobs and zero for
+///   new jobs — the current allocation is not added) are repaired, duplicates removed, evaluated and ranked.
+///   The population is not padded: the first generation's offspring fill it to `population`.
+/// - Generation: `population` offspring — binary tournaments (dominance, then larger crowding distance, then
+///   a coin flip) over concatenated random permutations, single-point crossover over jobs applied to a pair
+///   with pymoo's default probability 0.9, Pollux's mutation, Pollux's repair, elimination of offspring equal
+///   to a member of the population or to an earlier offspring; up to 100 mating rounds to reach the count
+///   (none new: the search stops). Survival: non-dominated sorting and crowding distance (pymoo's formula:
+///   extremes and fronts of ≤ 2 points infinite — stored as 1e14 —, duplicate objective vectors 0; ties at
+///   random). ("n_gen", N): the initial population is generation 1, N − 1 offspring generations follow.
+/// - Pollux's mutation of an offspring: (1) each job row is reset to the current allocation with probability
+///   0.1; (2) with probability 0.1 a row has each of its entries zeroed with probability 0.1; (3) with the
+///   free GPUs of each vnode computed after (1)-(2), an entry (j, v) grows with probability p1 + p2 − p1·p2,
+///   p1 = [v has a free GPU] / #vnodes with a free GPU, p2 = [job j is on v and v has a free GPU] / #such
+///   vnodes of j, to a uniform integer between its value and the vnode's GPUs.
+/// - Pollux's repair: (1) on each vnode only the first distributed job (in row order; distributed = on ≥ 2
+///   vnodes before the repair) keeps its GPUs; (2) a job's vnodes are visited in a random order and keep GPUs
+///   until the job has max_replicas and spans at most `max_job_vnodes` (16) vnodes; (3) vnode capacity: jobs
+///   in row order keep their GPUs until the vnode is full.
+/// - Result: the final front's individual with the lowest F0 (ties: lower F1, then first).
 ///
-/// Departures and assumptions (neither Pollux's nor pymoo's source is part of the reference material; this port
-/// follows their behaviour as described for issue 6): random numbers come from std::mt19937_64, not numpy; the mutation rule (each entry with
-/// probability 1/(jobs × vnodes), pymoo's 1/n_var, to a uniform value in [0, vnode GPUs]) and the crossover
-/// probability 0.9 are assumptions (with 1/vnodes instead, Philly restarts are 2.5× the paper's Pollux);
-/// Pollux's shuffle in repair step (1) is drawn as one uniform pick of the job that keeps the vnode (the same
-/// distribution); the repair's step (4) (rigid jobs cut by the capacity step are emptied) is added because a
-/// rigid job cannot run on fewer GPUs, and so is step (0): a rigid job's partial row first grows to its count
+/// Departures: random numbers come from std::mt19937_64, not numpy (runs differ from the reference's, the
+/// operators' distributions do not); rigid jobs (a Pollux run with `--force-category rigid`; the published
+/// Pollux has only elastic jobs) get two extra repair steps: (0) a partial rigid row first grows to its count
 /// (its own vnodes, then the following ones) — mutation alone almost never writes the exact count of a rigid
-/// job spanning several vnodes, and such jobs never started; the whole final population seeds the next round (adaptdl may keep only
-/// the optimum set `result.X`); Pollux's problem has no constraint violations (the repair makes every individual
-/// feasible), so pymoo's constraint handling never comes into play and is not implemented.
+/// job spanning several vnodes —, and (4) a rigid row left below its count is emptied, like the artifact's
+/// `pollux_unaware_fix.py` empties rows below `min_replicas`. Pollux's problem has no constraint violations
+/// (the repair makes every individual feasible), so pymoo's constraint handling is not implemented.
 
 #include <cstdint>
 #include <functional>
@@ -39,32 +50,32 @@
 
 namespace sia::sim::detail {
 
-/// @brief One individual: GPUs of job j on virtual node v at `x[j * vnodes + v]` (jobs FIFO, vnodes in cluster order).
+/// @brief One individual: GPUs of job j on virtual node v at `x[j * vnodes + v]` (jobs in Pollux's order,
+/// vnodes in cluster order).
 using PolluxState = std::vector<int>;
 
 /// @brief The optimisation problem of one Pollux round.
 struct PolluxGaProblem {
-  std::vector<int> vnode_gpus;    ///< GPUs of each virtual node
-  std::vector<int> max_replicas;  ///< per job, ≥ 1
-  std::vector<char> rigid;        ///< per job: needs exactly max_replicas GPUs or none
-  /// Per (job, vnode), jobs × vnodes: 0 = the job may not use the vnode (a pipeline job on a type without its
-  /// pipelines); empty = every job may use every vnode. The repair empties forbidden entries first.
-  std::vector<char> allowed;
+  std::vector<int> vnode_gpus;         ///< GPUs of each virtual node
+  std::vector<int> max_replicas;       ///< per job, ≥ 1
+  std::vector<char> rigid;             ///< per job: needs exactly max_replicas GPUs or none
   PolluxState base;                    ///< current allocation (jobs × vnodes)
-  std::vector<double> restart_factor;  ///< per job, multiplies the speedup when its row differs from `base`
+  std::vector<double> restart_factor;  ///< per job, multiplies the scaled speedup when its row differs from `base`
   double p = -1.0;                     ///< power-mean exponent (< 0)
-  /// Speedup of job j on (nodes, replicas) with 1 ≤ nodes ≤ replicas ≤ max_replicas[j], already scaled, before
-  /// the restart factor. Called at most once per (job, nodes, replicas) per run (memoised).
+  double speedup_scale = 1.0;          ///< F0 scales speedups by this (Pollux: dominant share × vnodes)
+  int max_job_vnodes = 16;             ///< repair: a job spans at most this many vnodes (Pollux's `max_nodes`)
+  /// Raw speedup of job j on (nodes, replicas) with 1 ≤ nodes ≤ replicas ≤ max_replicas[j] (goodput over the
+  /// fair-share goodput). Called at most once per (job, nodes, replicas) per run (memoised).
   std::function<double(int job, int nodes, int replicas)> speedup;
 
   [[nodiscard]] int jobs() const noexcept { return static_cast<int>(max_replicas.size()); }
   [[nodiscard]] int vnodes() const noexcept { return static_cast<int>(vnode_gpus.size()); }
 };
 
-/// @brief Objectives of an individual (both minimised): F0 = −fitness, F1 = virtual nodes in use.
+/// @brief Objectives of an individual (both minimised): F0 = −fitness, F1 = −cluster utility.
 struct PolluxObjectives {
   double neg_fitness = 0.0;
-  int vnodes_used = 0;
+  double neg_utility = 0.0;
 };
 
 /// @brief pymoo-style NSGA-II options.
@@ -72,15 +83,15 @@ struct PolluxGaOptions {
   int population = 100;
   int generations = 100;
   int max_mating_rounds = 100;         ///< pymoo Mating.n_max_iterations
-  double mutation_probability = 0.0;   ///< per entry; 0 = 1 / (jobs × vnodes) (pymoo's 1/n_var)
   double crossover_probability = 0.9;  ///< pymoo's Crossover default: other pairs pass to mutation unchanged
 };
 
 /// @brief Result of a run.
 struct PolluxGaResult {
-  PolluxState best;  ///< highest fitness on the final front (ties: fewer vnodes, then first)
+  PolluxState best;  ///< lowest F0 on the final front (ties: lower F1, then first)
   PolluxObjectives best_objectives;
-  std::vector<PolluxState> population;  ///< final population (seeds of the next round)
+  std::vector<PolluxState> front;       ///< the final non-dominated front (pymoo's `result.X`: next round's seeds)
+  std::vector<PolluxState> population;  ///< the whole final population
   long evaluations = 0;                 ///< individuals evaluated
   int generations_run = 0;              ///< offspring generations bred
 };
@@ -99,15 +110,13 @@ class PolluxGenetic {
  public:
   PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, std::mt19937_64& rng);
 
-  /// Pollux's repair, in place: (0) a rigid job's partial row grows to its count; (1) on each vnode at most one distributed job (a job on ≥ 2 vnodes before the
-  /// repair) keeps its GPUs, chosen at random; (2) a job's GPUs are capped at max_replicas (first vnodes keep
-  /// theirs), a rigid job with fewer than its count is emptied; (3) vnode capacity: jobs in a random order keep
-  /// their GPUs until the vnode is full; (4) a rigid job left with fewer than its count is emptied.
+  /// Pollux's repair, in place (steps in the file comment): (0) rigid rows grow to their count; (1) one
+  /// distributed job per vnode, the first in row order; (2) max replicas and max vnodes per job, vnodes visited
+  /// in a random order; (3) vnode capacity, jobs in row order; (4) rigid rows below their count are emptied.
   void repair(PolluxState& x);
   /// Single-point crossover over jobs: k uniform in [0, J); child 0 = a[0,k) + b[k,J), child 1 the reverse.
   [[nodiscard]] std::pair<PolluxState, PolluxState> crossover(const PolluxState& a, const PolluxState& b);
-  /// Each entry (job, vnode) is replaced, with probability 1 / (jobs × vnodes) unless set, by a uniform integer
-  /// in [0, vnode GPUs].
+  /// Pollux's mutation (reset to the current allocation, zero out, grow towards free GPUs).
   void mutate(PolluxState& x);
   /// Objectives of a state (memoised speedups).
   [[nodiscard]] PolluxObjectives evaluate(const PolluxState& x);
@@ -126,10 +135,14 @@ class PolluxGenetic {
     int rank = 0;
     double crowding = 0.0;
   };
-  [[nodiscard]] double term(int job, int nodes, int replicas, bool changed);
-  void complete_rigid(int* row, int count, const char* allowed) const;  // allowed: per vnode, or nullptr
-  [[nodiscard]] std::uint64_t uniform(std::uint64_t n);                 ///< uniform integer in [0, n)
-  [[nodiscard]] double real();                                          ///< uniform in [0, 1)
+  struct Terms {
+    double power = 0.0;  ///< (scaled speedup · factor + 1e-3)^p
+    double raw = 0.0;    ///< raw speedup (cluster utility)
+  };
+  [[nodiscard]] Terms term(int job, int nodes, int replicas, bool changed);
+  void complete_rigid(int* row, int count) const;
+  [[nodiscard]] std::uint64_t uniform(std::uint64_t n);  ///< uniform integer in [0, n)
+  [[nodiscard]] double real();                           ///< uniform in [0, 1)
   void survive(std::vector<Individual>& pop, std::size_t n);
   [[nodiscard]] std::size_t tournament(const std::vector<Individual>& pop, std::size_t a, std::size_t b);
 
@@ -139,10 +152,10 @@ class PolluxGenetic {
   int jobs_ = 0, vnodes_ = 0;
   std::vector<int> max_r_;                 ///< per job
   std::vector<std::size_t> table_offset_;  ///< per job: start of its (changed, nodes, replicas) term table
-  std::vector<double> table_;              ///< (speedup·factor + 1e-3)^p, NaN = not computed yet
+  std::vector<Terms> table_;               ///< memoised terms; power = NaN: not computed yet
   long evaluations_ = 0;
-  // Scratch buffers of repair() (kept to avoid allocations).
-  std::vector<int> perm_, col_, start_, end_, list_, dcount_;
+  // Scratch buffers (kept to avoid allocations).
+  std::vector<int> perm_, col_, nz_, free_, grow_;
   std::vector<char> distributed_, used_;
 };
 

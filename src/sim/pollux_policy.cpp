@@ -78,8 +78,6 @@ PolluxPolicy::PolluxPolicy(PolluxPolicyOptions options) : options_(std::move(opt
   if (options_.vnode_gpus < 1) throw InvalidArgument("pollux: vnode_gpus must be at least 1");
   if (options_.population < 1) throw InvalidArgument("pollux: population must be at least 1");
   if (options_.generations < 1) throw InvalidArgument("pollux: generations must be at least 1");
-  if (!(options_.mutation_probability >= 0 && options_.mutation_probability <= 1))
-    throw InvalidArgument("pollux: mutation_probability must be in [0, 1]");
 }
 
 std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
@@ -91,20 +89,6 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
   const std::size_t nj = ctx.jobs.size();
   std::vector<SimAllocation> out(nj);
   if (nj == 0 || G <= 0) return out;
-  // Pollux scales data-parallel jobs only: a pipeline (hybrid) job runs as a rigid job of the workload's GPU
-  // count, and is dropped this round when the paper's mixed-type fix leaves it on a type where that count is not
-  // whole pipelines (or the model has no profiles).
-  bool any_pipeline = false;
-  for (SimJob* job : ctx.jobs)
-    if (job->app->pipeline) {
-      job->kind = JobKind::rigid;
-      any_pipeline = true;
-    }
-  // Virtual nodes a job may use: a pipeline job only the types its model has pipelines on.
-  const auto usable_v = [&](std::size_t j, int v) {
-    const SimJob& job = *ctx.jobs[j];
-    return !job.app->pipeline || job.app->usable(vn[static_cast<std::size_t>(v)].type);
-  };
   const int vg = options_.vnode_gpus;
   int min_type_gpus = std::numeric_limits<int>::max();
   for (int t = 0; t < static_cast<int>(cluster.types.size()); ++t)
@@ -139,13 +123,15 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
     st.goodput_cache.emplace(key, g);
     return g;
   };
-  // Scaled speedup of r GPUs on `nodes` vnodes, before the re-allocation factor.
-  auto speedup = [&](std::size_t j, int nodes, int r) {
+  // Raw speedup of r GPUs on `nodes` vnodes: goodput over the fair-share goodput; before the job has a model,
+  // r / fair share (Pollux replaces the speedup of a job without a goodput function by r / fair replicas).
+  auto raw_speedup = [&](std::size_t j, int nodes, int r) {
     if (r <= 0 || (ctx.jobs[j]->kind == JobKind::rigid && r != maxr[j])) return 0.0;
-    const double s =
-        (rj[j].fn && rj[j].base > 0) ? goodput(j, std::max(nodes, 1), r) / rj[j].base : static_cast<double>(r);
-    return s * scale_factor;
+    return (rj[j].fn && rj[j].base > 0) ? goodput(j, std::max(nodes, 1), r) / rj[j].base
+                                        : static_cast<double>(r) / fair_r;
   };
+  // Scaled speedup (the fitness's), before the re-allocation factor.
+  auto speedup = [&](std::size_t j, int nodes, int r) { return raw_speedup(j, nodes, r) * scale_factor; };
   for (std::size_t j = 0; j < nj; ++j) {
     SimJob& job = *ctx.jobs[j];
     JobState& st = next[job.uid];
@@ -222,12 +208,14 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
   std::vector<std::vector<int>> place(nj, std::vector<int>(static_cast<std::size_t>(V), 0));
   std::vector<char> placed(nj, 0);
   if (!greedy) {
-    // Pollux's NSGA-II. Jobs in FIFO order (submission time, then uid), vnodes in cluster order.
+    // Pollux's NSGA-II. Jobs in Pollux's order: by attained service (GPU-seconds held, restores included, as
+    // the reference's Job.attained_service), then by creation time; vnodes in cluster order.
     std::vector<std::size_t> order(nj);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       const SimJob& x = *ctx.jobs[a];
       const SimJob& y = *ctx.jobs[b];
+      if (x.gpu_seconds != y.gpu_seconds) return x.gpu_seconds < y.gpu_seconds;
       return x.submission_time != y.submission_time ? x.submission_time < y.submission_time : x.uid < y.uid;
     });
     const auto Vs = static_cast<std::size_t>(V);
@@ -240,18 +228,17 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
       uids[k] = ctx.jobs[j]->uid;
       prob.max_replicas.push_back(maxr[j]);
       prob.rigid.push_back(ctx.jobs[j]->kind == JobKind::rigid ? 1 : 0);
-      if (any_pipeline) {
-        prob.allowed.resize((k + 1) * Vs, 1);
-        for (int v = 0; v < V; ++v) prob.allowed[k * Vs + static_cast<std::size_t>(v)] = usable_v(j, v) ? 1 : 0;
-      }
       prob.restart_factor.push_back(rj[j].rf);
       const auto& prev = rj[j].st->vnodes;
       if (!ctx.jobs[j]->alloc.empty() && prev.size() == Vs)
         std::copy(prev.begin(), prev.end(), prob.base.begin() + static_cast<std::ptrdiff_t>(k * Vs));
     }
     prob.p = p;
-    prob.speedup = [&](int k, int nodes, int r) { return speedup(order[static_cast<std::size_t>(k)], nodes, r); };
-    // Seeds: the previous final population adapted to this round's jobs, then the current allocation.
+    prob.speedup_scale = scale_factor;
+    prob.speedup = [&](int k, int nodes, int r) { return raw_speedup(order[static_cast<std::size_t>(k)], nodes, r); };
+    // Seeds: the first round starts from the current allocation; later rounds from the previous round's
+    // optimum set (its final front, pymoo's result.X) adapted to this round's jobs (Pollux does not add the
+    // current allocation then).
     std::vector<detail::PolluxState> seeds;
     if (population_vnodes_ == V && !population_.empty()) {
       std::map<std::uint64_t, std::size_t> prev_row;
@@ -269,11 +256,10 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
         seeds.push_back(std::move(x));
       }
     }
-    seeds.push_back(prob.base);
+    if (seeds.empty()) seeds.push_back(prob.base);
     detail::PolluxGaOptions go;
     go.population = options_.population;
     go.generations = options_.generations;
-    go.mutation_probability = options_.mutation_probability;
     detail::PolluxGenetic ga(std::move(prob), go, rng_);
     auto res = ga.run(seeds);
     for (std::size_t k = 0; k < nj; ++k) {
@@ -282,7 +268,7 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
       count[j] = std::accumulate(place[j].begin(), place[j].end(), 0);
       placed[j] = count[j] > 0;
     }
-    population_ = std::move(res.population);
+    population_ = std::move(res.front);
     population_uids_ = std::move(uids);
     population_vnodes_ = V;
     last_fitness_ = -res.best_objectives.neg_fitness;
@@ -347,7 +333,6 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
       std::fill(pl.begin(), pl.end(), 0);
       int best = -1;
       for (int v = 0; v < V; ++v) {  // best fit on one vnode
-        if (!usable_v(j, v)) continue;
         const int f = free_v[static_cast<std::size_t>(v)];
         if (f >= r && (best < 0 || f < free_v[static_cast<std::size_t>(best)])) best = v;
       }
@@ -365,7 +350,6 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
         for (int v = 0; v < V && need > 0; ++v) {
           const int f = free_v[static_cast<std::size_t>(v)] - take[static_cast<std::size_t>(v)];
           const bool whole = f == vn[static_cast<std::size_t>(v)].gpus;
-          if (!usable_v(j, v)) continue;
           if (f <= 0 || (pass == 0 && !whole) || (pass == 1 && distributed_on[static_cast<std::size_t>(v)])) continue;
           const int t = std::min(f, need);
           take[static_cast<std::size_t>(v)] += t;
@@ -394,8 +378,6 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
       continue;
     }
     out[j] = pollux_fix_mixed(cluster, vn, place[j], options_.type_priority);
-    if (!out[j].empty() && ctx.jobs[j]->app->pipeline && !ctx.jobs[j]->app->usable(out[j].type, out[j].gpus))
-      out[j] = SimAllocation{};
     // Remember only the GPUs the job really got (the dropped types stay idle this round).
     st.vnodes = place[j];
     for (int v = 0; v < V; ++v)
@@ -412,7 +394,6 @@ PolicyInfo builtin_policy_pollux() {
   info.description = "heterogeneity-unaware Pollux (OSDI 2021): one merged model per job, NSGA-II search";
   info.options = {
       {"search", "genetic", "genetic (Pollux's published NSGA-II) or greedy (marginal allocation)"},
-      {"mutation", "0", "genetic: probability that one (job, virtual node) entry mutates; 0 = 1/(jobs x vnodes)"},
       {"seed", "1", "genetic: seed of the policy's random generator"},
       {"population", "100", "genetic: NSGA-II population size"},
       {"generations", "100", "genetic: NSGA-II generations"},
@@ -425,7 +406,6 @@ PolicyInfo builtin_policy_pollux() {
     PolluxPolicyOptions po;
     po.search =
         o.choice("search", "genetic", {"genetic", "greedy"}) == "greedy" ? PolluxSearch::greedy : PolluxSearch::genetic;
-    po.mutation_probability = o.number("mutation", 0.0, 0.0, 1.0);
     po.seed = static_cast<std::uint64_t>(o.integer("seed", 1, 0, std::numeric_limits<long long>::max()));
     po.population = static_cast<int>(o.integer("population", po.population, 1, 100000));
     po.generations = static_cast<int>(o.integer("generations", po.generations, 1, 100000));

@@ -1,5 +1,4 @@
 #include <sia/error.hpp>
-#include <sia/sim/plot.hpp>
 #include <sia/sim/report.hpp>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +46,8 @@ std::string safe(const std::string& s) {
   return o;
 }
 
+bool have_gnuplot() { return std::system("gnuplot --version > /dev/null 2>&1") == 0; }
+
 }  // namespace
 
 std::string report_json(const std::vector<PolicyRuns>& all) {
@@ -73,7 +74,7 @@ void print_table(std::ostream& out, const std::vector<PolicyRuns>& all, bool per
     return s.str();
   };
   const std::vector<std::pair<std::string, int>> cols = {
-      {"policy", 8},      {"workload", 18},   {"jobs", 6},      {"avg JCT h", 14},
+      {"policy", 9},      {"workload", 18},   {"jobs", 6},      {"avg JCT h", 14},
       {"p99 h", 7},       {"makespan h", 14}, {"GPU-h/job", 9}, {"restarts", 8},
       {"contention", 11}, {"worst FTF", 9},   {"unfair", 7},    {"policy ms p50/p95", 18}};
   auto row = [&](const std::vector<std::string>& v) {
@@ -124,14 +125,14 @@ std::map<std::string, std::vector<double>> gpu_hours_by_model(const PolicyRuns& 
 
 void print_gpu_hours_by_model(std::ostream& out, const std::vector<PolicyRuns>& all, const SimCluster& cluster) {
   const std::size_t nt = cluster.types.size();
-  out << std::left << std::setw(8) << "policy"
+  out << std::left << std::setw(9) << "policy"
       << "  " << std::setw(12) << "model" << std::right;
   for (const auto& t : cluster.types) out << "  " << std::setw(9) << t.name;
   out << "  " << std::setw(9) << "total"
       << "\n";
   for (const auto& p : all)
     for (const auto& [model, v] : gpu_hours_by_model(p, nt)) {
-      out << std::left << std::setw(8) << p.policy << "  " << std::setw(12) << model << std::right << std::fixed
+      out << std::left << std::setw(9) << p.policy << "  " << std::setw(12) << model << std::right << std::fixed
           << std::setprecision(2);
       for (double x : v) out << "  " << std::setw(9) << x;
       out << "\n";
@@ -140,7 +141,7 @@ void print_gpu_hours_by_model(std::ostream& out, const std::vector<PolicyRuns>& 
 }
 
 std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& dir, const std::vector<PolicyRuns>& all,
-                                                 const SimCluster& cluster, std::vector<std::string>* warnings) {
+                                                 const SimCluster& cluster) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InvalidArgument(dir.string() + ": cannot create output directory: " + ec.message());
@@ -197,19 +198,7 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
     auto o = open(dir / "summary.json");
     o << report_json(all) << "\n";
   }
-  // Plots: .dat and .gp always; the PNG when gnuplot runs (a missing gnuplot is reported once).
-  bool gnuplot_missing = false;
-  auto plot = [&](const std::filesystem::path& script, const std::filesystem::path& png) {
-    written.push_back(script);
-    if (gnuplot_missing) return;
-    const PlotStatus st = run_gnuplot(script);
-    if (st.ok) {
-      written.push_back(png);
-      return;
-    }
-    gnuplot_missing = st.message.rfind("gnuplot not found", 0) == 0;
-    if (warnings != nullptr) warnings->push_back(st.message);
-  };
+  if (!have_gnuplot()) return written;
   // JCT CDF per policy (pooled over workloads).
   {
     const auto data = dir / "jct_cdf.dat";
@@ -230,16 +219,16 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
     const auto script = dir / "jct_cdf.gp";
     {
       std::ofstream g(script);
-      g << "set terminal pngcairo size 800,500\nset output 'jct_cdf.png'\n"
+      g << "set terminal pngcairo size 800,500\nset output '" << (dir / "jct_cdf.png").string() << "'\n"
         << "set logscale x\nset xlabel 'JCT (hours)'\nset ylabel 'fraction of jobs'\nset key bottom right\nset grid\n"
         << "set title 'JCT CDF'\nplot ";
       for (std::size_t i = 0; i < all.size(); ++i)
-        g << (i ? ", " : "") << "'jct_cdf.dat' index " << i << " using 1:2 with lines lw 2 title "
-          << gnuplot_quote(all[i].policy);
+        g << (i ? ", " : "") << "'" << data.string() << "' index " << i << " using 1:2 with lines lw 2 title '"
+          << all[i].policy << "'";
       g << "\n";
     }
-    written.push_back(data);
-    plot(script, dir / "jct_cdf.png");
+    if (std::system(("gnuplot '" + script.string() + "' 2>/dev/null").c_str()) == 0)
+      written.push_back(dir / "jct_cdf.png");
   }
   // Allocation timeline (first workload of every policy): one row per job, colour = GPU type, size = GPUs.
   for (const auto& p : all) {
@@ -262,20 +251,18 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
     const auto script = dir / ("timeline-" + stem + ".gp");
     {
       std::ofstream g(script);
-      g << "set terminal pngcairo size 1000,700\nset output " << gnuplot_quote("timeline-" + stem + ".png") << "\n"
+      g << "set terminal pngcairo size 1000,700\nset output '" << (dir / ("timeline-" + stem + ".png")).string()
+        << "'\n"
         << "set xlabel 'time (hours)'\nset ylabel 'job (submission order)'\nset key outside right\n"
-        << "set title "
-        << gnuplot_quote("GPU type and count per job over time (" + p.policy + ", " + r.workload +
-                         "; point size = GPUs)")
-        << "\nplot ";
+        << "set title 'GPU type and count per job over time (" << p.policy << ", " << r.workload
+        << "; point size = GPUs)'\nplot ";
       for (std::size_t t = 0; t < cluster.types.size(); ++t)
-        g << (t ? ", " : "") << gnuplot_quote(data.filename().string()) << " index " << t
-          << " using 1:2:(0.25+0.12*sqrt($3)) with points pt 5 ps variable title "
-          << gnuplot_quote(cluster.types[t].name);
+        g << (t ? ", " : "") << "'" << data.string() << "' index " << t
+          << " using 1:2:(0.25+0.12*sqrt($3)) with points pt 5 ps variable title '" << cluster.types[t].name << "'";
       g << "\n";
     }
-    written.push_back(data);
-    plot(script, dir / ("timeline-" + stem + ".png"));
+    if (std::system(("gnuplot '" + script.string() + "' 2>/dev/null").c_str()) == 0)
+      written.push_back(dir / ("timeline-" + stem + ".png"));
   }
   return written;
 }

@@ -159,6 +159,14 @@ inline std::optional<FaultSolver::Mode>& armed_fault_mode() {
   return mode;
 }
 
+/// Arms the registered "fault" backend with one mode for a scope.
+struct ScopedFault {
+  explicit ScopedFault(FaultSolver::Mode m) { armed_fault_mode() = m; }
+  ~ScopedFault() { armed_fault_mode().reset(); }
+  ScopedFault(const ScopedFault&) = delete;
+  ScopedFault& operator=(const ScopedFault&) = delete;
+};
+
 /// Registers "fault": native unless armed_fault_mode() is set (idempotent).
 inline void register_fault_solver() {
   register_milp_solver("fault", []() -> std::unique_ptr<MilpSolver> {

@@ -142,7 +142,7 @@ TEST_CASE("sim.baselines.pollux_vnodes_and_type_fix") {
 }
 
 TEST_CASE("sim.baselines.pollux_allocate_fresh_jobs") {
-  // Before any observation the speedup is r but max replicas is max(2·0, 1) = 1: every job gets one GPU.
+  // Before any observation the speedup is r / fair share but max replicas is max(2·0, 1) = 1: every job gets one GPU.
   const auto cluster = cluster_preset("paper-heterogeneous");
   const auto apps = catalogue_applications(cluster);
   std::vector<std::unique_ptr<SimJob>> jobs;
@@ -160,8 +160,9 @@ TEST_CASE("sim.baselines.pollux_allocate_fresh_jobs") {
     CHECK(x.gpus == 1);
     CHECK(x.nodes == 1);
   }
-  // Three jobs each with scaled speedup 1 · 16/64 (first allocation: age 60, no restarts -> factor 60/90).
-  const double s = 0.25 * 60.0 / 90.0;
+  // Three jobs each with speedup 1 GPU / fair share ceil(64 / 3) = 22 (no model yet), scaled by 16/64
+  // (first allocation: age 60, no restarts -> factor 60/90).
+  const double s = 0.25 / 22.0 * 60.0 / 90.0;
   CHECK(pollux.last_fitness() == doctest::Approx(s + 1e-3));
 }
 

@@ -1,4 +1,5 @@
-// Pollux's NSGA-II search (issue 6): sorting, crowding, operators, repair invariants, optimum on tiny cases.
+// Pollux's NSGA-II search (issues 6, 18): sorting, crowding, Pollux's operators, repair invariants, objectives,
+// optimum on tiny cases.
 #include <doctest/doctest.h>
 
 #include "sim/pollux_genetic.hpp"
@@ -151,6 +152,8 @@ TEST_CASE("sim.pollux_ga.operators_deterministic") {
   CHECK(res1.best == res2.best);
   CHECK(res1.population == res2.population);
   CHECK(res1.population.size() == 20);
+  CHECK(!res1.front.empty());
+  CHECK(res1.front.size() <= res1.population.size());
   CHECK(res1.generations_run == 9);
 }
 
@@ -180,8 +183,10 @@ TEST_CASE("sim.pollux_ga.repair_invariants") {
 }
 
 TEST_CASE("sim.pollux_ga.objectives") {
-  // F1 counts vnodes in use, also beyond 64 vnodes; F0 is minus the power mean with restart factors.
+  // F0 is minus the power mean of the scaled speedups with restart factors; F1 is minus Pollux's cluster
+  // utility, the raw speedups over the GPUs of the vnodes in use (also beyond 64 vnodes).
   auto p = toy_problem(2, std::vector<int>(70, 1));
+  p.speedup_scale = 0.25;
   p.base[0] = 1;  // job 0 currently on vnode 0
   std::mt19937_64 rng(1);
   PolluxGenetic ga(p, {}, rng);
@@ -189,13 +194,72 @@ TEST_CASE("sim.pollux_ga.objectives") {
   x[0] = 1, x[1] = 1, x[69] = 1;  // job 0 on vnodes 0, 1, 69 (changed: restart factor 0.5)
   x[70 + 69] = 1;                 // job 1 on vnode 69 too (repair would not allow it; evaluate does not care)
   const auto o = ga.evaluate(x);
-  CHECK(o.vnodes_used == 3);
-  const double s0 = toy_speedup(0, 3, 3) * 0.5, s1 = toy_speedup(1, 1, 1) * 0.5;
+  const double s0 = toy_speedup(0, 3, 3) * 0.25 * 0.5, s1 = toy_speedup(1, 1, 1) * 0.25 * 0.5;
   CHECK(-o.neg_fitness == doctest::Approx(2.0 / (1.0 / (s0 + 1e-3) + 1.0 / (s1 + 1e-3))));
+  CHECK(-o.neg_utility == doctest::Approx((toy_speedup(0, 3, 3) + toy_speedup(1, 1, 1)) / 3.0));
   // Unchanged rows are not penalised.
   PolluxState y(140, 0);
   y[0] = 1;
-  CHECK(ga.fitness(y) == doctest::Approx(2.0 / (1.0 / (toy_speedup(0, 1, 1) + 1e-3) + 1.0 / 1e-3)));
+  CHECK(ga.fitness(y) == doctest::Approx(2.0 / (1.0 / (0.25 * toy_speedup(0, 1, 1) + 1e-3) + 1.0 / 1e-3)));
+  CHECK(-ga.evaluate(y).neg_utility == doctest::Approx(toy_speedup(0, 1, 1)));
+  CHECK(ga.evaluate(PolluxState(140, 0)).neg_utility == 0.0);
+}
+
+TEST_CASE("sim.pollux_ga.repair_follows_job_order") {
+  // Pollux's repair resolves conflicts in row order (the least attained service first): on a shared vnode
+  // the first distributed job keeps its GPUs, and capacity goes to the first rows.
+  auto p = toy_problem(3, {4, 4, 4});
+  std::mt19937_64 rng(9);
+  PolluxGenetic ga(p, {}, rng);
+  PolluxState x = {2, 2, 0,   // job 0: distributed over vnodes 0-1
+                   0, 2, 2,   // job 1: distributed over vnodes 1-2 -> loses vnode 1
+                   3, 0, 3};  // job 2: distributed too -> loses vnodes 0 and 2 (jobs 0 and 1 are there first)
+  ga.repair(x);
+  CHECK(x == PolluxState{2, 2, 0, 0, 0, 2, 0, 0, 0});
+  PolluxState y = {3, 0, 0,  // single-vnode jobs: capacity in row order
+                   3, 0, 0, 0, 4, 0};
+  ga.repair(y);
+  CHECK(y == PolluxState{3, 0, 0, 1, 0, 0, 0, 4, 0});
+  // Max replicas and at most max_job_vnodes vnodes per job.
+  auto q = toy_problem(1, std::vector<int>(6, 2));
+  q.max_replicas = {7};
+  q.max_job_vnodes = 3;
+  std::mt19937_64 rng2(4);
+  PolluxGenetic gq(q, {}, rng2);
+  for (int t = 0; t < 20; ++t) {
+    PolluxState z(6, 2);
+    gq.repair(z);
+    int sum = 0, nodes = 0;
+    for (int g : z) sum += g, nodes += g > 0;
+    CHECK(sum <= 6);
+    CHECK(nodes <= 3);
+    CHECK(sum == 6);  // 3 vnodes of 2 GPUs, below max replicas 7
+  }
+}
+
+TEST_CASE("sim.pollux_ga.mutation") {
+  // Pollux's mutation resets rows to the current allocation, zeroes entries, and grows entries only on vnodes
+  // with free GPUs (measured after the first two steps), to at most the vnode's size.
+  auto p = toy_problem(2, {4, 4});
+  p.base = {4, 0, 0, 4};
+  std::mt19937_64 rng(17);
+  PolluxGenetic ga(p, {}, rng);
+  int grew = 0, zeroed = 0, reset = 0;
+  for (int t = 0; t < 400; ++t) {
+    PolluxState full = {4, 0, 0, 4};  // both vnodes full: only zeroing makes room
+    ga.mutate(full);
+    for (int g : full) CHECK((g >= 0 && g <= 4));
+    // Room appears only when an entry was zeroed (then both rows may grow there; the repair settles it).
+    zeroed += full[1] > 0 || full[2] > 0 || full[0] < 4 || full[3] < 4;
+    PolluxState some = {1, 0, 0, 0};
+    ga.mutate(some);
+    for (int g : some) CHECK((g >= 0 && g <= 4));
+    reset += some[3] == 4;
+    grew += some[0] > 1 || some[1] > 0 || some[2] > 0;
+  }
+  CHECK(zeroed > 0);
+  CHECK(reset > 0);
+  CHECK(grew > 100);  // every row grows on some free vnode with probability about 1 (p1 sums to 1 over them)
 }
 
 TEST_CASE("sim.pollux_ga.finds_brute_force_optimum") {
@@ -258,9 +322,10 @@ TEST_CASE("sim.pollux_ga.policy_fresh_jobs_and_greedy") {
       CHECK(x.gpus == 1);
       CHECK(x.nodes == 1);
     }
-    // Fitness = harmonic mean of equal speedups 0.25 · r(age) = the speedup itself (+1e-3).
+    // Fitness = harmonic mean of the speedups before any model, 1 GPU / fair share (ceil(64 / 5) = 13),
+    // scaled by 16/64, times the re-allocation factor r(age).
     double inv = 0;
-    for (int i = 0; i < 5; ++i) inv += 1.0 / (0.25 * (60.0 - 10.0 * i) / (60.0 - 10.0 * i + 30.0) + 1e-3);
+    for (int i = 0; i < 5; ++i) inv += 1.0 / (0.25 / 13.0 * (60.0 - 10.0 * i) / (60.0 - 10.0 * i + 30.0) + 1e-3);
     CHECK(pollux.last_fitness() == doctest::Approx(5.0 / inv));
   }
   // Same seed, same decisions; the GA keeps its population between rounds.

@@ -4,6 +4,7 @@
 /// jobs × GPU types, round-based time sharing with Gavel's priorities, rigid "TunedJobs", 360 s rounds.
 
 #include <sia/sim/policy.hpp>
+#include <sia/sim/time_sharing.hpp>
 
 #include <cstdint>
 #include <map>
@@ -58,12 +59,8 @@ struct GavelPolicyOptions {
  *
  * Every round: LP over the active jobs (each job needs its workload `num_replicas` GPUs, runs its workload
  * batch size — the policy makes every job it sees rigid, as the paper's "Gavel+TunedJobs"), then Gavel's
- * time-sharing mechanism: a new job starts with `interval/2` of time on every type (and the type's clock
- * advances by the same), fraction = job time / type time, priority = x / fraction (1e9·x when the fraction is
- * 0, 0 when x is 0), and all (job, type) pairs are scheduled greedily by (priority, x) descending — each job
- * once, when its GPUs are free on that type. A scheduled job keeps its previous nodes when they are all free,
- * otherwise takes free GPUs server by server in order. Scheduled jobs add `interval` to their and the type's
- * time.
+ * time-sharing mechanism (TimeSharingRounds: priorities x / received time fraction, greedy whole-GPU
+ * scheduling, previous nodes kept when free).
  */
 class GavelPolicy final : public Policy {
  public:
@@ -74,19 +71,14 @@ class GavelPolicy final : public Policy {
   /// LP solution of the last round (jobs × types), for tests and logs.
   [[nodiscard]] const std::vector<std::vector<double>>& last_lp() const noexcept { return last_x_; }
   /// Priorities of the last round (jobs × types).
-  [[nodiscard]] const std::vector<std::vector<double>>& last_priorities() const noexcept { return last_priority_; }
+  [[nodiscard]] const std::vector<std::vector<double>>& last_priorities() const noexcept {
+    return rounds_.last_priorities();
+  }
 
  private:
   GavelPolicyOptions options_;
-  struct JobState {
-    std::vector<double> time;  ///< per type: time the job was scheduled there (+interval/2 at arrival)
-    int type = -1;
-    std::vector<int> nodes;     ///< node indices (within the type) of the previous round
-    std::vector<int> per_node;  ///< GPUs on each of those nodes
-  };
-  std::map<std::uint64_t, JobState> jobs_;
-  std::vector<double> cluster_time_;  ///< per type, never decreases (finished jobs' time kept, like the reference)
-  std::vector<std::vector<double>> last_x_, last_priority_;
+  TimeSharingRounds rounds_;
+  std::vector<std::vector<double>> last_x_;
 };
 
 }  // namespace sia::sim

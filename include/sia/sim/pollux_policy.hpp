@@ -35,11 +35,6 @@ struct PolluxPolicyOptions {
   int population = 100;    ///< genetic: NSGA-II population size (Pollux: 100)
   int generations = 100;   ///< genetic: pymoo ("n_gen", N) termination, the initial population counting as 1
   std::uint64_t seed = 1;  ///< genetic: seed of the policy's random generator (same inputs + seed = same result)
-  /// genetic: probability that one (job, vnode) entry mutates; 0 = 1 / (jobs × vnodes), pymoo's per-variable
-  /// default 1/n_var (about one mutated entry per offspring). Pollux's own rate could not be checked against
-  /// its source; 1 / vnodes (every job's row mutated about once per offspring) is the other candidate
-  /// (see the class documentation and README for both results).
-  double mutation_probability = 0.0;
 };
 
 /// @brief Pollux's re-allocation factor `max(age − P·restarts, 0) / (age + P)`.
@@ -79,24 +74,19 @@ struct PolluxVnode {
  * the re-allocation factor. The fitness is the power mean (p = −1) of the scaled speedups (+1e-3).
  *
  * **Genetic search (default, Pollux's published search: adaptdl `pollux.py` as the Sia artifact's
- * `pollux_unaware.py` runs it).** An individual is the integer matrix jobs (FIFO by submission) × virtual nodes
- * (cluster order) of GPUs. pymoo's NSGA-II with `population` = 100 and ("n_gen", `generations` = 100) minimises
- * F0 = −fitness and F1 = number of vnodes in use (Pollux's autoscaling objective); the speedup of a row uses the
- * number of vnodes it really spans and its restart factor applies when the row differs from the current
- * allocation. Seeds: the previous round's final population (rows of departed jobs dropped, new jobs' rows zero)
- * followed by the current allocation (first round: the current allocation only). Operators: binary tournament
- * (dominance, then crowding distance, then a coin flip), single-point crossover over jobs (probability 0.9,
- * pymoo's default), mutation of each entry with probability 1/(jobs × vnodes) to a uniform integer in [0, vnode GPUs],
- * and Pollux's repair (≤ 1 distributed job per vnode, ≤ max replicas per job, vnode capacity, rigid jobs exactly
- * their count or nothing); duplicates are eliminated and survival is non-dominated sorting + crowding distance.
- * The result is the individual of the final front with the highest fitness (ties: fewer vnodes, then first).
- * Details: src/sim/pollux_genetic.hpp. Randomness: one std::mt19937_64 per policy seeded by `seed`.
- * Departures from pymoo/Pollux: the random streams differ from numpy's (runs differ from the reference's, the
- * operators' distributions do not); a rigid job cut below its count by the capacity step of the repair is emptied
- * (it cannot run on fewer GPUs); Pollux's exact mutation rate is not reproduced from its source — each entry
- * mutates with probability 1/(jobs × vnodes), pymoo's per-variable default 1/n_var (`mutation_probability`
- * changes it; with 1/vnodes, about one change per job row and offspring, Pollux restarts jobs 2.5× as often as
- * the paper reports).
+ * `pollux_unaware.py` runs it).** An individual is the integer matrix jobs × virtual nodes (cluster order) of
+ * GPUs, the jobs in Pollux's order (least attained service first — GPU-seconds held —, then by submission).
+ * pymoo 0.4.2's NSGA-II with `population` = 100 and ("n_gen", `generations` = 100) minimises F0 = −fitness and
+ * F1 = −cluster utility (Σ raw speedups / GPUs of the vnodes in use); the speedup of a row uses the number of
+ * vnodes it really spans and its restart factor applies when the row differs from the current allocation.
+ * Seeds: the current allocation in the first round, afterwards the previous round's final front (rows of
+ * departed jobs dropped, new jobs' rows zero). Operators: binary tournament, single-point crossover over jobs
+ * (probability 0.9), Pollux's mutation (reset a row to the current allocation, zero entries out, grow entries
+ * towards vnodes with free GPUs) and Pollux's repair (one distributed job per vnode and vnode capacity, both
+ * in job order — so the jobs with the least attained service win conflicts —, ≤ max replicas and ≤ 16 vnodes
+ * per job); duplicates are eliminated and survival is non-dominated sorting + crowding distance. The result is
+ * the individual of the final front with the highest fitness. Details and the (small) departures:
+ * src/sim/pollux_genetic.hpp. Randomness: one std::mt19937_64 per policy seeded by `seed`.
  *
  * **Greedy search (`search = greedy`, not Pollux's).** The fitness with p < 0 is a decreasing function of
  * Σ_j 1/(s_j + ε), separable over jobs, so the GPU counts are chosen by greedy marginal allocation over the

@@ -1,0 +1,125 @@
+#pragma once
+/// @file sim/themis_policy.hpp
+/// @brief The Themis baseline (NSDI 2020) as Gavel formulates it and the Sia paper runs it (Table 4, "Themis+TJ"):
+/// finish-time fairness over time fractions, solved exactly with the MILP layer's LP backends, turned into
+/// whole-GPU rounds by Gavel's time-sharing mechanism; jobs run their TunedJobs GPU count and batch size.
+///
+/// The problem (Gavel's `FinishTimeFairnessPolicyWithPerf`, the Sia artifact's `policies/finish_time_fairness.py`):
+/// time fractions x[j][w] ≥ 0 with Σ_w x[j][w] ≤ 1 and Σ_j gpus_j·x[j][w] ≤ GPUs of type w; minimise the largest
+///   ρ_j(x) = (t_j + rem_j / Σ_w T[j][w]·x[j][w]) / D_j,
+/// t_j the time since the job's submission, rem_j its remaining steps, T its steps per second on each type and
+/// D_j its finish time in isolation (ThemisIsolatedTime). ρ_j is increasing in 1/(Σ T x), so the problem is
+/// quasi-convex: ρ is achievable iff the linear system Σ_w T[j][w]·x[j][w] ≥ rem_j / (ρ·D_j − t_j) (for all j)
+/// has a solution in the polytope. themis_solve() bisects on ρ with one LP per step: it maximises a common
+/// factor z of those throughput needs (z ≥ 1 ⇔ ρ achievable), and every feasible LP solution x also tightens the
+/// upper bound to max_j ρ_j(x), so far fewer than log2(1/tolerance) LPs are needed in practice.
+
+#include <sia/sim/policy.hpp>
+#include <sia/sim/time_sharing.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sia::sim {
+
+/// @brief One job of a Themis problem.
+struct ThemisJob {
+  double elapsed_s = 0.0;        ///< t_j ≥ 0: time since submission
+  double remaining_steps = 0.0;  ///< rem_j ≥ 0 (0: the job needs no throughput; ρ_j = t_j / D_j)
+  double isolated_time_s = 1.0;  ///< D_j > 0
+};
+
+/// @brief How the solver runs its LPs.
+struct ThemisSolveOptions {
+  /// MILP backend for the LPs; "auto" = cbc when built, else glpk, else native (whose general fallback only
+  /// takes small models — larger ones then use the isolated allocation, reported in the solution).
+  std::string backend = "auto";
+  double relative_tolerance = 1e-6;               ///< stop when (upper − lower) ≤ tolerance · upper
+  int max_lp_solves = 200;                        ///< hard cap on LPs per solve
+  std::chrono::milliseconds lp_time_limit{5000};  ///< per LP
+};
+
+/// @brief Result of themis_solve().
+struct ThemisSolution {
+  std::vector<std::vector<double>> x;  ///< jobs × types, in [0, 1], capacity and Σ_w x ≤ 1 respected
+  double rho = 0.0;                    ///< max_j ρ_j(x) (jobs without any throughput excluded; 0 without jobs)
+  double rho_lower = 0.0;  ///< proven lower bound on the optimum (rho − rho_lower ≤ tolerance · rho when solved)
+  int lp_solves = 0;
+  bool fallback = false;  ///< the backend failed before any LP succeeded: x is the isolated allocation
+  std::string message;    ///< why, when fallback or stopped early
+};
+
+/**
+ * @brief The isolated allocation of Gavel's `IsolatedPolicy`: every job gets 1/m of every type (m = jobs),
+ * in units of its GPU count, rows scaled down to Σ_w x ≤ 1.
+ */
+[[nodiscard]] std::vector<std::vector<double>> themis_isolated_allocation(const std::vector<int>& gpus,
+                                                                          const std::vector<int>& capacity);
+
+/// @brief ρ_j(x) of every job (+inf when it gets no throughput but still has steps to run).
+[[nodiscard]] std::vector<double> themis_rhos(const std::vector<std::vector<double>>& throughput,
+                                              const std::vector<ThemisJob>& jobs,
+                                              const std::vector<std::vector<double>>& x);
+
+/**
+ * @brief Minimises max_j ρ_j over the time-fraction polytope (see the file comment).
+ * @param throughput jobs × types, steps per second, finite and ≥ 0 (a job needing more GPUs than a type has
+ *        never runs there: its fractions on that type stay 0)
+ * @param gpus GPUs each job needs (≥ 1); @param capacity GPUs per type (≥ 0)
+ * @throws InvalidArgument on mismatched sizes or bad values (naming the job and field).
+ * A failing backend never throws: the result then falls back to the best allocation known (the isolated one
+ * at worst) with `fallback`/`message` set.
+ */
+[[nodiscard]] ThemisSolution themis_solve(const std::vector<std::vector<double>>& throughput,
+                                          const std::vector<int>& gpus, const std::vector<int>& capacity,
+                                          const std::vector<ThemisJob>& jobs, const ThemisSolveOptions& options = {});
+
+/// @brief The denominator D_j of ρ_j.
+enum class ThemisIsolatedTime {
+  /// The Sia artifact's (which produced Table 4): the wait for the first round plus the restore delay, plus all
+  /// of the job's steps at its isolated throughput — a job's fair finish time from its submission.
+  artifact,
+  /// Gavel's upstream code: the time the job would have needed in isolation for the steps it has done so far
+  /// (accumulated round by round), plus its remaining steps at its isolated throughput.
+  gavel,
+  /// t_j + rem_j / isolated throughput (ρ = 1 for the isolated allocation itself).
+  elapsed,
+};
+
+/// @brief Options of the Themis policy.
+struct ThemisPolicyOptions {
+  double interval_s = 360.0;  ///< paper §4.3: 360 s for Gavel, Themis and Shockwave
+  ThemisIsolatedTime isolated_time = ThemisIsolatedTime::artifact;
+  ThemisSolveOptions solve;
+};
+
+/**
+ * @brief Themis + TunedJobs as a simulator policy: every round the finish-time-fairness LP over the active jobs
+ * (each needs its workload `num_replicas` GPUs at its workload batch size; steps per second from Gavel's
+ * throughput oracle, remaining steps from the ground truth), then Gavel's time-sharing mechanism.
+ */
+class ThemisPolicy final : public Policy {
+ public:
+  explicit ThemisPolicy(ThemisPolicyOptions options = {});
+  [[nodiscard]] std::string name() const override { return "themis"; }
+  [[nodiscard]] double default_interval_s() const override { return options_.interval_s; }
+  [[nodiscard]] std::vector<SimAllocation> allocate(const PolicyContext& ctx) override;
+  /// The last round's solution (for tests and logs).
+  [[nodiscard]] const ThemisSolution& last_solution() const noexcept { return last_; }
+
+ private:
+  ThemisPolicyOptions options_;
+  TimeSharingRounds rounds_;
+  ThemisSolution last_;
+  struct JobState {
+    double cumulative_isolated_s = 0.0;  ///< `gavel` denominator: isolated time of the steps done so far
+    double prev_remaining = -1.0;
+    double prev_isolated_throughput = 0.0;
+  };
+  std::map<std::uint64_t, JobState> state_;
+};
+
+}  // namespace sia::sim

@@ -1,0 +1,432 @@
+// Shockwave (NSDI 2023) on open solvers: the planning MILP through the MILP layer, the dropped-constraints and
+// re-ranking solves, greedy fallback, and the simulator policy (see shockwave_policy.hpp).
+#include <sia/error.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/sim/gavel_policy.hpp>
+#include <sia/sim/shockwave_policy.hpp>
+#include <sia/sim/steps.hpp>
+#include <sia/sim/time_sharing.hpp>
+
+#include "sim/policy_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace sia::sim {
+
+namespace {
+
+void validate(const std::vector<ShockwaveJob>& jobs, int gpus, const ShockwaveOptions& o) {
+  if (gpus < 1) throw InvalidArgument("shockwave: the cluster needs at least one GPU, got " + std::to_string(gpus));
+  if (!(o.interval_s > 0) || !std::isfinite(o.interval_s))
+    throw InvalidArgument("shockwave: interval_s must be positive");
+  if (o.window < 1) throw InvalidArgument("shockwave: window must be at least 1 round");
+  if (!(o.k >= 0) || !std::isfinite(o.k)) throw InvalidArgument("shockwave: k must be finite and >= 0");
+  if (!(o.lambda >= 0) || !std::isfinite(o.lambda)) throw InvalidArgument("shockwave: lambda must be finite and >= 0");
+  if (!(o.rho_max > 0) || !std::isfinite(o.rho_max)) throw InvalidArgument("shockwave: rho_max must be positive");
+  if (!(o.log_origin > 0 && o.log_origin < 1)) throw InvalidArgument("shockwave: log_origin must be in (0, 1)");
+  if (!(o.max_weight >= 1) || !std::isfinite(o.max_weight)) throw InvalidArgument("shockwave: max_weight must be >= 1");
+  const auto& b = o.breakpoints;
+  if (b.size() < 2 || b.front() != 0.0 || b.back() != 1.0 || !std::is_sorted(b.begin(), b.end()) ||
+      std::adjacent_find(b.begin(), b.end()) != b.end())
+    throw InvalidArgument("shockwave: breakpoints must increase strictly from 0 to 1");
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const auto& q = jobs[j];
+    const std::string who = "shockwave: job " + std::to_string(j) + ": ";
+    if (q.gpus < 1) throw InvalidArgument(who + "needs at least one GPU");
+    if (!(q.step_time_s > 0) || !std::isfinite(q.step_time_s))
+      throw InvalidArgument(who + "step_time_s must be positive");
+    if (!(q.total_steps > 0) || !std::isfinite(q.total_steps))
+      throw InvalidArgument(who + "total_steps must be positive");
+    if (!(q.done_steps >= 0) || q.done_steps > q.total_steps)
+      throw InvalidArgument(who + "done_steps must lie in [0, total_steps]");
+    if (!(q.elapsed_s >= 0) || !std::isfinite(q.elapsed_s))
+      throw InvalidArgument(who + "elapsed_s must be finite and >= 0");
+    if (!(q.fair_finish_s > 0) || !std::isfinite(q.fair_finish_s))
+      throw InvalidArgument(who + "fair_finish_s must be positive");
+  }
+}
+
+/// Column indices of the planning MILP.
+struct PlanCols {
+  std::vector<std::vector<int>> x;  ///< jobs × window
+  int objective_rows = 0;
+};
+
+/// The planning MILP with objective weights `w`; `ftf` adds the finish-time-fairness rows.
+MilpModel plan_model(const std::vector<ShockwaveJob>& jobs, int gpus, const ShockwaveOptions& o,
+                     const std::vector<double>& w, bool ftf, PlanCols& cols) {
+  const std::size_t J = jobs.size();
+  const int R = o.window;
+  const auto K = o.breakpoints.size();
+  const double share = std::min(1.0, static_cast<double>(gpus) / static_cast<double>(J));
+  const double norm = static_cast<double>(J) * R;
+  MilpModel m;
+  m.sense = MilpSense::maximize;
+  cols.x.assign(J, std::vector<int>(static_cast<std::size_t>(R), -1));
+  const int M = m.add_col(-o.k, 0.0, MilpModel::inf, false, "M");
+  std::vector<int> cap_rows(static_cast<std::size_t>(R));
+  for (int r = 0; r < R; ++r) cap_rows[static_cast<std::size_t>(r)] = m.add_row(-MilpModel::inf, gpus);
+  for (std::size_t j = 0; j < J; ++j) {
+    const auto& q = jobs[j];
+    const double left = q.total_steps - q.done_steps;
+    const int plan = m.add_row(-MilpModel::inf, 0.0);  // τ p − interval Σ_r x ≤ 0
+    for (int r = 0; r < R; ++r) {
+      const int c = m.add_col(0.0, 0.0, q.gpus <= gpus ? 1.0 : 0.0, true);
+      cols.x[j][static_cast<std::size_t>(r)] = c;
+      m.add_entry(cap_rows[static_cast<std::size_t>(r)], c, q.gpus);
+      m.add_entry(plan, c, -o.interval_s);
+    }
+    const int p = m.add_col(0.0, 0.0, left, false);
+    m.add_entry(plan, p, q.step_time_s);
+    // u_j = (done + p) / total = Σ_k λ_k B_k, Σ λ = 1, λ on one segment.
+    const int cursor = m.add_row(q.done_steps / q.total_steps, q.done_steps / q.total_steps);
+    m.add_entry(cursor, p, -1.0 / q.total_steps);
+    const int convex = m.add_row(1.0, 1.0);
+    const int one_segment = m.add_row(1.0, 1.0);
+    std::vector<int> lam(K), seg(K - 1);
+    for (std::size_t k = 0; k < K; ++k) {
+      const double b = o.breakpoints[k];
+      const double logb = std::log(b > 0 ? b : o.log_origin);
+      lam[k] = m.add_col(w[j] * logb / norm, 0.0, 1.0, false);
+      m.add_entry(cursor, lam[k], b);
+      m.add_entry(convex, lam[k], 1.0);
+    }
+    for (std::size_t s = 0; s + 1 < K; ++s) {
+      seg[s] = m.add_col(0.0, 0.0, 1.0, true);
+      m.add_entry(one_segment, seg[s], 1.0);
+    }
+    for (std::size_t k = 0; k < K; ++k) {  // λ_k ≤ seg_{k-1} + seg_k
+      const int row = m.add_row(-MilpModel::inf, 0.0);
+      m.add_entry(row, lam[k], 1.0);
+      if (k > 0) m.add_entry(row, seg[k - 1], -1.0);
+      if (k + 1 < K) m.add_entry(row, seg[k], -1.0);
+    }
+    // m_j ≥ remaining − τ p (and ≥ 0 by its bound), M ≥ m_j.
+    const int mj = m.add_col(0.0, 0.0, MilpModel::inf, false);
+    const int rem = m.add_row(q.remaining_s(), MilpModel::inf);
+    m.add_entry(rem, mj, 1.0);
+    m.add_entry(rem, p, q.step_time_s);
+    const int mx = m.add_row(0.0, MilpModel::inf);
+    m.add_entry(mx, M, 1.0);
+    m.add_entry(mx, mj, -1.0);
+    if (ftf) {  // elapsed + window·interval + m_j / share ≤ ρ_max F_j
+      const int row =
+          m.add_row(-MilpModel::inf, share * (o.rho_max * q.fair_finish_s - q.elapsed_s - R * o.interval_s));
+      m.add_entry(row, mj, 1.0);
+    }
+  }
+  return m;
+}
+
+std::vector<std::vector<char>> read_plan(const PlanCols& cols, const std::vector<double>& v) {
+  std::vector<std::vector<char>> x(cols.x.size());
+  for (std::size_t j = 0; j < cols.x.size(); ++j)
+    for (int c : cols.x[j]) x[j].push_back(v[static_cast<std::size_t>(c)] > 0.5 ? 1 : 0);
+  return x;
+}
+
+bool usable(const MilpResult& r, const MilpModel& m) {
+  return (r.status == MilpStatus::optimal || r.status == MilpStatus::feasible) &&
+         r.values.size() == static_cast<std::size_t>(m.num_cols()) && m.is_feasible(r.values, 1e-5);
+}
+
+/// Keeps the plan within capacity whatever the solver returned (drops the latest jobs of an over-full round).
+void enforce_capacity(std::vector<std::vector<char>>& x, const std::vector<ShockwaveJob>& jobs, int gpus) {
+  if (x.empty()) return;
+  for (std::size_t r = 0; r < x.front().size(); ++r) {
+    long long used = 0;
+    for (std::size_t j = 0; j < x.size(); ++j)
+      if (x[j][r]) {
+        if (used + jobs[j].gpus > gpus)
+          x[j][r] = 0;
+        else
+          used += jobs[j].gpus;
+      }
+  }
+}
+
+/// Shockwave's re-ranking solve: the same number of planned rounds per job, jobs with high weights earlier
+/// (minimise Σ_j w_j · mean planned round index of j), within capacity. Keeps the plan when the solve fails.
+void rerank(ShockwavePlan& plan, const std::vector<ShockwaveJob>& jobs, int gpus, MilpSolver& solver,
+            const MilpParams& params) {
+  const std::size_t J = jobs.size();
+  const int R = plan.x.empty() ? 0 : static_cast<int>(plan.x.front().size());
+  MilpModel rank;
+  rank.sense = MilpSense::minimize;
+  std::vector<std::vector<int>> y(J, std::vector<int>(static_cast<std::size_t>(R), -1));
+  std::vector<int> cap_rows(static_cast<std::size_t>(R));
+  for (int t = 0; t < R; ++t) cap_rows[static_cast<std::size_t>(t)] = rank.add_row(-MilpModel::inf, gpus);
+  bool any = false;
+  for (std::size_t j = 0; j < J; ++j) {
+    const int n = static_cast<int>(std::count(plan.x[j].begin(), plan.x[j].end(), 1));
+    if (n == 0) continue;
+    any = true;
+    const int row = rank.add_row(n, n);
+    for (int t = 0; t < R; ++t) {
+      const int c = rank.add_col(plan.weights[j] * t / n, 0.0, 1.0, true);
+      y[j][static_cast<std::size_t>(t)] = c;
+      rank.add_entry(row, c, 1.0);
+      rank.add_entry(cap_rows[static_cast<std::size_t>(t)], c, jobs[j].gpus);
+    }
+  }
+  if (!any) return;
+  const auto rr = solver.solve(rank, params);
+  ++plan.solves;
+  if (!usable(rr, rank)) {
+    plan.message = "shockwave: re-ranking solve " + std::string(to_string(rr.status)) + "; unranked plan kept";
+    return;
+  }
+  for (std::size_t j = 0; j < J; ++j)
+    for (int t = 0; t < R; ++t) {
+      const int c = y[j][static_cast<std::size_t>(t)];
+      plan.x[j][static_cast<std::size_t>(t)] = c >= 0 && rr.values[static_cast<std::size_t>(c)] > 0.5 ? 1 : 0;
+    }
+  enforce_capacity(plan.x, jobs, gpus);
+}
+
+}  // namespace
+
+double shockwave_momentum_average(const std::vector<std::pair<int, double>>& series, int now, double momentum) {
+  if (series.empty()) throw InvalidArgument("shockwave: momentum average of an empty series");
+  std::vector<double> windows;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const int next = i + 1 < series.size() ? series[i + 1].first : std::max(now, series[i].first);
+    windows.push_back(std::max(0, next - series[i].first));
+  }
+  const double total = std::accumulate(windows.begin(), windows.end(), 0.0);
+  double avg = 0.0;
+  if (total <= 0) {
+    avg = series.front().second;  // every value recorded in the same round: Shockwave weighs only the first
+  } else {
+    for (std::size_t i = 0; i < series.size(); ++i) avg += windows[i] / total * series[i].second;
+  }
+  return momentum * avg + (1.0 - momentum) * series.back().second;
+}
+
+ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, const ShockwaveOptions& o) {
+  validate(jobs, gpus, o);
+  const std::size_t J = jobs.size();
+  const int R = o.window;
+  ShockwavePlan plan;
+  plan.x.assign(J, std::vector<char>(static_cast<std::size_t>(R), 0));
+  plan.weights.assign(J, 1.0);
+  if (J == 0) return plan;
+  const double share = std::min(1.0, static_cast<double>(gpus) / static_cast<double>(J));
+  std::vector<double> ratio(J);
+  for (std::size_t j = 0; j < J; ++j)
+    ratio[j] = (jobs[j].elapsed_s + jobs[j].remaining_s() / share) / jobs[j].fair_finish_s;
+
+  // The greedy plan: jobs by FTF ratio, then by remaining runtime, packed into every round.
+  auto greedy = [&](const std::string& why) {
+    std::vector<std::size_t> order(J);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      if (ratio[a] != ratio[b]) return ratio[a] > ratio[b];
+      return jobs[a].remaining_s() > jobs[b].remaining_s();
+    });
+    for (auto& row : plan.x) std::fill(row.begin(), row.end(), 0);
+    int left = gpus;
+    for (std::size_t j : order)
+      if (jobs[j].gpus <= left) {
+        left -= jobs[j].gpus;
+        std::fill(plan.x[j].begin(), plan.x[j].end(), 1);
+      }
+    plan.fallback = true;
+    plan.status = MilpStatus::error;
+    plan.objective = 0.0;
+    plan.message = why + "; greedy plan used";
+    return plan;
+  };
+
+  auto choice = detail::make_policy_solver(o.backend);
+  if (!choice.solver) return greedy("shockwave: no MILP backend (" + choice.error + ")");
+  auto& solver = choice.solver;
+  const std::string& backend = choice.name;
+  MilpParams params;
+  params.time_limit = o.time_limit;
+  params.relative_gap = o.relative_gap;
+  params.lp_duals = false;
+  auto describe = [&](const MilpResult& r) {
+    return "shockwave: " + backend + " " + std::string(to_string(r.status)) +
+           (r.message.empty() ? "" : " (" + r.message + ")");
+  };
+
+  // (1) With the finish-time-fairness constraints, unless one of them is infeasible on its own.
+  bool ftf_possible = true;
+  for (const auto& q : jobs) {
+    const double bound = share * (o.rho_max * q.fair_finish_s - q.elapsed_s - R * o.interval_s);
+    const double least = std::max(0.0, q.remaining_s() - R * o.interval_s);
+    if (bound < least - 1e-9) ftf_possible = false;
+  }
+  std::string last_error;
+  if (ftf_possible) {
+    PlanCols cols;
+    const auto m = plan_model(jobs, gpus, o, plan.weights, true, cols);
+    const auto r = solver->solve(m, params);
+    ++plan.solves;
+    if (usable(r, m)) {
+      plan.x = read_plan(cols, r.values);
+      plan.status = r.status;
+      plan.objective = r.objective;
+      enforce_capacity(plan.x, jobs, gpus);
+      return plan;
+    }
+    if (r.status != MilpStatus::infeasible) last_error = describe(r);
+  }
+  // (2) Constraints dropped: weights ρ_j^λ for the jobs over ρ_max (ρ^100 when one round would finish them).
+  plan.ftf_dropped = true;
+  for (std::size_t j = 0; j < J; ++j) {
+    if (ratio[j] <= o.rho_max) continue;
+    const double e = jobs[j].remaining_s() < o.interval_s ? 100.0 : o.lambda;
+    plan.weights[j] = std::min(o.max_weight, std::pow(ratio[j], e));
+  }
+  PlanCols cols;
+  const auto m = plan_model(jobs, gpus, o, plan.weights, false, cols);
+  const auto r = solver->solve(m, params);
+  ++plan.solves;
+  if (!usable(r, m)) return greedy(describe(r) + (last_error.empty() ? "" : "; " + last_error));
+  plan.x = read_plan(cols, r.values);
+  plan.status = r.status;
+  plan.objective = r.objective;
+  enforce_capacity(plan.x, jobs, gpus);
+  rerank(plan, jobs, gpus, *solver, params);
+  return plan;
+}
+
+ShockwavePolicy::ShockwavePolicy(ShockwaveOptions options) : options_(std::move(options)) { validate({}, 1, options_); }
+
+std::vector<SimAllocation> ShockwavePolicy::allocate(const PolicyContext& ctx) {
+  const SimCluster& cluster = *ctx.cluster;
+  const std::size_t nt = cluster.types.size();
+  const std::size_t nj = ctx.jobs.size();
+  ++round_;
+  const int G = cluster.total_gpus();
+  std::vector<SimAllocation> out(nj);
+  if (nj == 0 || G <= 0) return out;
+  const double share = std::min(1.0, static_cast<double>(G) / static_cast<double>(nj));
+  std::vector<ShockwaveJob> q(nj);
+  std::map<std::uint64_t, JobState> next;
+  for (std::size_t j = 0; j < nj; ++j) {
+    SimJob& job = *ctx.jobs[j];
+    job.kind = JobKind::rigid;  // Shockwave+TunedJobs: the workload's GPU count and batch size
+    const int gpus = std::max(1, job.target_replicas);
+    const double batch = static_cast<double>(std::max<long long>(job.target_batch_size, 1));
+    // Seconds per step: Gavel's oracle averaged over the types the job fits on (the Sia port's
+    // predict_iter_time_avg_cluster).
+    double tau = 0;
+    int fits = 0;
+    for (std::size_t k = 0; k < nt; ++k) {
+      if (gpus > cluster.type_gpus(static_cast<int>(k))) continue;
+      const double thr = gavel_throughput(*job.app, cluster, static_cast<int>(k), gpus, batch);
+      if (thr > 0) tau += 1.0 / thr, ++fits;
+    }
+    const double total = total_steps(*job.app, batch);
+    const double rem = remaining_steps(job, batch);
+    q[j].gpus = gpus;
+    q[j].step_time_s = fits > 0 ? tau / fits : 1e9;  // a job that fits nowhere can never be planned usefully
+    q[j].total_steps = std::isfinite(total) && total > 0 ? total : 1.0;
+    q[j].done_steps = std::clamp(q[j].total_steps - (std::isfinite(rem) ? rem : 0.0), 0.0, q[j].total_steps);
+    q[j].elapsed_s = std::max(0.0, ctx.now - job.submission_time);
+    JobState& st = next[job.uid];
+    if (auto it = state_.find(job.uid); it != state_.end()) st = std::move(it->second);
+    st.fair_finish.emplace_back(round_, q[j].step_time_s * q[j].total_steps / share);
+    q[j].fair_finish_s = std::max(1e-9, shockwave_momentum_average(st.fair_finish, round_));
+  }
+  state_ = std::move(next);
+  last_ = shockwave_plan(q, G, options_);
+
+  // This round: the plan's first round, then work conservation (longest remaining runtime first).
+  std::vector<char> run(nj, 0);
+  int left = G;
+  for (std::size_t j = 0; j < nj; ++j)
+    if (!last_.x[j].empty() && last_.x[j][0] && q[j].gpus <= left) run[j] = 1, left -= q[j].gpus;
+  std::vector<std::size_t> rest;
+  for (std::size_t j = 0; j < nj; ++j)
+    if (!run[j]) rest.push_back(j);
+  std::stable_sort(rest.begin(), rest.end(),
+                   [&](std::size_t a, std::size_t b) { return q[a].remaining_s() > q[b].remaining_s(); });
+  for (std::size_t j : rest)
+    if (q[j].gpus <= left) run[j] = 1, left -= q[j].gpus;
+
+  // Placement: larger jobs first; previous nodes kept when free, else one GPU type node by node in cluster order.
+  std::vector<std::vector<int>> free_gpus(nt);
+  for (std::size_t k = 0; k < nt; ++k)
+    free_gpus[k].assign(static_cast<std::size_t>(cluster.types[k].nodes), cluster.types[k].gpus_per_node);
+  std::vector<std::size_t> order;
+  for (std::size_t j = 0; j < nj; ++j)
+    if (run[j]) order.push_back(j);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return q[a].gpus > q[b].gpus; });
+  std::vector<char> placed(nj, 0);
+  for (std::size_t j : order) {
+    auto& st = state_.at(ctx.jobs[j]->uid);
+    if (st.type < 0 || st.nodes.empty()) continue;
+    int prev = 0;
+    for (const auto& [n, g] : st.nodes) prev += g;
+    if (prev != q[j].gpus) continue;
+    auto got = place_whole_gpus(free_gpus[static_cast<std::size_t>(st.type)], q[j].gpus, st.nodes);
+    if (got != st.nodes) {  // not all previous nodes free: undo
+      for (const auto& [n, g] : got) free_gpus[static_cast<std::size_t>(st.type)][static_cast<std::size_t>(n)] += g;
+      continue;
+    }
+    placed[j] = 1;
+    out[j] = SimAllocation{st.type, static_cast<int>(st.nodes.size()), q[j].gpus};
+  }
+  for (std::size_t j : order) {
+    if (placed[j]) continue;
+    auto& st = state_.at(ctx.jobs[j]->uid);
+    for (std::size_t k = 0; k < nt && !placed[j]; ++k) {
+      auto got = place_whole_gpus(free_gpus[k], q[j].gpus, {});
+      if (got.empty()) continue;
+      st.type = static_cast<int>(k);
+      st.nodes = std::move(got);
+      placed[j] = 1;
+      out[j] = SimAllocation{st.type, static_cast<int>(st.nodes.size()), q[j].gpus};
+    }
+  }
+  for (std::size_t j = 0; j < nj; ++j)
+    if (!placed[j]) {
+      auto& st = state_.at(ctx.jobs[j]->uid);
+      st.type = -1;
+      st.nodes.clear();
+    }
+  return out;
+}
+
+namespace detail {
+PolicyInfo builtin_policy_shockwave() {
+  PolicyInfo info;
+  info.name = "shockwave";
+  info.description =
+      "Shockwave (NSDI 2023) + TunedJobs: MILP plans over a window of rounds (open solvers), "
+      "finish-time-fairness constraints, re-planned every round";
+  const ShockwaveOptions d;
+  info.options = {
+      {"window", std::to_string(d.window), "planned rounds"},
+      {"k", "1e-9", "weight of the largest remaining runtime (per second)"},
+      {"lambda", "12", "exponent of the FTF-ratio weights when the constraints are dropped"},
+      {"rho_max", "1", "finish-time-fairness bound"},
+      {"backend", "auto", "MILP backend (auto: cbc, else glpk, else native)"},
+      {"time_limit_ms", std::to_string(d.time_limit.count()), "time limit per MILP solve (ms)"},
+      {"gap", "1e-3", "relative gap of the MILP solves"},
+      {"interval_s", "360", "round length (s)"},
+  };
+  info.make = [](const PolicyOptions& o) {
+    ShockwaveOptions so;
+    so.window = static_cast<int>(o.integer("window", so.window, 1, 1000));
+    so.k = o.number("k", so.k, 0.0, 1e12);
+    so.lambda = o.number("lambda", so.lambda, 0.0, 1000.0);
+    so.rho_max = o.number("rho_max", so.rho_max, 1e-6, 1e6);
+    so.backend = o.text("backend", "auto");
+    so.time_limit = std::chrono::milliseconds(o.integer("time_limit_ms", so.time_limit.count(), 1, 86400000));
+    so.relative_gap = o.number("gap", so.relative_gap, 0.0, 1.0);
+    so.interval_s = o.number("interval_s", so.interval_s, 1e-3, 1e9);
+    return std::unique_ptr<Policy>(std::make_unique<ShockwavePolicy>(so));
+  };
+  return info;
+}
+}  // namespace detail
+
+}  // namespace sia::sim

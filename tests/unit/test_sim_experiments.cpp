@@ -1,0 +1,78 @@
+// The experiments registry (issue 18): names, errors, the Helios workload, and a quick run of table4 and fig8 with
+// reduced policies and workloads (the full runs are documented commands, docs/experiments.md).
+#include <doctest/doctest.h>
+
+#include <sia/error.hpp>
+#include <sia/sim/experiment.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace sia::sim;
+
+TEST_CASE("sim.experiments.registry") {
+  const auto names = experiment_names();
+  for (const char* n : {"table4", "fig8", "round-time"}) CHECK(std::find(names.begin(), names.end(), n) != names.end());
+  CHECK_THROWS_WITH_AS((void)run_experiment("table9", {}), doctest::Contains("table4"), sia::InvalidArgument);
+  ExperimentOptions bad;
+  bad.threads = 0;
+  CHECK_THROWS_AS((void)run_experiment("table4", bad), sia::InvalidArgument);
+  CHECK_THROWS_AS(register_experiment({"", "x", [](const ExperimentOptions&) { return ExperimentResult{}; }}),
+                  sia::InvalidArgument);
+  register_experiment({"test-echo", "writes one file", [](const ExperimentOptions& o) {
+                         ExperimentResult r;
+                         std::ofstream(o.out_dir / "echo.txt") << "ok\n";
+                         r.files.push_back(o.out_dir / "echo.txt");
+                         return r;
+                       }});
+  ExperimentOptions o;
+  o.out_dir = std::filesystem::temp_directory_path() / "sia-test-echo";
+  const auto r = run_experiment("test-echo", o);
+  REQUIRE(r.files.size() == 1);
+  CHECK(std::filesystem::exists(r.files.front()));
+  std::filesystem::remove_all(o.out_dir);
+  ExperimentOptions missing;
+  missing.data_dir = "/nonexistent/sia-data";
+  CHECK_THROWS_WITH_AS((void)experiment_data_dir(missing), doctest::Contains("/nonexistent"), sia::InvalidArgument);
+}
+
+TEST_CASE("sim.experiments.quick_runs") {
+  const std::filesystem::path data = SIA_SHARED_DIR "/data/sia-artifact";
+  if (!std::filesystem::exists(data / "profiles")) {
+    MESSAGE("skipping: " << (data / "profiles").string() << " not found");
+    return;
+  }
+  // The Helios trace: the 2x-replicated file halved back to 160 jobs in submission order.
+  const auto h = helios_workload(data);
+  CHECK(h.jobs.size() == 160);
+  CHECK(std::is_sorted(h.jobs.begin(), h.jobs.end(), [](const auto& a, const auto& b) { return a.time < b.time; }));
+
+  const auto dir = std::filesystem::temp_directory_path() / "sia-test-experiments";
+  std::filesystem::remove_all(dir);
+  std::ostringstream log;
+  ExperimentOptions o;
+  o.data_dir = data;
+  o.out = &log;
+  o.max_workloads = 1;
+  o.policies = {"gavel"};
+  o.out_dir = dir / "table4";
+  const auto t4 = run_experiment("table4", o);
+  CHECK(std::filesystem::exists(o.out_dir / "table4.csv"));
+  CHECK(std::filesystem::exists(o.out_dir / "workloads-tuned" / "workload-1.csv"));
+  CHECK(log.str().find("4.30") != std::string::npos);  // the paper's Gavel avg JCT beside ours
+  std::ifstream csv(o.out_dir / "table4.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  CHECK(row.rfind("gavel,", 0) == 0);
+  (void)t4;
+  o.out_dir = dir / "fig8";
+  o.policies = {"gavel"};
+  (void)run_experiment("fig8", o);
+  CHECK(std::filesystem::exists(o.out_dir / "fig8.csv"));
+  CHECK(std::filesystem::exists(o.out_dir / "fig8_jobs.csv"));
+  CHECK(log.str().find("27.8") != std::string::npos);  // the paper's worst Gavel ρ
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,256 @@
+// Shockwave (issue 18): the planning MILP against brute force on tiny instances, every backend, the dropped
+// constraints and re-ranking, the fallback when a backend fails, the momentum average, and the policy's rounds.
+#include <doctest/doctest.h>
+
+#include "unit/fault_solver.hpp"
+#include "unit/sim_test_support.hpp"
+
+#include <sia/error.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/sim/catalogue.hpp>
+#include <sia/sim/shockwave_policy.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace sia::sim;
+
+namespace {
+
+std::vector<std::string> plan_backends() {
+  std::vector<std::string> out;
+  for (const auto& b : sia::available_milp_solvers())
+    if (b == "cbc" || b == "glpk") out.push_back(b);
+  return out;
+}
+
+// The piecewise-linear log of Shockwave at u in [0, 1].
+double pwl_log(double u, const ShockwaveOptions& o) {
+  const auto& b = o.breakpoints;
+  auto lg = [&](double v) { return std::log(v > 0 ? v : o.log_origin); };
+  for (std::size_t k = 0; k + 1 < b.size(); ++k)
+    if (u <= b[k + 1] + 1e-12) {
+      const double f = (u - b[k]) / (b[k + 1] - b[k]);
+      return (1 - f) * lg(b[k]) + f * lg(b[k + 1]);
+    }
+  return 0.0;
+}
+
+// Objective of a plan given the number of planned rounds per job (the MILP's optimum for fixed x: planned
+// steps as large as the rounds allow, then the objective is a function of the round counts only).
+double plan_value(const std::vector<ShockwaveJob>& jobs, const std::vector<int>& rounds, const ShockwaveOptions& o,
+                  const std::vector<double>& w, bool ftf, int gpus, bool& feasible) {
+  const double J = static_cast<double>(jobs.size());
+  const double share = std::min(1.0, gpus / J);
+  double sum = 0, M = 0;
+  feasible = true;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const auto& q = jobs[j];
+    const double p = std::min(q.total_steps - q.done_steps, rounds[j] * o.interval_s / q.step_time_s);
+    sum += w[j] * pwl_log((q.done_steps + p) / q.total_steps, o) / (J * o.window);
+    const double m = std::max(0.0, q.remaining_s() - p * q.step_time_s);
+    M = std::max(M, m);
+    if (ftf && q.elapsed_s + o.window * o.interval_s + m / share > o.rho_max * q.fair_finish_s + 1e-6) feasible = false;
+  }
+  return sum - o.k * M;
+}
+
+// Brute force over every 0/1 plan of a tiny instance.
+double brute_force(const std::vector<ShockwaveJob>& jobs, int gpus, const ShockwaveOptions& o,
+                   const std::vector<double>& w, bool ftf, bool& any_feasible) {
+  const std::size_t J = jobs.size();
+  const int R = o.window;
+  const int bits = static_cast<int>(J) * R;
+  double best = -std::numeric_limits<double>::infinity();
+  any_feasible = false;
+  for (long code = 0; code < (1L << bits); ++code) {
+    bool ok = true;
+    std::vector<int> rounds(J, 0);
+    for (int r = 0; r < R && ok; ++r) {
+      int used = 0;
+      for (std::size_t j = 0; j < J; ++j)
+        if (code >> (static_cast<int>(j) * R + r) & 1) used += jobs[j].gpus, ++rounds[j];
+      ok = used <= gpus;
+    }
+    if (!ok) continue;
+    bool feasible = false;
+    const double v = plan_value(jobs, rounds, o, w, ftf, gpus, feasible);
+    if (!feasible) continue;
+    any_feasible = true;
+    best = std::max(best, v);
+  }
+  return best;
+}
+
+ShockwaveJob plan_job(int gpus, double step_s, double total, double elapsed, double fair_finish) {
+  ShockwaveJob q;
+  q.gpus = gpus;
+  q.step_time_s = step_s;
+  q.total_steps = total;
+  q.elapsed_s = elapsed;
+  q.fair_finish_s = fair_finish;
+  return q;
+}
+
+std::vector<ShockwaveJob> random_jobs(std::mt19937_64& rng, int n, int gpus) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<ShockwaveJob> jobs(static_cast<std::size_t>(n));
+  for (auto& q : jobs) {
+    q.gpus = 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(gpus));
+    q.step_time_s = 0.5 + u(rng);
+    q.total_steps = 500 + 3000 * u(rng);
+    q.done_steps = q.total_steps * 0.6 * u(rng);
+    q.elapsed_s = 500 * u(rng);
+    q.fair_finish_s = 2000 + 8000 * u(rng);
+  }
+  return jobs;
+}
+
+}  // namespace
+
+TEST_CASE("sim.shockwave.momentum_average") {
+  // Values weighted by the rounds they held, then 0.9 · average + 0.1 · latest.
+  CHECK(shockwave_momentum_average({{1, 10.0}}, 1) == doctest::Approx(10.0));
+  CHECK(shockwave_momentum_average({{1, 10.0}, {3, 20.0}}, 4) ==
+        doctest::Approx(0.9 * (2 * 10.0 + 20.0) / 3 + 0.1 * 20.0));
+  CHECK(shockwave_momentum_average({{1, 10.0}, {2, 30.0}}, 2) == doctest::Approx(0.9 * 10.0 + 0.1 * 30.0));
+  CHECK_THROWS_AS((void)shockwave_momentum_average({}, 1), sia::InvalidArgument);
+}
+
+TEST_CASE("sim.shockwave.known_answer") {
+  // Two identical jobs each needing the whole 4-GPU cluster for 2 rounds of work, 2 planned rounds: one round
+  // each maximises Σ log progress (the log is concave) — never both rounds for one job.
+  ShockwaveOptions o;
+  o.window = 2;
+  o.interval_s = 100;
+  o.rho_max = 1e9;  // no fairness pressure
+  const ShockwaveJob q = plan_job(4, 1.0, 200, 0, 1000);
+  for (const auto& b : plan_backends()) {
+    o.backend = b;
+    const auto p = shockwave_plan({q, q}, 4, o);
+    INFO(b);
+    CHECK(!p.fallback);
+    CHECK(!p.ftf_dropped);
+    CHECK(p.x[0][0] + p.x[0][1] == 1);
+    CHECK(p.x[1][0] + p.x[1][1] == 1);
+    CHECK(p.x[0][0] + p.x[1][0] == 1);  // one job per round
+  }
+}
+
+TEST_CASE("sim.shockwave.brute_force") {
+  // Tiny instances (3 jobs × 3 rounds, 4 GPUs): the MILP's objective equals the best of all 512 plans, with and
+  // without the fairness constraints.
+  std::mt19937_64 rng(23);
+  ShockwaveOptions o;
+  o.window = 3;
+  o.interval_s = 400;
+  o.k = 1e-4;
+  o.relative_gap = 1e-9;
+  int dropped = 0, kept = 0;
+  for (int trial = 0; trial < 25; ++trial) {
+    const auto jobs = random_jobs(rng, 3, 4);
+    const std::vector<double> ones(3, 1.0);
+    bool any = false;
+    const double with_ftf = brute_force(jobs, 4, o, ones, true, any);
+    for (const auto& b : plan_backends()) {
+      o.backend = b;
+      const auto p = shockwave_plan(jobs, 4, o);
+      INFO("trial " << trial << " backend " << b);
+      CHECK(!p.fallback);
+      for (int r = 0; r < o.window; ++r) {
+        int used = 0;
+        for (std::size_t j = 0; j < 3; ++j) used += p.x[j][static_cast<std::size_t>(r)] ? jobs[j].gpus : 0;
+        CHECK(used <= 4);
+      }
+      CHECK(p.ftf_dropped == !any);
+      if (any) {
+        ++kept;
+        CHECK(p.objective == doctest::Approx(with_ftf).epsilon(1e-6));
+      } else {
+        ++dropped;
+        bool any2 = false;
+        const double relaxed = brute_force(jobs, 4, o, p.weights, false, any2);
+        std::vector<int> rounds(3, 0);
+        for (std::size_t j = 0; j < 3; ++j) rounds[j] = static_cast<int>(std::count(p.x[j].begin(), p.x[j].end(), 1));
+        bool f = false;
+        // Re-ranking keeps the number of rounds of the relaxed optimum, so the plan still attains it.
+        CHECK(plan_value(jobs, rounds, o, p.weights, false, 4, f) == doctest::Approx(relaxed).epsilon(1e-6));
+      }
+    }
+  }
+  CHECK(kept > 0);
+  CHECK(dropped > 0);
+}
+
+TEST_CASE("sim.shockwave.reranking_puts_unfair_jobs_first") {
+  // Job 0 is far behind its fair finish time (ρ ≫ 1), job 1 on schedule; both need the whole cluster and each
+  // gets some rounds: after the constraints are dropped, job 0 runs in the first round.
+  ShockwaveOptions o;
+  o.window = 4;
+  o.interval_s = 100;
+  const ShockwaveJob late = plan_job(2, 1.0, 400, 5000, 1000), fine = plan_job(2, 1.0, 400, 0, 100000);
+  for (const auto& b : plan_backends()) {
+    o.backend = b;
+    const auto p = shockwave_plan({fine, late}, 2, o);
+    INFO(b);
+    CHECK(p.ftf_dropped);
+    CHECK(p.weights[1] > 1.0);
+    CHECK(p.weights[0] == 1.0);
+    CHECK(p.x[1][0] == 1);
+    CHECK(p.x[0][0] == 0);
+  }
+}
+
+TEST_CASE("sim.shockwave.backend_failure_and_errors") {
+  sia::test::register_fault_solver();
+  std::mt19937_64 rng(3);
+  const auto jobs = random_jobs(rng, 4, 4);
+  for (auto mode : sia::test::FaultSolver::all_modes) {
+    if (mode == sia::test::FaultSolver::Mode::sleep_past_limit) continue;
+    sia::test::ScopedFault arm(mode);
+    ShockwaveOptions o;
+    o.backend = "fault";
+    o.window = 3;
+    const auto p = shockwave_plan(jobs, 4, o);
+    INFO(sia::test::FaultSolver::mode_name(mode));
+    REQUIRE(p.x.size() == 4);
+    for (int r = 0; r < 3; ++r) {
+      int used = 0;
+      for (std::size_t j = 0; j < 4; ++j) used += p.x[j][static_cast<std::size_t>(r)] ? jobs[j].gpus : 0;
+      CHECK(used <= 4);
+    }
+    if (p.fallback) CHECK(!p.message.empty());
+  }
+  ShockwaveOptions o;
+  o.backend = "no-such-backend";
+  const auto p = shockwave_plan(jobs, 4, o);
+  CHECK(p.fallback);
+  CHECK(p.message.find("greedy") != std::string::npos);
+  ShockwaveJob bad;
+  bad.total_steps = 0;
+  CHECK_THROWS_AS((void)shockwave_plan({bad}, 4), sia::InvalidArgument);
+  CHECK_THROWS_AS((void)shockwave_plan({}, 0), sia::InvalidArgument);
+  ShockwaveOptions w;
+  w.breakpoints = {0.0, 0.5};
+  CHECK_THROWS_AS((void)shockwave_plan({}, 4, w), sia::InvalidArgument);
+  CHECK(shockwave_plan({}, 4).x.empty());
+}
+
+TEST_CASE("sim.shockwave.policy_rounds") {
+  // Rigid jobs on a 2-node cluster: every round within capacity, whole jobs on one type, work conserving.
+  sia::test::TinyRigidJobs tiny(2, 4, {4, 2, 2, 2}, 512);
+  ShockwavePolicy sw;
+  for (const auto& a : tiny.run(sw, 5)) {
+    REQUIRE(a.size() == 4);
+    int used = 0;
+    for (std::size_t j = 0; j < 4; ++j) {
+      if (a[j].empty()) continue;
+      CHECK(a[j].gpus == tiny.jobs[j]->target_replicas);
+      used += a[j].gpus;
+    }
+    CHECK(used <= 8);
+    CHECK(used >= 6);  // work conserving: 8 GPUs, jobs of 4, 2, 2, 2
+  }
+  for (auto* j : tiny.jobs) CHECK(j->kind == sia::JobKind::rigid);
+}

@@ -1,0 +1,235 @@
+// Themis (issue 18): the finish-time-fairness solver against closed forms and brute force, every backend, the
+// fallback when a backend fails, and the policy's rounds.
+#include <doctest/doctest.h>
+
+#include "unit/fault_solver.hpp"
+#include "unit/sim_test_support.hpp"
+
+#include <sia/error.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/sim/catalogue.hpp>
+#include <sia/sim/steps.hpp>
+#include <sia/sim/themis_policy.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace sia::sim;
+
+namespace {
+
+// Backends that can solve the Themis LPs of these sizes (native's general fallback takes small models).
+std::vector<std::string> lp_backends() {
+  std::vector<std::string> out;
+  for (const auto& b : sia::available_milp_solvers())
+    if (b == "native" || b == "cbc" || b == "glpk") out.push_back(b);
+  return out;
+}
+
+// One GPU type: the optimum has a closed form. For a given ρ each job needs x_j = rem_j / ((ρ D_j − t_j) T_j),
+// feasible iff every x_j ≤ 1 and Σ gpus_j x_j ≤ cap; bisect on that.
+double one_type_optimum(const std::vector<double>& T, const std::vector<int>& gpus, int cap,
+                        const std::vector<ThemisJob>& q) {
+  double lo = 0, hi = 1;
+  for (const auto& j : q) lo = std::max(lo, j.elapsed_s / j.isolated_time_s);
+  auto feasible = [&](double rho) {
+    double used = 0;
+    for (std::size_t j = 0; j < q.size(); ++j) {
+      if (q[j].remaining_steps <= 0) continue;
+      const double slack = rho * q[j].isolated_time_s - q[j].elapsed_s;
+      if (slack <= 0) return false;
+      const double x = q[j].remaining_steps / slack / T[j];
+      if (x > 1) return false;
+      used += gpus[j] * x;
+    }
+    return used <= cap;
+  };
+  hi = std::max(hi, 2 * lo);
+  while (!feasible(hi)) hi *= 2;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (feasible(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+void check_valid(const ThemisSolution& s, const std::vector<int>& gpus, const std::vector<int>& cap) {
+  for (std::size_t w = 0; w < cap.size(); ++w) {
+    double used = 0;
+    for (std::size_t j = 0; j < gpus.size(); ++j) used += gpus[j] * s.x[j][w];
+    CHECK(used <= cap[w] + 1e-9);
+  }
+  for (const auto& row : s.x) {
+    double sum = 0;
+    for (double v : row) {
+      CHECK(v >= 0.0);
+      CHECK(v <= 1.0);
+      sum += v;
+    }
+    CHECK(sum <= 1.0 + 1e-9);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sim.themis.known_answer") {
+  // Two equal 1-GPU jobs sharing one GPU: ρ_j = (100 / x_j) / 200, x_1 + x_2 ≤ 1 -> x = 1/2 each, ρ = 1.
+  for (const auto& b : lp_backends()) {
+    ThemisSolveOptions o;
+    o.backend = b;
+    const auto s = themis_solve({{1.0}, {1.0}}, {1, 1}, {1}, {{0, 100, 200}, {0, 100, 200}}, o);
+    INFO(b);
+    CHECK(!s.fallback);
+    CHECK(s.rho == doctest::Approx(1.0).epsilon(1e-5));
+    CHECK(s.x[0][0] == doctest::Approx(0.5).epsilon(1e-4));
+    CHECK(s.x[1][0] == doctest::Approx(0.5).epsilon(1e-4));
+    CHECK(s.rho_lower <= s.rho);
+    CHECK(s.rho - s.rho_lower <= 1e-6 * s.rho + 1e-12);
+  }
+  // Job 1 has waited 100 s already (t = 100, D = 200): it gets more of the GPU. ρ equal at the optimum:
+  // 0.5/x0 = (100 + 100/x1)/200 with x0 + x1 = 1 -> x1² + x1 − 1 = 0, x1 = (√5 − 1)/2, ρ = 0.5/(1 − x1).
+  const double x1 = (std::sqrt(5.0) - 1) / 2;
+  const auto s = themis_solve({{1.0}, {1.0}}, {1, 1}, {1}, {{0, 100, 200}, {100, 100, 200}});
+  CHECK(s.rho == doctest::Approx(0.5 / (1 - x1)).epsilon(1e-5));
+  CHECK(s.x[1][0] == doctest::Approx(x1).epsilon(1e-4));
+  // The isolated allocation: 1/m of every type, in units of the job's GPUs, rows scaled to sum ≤ 1.
+  const auto iso = themis_isolated_allocation({1, 4}, {8, 2});
+  CHECK(iso[0][0] == doctest::Approx(4.0 / 5));  // (4, 1) -> scaled by 1/5
+  CHECK(iso[0][1] == doctest::Approx(1.0 / 5));
+  CHECK(iso[1][0] == doctest::Approx(0.8));  // (1, 0.25) -> scaled by 1/1.25
+  CHECK(iso[1][1] == doctest::Approx(0.2));
+}
+
+TEST_CASE("sim.themis.one_type_closed_form") {
+  std::mt19937_64 rng(18);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 5);
+    const int cap = 1 + static_cast<int>(rng() % 8);
+    std::vector<double> T(static_cast<std::size_t>(n));
+    std::vector<int> gpus(static_cast<std::size_t>(n));
+    std::vector<ThemisJob> q(static_cast<std::size_t>(n));
+    for (int j = 0; j < n; ++j) {
+      T[static_cast<std::size_t>(j)] = 0.5 + 3 * u(rng);
+      gpus[static_cast<std::size_t>(j)] = 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(cap));
+      q[static_cast<std::size_t>(j)] = {1000 * u(rng), 100 + 5000 * u(rng), 200 + 3000 * u(rng)};
+    }
+    std::vector<std::vector<double>> TT;
+    for (double t : T) TT.push_back({t});
+    const double want = one_type_optimum(T, gpus, cap, q);
+    for (const auto& b : lp_backends()) {
+      ThemisSolveOptions o;
+      o.backend = b;
+      const auto s = themis_solve(TT, gpus, {cap}, q, o);
+      INFO("trial " << trial << " backend " << b);
+      CHECK(!s.fallback);
+      CHECK(s.rho == doctest::Approx(want).epsilon(1e-5));
+      check_valid(s, gpus, {cap});
+    }
+  }
+}
+
+TEST_CASE("sim.themis.two_types_brute_force") {
+  // Two jobs, two types: a grid over the four fractions bounds the optimum from above; the solver must be
+  // at least as good, and its ρ must be what its own x achieves.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::vector<std::vector<double>> T = {{0.5 + 2 * u(rng), 0.5 + 2 * u(rng)},
+                                                {0.5 + 2 * u(rng), 0.5 + 2 * u(rng)}};
+    const std::vector<int> gpus = {1, 2}, cap = {2, 2};
+    const std::vector<ThemisJob> q = {{500 * u(rng), 1000, 800}, {500 * u(rng), 1500, 900}};
+    double grid = std::numeric_limits<double>::infinity();
+    const int N = 20;
+    std::vector<std::vector<double>> x(2, std::vector<double>(2));
+    for (int a = 0; a <= N; ++a)
+      for (int b = 0; a + b <= N; ++b)
+        for (int c = 0; c <= N; ++c)
+          for (int d = 0; c + d <= N; ++d) {
+            x = {{a / double(N), b / double(N)}, {c / double(N), d / double(N)}};
+            if (x[0][0] + 2 * x[1][0] > 2 + 1e-12 || x[0][1] + 2 * x[1][1] > 2 + 1e-12) continue;
+            const auto r = themis_rhos(T, q, x);
+            grid = std::min(grid, std::max(r[0], r[1]));
+          }
+    for (const auto& b : lp_backends()) {
+      ThemisSolveOptions o;
+      o.backend = b;
+      const auto s = themis_solve(T, gpus, cap, q, o);
+      INFO("trial " << trial << " backend " << b);
+      CHECK(s.rho <= grid * (1 + 2e-6));  // the grid may hit the optimum; the solver is within 1e-6
+      const auto r = themis_rhos(T, q, s.x);
+      CHECK(std::max(r[0], r[1]) == doctest::Approx(s.rho));
+      check_valid(s, gpus, cap);
+    }
+  }
+}
+
+TEST_CASE("sim.themis.special_jobs_and_errors") {
+  // A job that needs more GPUs than any type has, or has no throughput, is left out; a finished job needs none.
+  const auto s = themis_solve({{1.0, 1.0}, {2.0, 0.0}, {1.0, 1.0}}, {1, 8, 1}, {2, 2},
+                              {{0, 100, 100}, {0, 100, 100}, {50, 0, 100}});
+  CHECK(s.x[1][0] == 0.0);
+  CHECK(s.x[1][1] == 0.0);
+  CHECK(s.x[2][0] == 0.0);
+  CHECK(s.x[2][1] == 0.0);
+  // Job 0 alone: its best is all of one type (x = 1 on type 1 or 0, throughput 1): ρ = (100 / 1) / 100 = 1;
+  // job 2's ρ is its elapsed share 50 / 100.
+  CHECK(s.rho == doctest::Approx(1.0).epsilon(1e-5));
+  CHECK(themis_solve({}, {}, {4}, {}).x.empty());
+  CHECK_THROWS_AS((void)themis_solve({{1.0}}, {1, 1}, {1}, {{0, 1, 1}}), sia::InvalidArgument);
+  CHECK_THROWS_AS((void)themis_solve({{-1.0}}, {1}, {1}, {{0, 1, 1}}), sia::InvalidArgument);
+  CHECK_THROWS_AS((void)themis_solve({{1.0}}, {0}, {1}, {{0, 1, 1}}), sia::InvalidArgument);
+  CHECK_THROWS_AS((void)themis_solve({{1.0}}, {1}, {1}, {{0, 1, 0}}), sia::InvalidArgument);
+  CHECK_THROWS_AS((void)themis_solve({{1.0}}, {1}, {-1}, {{0, 1, 1}}), sia::InvalidArgument);
+}
+
+TEST_CASE("sim.themis.backend_failure_falls_back") {
+  // Whatever a backend does (errors, throws, garbage, lies), the result is a valid allocation; when no LP
+  // succeeded it is the isolated allocation, flagged.
+  sia::test::register_fault_solver();
+  const std::vector<std::vector<double>> T = {{1.0, 2.0}, {1.5, 0.5}, {1.0, 1.0}};
+  const std::vector<int> gpus = {1, 2, 1}, cap = {2, 3};
+  const std::vector<ThemisJob> q = {{10, 500, 400}, {0, 800, 600}, {30, 300, 500}};
+  for (auto mode : sia::test::FaultSolver::all_modes) {
+    if (mode == sia::test::FaultSolver::Mode::sleep_past_limit) continue;  // slow; the round tests cover it
+    sia::test::ScopedFault arm(mode);
+    ThemisSolveOptions o;
+    o.backend = "fault";
+    o.lp_time_limit = std::chrono::milliseconds(200);
+    const auto s = themis_solve(T, gpus, cap, q, o);
+    INFO(sia::test::FaultSolver::mode_name(mode));
+    check_valid(s, gpus, cap);
+    CHECK(std::isfinite(s.rho));
+    if (s.fallback) CHECK(!s.message.empty());
+  }
+  ThemisSolveOptions o;
+  o.backend = "no-such-backend";
+  const auto s = themis_solve(T, gpus, cap, q, o);
+  CHECK(s.fallback);
+  CHECK(s.x == themis_isolated_allocation(gpus, cap));
+}
+
+TEST_CASE("sim.themis.policy_rounds") {
+  // Three rigid 1-GPU jobs on one 2-GPU node: every round schedules whole jobs within capacity, and over the
+  // rounds every job gets its turn (the LP shares time, the mechanism rotates).
+  sia::test::TinyRigidJobs tiny(1, 2, {1, 1, 1}, 256);
+  ThemisPolicy themis;
+  std::vector<int> turns(3, 0);
+  for (const auto& a : tiny.run(themis, 6)) {
+    REQUIRE(a.size() == 3);
+    int used = 0;
+    for (std::size_t j = 0; j < 3; ++j) {
+      if (a[j].empty()) continue;
+      CHECK(a[j].gpus == 1);
+      used += a[j].gpus;
+      ++turns[j];
+    }
+    CHECK(used == 2);
+  }
+  CHECK(themis.last_solution().rho > 0);
+  for (int t : turns) CHECK(t >= 3);
+  for (auto* j : tiny.jobs) CHECK(j->kind == sia::JobKind::rigid);
+  // Steps: a job that has not started needs all of its steps.
+  CHECK(remaining_steps(*tiny.jobs[0], 256) == doctest::Approx(total_steps(*tiny.apps.at("cifar10"), 256)));
+}
