@@ -61,6 +61,7 @@ class SiaConan(ConanFile):
         self.requires("boost/[>=1.78 <2]")
         self.requires("nlohmann_json/[>=3.10 <4]")
         self.requires("nlopt/[>=2.7 <3]")
+        self.requires("onetbb/[>=2021 <2023]")  # the native backend's parallel pricing
         if self.options.with_cbc:
             self.requires("coin-cbc/2.10.5")
         if self.options.with_glpk:
@@ -127,7 +128,7 @@ class SiaConan(ConanFile):
         lib.libs = ["sia"]
         lib.system_libs = system_libs
         # A static libsia needs its private dependencies at the consumer's link.
-        lib.requires = ["core", "boost::headers", "nlohmann_json::nlohmann_json", "nlopt::nlopt"]
+        lib.requires = ["core", "boost::headers", "nlohmann_json::nlohmann_json", "nlopt::nlopt", "onetbb::libtbb"]
         if self.options.with_cbc:
             lib.requires.append("coin-cbc::coin-cbc")
         if self.options.with_glpk:

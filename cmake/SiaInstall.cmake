@@ -66,7 +66,7 @@ _sia_pc_path(SIA_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 
 # Private dependencies, needed only by `pkg-config --static`. CBC comes with .pc files
 # (Debian, vcpkg); GLPK only sometimes (vcpkg writes glpk.pc, Debian ships none: plain -lglpk).
-set(_sia_req_private nlopt)
+set(_sia_req_private nlopt tbb)
 set(_sia_libs_private "")
 if(SIA_HAS_CBC)
   list(APPEND _sia_req_private cbc osi-clp)
@@ -87,7 +87,11 @@ configure_file(cmake/sia.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/sia.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/sia.pc DESTINATION ${SIA_INSTALL_PKGCONFIGDIR})
 
 if(SIA_HAS_SIM)
-  # The simulator links only libsia (its LPs go through libsia's MILP layer).
+  # The simulator links libsia (its LPs go through libsia's MILP layer) and, when built with it, qhull_r.
+  set(_sia_sim_libs_private "")
+  if(SIA_HAS_QHULL)
+    set(_sia_sim_libs_private "-lqhull_r")
+  endif()
   string(JOIN "\n" _sia_sim_pc
     "prefix=${SIA_PC_PREFIX}"
     "libdir=${SIA_PC_LIBDIR}"
@@ -99,6 +103,7 @@ if(SIA_HAS_SIM)
     "Requires: sia = ${PROJECT_VERSION}"
     "Cflags: -I\${includedir}"
     "Libs: -L\${libdir} -lsia_sim"
+    "Libs.private: ${_sia_sim_libs_private}"
     "")
   file(WRITE ${PROJECT_BINARY_DIR}/pkgconfig/sia-sim.pc "${_sia_sim_pc}")
   install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/sia-sim.pc DESTINATION ${SIA_INSTALL_PKGCONFIGDIR})

@@ -84,23 +84,6 @@ sia::PerfObservation to_obs(const sia::sim::ProfileRow& r) {
   return sia::PerfObservation{r.nodes, r.gpus, static_cast<double>(r.local_bsz), r.step_time, r.sync_time};
 }
 
-bool is_pipeline(const sia::sim::ModelProfile& mp) {
-  // Pipeline profiles store per-micro-batch compute and all-reduce time separately; their
-  // all-reduce time can exceed the compute time, which a data-parallel step cannot.
-  for (const auto& t : mp.types)
-    for (const auto& r : t.placements)
-      if (r.sync_time >= r.step_time) return true;
-  return mp.model.find("pmp") != std::string::npos;
-}
-
-/// Pipeline stages per GPU type for the artifact's gpt_pmp (reference APPLICATIONS): the GPU count
-/// of the smallest placement.
-int stages_of(const sia::sim::TypeProfile& t) {
-  int s = 0;
-  for (const auto& r : t.placements) s = s == 0 ? r.gpus : std::min(s, r.gpus);
-  return std::max(s, 1);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,7 +126,7 @@ int main(int argc, char** argv) {
     std::vector<double> unseen_all;
     for (const std::string& model : models) {
       const sia::sim::ModelProfile mp = sia::sim::load_model_profile(a.dir, model);
-      const bool pipe = is_pipeline(mp);
+      const bool pipe = mp.is_pipeline();
       std::vector<sia::PerfParams> full_fit(mp.types.size());
       for (std::size_t ti = 0; ti < mp.types.size(); ++ti) {
         const sia::sim::TypeProfile& tp = mp.types[ti];
@@ -159,7 +142,7 @@ int main(int argc, char** argv) {
             {"model", model}, {"gpu_type", tp.gpu_type}, {"rows_seen", seen.size()}, {"rows_unseen", unseen.size()}};
         std::vector<double> ps, os, pu, ou;
         if (pipe) {
-          const int stages = stages_of(tp);
+          const int stages = std::max(1, tp.smallest_gpus());
           std::vector<sia::PipelineObservation> obs;
           for (const auto& r : seen) obs.push_back(sia::sim::pipeline_observation(r, stages));
           const sia::PipelineParams pp = sia::fit_pipeline_params(obs, stages);

@@ -12,6 +12,7 @@
 #include <sia/sim/metrics.hpp>
 #include <sia/sim/policy.hpp>
 #include <sia/sim/report.hpp>
+#include <sia/sim/runner.hpp>
 #include <sia/sim/simulator.hpp>
 #include <sia/sim/tuned_jobs.hpp>
 #include <sia/sim/workload.hpp>
@@ -27,6 +28,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -111,6 +113,8 @@ int main(int argc, char** argv) {
   std::uint64_t pollux_seed = 1;
   int scale = 1;
   double interval = 0.0, rate = 20.0, hours = 8.0;
+  int threads = 0;
+  bool progress = false, no_progress = false;
   bool json = false, per_workload = false, round_utilities = false, no_projection = false, list_policies = false;
   bool tuned_jobs = false;
   std::vector<std::string> policy_options;
@@ -136,6 +140,15 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--out", out_dir, "write per-job CSV, per-round JSON lines, summary.json and PNG plots here");
   app.add_flag("--json", json, "print the JSON report instead of the table");
+  app.add_option("--threads", threads,
+                 "simulations (workloads x policies) run at once; 0 = the machine's cores (default); results are the "
+                 "same for every value")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  app.add_flag("--progress", progress,
+               "progress line on standard error (simulated time, jobs finished, rounds/s, ETA) even when it is not a "
+               "terminal or with --json (default: only on a terminal, and not with --json)");
+  app.add_flag("--no-progress", no_progress, "no progress line")->excludes("--progress");
   app.add_option("--seed", seed, "seed of the synthetic workload")->capture_default_str();
   app.add_option("--rate", rate, "synthetic workload: jobs per hour")
       ->check(CLI::PositiveNumber)
@@ -170,6 +183,36 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"genetic", "greedy"}))
       ->capture_default_str();
   app.add_option("--pollux-seed", pollux_seed, "genetic pollux: seed of its random generator; = pollux.seed")
+      ->capture_default_str();
+  // Issue 17: the paper's knobs (§5.7) and limited adaptivity (Fig. 11).
+  std::string p_value, lambda_value, mix, profiling, strong_rule;
+  std::uint64_t mix_seed = 1;
+  app.add_option("--p", p_value, "sia: fairness exponent p in [-10, 10] without 0 (default -0.5); = sia.p")
+      ->check(CLI::Range(-10.0, 10.0));
+  app.add_option("--lambda", lambda_value,
+                 "sia: penalty per job left without GPUs, in [1e-6, 1000] (default 1.1); = sia.lambda")
+      ->check(CLI::Range(1e-6, 1000.0));
+  app.add_option("--mix", mix,
+                 "give the workloads' data-parallel jobs these kinds, e.g. adaptive=60,strong-scaling=20,rigid=20 "
+                 "(percent, summing to 100; exact counts by a seeded shuffle, the same for every policy)");
+  app.add_option("--mix-seed", mix_seed, "seed of --mix's shuffle")->capture_default_str();
+  app.add_option("--profiling", profiling,
+                 "sia: how job throughputs are known (paper §5.7): reference = the reference code (never-run jobs tie "
+                 "across types, unseen types scaled by 1-GPU throughput ratios; default); eq1 = the paper's Bootstrap "
+                 "(1-GPU profiles seed every type, unseen types by Eq. 1); noprof = no profiles (types tie, an unseen "
+                 "type is assumed as fast as the known one until the job runs there); oracle = true throughputs known; "
+                 "= sia.profiling")
+      ->check(CLI::IsMember({"reference", "eq1", "noprof", "oracle"}));
+  app.add_option("--strong-scaling-rule", strong_rule,
+                 "sia: strong-scaling jobs take any count up to their target at once (reference, default) or grow by "
+                 "the 2x rule (2x); = sia.strong_scaling")
+      ->check(CLI::IsMember({"reference", "2x"}));
+  std::string interpolation = "2d";
+  app.add_option("--interpolation", interpolation,
+                 "ground truth of placements not profiled exactly: 2d (per (nodes, replicas) point over the local "
+                 "batch, then a 2-D Delaunay triangle; default) or 3d (the reference's 3-D Delaunay over nodes, "
+                 "replicas and local batch, via qhull)")
+      ->check(CLI::IsMember({"2d", "3d"}))
       ->capture_default_str();
   app.add_flag(
       "--tuned-jobs", tuned_jobs,
@@ -229,6 +272,19 @@ int main(int argc, char** argv) {
                                                "pollux.search=" + pollux_search,
                                                "pollux.seed=" + std::to_string(pollux_seed)};
     if (no_projection) option_entries.push_back("sia.projection=none");
+    if (!profiling.empty()) {
+      if (no_projection || app.count("--bootstrap") > 0)
+        throw sia::InvalidArgument(
+            "--profiling sets the first placement and the projection: drop --bootstrap/--no-projection");
+      std::erase(option_entries, "sia.first_placement=" + bootstrap);
+      option_entries.push_back("sia.profiling=" + profiling);
+    }
+    if (!p_value.empty()) {
+      if (std::stod(p_value) == 0.0) throw sia::InvalidArgument("--p: must not be 0 (range [-10, 10] without 0)");
+      option_entries.push_back("sia.p=" + p_value);
+    }
+    if (!lambda_value.empty()) option_entries.push_back("sia.lambda=" + lambda_value);
+    if (!strong_rule.empty()) option_entries.push_back("sia.strong_scaling=" + strong_rule);
     if (round_utilities) option_entries.push_back("sia.round_utilities=true");
     option_entries.insert(option_entries.end(), policy_options.begin(), policy_options.end());
     for (const auto& e : policy_options) {  // a bare key must belong to some policy, a prefix must be one
@@ -257,6 +313,11 @@ int main(int argc, char** argv) {
       workloads.push_back(sia::sim::synthetic_philly_workload(seed, rate, hours));
     else
       workloads = sia::sim::load_workloads(workload_path);
+    if (!mix.empty()) {
+      if (!force_category.empty()) throw sia::InvalidArgument("--mix and --force-category both set the jobs' kinds");
+      const auto m = sia::sim::parse_kind_mix(mix);
+      for (auto& w : workloads) sia::sim::apply_kind_mix(w, m, mix_seed);
+    }
 
     sia::sim::ApplicationSet apps;
     if (profiles.empty() && !workload_path.empty()) {
@@ -267,7 +328,9 @@ int main(int argc, char** argv) {
     if (profiles.empty())
       apps = sia::sim::catalogue_applications(cluster);
     else
-      apps = sia::sim::load_applications(profiles, cluster, workloads);
+      apps = sia::sim::load_applications(
+          profiles, cluster, workloads,
+          interpolation == "3d" ? sia::sim::Interpolation::delaunay3d : sia::sim::Interpolation::planar);
     for (const auto& w : workloads) sia::sim::validate_inputs(cluster, apps, w);
     if (tuned_jobs) {
       const auto tj = sia::sim::cluster_tuned_jobs(cluster);
@@ -279,42 +342,27 @@ int main(int argc, char** argv) {
     // Unknown names and bad options fail before any work.
     for (const auto& n : names) (void)sia::sim::make_policy(n, options_for(n, option_entries));
 
+    auto shared_cluster = std::make_shared<const sia::sim::SimCluster>(cluster);
+    auto shared_apps = std::make_shared<const sia::sim::ApplicationSet>(std::move(apps));
+    std::vector<std::shared_ptr<const sia::sim::Workload>> shared_workloads;
+    for (const auto& w : workloads) shared_workloads.push_back(std::make_shared<const sia::sim::Workload>(w));
+    sia::sim::SimOptions so;
+    so.interval_s = interval;
+    so.keep_round_log = !out_dir.empty();
+    if (!force_category.empty()) so.force_category = sia::parse_job_kind(force_category);
+    sia::sim::RunnerOptions ro;
+    ro.threads = threads;
+    // Progress on standard error: on a terminal unless --json; anywhere with --progress; never with --no-progress.
     const bool tty = isatty(STDERR_FILENO) != 0;
-    std::vector<sia::sim::PolicyRuns> all;
-    for (const auto& name : names) {
-      sia::sim::PolicyRuns pr;
-      pr.policy = name;
-      for (std::size_t wi = 0; wi < workloads.size(); ++wi) {
-        const auto& w = workloads[wi];
-        auto policy = sia::sim::make_policy(name, options_for(name, option_entries));
-        sia::sim::SimOptions so;
-        so.interval_s = interval;
-        so.keep_round_log = !out_dir.empty();
-        if (!force_category.empty()) so.force_category = sia::parse_job_kind(force_category);
-        if (tty) {
-          so.on_progress = [&, last = -1](double f) mutable {
-            const int pct = static_cast<int>(f * 100);
-            if (pct == last) return;
-            last = pct;
-            const int bar = pct * 30 / 100;
-            std::cerr << "\r" << std::left << std::setw(8) << name << " " << std::setw(18) << w.name << " ["
-                      << std::string(static_cast<std::size_t>(bar), '#')
-                      << std::string(static_cast<std::size_t>(30 - bar), ' ') << "] " << std::right << std::setw(3)
-                      << pct << "% (" << wi + 1 << "/" << workloads.size() << ")" << std::flush;
-          };
-        }
-        auto res = sia::sim::simulate(cluster, apps, w, *policy, so);
-        sia::sim::compute_ftf(cluster, apps, w, res);
-        pr.metrics.push_back(sia::sim::compute_metrics(res));
-        pr.runs.push_back(std::move(res));
-      }
-      if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
-      std::vector<const sia::sim::SimResult*> ptrs;
-      for (const auto& r : pr.runs) ptrs.push_back(&r);
-      pr.aggregate = sia::sim::aggregate_metrics(ptrs);
-      if (workloads.size() == 1) pr.aggregate.workload = workloads.front().name;
-      all.push_back(std::move(pr));
+    const bool show_progress = no_progress ? false : (progress || (tty && !json));
+    if (show_progress) {
+      ro.progress_period_s = tty ? 0.5 : 5.0;
+      ro.on_progress = sia::sim::ProgressPrinter(std::cerr, tty);
     }
+    const auto elapsed0 = std::chrono::steady_clock::now();
+    const auto all = sia::sim::simulate_policies(names, shared_cluster, shared_apps, shared_workloads, so, ro,
+                                                 [&](const std::string& n) { return options_for(n, option_entries); });
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - elapsed0).count();
 
     if (json) {
       std::cout << sia::sim::report_json(all) << "\n";
@@ -333,10 +381,15 @@ int main(int argc, char** argv) {
       sia::sim::print_gpu_hours_by_model(std::cout, all, cluster);
       double wall = 0;
       for (const auto& p : all) wall += p.aggregate.wall_s;
-      std::cout << "\nsimulated in " << std::fixed << std::setprecision(2) << wall << " s wall time\n";
+      std::cout << "\nsimulated in " << std::fixed << std::setprecision(2) << wall << " s wall time";
+      if (sia::sim::effective_threads(threads) > 1 && names.size() * workloads.size() > 1)
+        std::cout << " (" << elapsed << " s elapsed on " << sia::sim::effective_threads(threads) << " threads)";
+      std::cout << "\n";
     }
     if (!out_dir.empty()) {
-      const auto files = sia::sim::write_outputs(out_dir, all, cluster);
+      std::vector<std::string> warnings;
+      const auto files = sia::sim::write_outputs(out_dir, all, cluster, &warnings);
+      for (const auto& w : warnings) std::cerr << "sia_simulate: warning: " << w << "\n";
       if (!json) std::cout << "wrote " << files.size() << " files to " << out_dir << "\n";
     }
   } catch (const sia::Error& e) {

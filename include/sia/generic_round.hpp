@@ -92,6 +92,14 @@ template <class J, class G>
                 })
     s.pipeline_size(static_cast<int>(j.pipeline_size()));
   if constexpr (requires {
+                  { j.pipeline_sizes() } -> std::convertible_to<std::vector<int>>;
+                })
+    s.pipeline_sizes(std::vector<int>(j.pipeline_sizes()));
+  if constexpr (requires {
+                  { j.max_pipelines_ever() } -> std::convertible_to<std::optional<int>>;
+                })
+    s.max_pipelines_ever(std::optional<int>(j.max_pipelines_ever()));
+  if constexpr (requires {
                   { j.max_gpus_ever() } -> std::convertible_to<std::optional<int>>;
                 })
     s.max_gpus_ever(std::optional<int>(j.max_gpus_ever()));

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace sia {
 
@@ -41,6 +42,12 @@ class JobSpec {
   [[nodiscard]] int restarts() const noexcept { return restarts_; }
   [[nodiscard]] double restart_cost_s() const noexcept { return restart_cost_s_; }
   [[nodiscard]] int pipeline_size() const noexcept { return pipeline_size_; }
+  /// Hybrid jobs whose pipeline differs per GPU type: GPUs per pipeline on each type (indexed like the
+  /// cluster's types; 0 = the job cannot run there). Empty = pipeline_size() on every type.
+  [[nodiscard]] const std::vector<int>& pipeline_sizes() const noexcept { return pipeline_sizes_; }
+  /// Hybrid jobs: the largest number of pipelines the job has run with; drives the 2x rule in
+  /// pipelines (valid_configs.hpp). Absent = max_gpus_ever() decides.
+  [[nodiscard]] const std::optional<int>& max_pipelines_ever() const noexcept { return max_pipelines_ever_; }
   [[nodiscard]] const std::optional<int>& max_gpus_ever() const noexcept { return max_gpus_ever_; }
   [[nodiscard]] const std::optional<CurrentAllocation>& current() const noexcept { return current_; }
   [[nodiscard]] bool has_goodput() const noexcept { return static_cast<bool>(goodput_); }
@@ -92,6 +99,14 @@ class JobSpec {
     pipeline_size_ = v;
     return *this;
   }
+  JobSpec& pipeline_sizes(std::vector<int> v) {
+    pipeline_sizes_ = std::move(v);
+    return *this;
+  }
+  JobSpec& max_pipelines_ever(std::optional<int> v) noexcept {
+    max_pipelines_ever_ = v;
+    return *this;
+  }
   JobSpec& max_gpus_ever(std::optional<int> v) noexcept {
     max_gpus_ever_ = v;
     return *this;
@@ -134,6 +149,8 @@ class JobSpec {
   int restarts_ = 0;
   double restart_cost_s_ = 30.0;
   int pipeline_size_ = 1;
+  std::vector<int> pipeline_sizes_;
+  std::optional<int> max_pipelines_ever_;
   std::optional<int> max_gpus_ever_;
   std::optional<CurrentAllocation> current_;
   GoodputFn goodput_;

@@ -20,6 +20,12 @@ namespace sia {
  *   `pipeline_size` (at least one pipeline); adaptive and strong-scaling jobs any count in bounds.
  * - `max_gpus_ever` drives the 2x scale-up rule: absent = rule off; 0 = never ran, so only its
  *   minimum; k > 0 = at most max(2k, minimum). Rigid jobs ignore it (their count is fixed).
+ * - `pipeline_sizes` (hybrid jobs whose pipeline differs per GPU type, e.g. 2 A100s or 8 RTXs per
+ *   pipeline; paper §5.3): the pipeline size on each type, indexed like the cluster's types; 0 = the
+ *   job cannot run on that type. Empty = `pipeline_size` on every type.
+ * - `max_pipelines_ever` (hybrid): the 2x rule counted in pipelines, as the reference counts
+ *   replicas: a job that has run at most k pipelines may take up to max(2k, 1) pipelines on any type
+ *   (2k·P_t GPUs on type t). It takes precedence over `max_gpus_ever`.
  */
 struct JobLimits {
   int min_gpus = 1;
@@ -27,6 +33,17 @@ struct JobLimits {
   JobKind kind = JobKind::adaptive;
   int pipeline_size = 1;
   std::optional<int> max_gpus_ever;
+  std::vector<int> pipeline_sizes{};
+  std::optional<int> max_pipelines_ever{};
+
+  /// GPUs per pipeline on type `t` (0 = not usable there); 1 for non-hybrid jobs.
+  [[nodiscard]] int pipeline_on(int t) const noexcept {
+    if (kind != JobKind::hybrid) return 1;
+    if (pipeline_sizes.empty()) return std::max(1, pipeline_size);
+    return t >= 0 && static_cast<std::size_t>(t) < pipeline_sizes.size()
+               ? std::max(0, pipeline_sizes[static_cast<std::size_t>(t)])
+               : 0;
+  }
 };
 
 /// @brief A configuration a job may take: index into ConfigurationSet::configs, and the GPUs the
@@ -52,17 +69,43 @@ struct ValidConfig {
   return l.min_gpus;
 }
 
-/// @brief The largest GPU count the job may run with (bounds and the 2x rule). May be smaller
-/// than effective_min_gpus() when nothing is allowed (e.g. max_gpus below one pipeline).
-[[nodiscard]] inline int effective_max_gpus(const JobLimits& l) noexcept {
+/// @brief The smallest GPU count on type `t`: as effective_min_gpus() with the type's pipeline size
+/// (hybrid jobs with per-type sizes); INT_MAX when the job cannot run on `t`.
+[[nodiscard]] inline int effective_min_gpus(const JobLimits& l, int t) noexcept {
+  if (l.kind != JobKind::hybrid) return effective_min_gpus(l);
+  const int p = l.pipeline_on(t);
+  if (p < 1) return INT_MAX;
+  const long long m = std::max<long long>(l.min_gpus, p);
+  const long long r = (m + p - 1) / p * p;
+  return r > INT_MAX ? INT_MAX : static_cast<int>(r);
+}
+
+/// @brief The largest GPU count the job may run with on type `t` (bounds and the 2x rule; for hybrid
+/// jobs with `max_pipelines_ever` the rule counts pipelines). May be smaller than
+/// effective_min_gpus(l, t) when nothing is allowed (e.g. max_gpus below one pipeline).
+[[nodiscard]] inline int effective_max_gpus(const JobLimits& l, int t) noexcept {
   if (l.kind == JobKind::rigid) return l.min_gpus;
   long long hi = l.max_gpus;
-  if (l.max_gpus_ever) {
-    const int nmin = effective_min_gpus(l);
+  const int nmin = effective_min_gpus(l, t);
+  if (l.kind == JobKind::hybrid && l.max_pipelines_ever) {
+    const long long p = std::max(1, l.pipeline_on(t));
+    const long long k = std::max(0, *l.max_pipelines_ever);
+    hi = std::min(hi, k <= 0 ? static_cast<long long>(nmin) : std::max<long long>(2 * k * p, nmin));
+  } else if (l.max_gpus_ever) {
     const long long cap = *l.max_gpus_ever <= 0 ? nmin : std::max<long long>(2LL * *l.max_gpus_ever, nmin);
     hi = std::min(hi, cap);
   }
   return static_cast<int>(hi);
+}
+
+/// @brief The largest GPU count the job may run with (bounds and the 2x rule), with the job's
+/// single pipeline size. May be smaller than effective_min_gpus() when nothing is allowed (e.g.
+/// max_gpus below one pipeline).
+[[nodiscard]] inline int effective_max_gpus(const JobLimits& l) noexcept {
+  if (l.kind != JobKind::hybrid || l.pipeline_sizes.empty()) return effective_max_gpus(l, 0);
+  JobLimits one = l;
+  one.pipeline_sizes.clear();
+  return effective_max_gpus(one, 0);
 }
 
 /**
@@ -77,15 +120,16 @@ struct ValidConfig {
  */
 [[nodiscard]] inline std::vector<ValidConfig> valid_configs(const ConfigurationSet& set, const JobLimits& l) {
   std::vector<ValidConfig> out;
-  const int lo = effective_min_gpus(l);
-  const int hi = effective_max_gpus(l);
-  if (hi < lo) return out;
-  const int p = std::max(1, l.pipeline_size);
   // configs are grouped by type (first_config) and strictly ascending in GPUs within a type:
   // binary-search each type's block instead of scanning the thousands of shapes of a large
   // cluster for every job.
   const auto& cs = set.configs;
   for (std::size_t t = 0; t + 1 < set.first_config.size(); ++t) {
+    const int p = l.pipeline_on(static_cast<int>(t));
+    if (p < 1) continue;  // a hybrid job without a pipeline on this type
+    const int lo = effective_min_gpus(l, static_cast<int>(t));
+    const int hi = effective_max_gpus(l, static_cast<int>(t));
+    if (hi < lo) continue;
     if (l.kind == JobKind::rigid) {
       // The shape of the count, or the footprint: the smallest shape with at least that many.
       if (const auto c = set.find(static_cast<int>(t), lo, CountMatch::footprint)) out.push_back(ValidConfig{*c, lo});

@@ -57,6 +57,22 @@ void validate_job(const JobSpec& j, std::size_t i, int cluster_types) {
     field("min_gpus", "must equal max_gpus for a rigid job (its fixed count); got " + std::to_string(j.min_gpus()) +
                           " and " + std::to_string(j.max_gpus()));
   if (j.pipeline_size() < 1) field("pipeline_size", "must be >= 1 (got " + std::to_string(j.pipeline_size()) + ")");
+  if (!j.pipeline_sizes().empty()) {
+    if (j.kind() != JobKind::hybrid) field("pipeline_sizes", "are for hybrid jobs only");
+    if (static_cast<int>(j.pipeline_sizes().size()) != cluster_types)
+      field("pipeline_sizes", "has " + std::to_string(j.pipeline_sizes().size()) + " entries for " +
+                                  std::to_string(cluster_types) + " GPU types");
+    bool any = false;
+    for (std::size_t t = 0; t < j.pipeline_sizes().size(); ++t) {
+      const int p = j.pipeline_sizes()[t];
+      if (p < 0 || p > (1 << 24))
+        field("pipeline_sizes", "[" + std::to_string(t) + "] must be in [0, 16777216] (got " + std::to_string(p) + ")");
+      any = any || p > 0;
+    }
+    if (!any) field("pipeline_sizes", "are all 0: the job can run on no GPU type");
+  }
+  if (j.max_pipelines_ever() && *j.max_pipelines_ever() < 0)
+    field("max_pipelines_ever", "must be >= 0 (got " + std::to_string(*j.max_pipelines_ever()) + ")");
   if (!std::isfinite(j.age_s()) || j.age_s() < 0.0)
     field("age_s", "must be finite and >= 0 (got " + std::to_string(j.age_s()) + ")");
   if (j.restarts() < 0) field("restarts", "must be >= 0 (got " + std::to_string(j.restarts()) + ")");

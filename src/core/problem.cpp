@@ -18,7 +18,8 @@ namespace sia::detail {
 namespace {
 
 JobLimits limits_of(const JobSpec& j) {
-  return JobLimits{j.min_gpus(), j.max_gpus(), j.kind(), j.pipeline_size(), j.max_gpus_ever()};
+  return JobLimits{j.min_gpus(),       j.max_gpus(),          j.kind(), j.pipeline_size(), j.max_gpus_ever(),
+                   j.pipeline_sizes(), j.max_pipelines_ever()};
 }
 
 // Index of the configuration a job currently holds (configuration_set.hpp: type and count
@@ -95,6 +96,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       pb.required.forced[i] = 1;
     }
     double current_goodput = 0.0;
+    double min_goodput = 0.0;
     for (const ValidConfig& v : candidates) {
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(v.config)];
       const auto& type = cluster.types[static_cast<std::size_t>(c.type)];
@@ -103,6 +105,12 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       check_goodput(g, j.id(), type.name(), asked);
       if (v.config == pb.current[i]) current_goodput = g;
       if (!(g > 0.0)) continue;
+      // A hybrid job's worst configuration is worth its pipeline on the type holding it (the reference's
+      // scale unit of that type): with per-type pipeline sizes Nmin depends on where the minimum lies.
+      if (lim.kind == JobKind::hybrid && (min_goodput == 0.0 || g < min_goodput)) {
+        min_goodput = g;
+        nmin(static_cast<Eigen::Index>(i)) = effective_min_gpus(lim, c.type);
+      }
       triplets.emplace_back(static_cast<int>(i), v.config, g);
       stored[i].push_back(v);
     }

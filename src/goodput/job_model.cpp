@@ -132,6 +132,8 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& 
 
   const TypeModel* x = known();
   if (x == nullptr) return first_placement_value(*y, n, g);
+  if (mode_ == ProjectionMode::equal)  // no profile says otherwise: Y runs as X does
+    return GoodputFunction{*x->perf, grad_, init_batch_}.optimize(n, g, lim);
   if (mode_ == ProjectionMode::none || (mode_ == ProjectionMode::paper && (g == 1 || !y->seed))) {
     // No projection (or Eq. 1 reduces to the seed): the type's own 1-GPU model.
     if (!y->seed) return GoodputChoice{};

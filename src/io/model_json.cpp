@@ -187,9 +187,11 @@ JobModel parse_model_json(const json& model, const ClusterSpec& cluster, const s
     m.microbatches(v);
   }
   if (model.contains("projection"))
-    m.projection(choice<ProjectionMode>(
-        model["projection"], path + ".projection",
-        {{"paper", ProjectionMode::paper}, {"reference", ProjectionMode::reference}, {"none", ProjectionMode::none}}));
+    m.projection(choice<ProjectionMode>(model["projection"], path + ".projection",
+                                        {{"paper", ProjectionMode::paper},
+                                         {"reference", ProjectionMode::reference},
+                                         {"none", ProjectionMode::none},
+                                         {"equal", ProjectionMode::equal}}));
   if (model.contains("first_placement"))
     m.first_placement(choice<FirstPlacement>(
         model["first_placement"], path + ".first_placement",

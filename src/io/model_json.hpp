@@ -16,7 +16,7 @@
 ///   "xput1": {"<type>": 1458.5},                 // reference variant's 1-GPU throughputs
 ///   "stages": {"<type>": 2},                     // hybrid: GPUs per pipeline (default pipeline_size)
 ///   "microbatches": 48,                          // hybrid: micro-batches per step
-///   "projection": "paper" | "reference" | "none", // unseen types; default "paper" (Eq. 1)
+///   "projection": "paper" | "reference" | "none" | "equal", // unseen types; default "paper" (Eq. 1)
 ///   "first_placement": "seed" | "tie" | "profiled", // a job with no "perf" yet; default "seed"
 ///   "known_type": "<type>"                       // type projections borrow from (default: first in "perf")
 /// }

@@ -1,4 +1,6 @@
 #include <sia/error.hpp>
+#include <sia/goodput/fit.hpp>
+#include <sia/goodput/pipeline.hpp>
 #include <sia/goodput/projection.hpp>
 #include <sia/sim/application.hpp>
 
@@ -6,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
+
+#include "sim/delaunay3.hpp"
 
 namespace sia::sim {
 
@@ -18,6 +22,7 @@ ModelConstants model_constants(std::string_view m) {
   if (m == "yolov3") return {50, 80, 45, 1.2};
   if (m == "imagenet") return {90, 250, 250, 1.2};
   if (m == "ncf") return {10, 15, 30, 1.5};
+  if (m == "gpt_pmp") return {2, 30, 30, 1.0};
   return {0, 30, 30, 1.0};
 }
 
@@ -79,7 +84,7 @@ std::string TraceStepTimes::canonical_id(const std::vector<int>& placement) {
   return best;
 }
 
-TraceStepTimes::TraceStepTimes(const TypeProfile& profile) {
+TraceStepTimes::TraceStepTimes(const TypeProfile& profile, Interpolation mode) : mode_(mode) {
   std::map<std::string, std::vector<std::tuple<double, double, double>>> by_id;
   std::map<std::pair<int, int>, std::vector<std::tuple<double, double, double>>> by_point;
   for (const auto& r : profile.placements) {
@@ -95,6 +100,17 @@ TraceStepTimes::TraceStepTimes(const TypeProfile& profile) {
   for (const auto& r : profile.scalability)
     by_point[{std::min(r.nodes, 16), r.gpus}].emplace_back(r.local_bsz, r.step_time, r.sync_time);
   for (auto& [id, rows] : by_id) exact_[id] = make_curve(std::move(rows));
+  if (mode_ == Interpolation::delaunay3d) {
+    // The reference's LinearNDInterpolator input: means per (nodes clipped to 16, replicas, local batch).
+    for (const auto& [key, rows] : by_point) {
+      const BszCurve c = make_curve(rows);
+      for (std::size_t i = 0; i < c.bsz.size(); ++i) {
+        points3_.push_back({static_cast<double>(key.first), static_cast<double>(key.second), c.bsz[i]});
+        values3_.push_back({c.step[i], c.sync[i]});
+      }
+    }
+    delaunay_ = std::make_shared<const detail::Delaunay3>(points3_);
+  }
   for (auto& [key, rows] : by_point) {
     Point p;
     p.nodes = key.first;
@@ -188,6 +204,33 @@ StepSync TraceStepTimes::at(const std::vector<int>& placement, double local_bsz)
       replicas += g;
     }
   if (nodes == 0 || points_.empty()) return {};
+  if (mode_ == Interpolation::delaunay3d) {
+    const auto key = std::make_tuple(std::min(nodes, 16), replicas, local_bsz);
+    {
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      if (const auto it = cache3_.find(key); it != cache3_.end()) return it->second;
+    }
+    const auto* tri = static_cast<const detail::Delaunay3*>(delaunay_.get());
+    const auto b = tri->locate({static_cast<double>(std::min(nodes, 16)), static_cast<double>(replicas), local_bsz});
+    StepSync out;
+    if (b) {
+      for (std::size_t k = 0; k < 4; ++k) {
+        out.step += b->weight[k] * values3_[static_cast<std::size_t>(b->vertex[k])].step;
+        out.sync += b->weight[k] * values3_[static_cast<std::size_t>(b->vertex[k])].sync;
+      }
+    } else {
+      out = planar_at(nodes, replicas, local_bsz);  // outside the hull (the reference would fail): planar rule
+    }
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    cache3_.emplace(key, out);
+    return out;
+  }
+  return planar_at(nodes, replicas, local_bsz);
+}
+
+bool TraceStepTimes::qhull_available() noexcept { return detail::Delaunay3::available(); }
+
+StepSync TraceStepTimes::planar_at(int nodes, int replicas, double local_bsz) const {
   const auto w = weights_for(std::min(nodes, 16), replicas);
   StepSync out;
   for (int k = 0; k < 3; ++k) {
@@ -249,7 +292,7 @@ GradParams GradTable::at(double batch, int epoch) const noexcept {
   return g;
 }
 
-Application Application::from_profile(const ModelProfile& mp, const SimCluster& cluster) {
+Application Application::from_profile(const ModelProfile& mp, const SimCluster& cluster, Interpolation interpolation) {
   Application a;
   a.name = mp.model;
   if (mp.validation.empty()) throw InvalidArgument("profiles of '" + mp.model + "': no validation-<bsz>.csv file");
@@ -279,23 +322,54 @@ Application Application::from_profile(const ModelProfile& mp, const SimCluster& 
     a.grad.progress_per_epoch.push_back(m);
   }
   if (a.constants.max_epochs <= 0) a.constants.max_epochs = static_cast<int>(rows);
+  a.pipeline = mp.is_pipeline();
   for (const auto& t : cluster.types) {
     const TypeProfile* tp = mp.type(t.profile);
-    if (tp == nullptr || tp->placements.empty())
+    if (tp == nullptr || tp->placements.empty()) {
+      // A pipeline model may lack types (gpt_pmp has no T4 profiles): its jobs cannot run there.
+      if (a.pipeline) {
+        TypeTruth none;
+        none.profile = t.profile;
+        none.available = false;
+        none.stages = 0;
+        a.types.push_back(std::move(none));
+        continue;
+      }
       throw InvalidArgument("profiles of '" + mp.model + "': no placements-" + t.profile + ".csv for GPU type '" +
                             t.name + "' of the cluster");
+    }
     TypeTruth tt;
     tt.profile = t.profile;
     tt.min_local = tp->min_local_bsz();
     tt.max_local = tp->max_local_bsz();
     if (mp.model == "deepspeech2" && t.profile == "rtx") tt.max_local = 57;  // reference hack (§1.7)
+    const int unit = a.pipeline ? std::max(1, tp->smallest_gpus()) : 1;      // one pipeline, or one GPU
+    // Paper §5.3: each pipeline runs 48 micro-batches of size 1 (the reference's executor fixes it too); the
+    // larger profiled micro-batch only doubles the forward time.
+    if (a.pipeline) tt.max_local = tt.min_local;
+    tt.stages = unit;
     std::vector<OneGpuSample> one_gpu;
-    for (const auto& r : tp->placements)
-      if (r.gpus == 1) one_gpu.push_back({static_cast<double>(r.local_bsz), r.step_time});
+    std::vector<PerfObservation> seed_rows;
+    std::vector<PipelineObservation> seed_pipes;
+    for (const auto& r : tp->placements) {
+      if (r.gpus != unit || r.nodes != 1) continue;
+      one_gpu.push_back({static_cast<double>(r.local_bsz), r.step_time});
+      if (a.pipeline)
+        seed_pipes.push_back(pipeline_observation(r, unit));
+      else
+        seed_rows.push_back(PerfObservation{1, 1, static_cast<double>(r.local_bsz), r.step_time,
+                                            std::clamp(r.sync_time, 0.0, r.step_time * (1.0 - 1e-9))});
+    }
     tt.xput1 = one_gpu_throughput(one_gpu);
-    tt.trace = std::make_shared<const TraceStepTimes>(*tp);
+    if (a.pipeline && !seed_pipes.empty())
+      tt.seed = fit_pipeline_params(seed_pipes, unit, a.microbatches).perf;
+    else if (!seed_rows.empty())
+      tt.seed = fit_perf_params(seed_rows);
+    tt.trace = std::make_shared<const TraceStepTimes>(*tp, interpolation);
     a.types.push_back(std::move(tt));
   }
+  if (a.pipeline && std::none_of(a.types.begin(), a.types.end(), [](const TypeTruth& t) { return t.available; }))
+    throw InvalidArgument("profiles of '" + mp.model + "': none for any GPU type of the cluster");
   return a;
 }
 
@@ -313,6 +387,22 @@ StepSync Application::step_time(int type, const std::vector<int>& placement, dou
     return {step, std::max(0.0, step - accum_time(*t.model, local_bsz))};
   }
   return {};
+}
+
+double Application::pipeline_step_time(int type, const std::vector<int>& placement, double micro_bsz) const {
+  int gpus = 0;
+  for (int g : placement) gpus += std::max(0, g);
+  if (!usable(type, gpus)) return 0.0;
+  const auto& t = types[static_cast<std::size_t>(type)];
+  const StepSync s = step_time(type, placement, micro_bsz);  // per-stage forward time of one micro-batch, sync
+  return 3.0 * ((t.stages - 1) + microbatches) * s.step + s.sync;
+}
+
+bool Application::usable(int t, int gpus) const noexcept {
+  if (t < 0 || static_cast<std::size_t>(t) >= types.size()) return false;
+  const auto& tt = types[static_cast<std::size_t>(t)];
+  if (!tt.available) return false;
+  return !pipeline || gpus <= 0 || (tt.stages > 0 && gpus % tt.stages == 0);
 }
 
 int Application::max_local_bsz(int type, const std::vector<int>& placement) const {

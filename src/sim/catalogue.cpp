@@ -57,6 +57,10 @@ ApplicationSet catalogue_applications(const SimCluster& cluster) {
       tt.xput1 = ct->xput1;
       tt.model = PerfParams{ct->params[0], ct->params[1], ct->params[2], ct->params[3],
                             ct->params[4], ct->params[5], ct->params[6]};
+      // What 1-GPU profiling would fit (reference §1.2): the compute terms, network pinned at 1e-8.
+      PerfParams seed = *tt.model;
+      seed.alpha_n = seed.beta_n = seed.alpha_r = seed.beta_r = 1e-8;
+      tt.seed = seed;
       a.types.push_back(std::move(tt));
     }
     set[m.name] = std::make_shared<const Application>(std::move(a));

@@ -138,6 +138,14 @@ double gavel_throughput(const Application& app, const SimCluster& cluster, int t
   std::vector<int> placement;
   for (int left = k; left > 0; left -= type.gpus_per_node) placement.push_back(std::min(left, type.gpus_per_node));
   const auto& tt = app.types[static_cast<std::size_t>(t)];
+  if (app.pipeline) {
+    // Gavel cannot resize a pipeline job: it runs the workload's GPU count as whole pipelines of the type
+    // (none where the model has no profiles or the count is not a multiple of the type's pipeline size).
+    if (!app.usable(t, k)) return 0.0;
+    const double iter = app.pipeline_step_time(t, placement, std::max(1, tt.min_local));
+    const double slow = app.constants.slowdown > 0 ? app.constants.slowdown : 1.0;
+    return iter > 0 ? 1.0 / iter / slow : 0.0;
+  }
   int max_local = app.max_local_bsz(t, placement);
   if (max_local <= 0) max_local = std::max(1, tt.max_local);
   // The estimator's split; Gavel's reference always accumulates on a single GPU (threshold 0).

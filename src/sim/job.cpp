@@ -1,9 +1,12 @@
+#include <sia/error.hpp>
+#include <sia/goodput/pipeline.hpp>
 #include <sia/sim/job.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace sia::sim {
 
@@ -25,9 +28,76 @@ SimJob::SimJob(const WorkloadJob& spec, std::shared_ptr<const Application> a, in
       observed(static_cast<std::size_t>(num_types)),
       perf(static_cast<std::size_t>(num_types)) {}
 
+std::vector<int> resolve_pipeline_sizes(const WorkloadJob& spec, const Application& app, const SimCluster& cluster,
+                                        const std::string& source) {
+  const std::string where = source + ":" + std::to_string(spec.line) + ": job '" + spec.name + "'";
+  if (!app.pipeline) {
+    if (spec.category == JobKind::hybrid)
+      throw InvalidArgument(where + ": category hybrid, but model '" + app.name +
+                            "' is data parallel (its profiles have 1-GPU placements; a pipeline model's start at one "
+                            "pipeline, like gpt_pmp)");
+    return {};
+  }
+  if (spec.category != JobKind::hybrid)
+    throw InvalidArgument(where + ": model '" + app.name + "' is pipeline parallel: its category must be hybrid (got " +
+                          std::string(to_string(spec.category)) + ")");
+  std::vector<int> sizes(cluster.types.size(), 0);
+  for (std::size_t t = 0; t < cluster.types.size(); ++t)
+    if (app.types[t].available) sizes[t] = app.types[t].stages;
+  if (spec.pipeline_sizes.empty()) return sizes;
+  std::vector<int> chosen(cluster.types.size(), 0);
+  for (const auto& [type, p] : spec.pipeline_sizes) {
+    bool matched = false;
+    for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+      const auto& ct = cluster.types[t];
+      if (!type.empty() && type != ct.name && type != ct.profile) continue;
+      matched = true;
+      if (!type.empty() && sizes[t] == 0)
+        throw InvalidArgument(where + ": pipeline_size for GPU type '" + type + "', but model '" + app.name +
+                              "' has no profiles for it");
+      if (sizes[t] == 0) continue;  // a bare size applies to the types the model has
+      if (sizes[t] != p)
+        throw InvalidArgument(where + ": pipeline_size " + std::to_string(p) + " on GPU type '" + ct.name +
+                              "', but model '" + app.name + "' was profiled with pipelines of " +
+                              std::to_string(sizes[t]) + " GPUs there");
+      chosen[t] = p;
+    }
+    if (!matched) throw InvalidArgument(where + ": pipeline_size names GPU type '" + type + "', not in the cluster");
+  }
+  return chosen;
+}
+
+int SimJob::stages_on(int t) const noexcept {
+  if (pipeline_sizes.empty()) return 1;
+  return t >= 0 && static_cast<std::size_t>(t) < pipeline_sizes.size() ? pipeline_sizes[static_cast<std::size_t>(t)]
+                                                                       : 0;
+}
+
+int SimJob::replicas_on(int t, int gpus) const noexcept {
+  const int p = stages_on(t);
+  return p > 0 ? gpus / p : 0;
+}
+
+long long SimJob::global_batch() const noexcept {
+  if (alloc.empty()) return 0;
+  return static_cast<long long>(replicas_on(alloc.type, alloc.gpus)) * atomic_bsz * (accum_steps + 1);
+}
+
+std::vector<int> SimJob::pipeline_placement() const {
+  // Whole pipelines only: the GPUs of the placement, node by node, up to pipelines x stages.
+  int left = replicas_on(alloc.type, alloc.gpus) * stages_on(alloc.type);
+  std::vector<int> out;
+  for (int g : placement) {
+    if (left <= 0) break;
+    out.push_back(std::min(g, left));
+    left -= out.back();
+  }
+  return out;
+}
+
 int SimJob::max_profiled_replicas(int t) const noexcept {
   int m = 0;
-  for (const auto& [key, v] : observed[static_cast<std::size_t>(t)]) m = std::max(m, std::get<1>(key));
+  for (const auto& [key, v] : observed[static_cast<std::size_t>(t)]) m = std::max(m, replicas_on(t, std::get<1>(key)));
   return m;
 }
 
@@ -65,6 +135,23 @@ void SimJob::update_local_bsz() {
   const int t = alloc.type;
   const auto& tt = app->types[static_cast<std::size_t>(t)];
   const int nodes = static_cast<int>(placement.size());
+  if (app->pipeline) {
+    // GPipe executor (paper §5.3): M micro-batches per pipeline and step; the micro-batch is the goodput-best
+    // one of the fitted pipeline model (1 before any fit; the profiles have 1 and 2).
+    accum_steps = app->microbatches - 1;
+    atomic_bsz = std::max(1, tt.min_local);
+    const auto& p = perf[static_cast<std::size_t>(t)];
+    if (p && stages_on(t) > 0 && replicas_on(t, alloc.gpus) > 0) {
+      PipelineGoodputFunction f{PipelineParams{*p, stages_on(t), app->microbatches}, grad, app->init_batch_size};
+      BatchLimits lim;
+      lim.max_batch_size = app->max_batch_size;
+      lim.min_local = std::max(1, tt.min_local);
+      lim.max_local = std::max(lim.min_local, tt.max_local);
+      const auto c = f.optimize(nodes, replicas_on(t, alloc.gpus) * stages_on(t), lim);
+      if (c.goodput > 0) atomic_bsz = static_cast<int>(c.batch.local_batch);
+    }
+    return;
+  }
   const int r = alloc.gpus;
   int max_local = app->max_local_bsz(t, placement);
   if (max_local <= 0) max_local = tt.max_local;
@@ -116,6 +203,16 @@ void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, cons
   const auto key = std::make_tuple(nodes, replicas, local);
   if (!obs.emplace(key, s).second) return;
   ++fit_generation;
+  if (app->pipeline) {  // the pipeline model of this type, fitted on every pipeline placement seen there
+    const int stages = stages_on(alloc.type);
+    std::vector<PipelineObservation> v;
+    for (const auto& [k, t] : obs)
+      if (stages > 0 && std::get<1>(k) % stages == 0 && t.step > 0)
+        v.push_back(PipelineObservation{std::get<0>(k), std::get<1>(k), std::get<1>(k) / stages,
+                                        static_cast<double>(std::get<2>(k)), t.step, std::max(0.0, t.sync)});
+    if (!v.empty()) perf[static_cast<std::size_t>(alloc.type)] = fit_pipeline_params(v, stages, app->microbatches).perf;
+    return;
+  }
   // An unaware job only ever uses its merged model (goodput_function): fit that one, not the type's.
   if (!unaware_model)
     perf[static_cast<std::size_t>(alloc.type)] = fit_profile(obs, fitter);
@@ -132,21 +229,25 @@ void SimJob::step(double now, double seconds, const PerfFitter& fitter) {
   now += delay;
   gpu_seconds += delay * g;
   wasted_gpu_seconds += delay * g;
-  const int nodes = static_cast<int>(placement.size());
   const int total_epochs = app->num_epochs();
   // Bounded loop: every iteration either consumes the remaining time or finishes one epoch.
   for (int guard = 0; seconds > 1e-9 && !completed() && guard < 100000; ++guard) {
     const int r = alloc.gpus;
-    const double batch = static_cast<double>(r) * atomic_bsz * (accum_steps + 1);
+    const double batch = static_cast<double>(global_batch());
     const GradParams gs = app->grad_stats(batch, epoch);
     const double gain = sia::gain(gs, batch, app->init_batch_size);  // true progress per step (reference §6.2)
-    const StepSync st = app->step_time(alloc.type, placement, atomic_bsz);
-    observe(nodes, r, atomic_bsz, st, fitter);
+    // A pipeline job on GPUs that hold no whole pipeline (a baseline's allocation) cannot run.
+    const bool runs = !app->pipeline || replicas_on(alloc.type, r) > 0;
+    const std::vector<int> pl = app->pipeline ? pipeline_placement() : placement;
+    const StepSync st = runs ? app->step_time(alloc.type, pl, atomic_bsz) : StepSync{};
+    if (runs) observe(static_cast<int>(pl.size()), std::accumulate(pl.begin(), pl.end(), 0), atomic_bsz, st, fitter);
     if (!grad || grad->sqr != gs.sqr || grad->var != gs.var) {
       grad = gs;
       ++fit_generation;
     }
-    const double iter = st.step + (st.step - st.sync) * accum_steps;
+    const double iter = !runs           ? 0.0
+                        : app->pipeline ? app->pipeline_step_time(alloc.type, pl, atomic_bsz)
+                                        : st.step + (st.step - st.sync) * accum_steps;
     const double rate = iter > 0 ? gain / iter / app->constants.slowdown : 0.0;
     if (!(rate > 0) || !std::isfinite(rate)) {  // no progress possible: hold the GPUs for the interval
       gpu_seconds += seconds * g;

@@ -27,6 +27,25 @@ double isolated_time(const Application& app, const SimCluster& cluster, int t, i
   const auto& tt = app.types[static_cast<std::size_t>(t)];
   const int nodes = (k + type.gpus_per_node - 1) / type.gpus_per_node;
   const auto placement = placement_of(nodes, k);
+  if (app.pipeline) {  // whole pipelines of the type's size, the best micro-batch each epoch
+    const int d = tt.stages > 0 ? k / tt.stages : 0;
+    if (!app.usable(t) || d < 1) return std::numeric_limits<double>::infinity();
+    const auto pl = placement_of((d * tt.stages + type.gpus_per_node - 1) / type.gpus_per_node, d * tt.stages);
+    double total = app.constants.rescale_time_s;
+    for (int e = 0; e < app.num_epochs(); ++e) {
+      double best = 0.0;
+      for (int mb = std::max(1, tt.min_local); mb <= std::max(1, tt.max_local); ++mb) {
+        const double batch = static_cast<double>(d) * mb * app.microbatches;
+        if (batch > std::max(target_batch, app.init_batch_size) * (1 + 1e-12)) break;
+        const double step = app.pipeline_step_time(t, pl, mb);
+        if (step > 0) best = std::max(best, sia::gain(app.grad_stats(batch, e), batch, app.init_batch_size) / step);
+      }
+      const double rate = best / app.constants.slowdown;
+      if (!(rate > 0) || !std::isfinite(rate)) return std::numeric_limits<double>::infinity();
+      total += (app.progress_at(e + 1) - app.progress_at(e)) / rate;
+    }
+    return total;
+  }
   int max_local = app.max_local_bsz(t, placement);
   if (max_local <= 0) max_local = tt.max_local;
   BatchLimits lim;

@@ -200,7 +200,7 @@ PolluxObjectives PolluxGenetic::evaluate(const PolluxState& x) {
 // alone (one random entry at a time) almost never writes the exact count of a job spanning several vnodes,
 // so without this rigid jobs of 8-16 GPUs never started (a rigid Philly run went on towards the simulator's
 // 90-day horizon). Capacity is still enforced by the steps below, which empty the row if it does not fit.
-void PolluxGenetic::complete_rigid(int* row, int count) const {
+void PolluxGenetic::complete_rigid(int* row, int count, const char* allowed) const {
   const auto V = static_cast<std::size_t>(vnodes_);
   int cum = 0;
   std::size_t first = V;
@@ -219,7 +219,7 @@ void PolluxGenetic::complete_rigid(int* row, int count) const {
     }
   for (std::size_t k = 1; k < V && cum < count; ++k) {
     const std::size_t v = (first + k) % V;
-    if (row[v] > 0) continue;
+    if (row[v] > 0 || (allowed != nullptr && !allowed[v])) continue;
     const int add = std::min(problem_.vnode_gpus[v], count - cum);
     row[v] = add;
     cum += add;
@@ -234,7 +234,11 @@ void PolluxGenetic::repair(PolluxState& x) {
   for (std::size_t j = 0; j < J; ++j) {
     int* row = x.data() + j * V;
     for (std::size_t v = 0; v < V; ++v) row[v] = std::max(row[v], 0);
-    if (problem_.rigid[j]) complete_rigid(row, max_r_[j]);
+    if (!problem_.allowed.empty())
+      for (std::size_t v = 0; v < V; ++v)
+        if (!problem_.allowed[j * V + v]) row[v] = 0;
+    if (problem_.rigid[j])
+      complete_rigid(row, max_r_[j], problem_.allowed.empty() ? nullptr : problem_.allowed.data() + j * V);
     int n = 0;
     for (std::size_t v = 0; v < V; ++v) n += row[v] > 0;
     distributed_[j] = n >= 2;

@@ -56,9 +56,12 @@ using PolluxState = std::vector<int>;
 
 /// @brief The optimisation problem of one Pollux round.
 struct PolluxGaProblem {
-  std::vector<int> vnode_gpus;         ///< GPUs of each virtual node
-  std::vector<int> max_replicas;       ///< per job, ≥ 1
-  std::vector<char> rigid;             ///< per job: needs exactly max_replicas GPUs or none
+  std::vector<int> vnode_gpus;    ///< GPUs of each virtual node
+  std::vector<int> max_replicas;  ///< per job, ≥ 1
+  std::vector<char> rigid;        ///< per job: needs exactly max_replicas GPUs or none
+  /// Per (job, vnode), jobs × vnodes: 0 = the job may not use the vnode (a pipeline job on a type without its
+  /// pipelines); empty = every job may use every vnode. The repair empties forbidden entries first.
+  std::vector<char> allowed;
   PolluxState base;                    ///< current allocation (jobs × vnodes)
   std::vector<double> restart_factor;  ///< per job, multiplies the scaled speedup when its row differs from `base`
   double p = -1.0;                     ///< power-mean exponent (< 0)
@@ -140,7 +143,7 @@ class PolluxGenetic {
     double raw = 0.0;    ///< raw speedup (cluster utility)
   };
   [[nodiscard]] Terms term(int job, int nodes, int replicas, bool changed);
-  void complete_rigid(int* row, int count) const;
+  void complete_rigid(int* row, int count, const char* allowed) const;  // allowed: per vnode, or nullptr
   [[nodiscard]] std::uint64_t uniform(std::uint64_t n);  ///< uniform integer in [0, n)
   [[nodiscard]] double real();                           ///< uniform in [0, 1)
   void survive(std::vector<Individual>& pop, std::size_t n);

@@ -89,6 +89,20 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
   const std::size_t nj = ctx.jobs.size();
   std::vector<SimAllocation> out(nj);
   if (nj == 0 || G <= 0) return out;
+  // Pollux scales data-parallel jobs only: a pipeline (hybrid) job runs as a rigid job of the workload's GPU
+  // count, and is dropped this round when the paper's mixed-type fix leaves it on a type where that count is not
+  // whole pipelines (or the model has no profiles).
+  bool any_pipeline = false;
+  for (SimJob* job : ctx.jobs)
+    if (job->app->pipeline) {
+      job->kind = JobKind::rigid;
+      any_pipeline = true;
+    }
+  // Virtual nodes a job may use: a pipeline job only the types its model has pipelines on.
+  const auto usable_v = [&](std::size_t j, int v) {
+    const SimJob& job = *ctx.jobs[j];
+    return !job.app->pipeline || job.app->usable(vn[static_cast<std::size_t>(v)].type);
+  };
   const int vg = options_.vnode_gpus;
   int min_type_gpus = std::numeric_limits<int>::max();
   for (int t = 0; t < static_cast<int>(cluster.types.size()); ++t)
@@ -228,6 +242,10 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
       uids[k] = ctx.jobs[j]->uid;
       prob.max_replicas.push_back(maxr[j]);
       prob.rigid.push_back(ctx.jobs[j]->kind == JobKind::rigid ? 1 : 0);
+      if (any_pipeline) {
+        prob.allowed.resize((k + 1) * Vs, 1);
+        for (int v = 0; v < V; ++v) prob.allowed[k * Vs + static_cast<std::size_t>(v)] = usable_v(j, v) ? 1 : 0;
+      }
       prob.restart_factor.push_back(rj[j].rf);
       const auto& prev = rj[j].st->vnodes;
       if (!ctx.jobs[j]->alloc.empty() && prev.size() == Vs)
@@ -333,6 +351,7 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
       std::fill(pl.begin(), pl.end(), 0);
       int best = -1;
       for (int v = 0; v < V; ++v) {  // best fit on one vnode
+        if (!usable_v(j, v)) continue;
         const int f = free_v[static_cast<std::size_t>(v)];
         if (f >= r && (best < 0 || f < free_v[static_cast<std::size_t>(best)])) best = v;
       }
@@ -350,6 +369,7 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
         for (int v = 0; v < V && need > 0; ++v) {
           const int f = free_v[static_cast<std::size_t>(v)] - take[static_cast<std::size_t>(v)];
           const bool whole = f == vn[static_cast<std::size_t>(v)].gpus;
+          if (!usable_v(j, v)) continue;
           if (f <= 0 || (pass == 0 && !whole) || (pass == 1 && distributed_on[static_cast<std::size_t>(v)])) continue;
           const int t = std::min(f, need);
           take[static_cast<std::size_t>(v)] += t;
@@ -378,6 +398,8 @@ std::vector<SimAllocation> PolluxPolicy::allocate(const PolicyContext& ctx) {
       continue;
     }
     out[j] = pollux_fix_mixed(cluster, vn, place[j], options_.type_priority);
+    if (!out[j].empty() && ctx.jobs[j]->app->pipeline && !ctx.jobs[j]->app->usable(out[j].type, out[j].gpus))
+      out[j] = SimAllocation{};
     // Remember only the GPUs the job really got (the dropped types stay idle this round).
     st.vnodes = place[j];
     for (int v = 0; v < V; ++v)

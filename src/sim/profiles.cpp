@@ -197,6 +197,19 @@ int TypeProfile::max_local_bsz() const noexcept {
   return m;
 }
 
+int TypeProfile::smallest_gpus() const noexcept {
+  int s = 0;
+  for (const auto& r : placements) s = s == 0 ? r.gpus : std::min(s, r.gpus);
+  return s;
+}
+
+bool ModelProfile::is_pipeline() const noexcept {
+  if (types.empty()) return false;
+  for (const auto& t : types)
+    if (t.smallest_gpus() <= 1) return false;
+  return true;
+}
+
 std::vector<ProfileRow> TypeProfile::all_rows() const {
   std::vector<ProfileRow> out;
   out.reserve(placements.size() + scalability.size());

@@ -1,4 +1,5 @@
 #include <sia/error.hpp>
+#include <sia/sim/plot.hpp>
 #include <sia/sim/report.hpp>
 
 #include <nlohmann/json.hpp>
@@ -45,8 +46,6 @@ std::string safe(const std::string& s) {
   for (char c : s) o += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
   return o;
 }
-
-bool have_gnuplot() { return std::system("gnuplot --version > /dev/null 2>&1") == 0; }
 
 }  // namespace
 
@@ -141,7 +140,7 @@ void print_gpu_hours_by_model(std::ostream& out, const std::vector<PolicyRuns>& 
 }
 
 std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& dir, const std::vector<PolicyRuns>& all,
-                                                 const SimCluster& cluster) {
+                                                 const SimCluster& cluster, std::vector<std::string>* warnings) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InvalidArgument(dir.string() + ": cannot create output directory: " + ec.message());
@@ -198,7 +197,19 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
     auto o = open(dir / "summary.json");
     o << report_json(all) << "\n";
   }
-  if (!have_gnuplot()) return written;
+  // Plots: .dat and .gp always; the PNG when gnuplot runs (a missing gnuplot is reported once).
+  bool gnuplot_missing = false;
+  auto plot = [&](const std::filesystem::path& script, const std::filesystem::path& png) {
+    written.push_back(script);
+    if (gnuplot_missing) return;
+    const PlotStatus st = run_gnuplot(script);
+    if (st.ok) {
+      written.push_back(png);
+      return;
+    }
+    gnuplot_missing = st.message.rfind("gnuplot not found", 0) == 0;
+    if (warnings != nullptr) warnings->push_back(st.message);
+  };
   // JCT CDF per policy (pooled over workloads).
   {
     const auto data = dir / "jct_cdf.dat";
@@ -219,16 +230,16 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
     const auto script = dir / "jct_cdf.gp";
     {
       std::ofstream g(script);
-      g << "set terminal pngcairo size 800,500\nset output '" << (dir / "jct_cdf.png").string() << "'\n"
+      g << "set terminal pngcairo size 800,500\nset output 'jct_cdf.png'\n"
         << "set logscale x\nset xlabel 'JCT (hours)'\nset ylabel 'fraction of jobs'\nset key bottom right\nset grid\n"
         << "set title 'JCT CDF'\nplot ";
       for (std::size_t i = 0; i < all.size(); ++i)
-        g << (i ? ", " : "") << "'" << data.string() << "' index " << i << " using 1:2 with lines lw 2 title '"
-          << all[i].policy << "'";
+        g << (i ? ", " : "") << "'jct_cdf.dat' index " << i << " using 1:2 with lines lw 2 title "
+          << gnuplot_quote(all[i].policy);
       g << "\n";
     }
-    if (std::system(("gnuplot '" + script.string() + "' 2>/dev/null").c_str()) == 0)
-      written.push_back(dir / "jct_cdf.png");
+    written.push_back(data);
+    plot(script, dir / "jct_cdf.png");
   }
   // Allocation timeline (first workload of every policy): one row per job, colour = GPU type, size = GPUs.
   for (const auto& p : all) {
@@ -251,18 +262,20 @@ std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& di
     const auto script = dir / ("timeline-" + stem + ".gp");
     {
       std::ofstream g(script);
-      g << "set terminal pngcairo size 1000,700\nset output '" << (dir / ("timeline-" + stem + ".png")).string()
-        << "'\n"
+      g << "set terminal pngcairo size 1000,700\nset output " << gnuplot_quote("timeline-" + stem + ".png") << "\n"
         << "set xlabel 'time (hours)'\nset ylabel 'job (submission order)'\nset key outside right\n"
-        << "set title 'GPU type and count per job over time (" << p.policy << ", " << r.workload
-        << "; point size = GPUs)'\nplot ";
+        << "set title "
+        << gnuplot_quote("GPU type and count per job over time (" + p.policy + ", " + r.workload +
+                         "; point size = GPUs)")
+        << "\nplot ";
       for (std::size_t t = 0; t < cluster.types.size(); ++t)
-        g << (t ? ", " : "") << "'" << data.string() << "' index " << t
-          << " using 1:2:(0.25+0.12*sqrt($3)) with points pt 5 ps variable title '" << cluster.types[t].name << "'";
+        g << (t ? ", " : "") << gnuplot_quote(data.filename().string()) << " index " << t
+          << " using 1:2:(0.25+0.12*sqrt($3)) with points pt 5 ps variable title "
+          << gnuplot_quote(cluster.types[t].name);
       g << "\n";
     }
-    if (std::system(("gnuplot '" + script.string() + "' 2>/dev/null").c_str()) == 0)
-      written.push_back(dir / ("timeline-" + stem + ".png"));
+    written.push_back(data);
+    plot(script, dir / ("timeline-" + stem + ".png"));
   }
   return written;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <unordered_map>
 
 namespace sia::sim {
@@ -26,22 +27,95 @@ JobModel job_model(const SimJob& job, const SimCluster& cluster, const SiaPolicy
       .max_batch_size(std::max(static_cast<double>(job.target_batch_size), init))  // reference §1.5
       .grad(job.grad)
       .projection(options.projection)
-      .first_placement(options.first_placement);
+      .first_placement(options.first_placement)
+      .microbatches(job.app->microbatches);
+  // Seeds (1-GPU or one-pipeline profiles) are what the paper's Bootstrap measures; the reference's modes use none.
+  const bool seeds = job.app->pipeline || options.first_placement == FirstPlacement::seed ||
+                     options.projection == ProjectionMode::paper;
   for (std::size_t t = 0; t < cluster.types.size(); ++t) {
     const SimGpuType& type = cluster.types[t];
     const auto& truth = job.app->types[t];
+    if (job.app->pipeline && job.stages_on(static_cast<int>(t)) < 1) continue;  // no pipeline here: not usable
     TypeModel tm;
     tm.gpu_type = type.name;
     // What the scheduler has learnt on this type (an unaware job's merged model on every type).
-    if (const auto fn = job.goodput_function(static_cast<int>(t))) tm.perf = fn->perf;
+    if (job.app->pipeline)
+      tm.perf = job.perf[t];
+    else if (const auto fn = job.goodput_function(static_cast<int>(t)))
+      tm.perf = fn->perf;
+    if (seeds) tm.seed = truth.seed;
     tm.min_local = truth.min_local;
     tm.max_local = truth.max_local;
     tm.gpus_per_node = type.gpus_per_node;
     tm.xput1 = truth.xput1;
+    tm.stages = std::max(1, job.stages_on(static_cast<int>(t)));
     tm.max_nodes = type.max_job_nodes;  // ground truth does not extend beyond the profiled nodes
     m.add_type(std::move(tm));
   }
   return m;
+}
+
+double oracle_goodput(const SimJob& job, const SimCluster& cluster, int t, int nodes, int gpus) {
+  const Application& app = *job.app;
+  if (t < 0 || static_cast<std::size_t>(t) >= cluster.types.size() || gpus < 1 || nodes < 1) return 0.0;
+  const auto& type = cluster.types[static_cast<std::size_t>(t)];
+  if (type.max_job_nodes > 0 && nodes > type.max_job_nodes) return 0.0;
+  if (!app.usable(t)) return 0.0;
+  const auto& tt = app.types[static_cast<std::size_t>(t)];
+  const std::vector<int> placement = placement_of(nodes, gpus);
+  const double init = app.init_batch_size;
+  const GradParams truth_grad = app.grad_stats(init, job.epoch);
+  const auto eff = efficiency_fn(job.grad ? job.grad : std::optional<GradParams>(truth_grad), init);
+  const double max_batch = std::max(static_cast<double>(job.target_batch_size), init);
+  if (app.pipeline) {
+    const int p = job.stages_on(t);
+    if (p < 1 || gpus % p != 0) return 0.0;
+    const int d = gpus / p;
+    double best = 0.0;
+    for (int mb = std::max(1, tt.min_local); mb <= std::max(1, tt.max_local); ++mb) {
+      const double global = static_cast<double>(d) * mb * app.microbatches;
+      if (global > max_batch * (1 + 1e-12)) break;
+      const double step = app.pipeline_step_time(t, placement, mb);
+      if (step > 0) best = std::max(best, global / step * eff(global));
+    }
+    return best;
+  }
+  BatchLimits lim;
+  lim.max_batch_size = max_batch;
+  lim.min_local = tt.min_local;
+  const int mem = app.max_local_bsz(t, placement);
+  lim.max_local = std::max(mem > 0 ? mem : tt.max_local, std::max(1, tt.min_local));
+  lim.tune = job.kind == JobKind::adaptive;
+  lim.accumulation = true;
+  const auto c = optimize_batch(
+      gpus, init, lim,
+      [&](double b, int acc) {
+        const StepSync st = app.step_time(t, placement, b);
+        return st.step + (st.step - st.sync) * acc;
+      },
+      eff);
+  return std::isfinite(c.goodput) && c.goodput > 0 ? c.goodput : 0.0;
+}
+
+SiaPolicyOptions apply_profiling_mode(SiaPolicyOptions o, std::string_view mode) {
+  if (mode == "reference") {
+    o.first_placement = FirstPlacement::tie;
+    o.projection = ProjectionMode::reference;
+    o.oracle = false;
+  } else if (mode == "eq1") {
+    o.first_placement = FirstPlacement::seed;
+    o.projection = ProjectionMode::paper;
+    o.oracle = false;
+  } else if (mode == "noprof") {
+    o.first_placement = FirstPlacement::tie;
+    o.projection = ProjectionMode::equal;
+    o.oracle = false;
+  } else if (mode == "oracle") {
+    o.oracle = true;
+  } else {
+    throw InvalidArgument("profiling mode '" + std::string(mode) + "': expected reference, eq1, noprof or oracle");
+  }
+  return o;
 }
 
 namespace {
@@ -49,14 +123,14 @@ namespace {
 /// A job's estimator for the rounds until its knowledge changes, memoised per configuration (the
 /// round may ask twice; the memo survives rounds while SimJob::fit_generation stays the same).
 struct JobEstimator {
-  JobModel model;
+  std::function<double(const GpuTypeSpec&, const ConfigurationSpec&)> value;
   std::unordered_map<long long, double> memo;
 
   double operator()(const GpuTypeSpec& t, const ConfigurationSpec& c) {
     const long long key = (static_cast<long long>(c.type) << 40) ^ (static_cast<long long>(c.nodes) << 20) ^ c.gpus;
     const auto it = memo.find(key);
     if (it != memo.end()) return it->second;
-    double v = model.goodput(t, c);
+    double v = value(t, c);
     if (!std::isfinite(v) || v < 0) v = 0.0;
     memo.emplace(key, v);
     return v;
@@ -77,8 +151,18 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     std::shared_ptr<JobEstimator> est;
     if (hit != cache_.end() && hit->second.generation == job->fit_generation && hit->second.cluster == &cluster)
       est = std::static_pointer_cast<JobEstimator>(hit->second.estimator);
+    else if (options_.oracle)
+      est =
+          std::make_shared<JobEstimator>(JobEstimator{[job, &cluster](const GpuTypeSpec&, const ConfigurationSpec& c) {
+                                                        return oracle_goodput(*job, cluster, c.type, c.nodes, c.gpus);
+                                                      },
+                                                      {}});
     else
-      est = std::make_shared<JobEstimator>(JobEstimator{job_model(*job, cluster, options_), {}});
+      est = std::make_shared<JobEstimator>(
+          JobEstimator{[model = job_model(*job, cluster, options_)](const GpuTypeSpec& t, const ConfigurationSpec& c) {
+                         return model.goodput(t, c);
+                       },
+                       {}});
     next_cache[job->uid] = CachedEstimator{job->fit_generation, &cluster, est};
     int ever = 0, cap = 1;
     for (int t = 0; t < nt; ++t) {
@@ -90,12 +174,24 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     }
     JobSpec s(job->name);
     s.min_gpus(1).max_gpus(cap).max_gpus_ever(ever);
-    if (job->kind == JobKind::rigid || job->kind == JobKind::strong_scaling) {
+    if (job->app->pipeline) {
+      // Hybrid (paper §3.4, §5.3): whole pipelines of each type's size; the 2x rule and the cap count pipelines
+      // (reference §3: replicas of PMP jobs are pipelines).
+      const int pmax = *std::max_element(job->pipeline_sizes.begin(), job->pipeline_sizes.end());
+      s.kind(JobKind::hybrid)
+          .pipeline_sizes(job->pipeline_sizes)
+          .max_gpus(options_.max_gpus_per_job * std::max(1, pmax))
+          .max_gpus_ever(std::nullopt)
+          .max_pipelines_ever(ever);
+    } else if (job->kind == JobKind::rigid || job->kind == JobKind::strong_scaling) {
       s.kind(job->kind);
-      if (job->kind == JobKind::rigid)
+      if (job->kind == JobKind::rigid) {
         s.min_gpus(job->target_replicas).max_gpus(job->target_replicas).max_gpus_ever(std::nullopt);
-      else
+      } else {
         s.max_gpus(std::max(1, std::min(cap, job->target_replicas)));
+        // The reference caps a strong-scaling job at its target count only: no 2x rule (reference §3).
+        if (!options_.strong_scaling_2x) s.max_gpus_ever(std::nullopt);
+      }
     }
     s.age_s(ctx.now - job->submission_time)
         .restarts(job->num_restarts)
@@ -131,29 +227,49 @@ PolicyInfo builtin_policy_sia() {
   info.description = "Sia (SOSP 2023): the library's round (ILP over configurations) with each job's goodput model";
   info.options = {
       {"backend", "default", "MILP backend of the round (see sia_simulate --backend)"},
+      {"profiling", "",
+       "preset of first_placement/projection/oracle (paper §5.7): reference, eq1, noprof or oracle; set alone"},
       {"first_placement", "tie",
-       "value of a never-run job's first configurations: tie (reference code) or profiled "
-       "(paper: 1-GPU profiled throughput)"},
+       "value of a never-run job's first configurations: tie (reference code), profiled (paper: 1-GPU profiled "
+       "throughput) or seed (1-GPU seed model)"},
       {"projection", "reference",
-       "types a job has not run on: reference (scale a fitted type by 1-GPU "
-       "throughputs) or none (not usable until observed)"},
+       "types a job has not run on: reference (scale a fitted type by 1-GPU throughputs), paper (Eq. 1 with 1-GPU "
+       "seed models), equal (as fast as the known type) or none (not usable until observed)"},
+      {"oracle", "false", "true throughputs known (ground truth instead of fitted models)"},
+      {"strong_scaling", "reference",
+       "count rule of strong-scaling jobs: reference (any count up to the target at once) or 2x (scale-up rule)"},
       {"round_utilities", "false", "round utilities to 2 decimals like the reference code"},
-      {"p", "-0.5", "fairness exponent (!= 0)"},
-      {"lambda", "1.1", "penalty per job left without GPUs (> 0)"},
+      {"p", "-0.5", "fairness exponent, in [-10, 10] without 0 (paper Fig. 10: -1 to 1)"},
+      {"lambda", "1.1", "penalty per job left without GPUs, in [1e-6, 1000]"},
       {"max_gpus_per_job", "64", "largest GPU count of one job"},
       {"interval_s", "60", "round length (s)"},
   };
   info.make = [](const PolicyOptions& o) {
     SiaPolicyOptions so;
     so.round.backend = o.text("backend", "default");
-    so.first_placement = o.choice("first_placement", "tie", {"tie", "profiled"}) == "tie" ? FirstPlacement::tie
-                                                                                          : FirstPlacement::profiled;
-    so.projection = o.choice("projection", "reference", {"reference", "none"}) == "reference"
-                        ? ProjectionMode::reference
-                        : ProjectionMode::none;
+    const std::string fp = o.choice("first_placement", "tie", {"tie", "profiled", "seed"});
+    so.first_placement = fp == "tie"    ? FirstPlacement::tie
+                         : fp == "seed" ? FirstPlacement::seed
+                                        : FirstPlacement::profiled;
+    const std::string pr = o.choice("projection", "reference", {"reference", "paper", "equal", "none"});
+    so.projection = pr == "reference" ? ProjectionMode::reference
+                    : pr == "paper"   ? ProjectionMode::paper
+                    : pr == "equal"   ? ProjectionMode::equal
+                                      : ProjectionMode::none;
+    so.oracle = o.boolean("oracle", false);
+    so.strong_scaling_2x = o.choice("strong_scaling", "reference", {"reference", "2x"}) == "2x";
+    if (o.has("profiling")) {
+      const std::string mode = o.choice("profiling", "reference", {"reference", "eq1", "noprof", "oracle"});
+      if (o.has("first_placement") || o.has("projection") || o.has("oracle"))
+        throw InvalidArgument(
+            "policy 'sia': option 'profiling' sets first_placement, projection and oracle; give "
+            "either profiling or those");
+      so = apply_profiling_mode(so, mode);
+    }
     so.round.round_utilities = o.boolean("round_utilities", false);
-    so.round.p = o.number("p", so.round.p, -1e3, 1e3);
-    so.round.lambda = o.number("lambda", so.round.lambda, 1e-12, 1e12);
+    so.round.p = o.number("p", so.round.p, -10.0, 10.0);
+    if (so.round.p == 0.0) throw InvalidArgument("policy 'sia' option 'p': must not be 0 (range [-10, 10] without 0)");
+    so.round.lambda = o.number("lambda", so.round.lambda, 1e-6, 1e3);
     so.max_gpus_per_job = static_cast<int>(o.integer("max_gpus_per_job", so.max_gpus_per_job, 1, 1 << 20));
     so.interval_s = o.number("interval_s", so.interval_s, 1e-3, 1e9);
     return std::unique_ptr<Policy>(std::make_unique<SiaPolicy>(so));

@@ -24,11 +24,12 @@ void validate_inputs(const SimCluster& cluster, const ApplicationSet& apps, cons
     }
     if (it->second->types.size() != cluster.types.size())
       throw InvalidArgument("model '" + j.application + "': ground truth built for another cluster");
+    (void)resolve_pipeline_sizes(j, *it->second, cluster, workload.source);
   }
 }
 
 ApplicationSet load_applications(const std::filesystem::path& profiles_dir, const SimCluster& cluster,
-                                 const std::vector<Workload>& workloads) {
+                                 const std::vector<Workload>& workloads, Interpolation interpolation) {
   ApplicationSet apps;
   std::error_code ec;
   if (!std::filesystem::is_directory(profiles_dir, ec))
@@ -46,7 +47,7 @@ ApplicationSet load_applications(const std::filesystem::path& profiles_dir, cons
                               k + ")");
       }
       const auto mp = load_model_profile(profiles_dir, j.application);
-      apps[j.application] = std::make_shared<const Application>(Application::from_profile(mp, cluster));
+      apps[j.application] = std::make_shared<const Application>(Application::from_profile(mp, cluster, interpolation));
     }
   return apps;
 }
@@ -65,7 +66,9 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
   jobs.reserve(workload.jobs.size());
   for (const auto& w : workload.jobs) {
     jobs.push_back(std::make_unique<SimJob>(w, apps.at(w.application), nt));
-    if (options.force_category) jobs.back()->kind = *options.force_category;
+    jobs.back()->pipeline_sizes = resolve_pipeline_sizes(w, *jobs.back()->app, cluster, workload.source);
+    // --force-category changes the data-parallel jobs; a pipeline job stays hybrid.
+    if (options.force_category && jobs.back()->pipeline_sizes.empty()) jobs.back()->kind = *options.force_category;
     jobs.back()->unaware_model = policy.heterogeneity_unaware();
   }
   std::vector<std::vector<double>> gpu_s_by_type(jobs.size(), std::vector<double>(static_cast<std::size_t>(nt), 0.0));
@@ -76,13 +79,29 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
   res.policy = policy.name();
   res.workload = workload.name;
   res.interval_s = interval;
+  SimProgress progress;
+  progress.jobs_total = jobs.size();
+  progress.horizon_s = options.horizon_s;
+  progress.last_submission_s = workload.jobs.empty() ? 0.0 : workload.jobs.back().time;
+  auto report = [&](bool last) {
+    if (!options.on_progress) return;
+    progress.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    progress.done = last;
+    options.on_progress(progress);
+  };
   std::size_t done = 0, next_submit = 0;
   double now = 0.0;
-  std::vector<SimJob*> active;
+  // Work per round is proportional to the active jobs, never to the whole trace: `active_idx` holds the
+  // submitted, unfinished jobs in submission order and is updated as jobs arrive and finish.
   std::vector<std::size_t> active_idx;
+  std::vector<SimJob*> active;
   while (done < jobs.size()) {
+    if (options.cancelled && options.cancelled())
+      throw SimulationCancelled("simulation of '" + workload.name + "' under '" + policy.name() + "' cancelled at " +
+                                std::to_string(now / 3600.0) + " h simulated");
     // (1) advance every job by one interval with its current allocation.
-    for (std::size_t i = 0; i < jobs.size(); ++i)
+    bool finished_any = false;
+    for (const std::size_t i : active_idx)
       if (auto& j = jobs[i]; !j->completed() && !j->alloc.empty()) {
         const double held = j->gpu_seconds;
         const int type = j->alloc.type;
@@ -91,21 +110,22 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
         if (j->completed()) {
           j->apply(SimAllocation{});
           ++done;
-          if (options.on_progress) options.on_progress(static_cast<double>(done) / static_cast<double>(jobs.size()));
+          finished_any = true;
         }
       }
     now += interval;
+    progress.now_s = now;
+    progress.jobs_finished = done;
     if (done >= jobs.size()) break;
     if (now > options.horizon_s) break;
     // (2) run the policy on submitted, unfinished jobs.
-    while (next_submit < jobs.size() && jobs[next_submit]->submission_time <= now) ++next_submit;
+    if (finished_any)
+      active_idx.erase(
+          std::remove_if(active_idx.begin(), active_idx.end(), [&](std::size_t i) { return jobs[i]->completed(); }),
+          active_idx.end());
+    while (next_submit < jobs.size() && jobs[next_submit]->submission_time <= now) active_idx.push_back(next_submit++);
     active.clear();
-    active_idx.clear();
-    for (std::size_t i = 0; i < next_submit; ++i)
-      if (!jobs[i]->completed()) {
-        active.push_back(jobs[i].get());
-        active_idx.push_back(i);
-      }
+    for (const std::size_t i : active_idx) active.push_back(jobs[i].get());
     RoundLog log;
     log.time = now;
     log.active = static_cast<int>(active.size());
@@ -114,6 +134,7 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
       ctx.now = now;
       ctx.cluster = &cluster;
       ctx.jobs = active;
+      ctx.threads = options.policy_threads;
       const auto t0 = std::chrono::steady_clock::now();
       auto allocs = policy.allocate(ctx);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -132,8 +153,7 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
         ++contention_rounds[active_idx[k]];
         if (options.keep_round_log) {
           const auto* j = active[k];
-          log.allocations.push_back({j->name, j->alloc.type, j->alloc.nodes, j->alloc.gpus,
-                                     static_cast<long long>(j->alloc.gpus) * j->atomic_bsz * (j->accum_steps + 1)});
+          log.allocations.push_back({j->name, j->alloc.type, j->alloc.nodes, j->alloc.gpus, j->global_batch()});
         }
       }
       for (int t = 0; t < nt; ++t)
@@ -142,7 +162,13 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
                       cluster.types[static_cast<std::size_t>(t)].name + "'");
     }
     res.rounds.push_back(std::move(log));
+    progress.rounds = res.rounds.size();
+    progress.jobs_submitted = next_submit;
+    progress.active = active.size();
+    report(false);
   }
+  progress.jobs_finished = done;
+  report(true);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const auto& j = *jobs[i];
     JobRecord r;

@@ -23,6 +23,7 @@ Workload parse_workload_csv(std::istream& in, std::string_view source) {
   const std::size_t c_name = csv.column("name"), c_time = csv.column("time"), c_app = csv.column("application");
   const std::size_t c_rep = csv.column("num_replicas"), c_bsz = csv.column("batch_size");
   const auto c_cat = csv.find_column("category");
+  const auto c_pipe = csv.find_column("pipeline_size");
   std::unordered_set<std::string> names;
   for (const detail::CsvRow& row : csv.rows()) {
     const auto& f = row.fields;
@@ -43,11 +44,37 @@ Workload parse_workload_csv(std::istream& in, std::string_view source) {
     j.batch_size = csv.integer(row, c_bsz, 1, 1'000'000'000'000LL);
     if (c_cat) {
       const std::string& c = f[*c_cat].text;
-      // The reference writes "None" for adaptive jobs; a trace has no pipeline size, so no hybrid jobs.
+      // The reference writes "None" for adaptive jobs.
       const auto kind = c.empty() || c == "None" ? std::optional<JobKind>(JobKind::adaptive) : parse_job_kind(c);
-      if (!kind || *kind == JobKind::hybrid)
-        csv.fail(row, *c_cat, "unknown category '" + c + "' (expected adaptive, strong-scaling, scale-gpus or rigid)");
+      if (!kind)
+        csv.fail(row, *c_cat,
+                 "unknown category '" + c + "' (expected adaptive, strong-scaling, scale-gpus, rigid or hybrid)");
       j.category = *kind;
+    }
+    if (c_pipe && !f[*c_pipe].text.empty()) {
+      const std::string& text = f[*c_pipe].text;
+      if (j.category != JobKind::hybrid)
+        csv.fail(row, *c_pipe, "pipeline_size '" + text + "' given for a job whose category is not hybrid");
+      std::stringstream ss(text);
+      std::string item;
+      while (std::getline(ss, item, ';')) {
+        const auto colon = item.rfind(':');
+        std::string type = colon == std::string::npos ? "" : item.substr(0, colon);
+        const std::string num = colon == std::string::npos ? item : item.substr(colon + 1);
+        char* end = nullptr;
+        const long v = std::strtol(num.c_str(), &end, 10);
+        if (num.empty() || end != num.c_str() + num.size() || v < 1 || v > 4096 ||
+            (colon != std::string::npos && type.empty()))
+          csv.fail(row, *c_pipe,
+                   "pipeline_size '" + text + "': expected a GPU count in [1, 4096] or type:count;type:count");
+        for (const auto& [t, p] : j.pipeline_sizes)
+          if (t == type) csv.fail(row, *c_pipe, "pipeline_size '" + text + "': type '" + type + "' given twice");
+        j.pipeline_sizes.emplace_back(std::move(type), static_cast<int>(v));
+      }
+      if (j.pipeline_sizes.size() > 1)
+        for (const auto& [t, p] : j.pipeline_sizes)
+          if (t.empty())
+            csv.fail(row, *c_pipe, "pipeline_size '" + text + "': a bare count cannot be combined with type:count");
     }
     w.jobs.push_back(std::move(j));
   }
@@ -78,6 +105,56 @@ std::vector<Workload> load_workloads(const std::filesystem::path& path) {
     out.push_back(parse_workload_csv(in, f.string()));
   }
   return out;
+}
+
+KindMix parse_kind_mix(std::string_view text) {
+  KindMix m{0, 0, 0};
+  bool seen[3] = {false, false, false};
+  std::stringstream ss{std::string(text)};
+  std::string item;
+  int entries = 0;
+  while (std::getline(ss, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw InvalidArgument("--mix: expected kind=percent, got '" + item +
+                            "' (e.g. adaptive=60,strong-scaling=20,rigid=20)");
+    const auto kind = parse_job_kind(item.substr(0, eq));
+    if (!kind || *kind == JobKind::hybrid)
+      throw InvalidArgument("--mix: unknown kind '" + item.substr(0, eq) +
+                            "' (expected adaptive, strong-scaling or rigid; hybrid jobs come from their model)");
+    const std::string num = item.substr(eq + 1);
+    char* end = nullptr;
+    const double v = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !(v >= 0.0) || v > 100.0)
+      throw InvalidArgument("--mix: '" + item + "': the percentage must be a number in [0, 100]");
+    const int k = *kind == JobKind::adaptive ? 0 : *kind == JobKind::strong_scaling ? 1 : 2;
+    if (seen[k]) throw InvalidArgument("--mix: kind '" + item.substr(0, eq) + "' given twice");
+    seen[k] = true;
+    (k == 0 ? m.adaptive : k == 1 ? m.strong_scaling : m.rigid) = v;
+    ++entries;
+  }
+  if (entries == 0) throw InvalidArgument("--mix: empty (e.g. adaptive=60,strong-scaling=20,rigid=20)");
+  const double sum = m.adaptive + m.strong_scaling + m.rigid;
+  if (std::abs(sum - 100.0) > 1e-6)
+    throw InvalidArgument("--mix: the percentages sum to " + std::to_string(sum) + ", not 100");
+  return m;
+}
+
+void apply_kind_mix(Workload& w, const KindMix& mix, std::uint64_t seed) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < w.jobs.size(); ++i)
+    if (w.jobs[i].category != JobKind::hybrid) idx.push_back(i);
+  // Fisher-Yates with the portable bounded draw (sim/random.hpp): the same mix from every standard library.
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = idx.size(); i > 1; --i) std::swap(idx[i - 1], idx[uniform_below(rng, i)]);
+  const auto n = static_cast<double>(idx.size());
+  const auto strong = static_cast<std::size_t>(std::llround(n * mix.strong_scaling / 100.0));
+  const auto rigid = std::min(idx.size() - std::min(strong, idx.size()),
+                              static_cast<std::size_t>(std::llround(n * mix.rigid / 100.0)));
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    w.jobs[idx[k]].category = k < strong           ? JobKind::strong_scaling
+                              : k < strong + rigid ? JobKind::rigid
+                                                   : JobKind::adaptive;
 }
 
 Workload synthetic_philly_workload(std::uint64_t seed, double jobs_per_hour, double hours) {

@@ -39,6 +39,7 @@ CMAKE_TO_CONAN = {
     "Boost": "boost",
     "nlohmann_json": "nlohmann_json",
     "NLopt": "nlopt",
+    "TBB": "onetbb",
     "coin-cbc": "coin-cbc",
     "glpk": "glpk",
 }
@@ -51,6 +52,7 @@ CCI_COMPONENTS = {
     "boost": {"headers"},
     "nlohmann_json": {"nlohmann_json"},
     "nlopt": {"nlopt"},
+    "onetbb": {"libtbb", "tbbmalloc", "tbbmalloc_proxy"},
     "coin-cbc": {"coin-cbc", "libcbc", "osi-cbc"},
     "glpk": {"glpk"},
 }
@@ -318,7 +320,7 @@ def run_configuration(recipe, src, os_name, values, with_sim, fail):
         host = [ref_name(r) for r, kw in conanfile.recorded["requires"]]
         if len(host) != len(set(host)):
             fail(f"{label} duplicated requirements {host}")
-        expected = {"eigen", "boost", "nlohmann_json", "nlopt"}
+        expected = {"eigen", "boost", "nlohmann_json", "nlopt", "onetbb"}
         if values["with_cbc"]:
             expected.add("coin-cbc")
         if values["with_glpk"]:

@@ -29,7 +29,7 @@ import tempfile
 KNOWN_PORTS = {
     "coin-or-cbc", "coin-or-clp", "coin-or-osi", "coin-or-cgl", "coinutils", "glpk", "eigen3",
     "boost-graph", "doctest", "benchmark", "highs", "nlohmann-json", "nlopt",
-    "vcpkg-cmake", "vcpkg-cmake-config",
+    "tbb", "vcpkg-cmake", "vcpkg-cmake-config",
 }
 # CMake package names found by the library build -> vcpkg port providing them.
 CMAKE_TO_PORT = {
@@ -37,6 +37,7 @@ CMAKE_TO_PORT = {
     "Boost": "boost-graph",
     "nlohmann_json": "nlohmann-json",
     "NLopt": "nlopt",
+    "TBB": "tbb",
     "coin-cbc": "coin-or-cbc",
     "glpk": "glpk",
 }

@@ -24,7 +24,9 @@ namespace sia {
  * @endcode
  * Optional members, used when present (defaults in parentheses): `preemptible()` (true),
  * `age_s()` (0), `restarts()` (0), `restart_cost_s()` (30), `pipeline_size()` (1),
- * `max_gpus_ever()` -> std::optional<int> (rule off), `current()` -> std::optional<CurrentAllocation>
+ * `max_gpus_ever()` -> std::optional<int> (rule off), `pipeline_sizes()` -> std::vector<int> (hybrid: GPUs
+ * per pipeline on each GPU type, 0 = not there; valid_configs.hpp), `max_pipelines_ever()` -> std::optional<int>
+ * (hybrid: the 2x rule in pipelines), `current()` -> std::optional<CurrentAllocation>
  * (none), `batch_size(t, c)` (HasBatchSize). The round calls `goodput` with the library's
  * configuration type: a scheduler's job satisfies `Job<J, MyGpuType, ConfigurationSpec>`.
  */

@@ -23,6 +23,8 @@
 ///    - `reference` (sia-reference-behaviour.md §2): X's optimised goodput on
 ///      `ceil(G / X.gpus_per_node)` nodes with X's batch limits, times `xput1(Y) / xput1(X)` (the
 ///      max/max 1-GPU throughputs, TypeModel::xput1). Put the types in cluster order.
+///    - `equal` (the paper's "No Prof" ablation, §5.7: no profiles at all): Y is assumed to run as X
+///      does — X's model on Y's configuration with Y's batch limits — until the job runs on Y.
 ///    - `none`: Y's `seed` alone (if any).
 /// 3. Else (no type has `perf`: the job has never run) — **first placement**, by FirstPlacement:
 ///    - `seed` (default): Y's `seed` alone (its pinned network predicts linear scaling — the
@@ -66,6 +68,7 @@ enum class ProjectionMode {
   paper,      ///< paper Eq. 1: known type's scaling x this type's own 1-GPU model, own limits (default)
   reference,  ///< reference simulator: first known type's curve on its topology and limits x 1-GPU throughput ratio
   none,       ///< no projection: the type's own seed model only
+  equal,      ///< no profiles ("No Prof"): an unseen type is assumed as fast as the known type
 };
 
 /// @brief How a job that has never run is valued (see job_model.hpp).

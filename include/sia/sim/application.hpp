@@ -9,11 +9,13 @@
 #include <sia/sim/cluster.hpp>
 #include <sia/sim/profiles.hpp>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,12 @@ struct ModelConstants {
 struct StepSync {
   double step = 0.0;
   double sync = 0.0;
+};
+
+/// @brief How step times of a placement the profiles do not list exactly are interpolated.
+enum class Interpolation {
+  planar,      ///< over the local batch per profiled (nodes, replicas) point, then the 2-D Delaunay triangle (default)
+  delaunay3d,  ///< the reference's: one 3-D Delaunay triangulation over (nodes, replicas, local batch), qhull
 };
 
 /// @brief A sorted curve over local batch size (1-D linear interpolation, clamped at the ends).
@@ -60,9 +68,14 @@ struct BszCurve {
 class TraceStepTimes {
  public:
   TraceStepTimes() = default;
-  explicit TraceStepTimes(const TypeProfile& profile);
+  /// With Interpolation::delaunay3d, non-exact placements are interpolated like scipy's LinearNDInterpolator over
+  /// the 3-D triangulation (qhull; a query outside its hull falls back to the planar rule). Throws
+  /// BackendUnavailable when sia was built without qhull.
+  explicit TraceStepTimes(const TypeProfile& profile, Interpolation mode = Interpolation::planar);
 
   [[nodiscard]] StepSync at(const std::vector<int>& placement, double local_bsz) const;
+  /// True when this build has qhull (Interpolation::delaunay3d is available).
+  [[nodiscard]] static bool qhull_available() noexcept;
   /// Largest local batch profiled for exactly this placement, else the largest over rows with at least
   /// as many nodes and replicas (reference `get_max_local_bsz`); 0 if none.
   [[nodiscard]] int max_local_bsz(const std::vector<int>& placement) const;
@@ -84,7 +97,14 @@ class TraceStepTimes {
   };
   [[nodiscard]] Weights weights_for(int nodes, int replicas) const;
 
+  [[nodiscard]] StepSync planar_at(int nodes, int replicas, double local_bsz) const;
+
   std::map<std::string, BszCurve> exact_;
+  Interpolation mode_ = Interpolation::planar;
+  std::vector<std::array<double, 3>> points3_;  ///< 3-D: (nodes, replicas, local batch) means
+  std::vector<StepSync> values3_;               ///< 3-D: their step and sync times
+  std::shared_ptr<const void> delaunay_;        ///< 3-D: the triangulation (private type)
+  mutable std::map<std::tuple<int, int, double>, StepSync> cache3_;
   std::map<int, int> max_local_by_replicas_;
   std::vector<Point> points_;
   mutable std::mutex cache_mutex_;
@@ -113,6 +133,12 @@ class Application {
     double xput1 = 0.0;                           ///< max(local_bsz)/max(step_time) over 1-GPU rows (reference §2)
     std::shared_ptr<const TraceStepTimes> trace;  ///< trace ground truth, or
     std::optional<PerfParams> model;              ///< model ground truth (embedded catalogue)
+    /// What profiling one minimum configuration measures (paper §3.2, "Bootstrap"): the model fitted on the
+    /// type's 1-GPU rows (data parallel: network terms pinned) or, for a pipeline model, on its one-pipeline
+    /// rows (pipeline.hpp). Absent for the catalogue and for types without such rows.
+    std::optional<PerfParams> seed;
+    int stages = 1;         ///< pipeline models: GPUs per pipeline on this type (its smallest profiled placement)
+    bool available = true;  ///< false: the model has no profiles for this type (a pipeline model may lack some)
   };
 
   std::string name;
@@ -121,12 +147,23 @@ class Application {
   ModelConstants constants;
   GradTable grad;
   std::vector<TypeTruth> types;  ///< one per cluster type
+  /// A pipeline-parallel model (hybrid jobs, paper §3.4/§5.3; profiles/gpt_pmp): `step_time()` gives the
+  /// per-stage forward time of one micro-batch and the step's synchronisation; pipeline_step_time() the GPipe
+  /// step (reference §4 PMP, with the synchronisation the reference drops, §9 item 17).
+  bool pipeline = false;
+  int microbatches = 48;  ///< pipeline models: micro-batches per pipeline and step (paper §5.3: 48 of size 1)
 
   /// Builds the ground truth from the artifact's profiles of this model for every type of `cluster`.
   /// @throws InvalidArgument when the profiles lack a GPU type (by profile suffix) the cluster has.
-  static Application from_profile(const ModelProfile& profile, const SimCluster& cluster);
+  static Application from_profile(const ModelProfile& profile, const SimCluster& cluster,
+                                  Interpolation interpolation = Interpolation::planar);
 
   [[nodiscard]] StepSync step_time(int type, const std::vector<int>& placement, double local_bsz) const;
+  /// Pipeline models: seconds per step of gpus / stages pipelines on `placement` with micro-batch `micro_bsz`:
+  /// `3·((stages − 1) + microbatches)·fwd + sync` (GPipe); 0 on a type the model cannot use.
+  [[nodiscard]] double pipeline_step_time(int type, const std::vector<int>& placement, double micro_bsz) const;
+  /// The model can run on type `t` (profiles exist; a pipeline model also needs `gpus` to be whole pipelines).
+  [[nodiscard]] bool usable(int t, int gpus = 0) const noexcept;
   [[nodiscard]] int max_local_bsz(int type, const std::vector<int>& placement) const;
   [[nodiscard]] int max_local_for_replicas(int type, int replicas) const;
   [[nodiscard]] GradParams grad_stats(double batch, int epoch) const noexcept { return grad.at(batch, epoch); }

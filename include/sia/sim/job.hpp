@@ -40,6 +40,17 @@ using PerfFitter = std::function<PerfParams(const std::vector<StepObservation>&)
 /// @brief The default fitter: sia's Pollux fit (reference §1.2).
 [[nodiscard]] PerfFitter default_perf_fitter();
 
+/**
+ * @brief A pipeline job's GPUs per pipeline on each type of `cluster`: the sizes its model's profiles were
+ * measured with, restricted to the types `spec.pipeline_sizes` lists (by type name or profile suffix) when it
+ * lists any. Empty for a data-parallel model.
+ * @throws InvalidArgument naming `source`, the job's line and the type when a listed size differs from the
+ * profiles', a listed type is not in the cluster or has no profiles, the job is not hybrid, or a hybrid job's
+ * model is not a pipeline model.
+ */
+[[nodiscard]] std::vector<int> resolve_pipeline_sizes(const WorkloadJob& spec, const Application& app,
+                                                      const SimCluster& cluster, const std::string& source);
+
 /// @brief A simulated job.
 class SimJob {
  public:
@@ -53,6 +64,9 @@ class SimJob {
   JobKind kind = JobKind::adaptive;
   long long target_batch_size = 0;  ///< workload batch_size (caps the scheduler's batch search)
   int target_replicas = 1;          ///< workload num_replicas (rigid / strong-scaling count)
+  /// Pipeline models (Application::pipeline): GPUs per pipeline on each type, 0 where the job cannot run
+  /// (resolve_pipeline_sizes()); empty for data-parallel models. The job runs gpus / P pipelines.
+  std::vector<int> pipeline_sizes;
 
   // --- state -----------------------------------------------------------------------------
   SimAllocation alloc;         ///< current allocation
@@ -82,7 +96,15 @@ class SimJob {
 
   [[nodiscard]] bool completed() const noexcept { return completion_time.has_value(); }
   [[nodiscard]] bool tunes_batch() const noexcept { return kind == JobKind::adaptive; }
-  /// Largest replica count observed on type t (0 if never run there).
+  /// Pipeline job: GPUs per pipeline on type t (0 = not usable); 1 for data-parallel jobs.
+  [[nodiscard]] int stages_on(int t) const noexcept;
+  /// Data-parallel replicas (pipelines for a pipeline job) that `gpus` GPUs of type t run.
+  [[nodiscard]] int replicas_on(int t, int gpus) const noexcept;
+  /// Global batch of the current allocation: replicas × local batch × (accumulation + 1).
+  [[nodiscard]] long long global_batch() const noexcept;
+  /// Pipeline job: the part of the placement its whole pipelines use (node by node).
+  [[nodiscard]] std::vector<int> pipeline_placement() const;
+  /// Largest replica count observed on type t (0 if never run there; pipelines for a pipeline job).
   [[nodiscard]] int max_profiled_replicas(int t) const noexcept;
   /// Goodput function of type t, when the job has run there and has gradient statistics.
   [[nodiscard]] std::optional<GoodputFunction> goodput_function(int t) const;

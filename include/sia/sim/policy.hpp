@@ -29,6 +29,9 @@ struct PolicyContext {
   double now = 0.0;  ///< simulated time (s)
   const SimCluster* cluster = nullptr;
   std::span<SimJob* const> jobs;  ///< submitted, unfinished jobs, in submission order
+  /// Threads the policy may use for this round: 0 = all cores, 1 = the calling thread only (several
+  /// simulations already share the cores). Policies that parallelise must give the same answer either way.
+  int threads = 0;
 };
 
 /**

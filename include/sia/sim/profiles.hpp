@@ -65,6 +65,9 @@ struct TypeProfile {
   /// Smallest / largest local batch among the placement rows (0 when there are none).
   [[nodiscard]] int min_local_bsz() const noexcept;
   [[nodiscard]] int max_local_bsz() const noexcept;
+  /// GPUs of the smallest placement profiled (0 when there is none): a pipeline model's stages on this
+  /// type (one pipeline; reference `APPLICATIONS` num_stages: gpt_pmp 2 on dgx-ext, 8 on rtx).
+  [[nodiscard]] int smallest_gpus() const noexcept;
   /// Placement and scalability rows together, exact duplicates (same nodes, gpus, local_bsz,
   /// step and sync time) removed — the scalability files repeat many placement rows.
   [[nodiscard]] std::vector<ProfileRow> all_rows() const;
@@ -81,6 +84,9 @@ struct ModelProfile {
   /// Smallest / largest validated global batch size (the reference's init / max batch size; 0 if none).
   [[nodiscard]] long long init_batch_size() const noexcept;
   [[nodiscard]] long long max_batch_size() const noexcept;
+  /// A pipeline-parallel (hybrid) model: no GPU type has a 1-GPU placement — the profiles start at one
+  /// pipeline (gpt_pmp), with `step_time` the per-stage forward time of one micro-batch.
+  [[nodiscard]] bool is_pipeline() const noexcept;
 };
 
 /// @brief One row of a seed (1-GPU) profile.

@@ -38,11 +38,13 @@ void print_gpu_hours_by_model(std::ostream& out, const std::vector<PolicyRuns>& 
                                                                             std::size_t num_types);
 
 /**
- * @brief Writes `jobs-<policy>-<workload>.csv`, `rounds-<policy>-<workload>.jsonl`, `summary.json` and, when
- * gnuplot is installed, `jct_cdf.png` (pooled JCT CDF per policy) and `timeline-<policy>-<workload>.png`
- * (GPUs per job over time, by type) into `dir`. Returns the list of written files.
+ * @brief Writes `jobs-<policy>-<workload>.csv`, `rounds-<policy>-<workload>.jsonl`, `summary.json`, the plot data
+ * and scripts `jct_cdf.{dat,gp}` (pooled JCT CDF per policy) and `timeline-<policy>-<workload>.{dat,gp}` (GPUs per
+ * job over time, by type) into `dir`, and the PNGs when gnuplot runs (plot.hpp). Returns the written files; why a
+ * PNG is missing (no gnuplot, gnuplot failed) goes to `warnings` when given.
  */
 std::vector<std::filesystem::path> write_outputs(const std::filesystem::path& dir, const std::vector<PolicyRuns>& all,
-                                                 const SimCluster& cluster);
+                                                 const SimCluster& cluster,
+                                                 std::vector<std::string>* warnings = nullptr);
 
 }  // namespace sia::sim

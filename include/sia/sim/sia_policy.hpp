@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace sia::sim {
@@ -21,11 +22,25 @@ struct SiaPolicyOptions {
   /// A never-run job's value (reference §2 item 4, §9.3): `tie` (the reference code's default) or
   /// `profiled` (the paper: 1-GPU profiled throughput). Measured 0.676 h vs 0.685 h on Philly.
   FirstPlacement first_placement = FirstPlacement::tie;
-  /// Types a job has not run on: `reference` (the reference's 1-GPU throughput ratio, §2) or `none`.
+  /// Types a job has not run on: `reference` (the reference's 1-GPU throughput ratio, §2), `paper` (Eq. 1 with
+  /// each type's 1-GPU seed model), `equal` (no profiles: as fast as the known type) or `none`.
   ProjectionMode projection = ProjectionMode::reference;
-  int max_gpus_per_job = 64;  ///< reference cap
+  /// Oracle (paper §5.7): every job's throughput on every configuration is known — the simulator's ground truth,
+  /// not a fitted model — with the batch size chosen on it.
+  bool oracle = false;
+  /// Strong-scaling jobs: the reference lets them take any count up to their target at once (`false`);
+  /// `true` applies the paper's 2x scale-up rule to them as to adaptive jobs.
+  bool strong_scaling_2x = false;
+  int max_gpus_per_job = 64;  ///< reference cap (pipelines for hybrid jobs)
   double interval_s = 60.0;
 };
+
+/// @brief The profiling modes of the paper's §5.7 ablation as Sia policy options (`sia_simulate --profiling`):
+/// `reference` (the reference code: a never-run job's types tie, unseen types by the 1-GPU throughput ratio),
+/// `eq1` (the paper's Bootstrap: 1-GPU profiles seed every type, unseen types by Eq. 1), `noprof` (no
+/// profiles: types tie, an unseen type is assumed as fast as the known one until the job runs there), `oracle`
+/// (true throughputs known). @throws InvalidArgument for another name.
+[[nodiscard]] SiaPolicyOptions apply_profiling_mode(SiaPolicyOptions options, std::string_view mode);
 
 /// @brief The library estimator of `job` on `cluster` as the Sia policy uses it: one TypeModel per
 /// cluster type in cluster order (fitted model when the job has run there and has gradient

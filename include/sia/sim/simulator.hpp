@@ -3,12 +3,14 @@
 /// @brief The discrete-time simulator (reference §6.1): every `interval` seconds, advance all jobs with
 /// their allocations, then ask the policy for the next allocation of the active jobs.
 
+#include <sia/error.hpp>
 #include <sia/sim/application.hpp>
 #include <sia/sim/cluster.hpp>
 #include <sia/sim/job.hpp>
 #include <sia/sim/policy.hpp>
 #include <sia/sim/workload.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,14 +23,40 @@ namespace sia::sim {
 /// @brief Ground truths by model name.
 using ApplicationSet = std::map<std::string, std::shared_ptr<const Application>>;
 
+/// @brief Where a running simulation stands (SimOptions::on_progress).
+struct SimProgress {
+  double now_s = 0.0;              ///< simulated time reached
+  double last_submission_s = 0.0;  ///< submission time of the workload's last job
+  double horizon_s = 0.0;          ///< the simulation stops here at the latest
+  std::size_t jobs_total = 0;
+  std::size_t jobs_submitted = 0;  ///< jobs whose submission time has passed
+  std::size_t jobs_finished = 0;
+  std::size_t active = 0;  ///< submitted, unfinished jobs in the last round
+  std::size_t rounds = 0;  ///< rounds simulated so far
+  double wall_s = 0.0;     ///< wall time since the simulation started
+  bool done = false;       ///< the last call of this simulation
+};
+
+/// @brief Thrown by simulate() when SimOptions::cancelled returns true.
+class SimulationCancelled : public Error {
+ public:
+  using Error::Error;
+};
+
 /// @brief Options of one simulation.
 struct SimOptions {
-  double interval_s = 0.0;                  ///< round length; 0 = the policy's default
-  double horizon_s = 90.0 * 86400;          ///< stop (jobs left unfinished) after this much simulated time
-  bool keep_round_log = false;              ///< keep per-round allocations (for --out)
-  PerfFitter fitter;                        ///< empty = default_perf_fitter()
-  std::function<void(double)> on_progress;  ///< called with the fraction of completed jobs
-  std::optional<JobKind> force_category;    ///< overrides every job's kind (`--force-category`, paper Fig. 1)
+  double interval_s = 0.0;          ///< round length; 0 = the policy's default
+  double horizon_s = 90.0 * 86400;  ///< stop (jobs left unfinished) after this much simulated time
+  bool keep_round_log = false;      ///< keep per-round allocations (for --out)
+  PerfFitter fitter;                ///< empty = default_perf_fitter()
+  /// Called after every round (and once more with `done` at the end); keep it cheap (throttle output yourself).
+  std::function<void(const SimProgress&)> on_progress;
+  /// Polled every round: true stops the simulation with SimulationCancelled (e.g. a wall-time limit).
+  std::function<bool()> cancelled;
+  std::optional<JobKind> force_category;  ///< overrides every job's kind (`--force-category`, paper Fig. 1)
+  /// Threads a policy may use inside one round (PolicyContext::threads): 0 = all cores, 1 = the calling
+  /// thread only (run_simulations() sets 1 when it runs several simulations at once).
+  int policy_threads = 0;
 };
 
 /// @brief Per-job outcome.
@@ -88,6 +116,7 @@ void validate_inputs(const SimCluster& cluster, const ApplicationSet& apps, cons
  * the cluster without profiles.
  */
 [[nodiscard]] ApplicationSet load_applications(const std::filesystem::path& profiles_dir, const SimCluster& cluster,
-                                               const std::vector<Workload>& workloads);
+                                               const std::vector<Workload>& workloads,
+                                               Interpolation interpolation = Interpolation::planar);
 
 }  // namespace sia::sim

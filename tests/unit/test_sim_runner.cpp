@@ -1,0 +1,184 @@
+// Parallel simulations (runner.hpp): results in spec order, the same bits as a serial run, the first
+// failure reported whatever the thread count, progress and cancellation.
+#include <doctest/doctest.h>
+
+#include <sia/error.hpp>
+#include <sia/sim/catalogue.hpp>
+#include <sia/sim/cluster.hpp>
+#include <sia/sim/runner.hpp>
+#include <sia/sim/workload.hpp>
+
+#include <atomic>
+#include <sstream>
+
+using namespace sia;
+using namespace sia::sim;
+
+namespace {
+
+/// Everything a simulation produces except the wall-clock measurements.
+void require_same(const SimResult& a, const SimResult& b) {
+  REQUIRE(a.policy == b.policy);
+  REQUIRE(a.workload == b.workload);
+  REQUIRE(a.jobs.size() == b.jobs.size());
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    const auto& x = a.jobs[i];
+    const auto& y = b.jobs[i];
+    INFO("job " << x.name);
+    CHECK(x.name == y.name);
+    CHECK(x.completion_time == y.completion_time);  // exact: same bits
+    CHECK(x.restarts == y.restarts);
+    CHECK(x.gpu_hours == y.gpu_hours);
+    CHECK(x.gpu_hours_by_type == y.gpu_hours_by_type);
+    CHECK(x.contention_avg == y.contention_avg);
+    CHECK(x.ftf == y.ftf);
+    CHECK(x.epochs == y.epochs);
+  }
+  REQUIRE(a.rounds.size() == b.rounds.size());
+  for (std::size_t r = 0; r < a.rounds.size(); ++r) {
+    CHECK(a.rounds[r].active == b.rounds[r].active);
+    CHECK(a.rounds[r].queued == b.rounds[r].queued);
+    REQUIRE(a.rounds[r].allocations.size() == b.rounds[r].allocations.size());
+    for (std::size_t k = 0; k < a.rounds[r].allocations.size(); ++k) {
+      const auto& p = a.rounds[r].allocations[k];
+      const auto& q = b.rounds[r].allocations[k];
+      CHECK(p.job == q.job);
+      CHECK(p.type == q.type);
+      CHECK(p.gpus == q.gpus);
+      CHECK(p.batch == q.batch);
+    }
+  }
+}
+
+struct Inputs {
+  std::shared_ptr<const SimCluster> cluster = std::make_shared<const SimCluster>(cluster_preset("paper-heterogeneous"));
+  std::shared_ptr<const ApplicationSet> apps =
+      std::make_shared<const ApplicationSet>(catalogue_applications(*cluster));
+};
+
+std::vector<SimulationSpec> specs_of(const Inputs& in, const std::vector<std::string>& policies, int seeds) {
+  std::vector<SimulationSpec> specs;
+  for (const auto& p : policies)
+    for (int s = 1; s <= seeds; ++s) {
+      SimulationSpec spec;
+      spec.cluster = in.cluster;
+      spec.apps = in.apps;
+      spec.workload = std::make_shared<const Workload>(synthetic_philly_workload(static_cast<std::uint64_t>(s), 12, 1.5));
+      spec.policy = p;
+      if (p == "pollux") spec.policy_options.set("search", "greedy");  // keeps the test fast
+      spec.options.keep_round_log = true;
+      specs.push_back(std::move(spec));
+    }
+  return specs;
+}
+
+/// A policy that throws in its `fail_round`-th round.
+class FailingPolicy final : public Policy {
+ public:
+  explicit FailingPolicy(int fail_round, std::string message) : fail_round_(fail_round), message_(std::move(message)) {}
+  std::string name() const override { return "failing"; }
+  double default_interval_s() const override { return 60.0; }
+  std::vector<SimAllocation> allocate(const PolicyContext& ctx) override {
+    if (++round_ >= fail_round_) throw InvalidArgument(message_);
+    return std::vector<SimAllocation>(ctx.jobs.size());
+  }
+
+ private:
+  int fail_round_;
+  std::string message_;
+  int round_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("sim.runner.parallel_equals_serial") {
+  const Inputs in;
+  const auto specs = specs_of(in, {"sia", "gavel", "pollux"}, 2);
+  RunnerOptions serial;
+  serial.threads = 1;
+  RunnerOptions parallel;
+  parallel.threads = 4;  // more threads than this machine's cores is allowed: the answer must not change
+  const auto a = run_simulations(specs, serial);
+  const auto b = run_simulations(specs, parallel);
+  REQUIRE(a.size() == specs.size());
+  REQUIRE(b.size() == specs.size());
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    INFO("simulation " << i << ": " << specs[i].policy << " on " << specs[i].workload->name);
+    CHECK(a[i].policy == specs[i].policy);
+    CHECK(a[i].jobs.size() == specs[i].workload->jobs.size());
+    require_same(a[i], b[i]);
+  }
+}
+
+TEST_CASE("sim.runner.simulate_policies_groups_by_policy") {
+  const Inputs in;
+  std::vector<std::shared_ptr<const Workload>> w = {
+      std::make_shared<const Workload>(synthetic_philly_workload(1, 10, 1)),
+      std::make_shared<const Workload>(synthetic_philly_workload(2, 10, 1))};
+  RunnerOptions ro;
+  ro.threads = 2;
+  const auto all = simulate_policies({"sia", "gavel"}, in.cluster, in.apps, w, SimOptions{}, ro);
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].policy == "sia");
+  CHECK(all[1].policy == "gavel");
+  for (const auto& pr : all) {
+    REQUIRE(pr.runs.size() == 2);
+    REQUIRE(pr.metrics.size() == 2);
+    CHECK(pr.runs[0].jobs.size() == w[0]->jobs.size());
+    CHECK(pr.runs[1].jobs.size() == w[1]->jobs.size());
+    CHECK(pr.aggregate.jobs == static_cast<int>(w[0]->jobs.size() + w[1]->jobs.size()));
+  }
+}
+
+TEST_CASE("sim.runner.first_failure_wins_whatever_the_threads") {
+  const Inputs in;
+  auto specs = specs_of(in, {"sia"}, 3);
+  // Simulation 1 fails late, simulation 2 at once: the error of simulation 1 is the batch's.
+  specs[1].make_policy = [] { return std::make_unique<FailingPolicy>(20, "failure of simulation 1"); };
+  specs[2].make_policy = [] { return std::make_unique<FailingPolicy>(1, "failure of simulation 2"); };
+  for (int threads : {1, 3}) {
+    RunnerOptions ro;
+    ro.threads = threads;
+    CHECK_THROWS_WITH_AS(run_simulations(specs, ro), "failure of simulation 1", InvalidArgument);
+  }
+}
+
+TEST_CASE("sim.runner.bad_specs") {
+  const Inputs in;
+  auto specs = specs_of(in, {"sia"}, 1);
+  specs[0].policy = "no-such-policy";
+  CHECK_THROWS_AS(run_simulations(specs), InvalidArgument);
+  specs = specs_of(in, {"sia"}, 1);
+  specs[0].workload.reset();
+  CHECK_THROWS_AS(run_simulations(specs), InvalidArgument);
+  CHECK(run_simulations(std::span<const SimulationSpec>{}).empty());
+  CHECK(effective_threads(3) == 3);
+  CHECK(effective_threads(0) >= 1);
+}
+
+TEST_CASE("sim.runner.progress_and_cancel") {
+  const Inputs in;
+  auto specs = specs_of(in, {"sia"}, 2);
+  std::vector<RunnerProgress> seen;
+  RunnerOptions ro;
+  ro.threads = 2;
+  ro.progress_period_s = 0.0;  // every round
+  ro.on_progress = [&](const RunnerProgress& p) { seen.push_back(p); };
+  (void)run_simulations(specs, ro);
+  REQUIRE(seen.size() > 2);
+  CHECK(seen.back().done);
+  CHECK(seen.back().simulations == 2);
+  CHECK(seen.back().simulations_done == 2);
+  CHECK(seen.back().jobs_finished == seen.back().jobs_total);
+  for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].wall_s >= seen[i - 1].wall_s);
+  std::ostringstream line;
+  ProgressPrinter print(line, false);
+  print(seen[seen.size() / 2]);
+  CHECK(line.str().find("jobs finished") != std::string::npos);
+  CHECK(line.str().find("rounds/s") != std::string::npos);
+
+  std::atomic<int> polls{0};
+  ro.on_progress = nullptr;
+  ro.cancelled = [&] { return ++polls > 10; };
+  CHECK_THROWS_AS(run_simulations(specs, ro), SimulationCancelled);
+}
