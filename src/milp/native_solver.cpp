@@ -1,6 +1,7 @@
 // The `native` backend: recognises the round's multiple-choice knapsack structure in a generic
-// MilpModel and solves it exactly (to the requested relative gap) with Lagrangian-bounded branch
-// and bound (milp/native/mckp.hpp). Reports the proven bound, the nodes, and the duals of the LP
+// MilpModel and solves it exactly (to the requested relative gap): LP relaxation in price space,
+// repair heuristic, core DP, branch and bound over counts of interchangeable jobs
+// (milp/native/search.hpp). Reports the proven bound, the nodes, and the duals of the LP
 // relaxation: the capacity rows' prices ("marginal value of one more GPU of each type") and the
 // choice rows' values. Keeps the last prices and solution to warm-start the next round.
 // Small models of another shape go to a general LP-based branch and bound.
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -17,13 +19,14 @@
 
 #include "milp/builtin_backends.hpp"
 #include "milp/native/fallback.hpp"
-#include "milp/native/mckp.hpp"
 #include "milp/native/problem.hpp"
+#include "milp/native/search.hpp"
 
 namespace sia::detail {
 namespace {
 
 using native::Clock;
+using native::kInf;
 
 class NativeSolver final : public MilpSolver {
   std::string_view do_name() const noexcept override { return "native"; }
@@ -51,8 +54,12 @@ class NativeSolver final : public MilpSolver {
       if (!std::isfinite(z)) return 0.0;
       return std::max(gap * std::abs(offset + sign * z), 1e-9 * (1.0 + std::abs(z)));
     };
-    native::SearchLimits limits;
-    if (params.time_limit) limits.deadline = start + *params.time_limit;
+    native::SearchOptions options;
+    if (params.time_limit) options.deadline = start + *params.time_limit;
+    options.threads = params.threads;
+    options.debug = debug_;
+    options.use_dp = std::getenv("SIA_NATIVE_NO_DP") == nullptr;
+    options.symmetry = std::getenv("SIA_NATIVE_NO_SYMMETRY") == nullptr;
 
     // Warm start: prices by capacity-row key, solution by column names.
     std::vector<std::string> keys = row_keys(model, shape.cap_rows);
@@ -80,8 +87,8 @@ class NativeSolver final : public MilpSolver {
       }
     }
 
-    native::MckpSearch search(prob, tolerance, limits);
-    const auto sr = search.run(have_prices ? &warm_prices : nullptr, warm_choice.empty() ? nullptr : &warm_choice);
+    const auto sr = native::solve_mckp(prob, tolerance, options, have_prices ? &warm_prices : nullptr,
+                                       warm_choice.empty() ? nullptr : &warm_choice);
     res.nodes = sr.nodes;
 
     if (!sr.feasible) {
@@ -106,7 +113,10 @@ class NativeSolver final : public MilpSolver {
     res.objective = model.objective_of(res.values);
     res.best_bound = offset + sign * sr.bound;
     res.status = sr.proven ? MilpStatus::optimal : MilpStatus::feasible;
-    if (!sr.proven) res.message = "stopped by the time or node limit; best_bound is the LP relaxation's";
+    if (!sr.proven) {
+      res.message = "stopped by the time or node limit with a proven relative gap of " +
+                    std::to_string(std::abs(res.best_bound - res.objective) / std::max(1e-300, std::abs(res.objective)));
+    }
 
     // Duals of the LP relaxation at the root prices, in the model's sense (d objective / d rhs).
     res.row_duals.assign(static_cast<std::size_t>(model.num_rows()), 0.0);
@@ -142,6 +152,7 @@ class NativeSolver final : public MilpSolver {
     return keys;
   }
 
+  bool debug_ = std::getenv("SIA_NATIVE_DEBUG") != nullptr;
   std::unordered_map<std::string, double> last_prices_;
   std::unordered_set<std::string> last_ones_;
 };

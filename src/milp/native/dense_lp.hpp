@@ -16,6 +16,7 @@ struct DenseLpResult {
   DenseLpStatus status = DenseLpStatus::infeasible;
   double value = 0.0;
   std::vector<double> x;
+  std::vector<double> y;  ///< optimal duals of the rows (>= 0, y·A >= c, y·b = value)
 };
 
 /**
@@ -92,6 +93,12 @@ class DenseLp {
       if (basis_[static_cast<std::size_t>(i)] >= 0 && basis_[static_cast<std::size_t>(i)] < n_)
         res.x[static_cast<std::size_t>(basis_[static_cast<std::size_t>(i)])] = at(i, n_ + 1);
     res.value = at(m_, n_ + 1);
+    // Duals: the objective row's entry of each nonbasic slack; basic slacks have dual 0.
+    res.y.assign(static_cast<std::size_t>(m_), 0.0);
+    for (int j = 0; j <= n_; ++j) {
+      const int v = nonbasis_[static_cast<std::size_t>(j)];
+      if (v >= n_) res.y[static_cast<std::size_t>(v - n_)] = at(m_, j);
+    }
     return res;
   }
 

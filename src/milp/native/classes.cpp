@@ -1,0 +1,127 @@
+// Interchangeable groups (classes.hpp): hash every group's items, sort by hash, compare exactly
+// within runs of equal hashes.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "milp/native/classes.hpp"
+
+namespace sia::detail::native {
+namespace {
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
+  // splitmix64-style combination: cheap and well spread.
+  h ^= x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 29);
+}
+
+std::uint64_t bits(double v) {
+  std::uint64_t u = 0;
+  if (v == 0.0) v = 0.0;  // +0 and -0 are the same value
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+std::uint64_t group_hash(const Problem& p, int g) {
+  std::uint64_t h = static_cast<std::uint64_t>(p.end(g) - p.begin(g));
+  for (int it = p.begin(g); it < p.end(g); ++it) {
+    const auto iu = static_cast<std::size_t>(it);
+    h = mix(h, bits(p.value[iu]));
+    h = mix(h, p.column[iu] < 0 ? 1u : 2u);
+    for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q) {
+      h = mix(h, static_cast<std::uint64_t>(p.use_row[static_cast<std::size_t>(q)]));
+      h = mix(h, bits(p.use_val[static_cast<std::size_t>(q)]));
+    }
+  }
+  return h;
+}
+
+bool same_items(const Problem& p, int a, int b) {
+  if (p.end(a) - p.begin(a) != p.end(b) - p.begin(b)) return false;
+  for (int i = p.begin(a), j = p.begin(b); i < p.end(a); ++i, ++j) {
+    const auto iu = static_cast<std::size_t>(i), ju = static_cast<std::size_t>(j);
+    if (bits(p.value[iu]) != bits(p.value[ju]) || (p.column[iu] < 0) != (p.column[ju] < 0)) return false;
+    const int ni = p.use_begin[iu + 1] - p.use_begin[iu];
+    if (ni != p.use_begin[ju + 1] - p.use_begin[ju]) return false;
+    for (int q = 0; q < ni; ++q) {
+      const auto qi = static_cast<std::size_t>(p.use_begin[iu] + q), qj = static_cast<std::size_t>(p.use_begin[ju] + q);
+      if (p.use_row[qi] != p.use_row[qj] || bits(p.use_val[qi]) != bits(p.use_val[qj])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Classes find_classes(const Problem& p, const Parallel& par) {
+  const int G = p.num_groups();
+  std::vector<std::uint64_t> hash(static_cast<std::size_t>(G));
+  par.blocks(G, 1024, [&](int, int b, int e) {
+    for (int g = b; g < e; ++g) hash[static_cast<std::size_t>(g)] = group_hash(p, g);
+  });
+  std::vector<int> order(static_cast<std::size_t>(G));
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const auto ha = hash[static_cast<std::size_t>(a)], hb = hash[static_cast<std::size_t>(b)];
+    return ha != hb ? ha < hb : a < b;
+  });
+  // Within a run of equal hashes, each group joins the first earlier group it equals.
+  std::vector<int> leader(static_cast<std::size_t>(G), -1);
+  std::vector<int> heads;
+  for (std::size_t s = 0; s < order.size();) {
+    std::size_t e = s;
+    while (e < order.size() && hash[static_cast<std::size_t>(order[e])] == hash[static_cast<std::size_t>(order[s])]) ++e;
+    heads.clear();
+    for (std::size_t q = s; q < e; ++q) {
+      const int g = order[q];
+      int found = -1;
+      for (int h : heads)
+        if (same_items(p, h, g)) {
+          found = h;
+          break;
+        }
+      if (found < 0) {
+        heads.push_back(g);
+        found = g;
+      }
+      leader[static_cast<std::size_t>(g)] = found;
+    }
+    s = e;
+  }
+  Classes c;
+  c.class_of.assign(static_cast<std::size_t>(G), -1);
+  for (int g = 0; g < G; ++g) {
+    const int l = leader[static_cast<std::size_t>(g)];
+    if (l == g) {
+      c.class_of[static_cast<std::size_t>(g)] = static_cast<int>(c.rep.size());
+      c.rep.push_back(g);
+      c.mult.push_back(0);
+    } else {
+      c.class_of[static_cast<std::size_t>(g)] = c.class_of[static_cast<std::size_t>(l)];
+    }
+    ++c.mult[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])];
+  }
+  c.member_begin.assign(c.rep.size() + 1, 0);
+  for (std::size_t k = 0; k < c.rep.size(); ++k) c.member_begin[k + 1] = c.member_begin[k] + c.mult[k];
+  c.members.resize(static_cast<std::size_t>(G));
+  std::vector<int> fill(c.member_begin.begin(), c.member_begin.end() - 1);
+  for (int g = 0; g < G; ++g) c.members[static_cast<std::size_t>(fill[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])]++)] = g;
+  return c;
+}
+
+Classes singleton_classes(const Problem& p) {
+  const int G = p.num_groups();
+  Classes c;
+  c.rep.resize(static_cast<std::size_t>(G));
+  std::iota(c.rep.begin(), c.rep.end(), 0);
+  c.mult.assign(static_cast<std::size_t>(G), 1);
+  c.member_begin.resize(static_cast<std::size_t>(G) + 1);
+  std::iota(c.member_begin.begin(), c.member_begin.end(), 0);
+  c.members = c.rep;
+  c.class_of = c.rep;
+  return c;
+}
+
+}  // namespace sia::detail::native

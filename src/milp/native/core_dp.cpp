@@ -1,0 +1,432 @@
+// Exact dynamic programme over the core (core_dp.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+
+#include "milp/native/core_dp.hpp"
+#include "milp/native/heuristic.hpp"
+
+namespace sia::detail::native {
+namespace {
+
+// A state's deviation vector packed into two 64-bit words: each row's field (deviation plus an
+// offset that keeps it non-negative) lies inside one word, so adding a move's packed deviation
+// word by word never carries from one field into another.
+struct Key {
+  std::uint64_t w[2] = {0, 0};
+  friend bool operator==(const Key& a, const Key& b) { return a.w[0] == b.w[0] && a.w[1] == b.w[1]; }
+  [[nodiscard]] Key plus(const Key& d) const { return Key{{w[0] + d.w[0], w[1] + d.w[1]}}; }
+  [[nodiscard]] std::size_t hash() const {
+    std::uint64_t h = w[0] * 0x9E3779B97F4A7C15ULL ^ (w[1] + 0x632BE59BD9B4E019ULL) * 0xBF58476D1CE4E5B9ULL;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+}  // namespace
+
+DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, double incumbent,
+                        const std::function<double(double)>& tol, const DpLimits& limits, bool debug,
+                        double min_cost) {
+  DpOutcome out;
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  const int K = p.num_rows, C = cls.size();
+  if (K == 0 || K > 24) return out;
+  for (double a : p.use_val)
+    if (a != std::round(a) || std::abs(a) > 1e6) return out;
+  std::vector<int> base;
+  const PriceEval ev = rel.evaluate(lam, nullptr, &base);
+  if (ev.L == -kInf) return out;
+  const double L = ev.L;
+  const double target = incumbent == -kInf ? -kInf : incumbent + tol(incumbent);
+  const double delta_max = L - target;
+  if (!(delta_max > 0.0)) {
+    out.kind = DpOutcome::Kind::settled;
+    out.bound = L;
+    return out;
+  }
+  const auto Ku = static_cast<std::size_t>(K);
+  auto usage = [&](int it, long long* u) {
+    std::fill(u, u + K, 0LL);
+    for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+      u[p.use_row[static_cast<std::size_t>(q)]] += std::llround(p.use_val[static_cast<std::size_t>(q)]);
+  };
+  // Residual capacity of the base and the moves of each class (non-base items with delta < Delta).
+  std::vector<long long> R(Ku), ub(Ku), ui(Ku);
+  for (int k = 0; k < K; ++k) R[static_cast<std::size_t>(k)] = static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(k)] + 1e-9));
+  std::vector<int> cmv_begin{0}, mv_item;
+  std::vector<double> mv_delta;
+  std::vector<long long> mv_dev;
+  std::vector<double> cmin(static_cast<std::size_t>(C), kInf);
+  for (int c = 0; c < C; ++c) {
+    const int b = base[static_cast<std::size_t>(c)];
+    const long long m = cls.mult[static_cast<std::size_t>(c)];
+    usage(b, ub.data());
+    for (std::size_t k = 0; k < Ku; ++k) R[k] -= m * ub[k];
+    const double rb = rel.reduced(b, lam.data());
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int it = f; it < e; ++it) {
+      if (it == b) continue;
+      const double d = std::max(0.0, rb - rel.reduced(it, lam.data()));
+      if (d >= delta_max) continue;
+      usage(it, ui.data());
+      mv_item.push_back(it);
+      mv_delta.push_back(d);
+      cmin[static_cast<std::size_t>(c)] = std::min(cmin[static_cast<std::size_t>(c)], d);
+      for (std::size_t k = 0; k < Ku; ++k) mv_dev.push_back(ui[k] - ub[k]);
+    }
+    cmv_begin.push_back(static_cast<int>(mv_item.size()));
+  }
+  // Layers: one per member of a class with moves; classes whose cheapest move is dearest first
+  // (their moves rarely fit in the budget, so the states stay few until the cheap layers at the
+  // end, where little is left to complete a state and the pruning is strongest).
+  std::vector<int> order;
+  for (int c = 0; c < C; ++c)
+    if (cmv_begin[static_cast<std::size_t>(c) + 1] > cmv_begin[static_cast<std::size_t>(c)]) order.push_back(c);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cmin[static_cast<std::size_t>(a)] > cmin[static_cast<std::size_t>(b)]; });
+  std::vector<int> layer_class;
+  for (int c : order)
+    for (int r = 0; r < cls.mult[static_cast<std::size_t>(c)]; ++r) layer_class.push_back(c);
+  const int NL = static_cast<int>(layer_class.size());
+  // What layers l.. can still add (inc) or remove (dec) per row.
+  std::vector<long long> inc((static_cast<std::size_t>(NL) + 1) * Ku, 0), dec(inc);
+  for (int l = NL - 1; l >= 0; --l) {
+    const int c = layer_class[static_cast<std::size_t>(l)];
+    for (std::size_t k = 0; k < Ku; ++k) {
+      long long up = 0, down = 0;
+      for (int m = cmv_begin[static_cast<std::size_t>(c)]; m < cmv_begin[static_cast<std::size_t>(c) + 1]; ++m) {
+        up = std::max(up, mv_dev[static_cast<std::size_t>(m) * Ku + k]);
+        down = std::max(down, -mv_dev[static_cast<std::size_t>(m) * Ku + k]);
+      }
+      inc[static_cast<std::size_t>(l) * Ku + k] = inc[(static_cast<std::size_t>(l) + 1) * Ku + k] + up;
+      dec[static_cast<std::size_t>(l) * Ku + k] = dec[(static_cast<std::size_t>(l) + 1) * Ku + k] + down;
+    }
+  }
+  // Key packing: field k holds d_k + dec_k(0) in [0, inc_k(0) + dec_k(0)]; partial sums stay in
+  // range, so adding a move is adding its packed deviation to the key.
+  std::vector<int> shift(Ku), word(Ku);
+  std::vector<std::uint64_t> mask(Ku);
+  {
+    int w = 0, bits = 0;
+    for (std::size_t k = 0; k < Ku; ++k) {
+      const long long range = inc[k] + dec[k] + 1;
+      int b = 1;
+      while (b < 62 && (1LL << b) < range) ++b;
+      if (b > 62) return out;
+      if (bits + b > 63) {
+        if (++w > 1) return out;  // more than two words of deviations: not for this DP
+        bits = 0;
+      }
+      word[k] = w;
+      shift[k] = bits;
+      mask[k] = (1ULL << b) - 1ULL;
+      bits += b;
+    }
+  }
+  std::vector<Key> mv_key(mv_item.size());
+  for (std::size_t m = 0; m < mv_item.size(); ++m)
+    for (std::size_t k = 0; k < Ku; ++k)
+      mv_key[m].w[word[k]] += static_cast<std::uint64_t>(mv_dev[m * Ku + k]) << shift[k];
+  Key key0;
+  for (std::size_t k = 0; k < Ku; ++k) key0.w[word[k]] |= static_cast<std::uint64_t>(dec[k]) << shift[k];
+  auto field = [&](const Key& key, std::size_t k) {
+    return static_cast<long long>((key.w[word[k]] >> shift[k]) & mask[k]) - dec[k];
+  };
+
+  struct Trail {
+    int prev;
+    int layer;
+    int move;
+  };
+  std::vector<Trail> trail;
+  std::vector<Key> cur_key, next_key;
+  std::vector<double> cur_cost, next_cost;
+  std::vector<int> cur_node, next_node;
+  std::vector<int> table;
+  double budget = std::isfinite(delta_max) ? std::min(delta_max, std::max(delta_max / 64.0, 1e-6 * (1.0 + std::abs(L))))
+                                           : kInf;
+  double proven = -kInf;  // L - largest budget fully enumerated without a solution
+  if (min_cost > 0.0 && std::isfinite(delta_max)) {
+    proven = L - std::min(min_cost, delta_max);
+    budget = std::min(delta_max, std::max(budget, 1.5 * min_cost));
+  }
+  for (;;) {
+    // Any state with d <= R completes to a feasible solution by keeping the base items of the
+    // remaining layers, at cost + lam·(R - d): the pass's budget shrinks to the best completion.
+    // Once a completion is known, only solutions better by more than the tolerance matter.
+    int found_node = -2;
+    double found_cost = budget, cut = budget;
+    auto completion = [&](const Key& key, double c, int node) {
+      for (std::size_t k = 0; k < Ku; ++k) {
+        const long long d = field(key, k);
+        if (d > R[k]) return;
+        c += lam[k] * static_cast<double>(R[k] - d);
+        if (c >= found_cost) return;
+      }
+      found_cost = c;
+      found_node = node;
+      cut = std::min(cut, c - tol(L - c));
+    };
+    trail.clear();
+    cur_key.assign(1, key0);
+    cur_cost.assign(1, 0.0);
+    cur_node.assign(1, -1);
+    completion(key0, 0.0, -1);
+    bool gave_up = false;
+    for (int l = 0; l < NL && !gave_up; ++l) {
+      if (limits.deadline && (l & 15) == 0 && Clock::now() > *limits.deadline) {
+        gave_up = true;
+        break;
+      }
+      next_key.clear();
+      next_cost.clear();
+      next_node.clear();
+      const int c = layer_class[static_cast<std::size_t>(l)];
+      const int m0 = cmv_begin[static_cast<std::size_t>(c)], m1 = cmv_begin[static_cast<std::size_t>(c) + 1];
+      const std::size_t expect = cur_key.size() * static_cast<std::size_t>(1 + m1 - m0);
+      std::size_t tsize = 1024;
+      while (tsize < 2 * expect) tsize <<= 1;
+      table.assign(tsize, -1);
+      const long long* inc_r = &inc[(static_cast<std::size_t>(l) + 1) * Ku];
+      const long long* dec_r = &dec[(static_cast<std::size_t>(l) + 1) * Ku];
+      for (std::size_t si = 0; si < cur_key.size() && !gave_up; ++si) {
+        for (int m = m0 - 1; m < m1; ++m) {  // m0 - 1 = keep the base item
+          const double cost = cur_cost[si] + (m >= m0 ? mv_delta[static_cast<std::size_t>(m)] : 0.0);
+          if (cost >= cut) continue;
+          const Key key = m >= m0 ? cur_key[si].plus(mv_key[static_cast<std::size_t>(m)]) : cur_key[si];
+          double slack_cost = 0.0;
+          bool dead = false;
+          for (std::size_t k = 0; k < Ku; ++k) {
+            const long long d = field(key, k);
+            if (d - dec_r[k] > R[k]) {  // can no longer get back under capacity
+              dead = true;
+              break;
+            }
+            const long long slack = R[k] - d - inc_r[k];
+            if (slack > 0) slack_cost += lam[k] * static_cast<double>(slack);
+          }
+          if (dead || cost + slack_cost >= cut) continue;
+          std::size_t h = key.hash() & (tsize - 1);
+          while (table[h] >= 0 && next_key[static_cast<std::size_t>(table[h])] != key) h = (h + 1) & (tsize - 1);
+          int node = cur_node[si];
+          if (m >= m0) {
+            if (table[h] >= 0 && next_cost[static_cast<std::size_t>(table[h])] <= cost) continue;
+            if (trail.size() >= limits.max_trail) {
+              gave_up = true;
+              break;
+            }
+            trail.push_back({node, l, m});
+            node = static_cast<int>(trail.size()) - 1;
+          }
+          completion(key, cost, node);
+          if (table[h] < 0) {
+            table[h] = static_cast<int>(next_key.size());
+            next_key.push_back(key);
+            next_cost.push_back(cost);
+            next_node.push_back(node);
+            if (next_key.size() > limits.max_states) {
+              gave_up = true;
+              break;
+            }
+          } else if (next_cost[static_cast<std::size_t>(table[h])] > cost) {
+            next_cost[static_cast<std::size_t>(table[h])] = cost;
+            next_node[static_cast<std::size_t>(table[h])] = node;
+          }
+        }
+      }
+      std::swap(cur_key, next_key);
+      std::swap(cur_cost, next_cost);
+      std::swap(cur_node, next_node);
+      out.peak_states = std::max(out.peak_states, cur_key.size());
+      if (debug && l % 200 == 0)
+        std::fprintf(stderr, "dp budget %.4g layer %d/%d: %zu states, trail %zu\n", budget, l, NL, cur_key.size(), trail.size());
+    }
+    if (gave_up) {
+      out.kind = DpOutcome::Kind::gave_up;
+      out.bound = proven == -kInf ? L : proven;
+      return out;
+    }
+    if (found_node >= -1) {
+      Counts n;
+      rel.assign(lam, nullptr, n);
+      for (int t = found_node; t >= 0; t = trail[static_cast<std::size_t>(t)].prev) {
+        const int c = layer_class[static_cast<std::size_t>(trail[static_cast<std::size_t>(t)].layer)];
+        --n[static_cast<std::size_t>(base[static_cast<std::size_t>(c)])];
+        ++n[static_cast<std::size_t>(mv_item[static_cast<std::size_t>(trail[static_cast<std::size_t>(t)].move)])];
+      }
+      if (!counts_feasible(p, cls, nullptr, n)) {  // numerical trouble: let the branch and bound decide
+        out.kind = DpOutcome::Kind::gave_up;
+        out.bound = proven == -kInf ? L : proven;
+        return out;
+      }
+      const double v = counts_value(p, cls, n);
+      out.kind = DpOutcome::Kind::settled;
+      if (v > incumbent) {
+        out.improved = true;
+        out.counts = std::move(n);
+        out.value = v;
+      }
+      // Every solution of cost < cut was enumerated: nothing beats this one by more than the
+      // tolerance (L - cut bounds what was pruned).
+      out.bound = std::min(L, std::max(std::max(v, incumbent), L - cut));
+      return out;
+    }
+    if (budget >= delta_max) {
+      out.kind = DpOutcome::Kind::settled;
+      out.bound = L - delta_max;  // -inf when there is no incumbent: proven infeasible
+      return out;
+    }
+    proven = L - budget;
+    budget = std::min(delta_max, budget * 2.0);
+  }
+}
+
+}  // namespace sia::detail::native
+
+namespace sia::detail::native {
+
+double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam, double budget, int modulus,
+                          const std::vector<int>& rows, std::size_t max_states) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  const int K = static_cast<int>(rows.size()), C = cls.size();
+  if (K == 0 || modulus < 2 || !(budget > 0.0)) return 0.0;
+  for (double a : p.use_val)
+    if (a != std::round(a) || std::abs(a) > 1e9) return 0.0;
+  std::size_t states = 1;
+  for (int k = 0; k < K; ++k) {
+    states *= static_cast<std::size_t>(modulus);
+    if (states > max_states) return 0.0;
+  }
+  const auto M = static_cast<long long>(modulus);
+  auto mod = [M](long long v) { return ((v % M) + M) % M; };
+  std::vector<int> base;
+  const PriceEval ev = rel.evaluate(lam, nullptr, &base);
+  if (ev.L == -kInf) return 0.0;
+  {
+    // Work estimate: relaxation rounds x states x moves; skip what would take more than ~5e7.
+    double work = 0.0;
+    for (int c = 0; c < C; ++c) {
+      const int b = base[static_cast<std::size_t>(c)];
+      const double rb = rel.reduced(b, lam.data());
+      int moves = 0;
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      for (int it = f; it < e; ++it) moves += it != b && rb - rel.reduced(it, lam.data()) < budget;
+      if (moves > 0) work += static_cast<double>(std::min<std::size_t>(static_cast<std::size_t>(cls.mult[static_cast<std::size_t>(c)]), states)) * static_cast<double>(states) * moves;
+    }
+    if (work > 5e7) return 0.0;
+  }
+  // Residual of the base modulo M, and each class's cheap moves as residue shifts.
+  std::vector<long long> R(static_cast<std::size_t>(K));
+  for (int k = 0; k < K; ++k) R[static_cast<std::size_t>(k)] = static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])] + 1e-9));
+  // Usage of item `it` on the k-th row of the subset.
+  auto use = [&](int it, int k) {
+    const int row = rows[static_cast<std::size_t>(k)];
+    for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+      if (p.use_row[static_cast<std::size_t>(q)] == row) return std::llround(p.use_val[static_cast<std::size_t>(q)]);
+    return 0LL;
+  };
+  std::vector<long long> stride(static_cast<std::size_t>(K));
+  long long s = 1;
+  for (int k = 0; k < K; ++k) {
+    stride[static_cast<std::size_t>(k)] = s;
+    s *= M;
+  }
+  std::vector<double> cost(states, kInf), next(states, kInf);
+  cost[0] = 0.0;  // residue of d = 0
+  std::vector<std::size_t> active{0};
+  std::vector<long long> dev(static_cast<std::size_t>(K)), digits(static_cast<std::size_t>(K));
+  std::vector<std::pair<double, std::vector<long long>>> moves;
+  for (int c = 0; c < C; ++c) {
+    const int b = base[static_cast<std::size_t>(c)];
+    const long long m = cls.mult[static_cast<std::size_t>(c)];
+    for (int k = 0; k < K; ++k) R[static_cast<std::size_t>(k)] -= m * use(b, k);
+    const double rb = rel.reduced(b, lam.data());
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    moves.clear();
+    for (int it = f; it < e; ++it) {
+      if (it == b) continue;
+      const double d = std::max(0.0, rb - rel.reduced(it, lam.data()));
+      if (d >= budget) continue;
+      for (int k = 0; k < K; ++k) dev[static_cast<std::size_t>(k)] = mod(use(it, k) - use(b, k));
+      bool zero = true;
+      for (long long x : dev) zero = zero && x == 0;
+      if (zero) continue;  // a move that keeps every residue only costs
+      moves.emplace_back(d, dev);
+    }
+    if (moves.empty()) continue;
+    // Each member may apply one move (one round of relaxation per member). Costs are >= 0, so a
+    // cheapest path to any residue repeats none: more rounds than residues change nothing.
+    const long long rounds = std::min<long long>(m, static_cast<long long>(states));
+    for (long long r = 0; r < rounds; ++r) {
+      // Only residues already reached within the budget can spread (an active list).
+      next = cost;
+      bool changed = false;
+      const std::size_t n_active = active.size();
+      for (std::size_t ai = 0; ai < n_active; ++ai) {
+        const std::size_t key = active[ai];
+        std::size_t rest = key;
+        for (int k = 0; k < K; ++k) {
+          digits[static_cast<std::size_t>(k)] = static_cast<long long>(rest % static_cast<std::size_t>(M));
+          rest /= static_cast<std::size_t>(M);
+        }
+        for (const auto& [d, mv] : moves) {
+          const double c2 = cost[key] + d;
+          if (!(c2 < budget)) continue;
+          std::size_t to = 0;
+          for (int k = 0; k < K; ++k)
+            to += static_cast<std::size_t>(mod(digits[static_cast<std::size_t>(k)] + mv[static_cast<std::size_t>(k)]) * stride[static_cast<std::size_t>(k)]);
+          if (c2 < next[to]) {
+            if (!(next[to] < budget) && !(cost[to] < budget)) active.push_back(to);
+            next[to] = c2;
+            changed = true;
+          }
+        }
+      }
+      std::swap(cost, next);
+      if (!changed) break;
+    }
+  }
+  // Cheapest completion: slack (R - d) taken modulo M at its least non-negative value.
+  double best = budget;
+  for (std::size_t key = 0; key < states; ++key) {
+    if (!(cost[key] < best)) continue;
+    std::size_t rest = key;
+    double c = cost[key];
+    for (int k = 0; k < K; ++k) {
+      const long long dk = static_cast<long long>(rest % static_cast<std::size_t>(M));
+      rest /= static_cast<std::size_t>(M);
+      c += lam[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])] * static_cast<double>(mod(R[static_cast<std::size_t>(k)] - dk));
+    }
+    best = std::min(best, c);
+  }
+  return best;
+}
+
+double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget) {
+  const int K = rel.problem().num_rows;
+  std::vector<int> by_price(static_cast<std::size_t>(K));
+  for (int k = 0; k < K; ++k) by_price[static_cast<std::size_t>(k)] = k;
+  std::stable_sort(by_price.begin(), by_price.end(), [&](int a, int b) { return lam[static_cast<std::size_t>(a)] > lam[static_cast<std::size_t>(b)]; });
+  // Each modulus skips itself when its work would exceed ~5e7 operations (see above).
+  constexpr std::size_t kStates = 1u << 16;
+  double lift = 0.0;
+  for (int M : {2, 4, 8, 16}) {
+    // As many rows as M^rows <= kStates allows, the dearest first.
+    std::size_t states = 1;
+    int n = 0;
+    while (n < K && states * static_cast<std::size_t>(M) <= kStates) {
+      states *= static_cast<std::size_t>(M);
+      ++n;
+    }
+    std::vector<int> rows(by_price.begin(), by_price.begin() + n);
+    std::sort(rows.begin(), rows.end());
+    lift = std::max(lift, modular_cost_bound(rel, lam, budget, M, rows, kStates));
+    if (lift >= budget) break;
+  }
+  return lift;
+}
+
+}  // namespace sia::detail::native

@@ -1,0 +1,311 @@
+// The primal heuristic (heuristic.hpp): repair by the cheapest capacity per unit of reduced value,
+// then improvement by true value.
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <tuple>
+
+#include "milp/native/heuristic.hpp"
+
+namespace sia::detail::native {
+namespace {
+
+int lo_of(const Bounds* b, int it) { return b ? b->lo[static_cast<std::size_t>(it)] : 0; }
+
+// Per-class upper bound of item `it` (mult for free classes).
+int hi_of(const Bounds* b, const Classes& cls, int c, int it) {
+  if (b && b->bounded[static_cast<std::size_t>(c)]) return b->hi[static_cast<std::size_t>(it)];
+  return cls.mult[static_cast<std::size_t>(c)];
+}
+int lo_in(const Bounds* b, int c, int it) {
+  return b && b->bounded[static_cast<std::size_t>(c)] ? lo_of(b, it) : 0;
+}
+
+// Amount item `it` uses on row k (0 when it does not use it).
+double amount(const Problem& p, int it, int k) {
+  for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+    if (p.use_row[static_cast<std::size_t>(q)] == k) return p.use_val[static_cast<std::size_t>(q)];
+  return 0.0;
+}
+
+// How many members can move from item i to item j without overfilling any row (given usage U).
+long long fit_count(const Problem& p, int i, int j, const std::vector<double>& U, long long want) {
+  long long n = want;
+  // Rows j uses more than i.
+  for (int q = p.use_begin[static_cast<std::size_t>(j)]; q < p.use_begin[static_cast<std::size_t>(j) + 1] && n > 0; ++q) {
+    const int k = p.use_row[static_cast<std::size_t>(q)];
+    const double e = p.use_val[static_cast<std::size_t>(q)] - amount(p, i, k);
+    if (e <= 0.0) continue;
+    const double room = p.cap[static_cast<std::size_t>(k)] + cap_tolerance(p.cap[static_cast<std::size_t>(k)]) - U[static_cast<std::size_t>(k)];
+    n = std::min<long long>(n, room < 0.0 ? 0 : static_cast<long long>(std::floor(room / e + 1e-12)));
+  }
+  return std::max<long long>(n, 0);
+}
+
+void apply_move(const Problem& p, Counts& n, std::vector<double>& U, int i, int j, long long cnt) {
+  n[static_cast<std::size_t>(i)] -= static_cast<int>(cnt);
+  n[static_cast<std::size_t>(j)] += static_cast<int>(cnt);
+  for (int q = p.use_begin[static_cast<std::size_t>(i)]; q < p.use_begin[static_cast<std::size_t>(i) + 1]; ++q)
+    U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -= cnt * p.use_val[static_cast<std::size_t>(q)];
+  for (int q = p.use_begin[static_cast<std::size_t>(j)]; q < p.use_begin[static_cast<std::size_t>(j) + 1]; ++q)
+    U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += cnt * p.use_val[static_cast<std::size_t>(q)];
+}
+
+std::vector<double> usage_of(const Problem& p, const Classes& cls, const Counts& n) {
+  std::vector<double> U(static_cast<std::size_t>(p.num_rows), 0.0);
+  for (int c = 0; c < cls.size(); ++c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int it = f; it < e; ++it) {
+      const int cnt = n[static_cast<std::size_t>(it)];
+      if (cnt == 0) continue;
+      for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+        U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += cnt * p.use_val[static_cast<std::size_t>(q)];
+    }
+  }
+  return U;
+}
+
+bool over(const Problem& p, const std::vector<double>& U, int k) {
+  const double c = p.cap[static_cast<std::size_t>(k)];
+  return U[static_cast<std::size_t>(k)] > c + cap_tolerance(c);
+}
+
+}  // namespace
+
+double counts_value(const Problem& p, const Classes& cls, const Counts& n) {
+  double v = p.fixed_value;
+  for (int c = 0; c < cls.size(); ++c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int it = f; it < e; ++it)
+      if (n[static_cast<std::size_t>(it)] != 0) v += n[static_cast<std::size_t>(it)] * p.value[static_cast<std::size_t>(it)];
+  }
+  return v;
+}
+
+bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n) {
+  if (n.size() != p.value.size()) return false;
+  for (int c = 0; c < cls.size(); ++c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    long long sum = 0;
+    for (int it = f; it < e; ++it) {
+      const int cnt = n[static_cast<std::size_t>(it)];
+      if (cnt < lo_in(b, c, it) || cnt > hi_of(b, cls, c, it)) return false;
+      sum += cnt;
+    }
+    if (sum != cls.mult[static_cast<std::size_t>(c)]) return false;
+  }
+  const auto U = usage_of(p, cls, n);
+  for (int k = 0; k < p.num_rows; ++k)
+    if (over(p, U, k)) return false;
+  return true;
+}
+
+bool round_and_repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts,
+                      double& value) {
+  if (!rel.assign(lam, b, counts)) return false;
+  return repair(rel, lam, b, counts, value);
+}
+
+bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b,
+                         const std::vector<double>& x, Counts& counts, double& value) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  if (x.size() != p.value.size()) return false;
+  counts.assign(p.value.size(), 0);
+  std::vector<int> order;
+  for (int c = 0; c < cls.size(); ++c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    long long rem = cls.mult[static_cast<std::size_t>(c)];
+    for (int it = f; it < e; ++it) {
+      const double xv = std::max(0.0, x[static_cast<std::size_t>(it)]);
+      const int fl = static_cast<int>(std::floor(xv + 1e-9));
+      counts[static_cast<std::size_t>(it)] = std::max(fl, lo_in(b, c, it));
+      rem -= counts[static_cast<std::size_t>(it)];
+    }
+    // Members left by the rounding down go to the largest fractional parts, then to the best
+    // reduced values (the repair fixes any overfull row).
+    order.clear();
+    for (int it = f; it < e; ++it) order.push_back(it);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int bb) {
+      const double fa = x[static_cast<std::size_t>(a)] - counts[static_cast<std::size_t>(a)];
+      const double fb = x[static_cast<std::size_t>(bb)] - counts[static_cast<std::size_t>(bb)];
+      if (fa != fb) return fa > fb;
+      return rel.reduced(a, lam.data()) > rel.reduced(bb, lam.data());
+    });
+    while (rem > 0) {
+      bool placed = false;
+      for (int it : order) {
+        if (rem == 0) break;
+        if (counts[static_cast<std::size_t>(it)] < hi_of(b, cls, c, it)) {
+          ++counts[static_cast<std::size_t>(it)];
+          --rem;
+          placed = true;
+        }
+      }
+      if (!placed) return false;
+    }
+    if (rem < 0) {  // lower bounds raised the counts (cannot happen for an admissible x)
+      for (int it = e - 1; it >= f && rem < 0; --it) {
+        const int take = std::min<long long>(-rem, counts[static_cast<std::size_t>(it)] - lo_in(b, c, it));
+        counts[static_cast<std::size_t>(it)] -= take;
+        rem += take;
+      }
+      if (rem < 0) return false;
+    }
+  }
+  return repair(rel, lam, b, counts, value);
+}
+
+bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  std::vector<double> U = usage_of(p, cls, counts);
+  const int K = p.num_rows;
+  // Classes using each row (items of representatives that use it), built once.
+  std::vector<std::vector<int>> users(static_cast<std::size_t>(K));
+  for (int c = 0; c < cls.size(); ++c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int it = f; it < e; ++it)
+      for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q) {
+        auto& u = users[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])];
+        if (u.empty() || u.back() != c) u.push_back(c);
+      }
+  }
+  using Cand = std::tuple<double, int, int, int>;  // score, class, from, to
+  // Best destination for members of class c on item i, to free row k: least reduced value lost
+  // per unit freed among moves that fit one member.
+  auto best_to = [&](int c, int i, int k, double& score) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    const double ri = rel.reduced(i, lam.data()), ai = amount(p, i, k);
+    int best = -1;
+    score = kInf;
+    for (int j = f; j < e; ++j) {
+      if (j == i || counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, c, j)) continue;
+      const double red = ai - amount(p, j, k);
+      if (red <= 0.0) continue;
+      if (fit_count(p, i, j, U, 1) < 1) continue;
+      const double s = (ri - rel.reduced(j, lam.data())) / red;
+      if (s < score) {
+        score = s;
+        best = j;
+      }
+    }
+    return best;
+  };
+  for (int round = 0; round <= K; ++round) {
+    int k = -1;
+    for (int r = 0; r < K && k < 0; ++r)
+      if (over(p, U, r)) k = r;
+    if (k < 0) break;
+    if (round == K) return false;
+    std::priority_queue<Cand, std::vector<Cand>, std::greater<>> heap;
+    for (int c : users[static_cast<std::size_t>(k)]) {
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      for (int i = f; i < e; ++i) {
+        if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i) || amount(p, i, k) <= 0.0) continue;
+        double s = 0.0;
+        const int j = best_to(c, i, k, s);
+        if (j >= 0) heap.emplace(s, c, i, j);
+      }
+    }
+    while (over(p, U, k)) {
+      if (heap.empty()) return false;
+      auto [s, c, i, j] = heap.top();
+      heap.pop();
+      const long long avail = counts[static_cast<std::size_t>(i)] - lo_in(b, c, i);
+      if (avail <= 0) continue;
+      // Re-validate against the current usage; re-queue with the current best move if stale.
+      const long long room = std::min<long long>(avail, hi_of(b, cls, c, j) - counts[static_cast<std::size_t>(j)]);
+      if (room <= 0 || fit_count(p, i, j, U, 1) < 1) {
+        double s2 = 0.0;
+        const int j2 = best_to(c, i, k, s2);
+        if (j2 >= 0) heap.emplace(s2, c, i, j2);
+        continue;
+      }
+      const double red = amount(p, i, k) - amount(p, j, k);
+      const double excess = U[static_cast<std::size_t>(k)] - p.cap[static_cast<std::size_t>(k)];
+      const long long need = std::max<long long>(1, static_cast<long long>(std::ceil(excess / red - 1e-12)));
+      const long long cnt = fit_count(p, i, j, U, std::min(room, need));
+      if (cnt <= 0) continue;
+      apply_move(p, counts, U, i, j, cnt);
+      if (counts[static_cast<std::size_t>(i)] > lo_in(b, c, i)) {
+        double s2 = 0.0;
+        const int j2 = best_to(c, i, k, s2);
+        if (j2 >= 0) heap.emplace(s2, c, i, j2);
+      }
+    }
+  }
+  for (int k = 0; k < K; ++k)
+    if (over(p, U, k)) return false;
+  value = counts_value(p, cls, counts);
+  improve(rel, lam, b, counts, value);
+  return true;
+}
+
+void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  std::vector<double> U = usage_of(p, cls, counts);
+  // Candidate moves (one per used item): the destination with the best reduced gain among those
+  // that gain true value; applied best reduced gain first, as many members as fit.
+  struct Move {
+    double key;
+    int c, i, j;
+  };
+  std::vector<Move> moves;
+  for (int pass = 0; pass < 3; ++pass) {
+    moves.clear();
+    for (int c = 0; c < cls.size(); ++c) {
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      for (int i = f; i < e; ++i) {
+        if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i)) continue;
+        const double vi = p.value[static_cast<std::size_t>(i)], ri = rel.reduced(i, lam.data());
+        int best = -1;
+        double key = -kInf;
+        for (int j = f; j < e; ++j) {
+          if (j == i || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
+          if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, c, j)) continue;
+          const double k = rel.reduced(j, lam.data()) - ri;
+          if (k > key) {
+            key = k;
+            best = j;
+          }
+        }
+        if (best >= 0) moves.push_back({key, c, i, best});
+      }
+    }
+    if (moves.empty()) break;
+    std::sort(moves.begin(), moves.end(), [](const Move& x, const Move& y) {
+      return x.key > y.key || (x.key == y.key && (x.c < y.c || (x.c == y.c && x.i < y.i)));
+    });
+    bool changed = false;
+    for (const Move& m : moves) {
+      // The destination may have filled up since: take the best destination that still fits.
+      const int f = cls.first_item(p, m.c), e = f + cls.items(p, m.c);
+      long long avail = counts[static_cast<std::size_t>(m.i)] - lo_in(b, m.c, m.i);
+      if (avail <= 0) continue;
+      const double vi = p.value[static_cast<std::size_t>(m.i)], ri = rel.reduced(m.i, lam.data());
+      int best = -1;
+      double key = -kInf;
+      for (int j = f; j < e; ++j) {
+        if (j == m.i || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
+        if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, m.c, j) || fit_count(p, m.i, j, U, 1) < 1) continue;
+        const double k = rel.reduced(j, lam.data()) - ri;
+        if (k > key) {
+          key = k;
+          best = j;
+        }
+      }
+      if (best < 0) continue;
+      const long long room = std::min<long long>(avail, hi_of(b, cls, m.c, best) - counts[static_cast<std::size_t>(best)]);
+      const long long cnt = fit_count(p, m.i, best, U, room);
+      if (cnt <= 0) continue;
+      apply_move(p, counts, U, m.i, best, cnt);
+      changed = true;
+    }
+    if (!changed) break;
+  }
+  value = counts_value(p, cls, counts);
+}
+
+}  // namespace sia::detail::native

@@ -1,0 +1,42 @@
+#pragma once
+// Private to the native backend: the primal heuristic. From the Lagrangian solution at prices
+// lambda (every class on its best items, usually a little over capacity on the rows where the LP
+// splits a class), repair the over-full rows with the moves that lose the least reduced value per
+// unit of capacity freed, then spend the capacity left on moves that gain true value, most
+// price-efficient first. Works on class counts, so thousands of identical jobs move in one step.
+#include <vector>
+
+#include "milp/native/relaxation.hpp"
+
+namespace sia::detail::native {
+
+/// Tolerance on capacity row k (absolute), the same everywhere in the backend.
+[[nodiscard]] inline double cap_tolerance(double cap) noexcept { return 1e-9 * std::max(1.0, std::abs(cap)); }
+
+/// Internal value of an assignment of counts (fixed value included).
+[[nodiscard]] double counts_value(const Problem& p, const Classes& cls, const Counts& n);
+
+/// True when the counts give every class exactly its members, respect `b` and the capacities.
+[[nodiscard]] bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n);
+
+/**
+ * @brief Builds a feasible assignment near the Lagrangian solution at `lam` (respecting `b`).
+ * Returns false when the repair cannot reach feasibility (some class may have to take an item no
+ * move reaches, e.g. forced jobs that do not fit: the branch and bound decides then).
+ */
+bool round_and_repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts,
+                      double& value);
+
+/// The same from the LP's primal counts `x` (per item, fractional): counts rounded down, the members
+/// left to the largest fractional parts, then repaired. Follows the LP where it splits classes.
+bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b,
+                         const std::vector<double>& x, Counts& counts, double& value);
+
+/// The same from a given starting assignment `counts` (every class complete, within `b`, maybe
+/// over capacity), e.g. the previous round's solution.
+bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value);
+
+/// Improves a feasible assignment in place by single moves that gain true value and fit.
+void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value);
+
+}  // namespace sia::detail::native

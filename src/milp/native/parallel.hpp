@@ -1,0 +1,61 @@
+#pragma once
+// Private to the native backend: the machine's cores for the solver's independent work (pricing
+// every job at given prices, reduced costs, candidate moves), through oneTBB.
+//
+// Determinism whatever the thread count: work is cut into blocks of a fixed size that depends only
+// on the problem, never on the number of threads; each block writes its own partial result, and
+// partial results are combined in block order on the calling thread. The floating-point sums are
+// therefore the same bits with 1, 2 or 64 threads.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+namespace sia::detail::native {
+
+class Parallel {
+ public:
+  /// `threads` <= 0: all the machine's cores; 1: everything on the calling thread. More threads
+  /// than cores are not requested (oneTBB would only warn and ignore them).
+  explicit Parallel(int threads) {
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads_ = threads <= 0 ? hw : std::min(threads, hw);
+    if (threads_ > 1) arena_ = std::make_unique<tbb::task_arena>(threads_);
+  }
+  Parallel(const Parallel&) = delete;
+  Parallel& operator=(const Parallel&) = delete;
+
+  [[nodiscard]] int threads() const noexcept { return threads_; }
+
+  /// Number of blocks of `block` elements covering [0, n).
+  [[nodiscard]] static int num_blocks(int n, int block) noexcept { return n <= 0 ? 0 : (n + block - 1) / block; }
+
+  /// Calls f(b, begin, end) for every block b of [0, n); blocks run concurrently when there are
+  /// several threads and several blocks. f must only write to data owned by its block.
+  template <class F>
+  void blocks(int n, int block, F&& f) const {
+    const int nb = num_blocks(n, block);
+    auto run = [&](int b) { f(b, b * block, std::min(n, (b + 1) * block)); };
+    if (nb <= 1 || !arena_) {
+      for (int b = 0; b < nb; ++b) run(b);
+      return;
+    }
+    arena_->execute([&] {
+      tbb::parallel_for(tbb::blocked_range<int>(0, nb, 1),
+                        [&](const tbb::blocked_range<int>& r) {
+                          for (int b = r.begin(); b < r.end(); ++b) run(b);
+                        },
+                        tbb::simple_partitioner());
+    });
+  }
+
+ private:
+  int threads_ = 1;
+  std::unique_ptr<tbb::task_arena> arena_;
+};
+
+}  // namespace sia::detail::native

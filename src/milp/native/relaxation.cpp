@@ -1,0 +1,414 @@
+// The LP relaxation in price space (relaxation.hpp): evaluation of L in parallel blocks, the
+// greedy inner problem with count bounds, Kelley's method, the primal from the master's duals.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "milp/native/dense_lp.hpp"
+#include "milp/native/relaxation.hpp"
+
+namespace sia::detail::native {
+namespace {
+
+constexpr int kBlock = 256;  // classes per block: fixed, so sums do not depend on the thread count
+
+// Items of one class ordered by reduced value, best first; ties to the lower item.
+void order_items(int first, int n, const std::vector<double>& r, std::vector<int>& idx) {
+  idx.resize(static_cast<std::size_t>(n));
+  std::iota(idx.begin(), idx.end(), first);
+  std::sort(idx.begin(), idx.end(), [&](int a, int b) {
+    const double ra = r[static_cast<std::size_t>(a - first)], rb = r[static_cast<std::size_t>(b - first)];
+    return ra > rb || (ra == rb && a < b);
+  });
+}
+
+}  // namespace
+
+void Bounds::reset(const Problem& p, const Classes& cls) {
+  lo.assign(p.value.size(), 0);
+  hi.assign(p.value.size(), 0);
+  bounded.assign(static_cast<std::size_t>(cls.size()), 0);
+  for (int c = 0; c < cls.size(); ++c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int it = f; it < e; ++it) hi[static_cast<std::size_t>(it)] = cls.mult[static_cast<std::size_t>(c)];
+  }
+}
+
+void Bounds::classify(const Problem& p, const Classes& cls, int c) {
+  const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+  const int m = cls.mult[static_cast<std::size_t>(c)];
+  bool free = true, mask = true;
+  for (int it = f; it < e; ++it) {
+    const int l = lo[static_cast<std::size_t>(it)], h = hi[static_cast<std::size_t>(it)];
+    free = free && l == 0 && h >= m;
+    mask = mask && l == 0 && (h == 0 || h >= m);
+  }
+  bounded[static_cast<std::size_t>(c)] = free ? 0 : (mask ? 1 : 2);
+}
+
+double Relaxation::fill_bounded(int c, const double* lam, const Bounds& b, int* counts_out, int* best_out,
+                                double* usage, bool zero_values) const {
+  thread_local std::vector<double> r;
+  thread_local std::vector<int> idx;
+  const int first = c_.first_item(p_, c), n = c_.items(p_, c);
+  const int mult = c_.mult[static_cast<std::size_t>(c)];
+  r.resize(static_cast<std::size_t>(n));
+  long long lo_sum = 0, hi_sum = 0;
+  for (int t = 0; t < n; ++t) {
+    r[static_cast<std::size_t>(t)] = reduced_as(first + t, lam, zero_values);
+    lo_sum += b.lo[static_cast<std::size_t>(first + t)];
+    hi_sum += b.hi[static_cast<std::size_t>(first + t)];
+  }
+  if (lo_sum > mult || hi_sum < mult) return -kInf;
+  order_items(first, n, r, idx);
+  int rem = mult - static_cast<int>(lo_sum);
+  double total = 0.0;
+  int best = -1;
+  auto take = [&](int it, int cnt) {
+    if (cnt <= 0) return;
+    total += cnt * r[static_cast<std::size_t>(it - first)];
+    if (usage)
+      for (int q = p_.use_begin[static_cast<std::size_t>(it)]; q < p_.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+        usage[p_.use_row[static_cast<std::size_t>(q)]] += cnt * p_.use_val[static_cast<std::size_t>(q)];
+  };
+  for (int it : idx) {
+    const auto iu = static_cast<std::size_t>(it);
+    const int extra = std::min(rem, b.hi[iu] - b.lo[iu]);
+    if (best < 0 && (extra > 0 || rem == 0)) best = it;
+    rem -= extra;
+    const int cnt = b.lo[iu] + extra;
+    take(it, cnt);
+    if (counts_out) counts_out[it - first] = cnt;
+  }
+  if (best_out) *best_out = best;
+  return total;
+}
+
+PriceEval Relaxation::evaluate(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best) const {
+  return evaluate_impl(lam, b, best, false);
+}
+
+PriceEval Relaxation::evaluate_feasibility(const std::vector<double>& lam, const Bounds* b) const {
+  return evaluate_impl(lam, b, nullptr, true);
+}
+
+PriceEval Relaxation::evaluate_impl(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best,
+                                    bool zero_values) const {
+  ++evaluations_;
+  const int C = c_.size(), K = p_.num_rows;
+  const auto Ku = static_cast<std::size_t>(K);
+  const int nb = Parallel::num_blocks(C, kBlock);
+  std::vector<double> part(static_cast<std::size_t>(nb), 0.0), use(static_cast<std::size_t>(nb) * Ku, 0.0);
+  std::vector<char> bad(static_cast<std::size_t>(nb), 0);
+  if (best) best->assign(static_cast<std::size_t>(C), -1);
+  const double* L = lam.data();
+  par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
+    double sum = 0.0;
+    double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
+    for (int c = beg; c < end; ++c) {
+      const char kind = b ? b->bounded[static_cast<std::size_t>(c)] : 0;
+      if (kind == 2) {
+        int bi = -1;
+        const double r = fill_bounded(c, L, *b, nullptr, &bi, u, zero_values);
+        if (r == -kInf) {
+          bad[static_cast<std::size_t>(blk)] = 1;
+          return;
+        }
+        sum += r;
+        if (best) (*best)[static_cast<std::size_t>(c)] = bi;
+        continue;
+      }
+      const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
+      int bi = -1;
+      double bv = -kInf;
+      for (int it = first; it < last; ++it) {
+        if (kind == 1 && b->hi[static_cast<std::size_t>(it)] == 0) continue;
+        const double r = reduced_as(it, L, zero_values);
+        if (r > bv) {
+          bv = r;
+          bi = it;
+        }
+      }
+      if (bi < 0) {
+        bad[static_cast<std::size_t>(blk)] = 1;
+        return;
+      }
+      const double m = c_.mult[static_cast<std::size_t>(c)];
+      sum += m * bv;
+      for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
+        u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
+      if (best) (*best)[static_cast<std::size_t>(c)] = bi;
+    }
+    part[static_cast<std::size_t>(blk)] = sum;
+  });
+  PriceEval out;
+  for (char x : bad)
+    if (x) return out;
+  double Lv = zero_values ? 0.0 : p_.fixed_value;
+  for (int k = 0; k < K; ++k) Lv += p_.cap[static_cast<std::size_t>(k)] * lam[static_cast<std::size_t>(k)];
+  out.grad.assign(p_.cap.begin(), p_.cap.end());
+  for (int blk = 0; blk < nb; ++blk) {
+    Lv += part[static_cast<std::size_t>(blk)];
+    for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= use[static_cast<std::size_t>(blk) * Ku + k];
+  }
+  out.L = Lv;
+  return out;
+}
+
+bool Relaxation::lp_infeasible(const Bounds* b, std::optional<Clock::time_point> deadline) const {
+  // min over [0,1]^K of the positively homogeneous L0 by Kelley; < 0 proves infeasibility.
+  const int K = p_.num_rows;
+  const auto Ku = static_cast<std::size_t>(K);
+  std::vector<double> lam(Ku, 0.0);
+  std::vector<std::vector<double>> cut_g;
+  std::vector<double> cut_c;
+  for (int iter = 0; iter < 60 + 20 * K; ++iter) {
+    const PriceEval e = evaluate_feasibility(lam, b);
+    if (e.L == -kInf) return true;  // the counts themselves contradict
+    // Scale: what one unit of price on every row is worth (caps), so the test is relative.
+    double scale = 1.0;
+    for (double c : p_.cap) scale += std::abs(c);
+    if (e.L < -1e-9 * scale) return true;
+    if (K == 0) return false;
+    double c = e.L;
+    for (std::size_t k = 0; k < Ku; ++k) c -= e.grad[k] * lam[k];
+    cut_g.push_back(e.grad);
+    cut_c.push_back(c);
+    if (deadline && Clock::now() > *deadline) return false;
+    const int S = static_cast<int>(cut_c.size());
+    const double T = *std::max_element(cut_c.begin(), cut_c.end());
+    const int m = S + K, n = K + 1;
+    std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), rhs(static_cast<std::size_t>(m)),
+        obj(static_cast<std::size_t>(n), 0.0);
+    for (int s = 0; s < S; ++s) {
+      for (int k = 0; k < K; ++k) a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
+      a[static_cast<std::size_t>(s * n + K)] = 1.0;
+      rhs[static_cast<std::size_t>(s)] = T - cut_c[static_cast<std::size_t>(s)];
+    }
+    for (int k = 0; k < K; ++k) {
+      a[static_cast<std::size_t>((S + k) * n + k)] = 1.0;
+      rhs[static_cast<std::size_t>(S + k)] = 1.0;
+    }
+    obj[Ku] = 1.0;
+    DenseLp lp(m, n, a, rhs, obj, 1e-12);
+    const auto sol = lp.solve(20000);
+    if (sol.status != DenseLpStatus::optimal) return false;
+    const double t = T - sol.value;
+    if (t >= -1e-9 * scale) return false;  // the model's minimum is >= 0: feasible
+    std::vector<double> next(sol.x.begin(), sol.x.begin() + K);
+    bool same = true;
+    for (std::size_t k = 0; k < Ku; ++k) same = same && std::abs(next[k] - lam[k]) <= 1e-13;
+    if (same) return false;
+    lam = std::move(next);
+  }
+  return false;
+}
+
+bool Relaxation::assign(const std::vector<double>& lam, const Bounds* b, Counts& count) const {
+  const int C = c_.size();
+  count.assign(p_.value.size(), 0);
+  const int nb = Parallel::num_blocks(C, kBlock);
+  std::vector<char> bad(static_cast<std::size_t>(nb), 0);
+  const double* L = lam.data();
+  par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
+    for (int c = beg; c < end; ++c) {
+      const int first = c_.first_item(p_, c);
+      const char kind = b ? b->bounded[static_cast<std::size_t>(c)] : 0;
+      if (kind == 2) {
+        if (fill_bounded(c, L, *b, count.data() + first, nullptr, nullptr) == -kInf) bad[static_cast<std::size_t>(blk)] = 1;
+        continue;
+      }
+      const int last = first + c_.items(p_, c);
+      int bi = -1;
+      double bv = -kInf;
+      for (int it = first; it < last; ++it) {
+        if (kind == 1 && b->hi[static_cast<std::size_t>(it)] == 0) continue;
+        const double r = reduced(it, L);
+        if (r > bv) {
+          bv = r;
+          bi = it;
+        }
+      }
+      if (bi < 0) {
+        bad[static_cast<std::size_t>(blk)] = 1;
+        continue;
+      }
+      count[static_cast<std::size_t>(bi)] = c_.mult[static_cast<std::size_t>(c)];
+    }
+  });
+  return std::none_of(bad.begin(), bad.end(), [](char x) { return x != 0; });
+}
+
+std::vector<double> Relaxation::price_box() const {
+  const int K = p_.num_rows;
+  std::vector<double> box(static_cast<std::size_t>(K), 0.0), amin(static_cast<std::size_t>(K), kInf);
+  double forced_spread = 0.0;
+  for (int c = 0; c < c_.size(); ++c) {
+    const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
+    double vmax = -kInf, vmin = kInf;
+    for (int it = first; it < last; ++it) {
+      const double v = p_.value[static_cast<std::size_t>(it)];
+      vmax = std::max(vmax, v);
+      vmin = std::min(vmin, v);
+      for (int q = p_.use_begin[static_cast<std::size_t>(it)]; q < p_.use_begin[static_cast<std::size_t>(it) + 1]; ++q) {
+        const auto k = static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)]);
+        const double a = p_.use_val[static_cast<std::size_t>(q)];
+        box[k] = std::max(box[k], std::max(v, 0.0) / a);
+        amin[k] = std::min(amin[k], a);
+      }
+    }
+    if (!p_.has_none(c_.rep[static_cast<std::size_t>(c)]) && vmax > vmin)
+      forced_spread += c_.mult[static_cast<std::size_t>(c)] * (vmax - vmin);
+  }
+  for (int k = 0; k < K; ++k) {
+    const auto ku = static_cast<std::size_t>(k);
+    const double extra = amin[ku] < kInf ? forced_spread / amin[ku] : 0.0;
+    box[ku] = 2.0 * box[ku] + 2.0 * extra + 1e-9;
+  }
+  return box;
+}
+
+KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b,
+                                  double target, int max_iter, std::optional<Clock::time_point> deadline,
+                                  bool primal) const {
+  const int K = p_.num_rows;
+  const auto Ku = static_cast<std::size_t>(K);
+  KelleyResult out;
+  for (std::size_t k = 0; k < Ku; ++k) lam0[k] = std::clamp(lam0[k], 0.0, box[k]);
+  std::vector<std::vector<double>> cut_g, cut_lam;
+  std::vector<double> cut_c;
+  std::vector<double> lam = lam0;
+  out.lam = lam0;
+  auto finish_primal = [&](const std::vector<double>& y) {
+    if (!primal) return;
+    double sum = 0.0;
+    for (std::size_t s = 0; s < cut_c.size(); ++s) sum += std::max(0.0, y[s]);
+    out.cut_lam.clear();
+    out.cut_weight.clear();
+    if (!(sum > 0.0)) return;
+    for (std::size_t s = 0; s < cut_c.size(); ++s)
+      if (y[s] > 1e-12 * sum) {
+        out.cut_lam.push_back(cut_lam[s]);
+        out.cut_weight.push_back(y[s] / sum);
+      }
+  };
+  std::vector<double> last_y, lam_master;
+  double t_master = -kInf;
+  // Wentges smoothing: query between the best prices so far (the stability centre) and the
+  // master's minimiser; when the cut found there does not cut the master's minimiser off (a
+  // "mis-price"), the next query is the minimiser itself, which keeps Kelley's convergence.
+  const double alpha = 0.5;
+  bool pure_next = true;
+  for (int iter = 0; iter < max_iter; ++iter) {
+    ++out.iterations;
+    const PriceEval e = evaluate(lam, b);
+    if (e.L == -kInf) {
+      out.infeasible = true;
+      return out;
+    }
+    if (e.L < out.L) {
+      out.L = e.L;
+      out.lam = lam;
+    }
+    if (K == 0) {
+      out.lower = out.L;
+      if (primal) {
+        out.cut_lam = {lam};
+        out.cut_weight = {1.0};
+      }
+      return out;
+    }
+    double c = e.L;
+    for (std::size_t k = 0; k < Ku; ++k) c -= e.grad[k] * lam[k];
+    cut_g.push_back(e.grad);
+    cut_c.push_back(c);
+    cut_lam.push_back(lam);
+    if (out.L <= target) return out;
+    if (deadline && Clock::now() > *deadline) return out;
+    if (!lam_master.empty() && !pure_next) {
+      // Mis-price check: does the new cut raise the model at the master's minimiser?
+      double at = c;
+      for (std::size_t k = 0; k < Ku; ++k) at += e.grad[k] * lam_master[k];
+      if (at <= t_master + 1e-12 * (1.0 + std::abs(t_master))) {
+        pure_next = true;
+        lam = lam_master;
+        continue;
+      }
+    }
+    // Master: max tau s.t. g_s·lam + tau <= T - c_s, lam <= box; then the model's minimum is T - tau.
+    const int S = static_cast<int>(cut_c.size());
+    const double T = *std::max_element(cut_c.begin(), cut_c.end());
+    const int m = S + K, n = K + 1;
+    std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), rhs(static_cast<std::size_t>(m)),
+        obj(static_cast<std::size_t>(n), 0.0);
+    for (int s = 0; s < S; ++s) {
+      for (int k = 0; k < K; ++k) a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
+      a[static_cast<std::size_t>(s * n + K)] = 1.0;
+      rhs[static_cast<std::size_t>(s)] = T - cut_c[static_cast<std::size_t>(s)];
+    }
+    for (int k = 0; k < K; ++k) {
+      a[static_cast<std::size_t>((S + k) * n + k)] = 1.0;
+      rhs[static_cast<std::size_t>(S + k)] = box[static_cast<std::size_t>(k)];
+    }
+    obj[Ku] = 1.0;
+    DenseLp lp(m, n, a, rhs, obj, 1e-12);
+    const auto sol = lp.solve(20000);
+    if (sol.status != DenseLpStatus::optimal) break;
+    last_y.assign(sol.y.begin(), sol.y.begin() + S);
+    const double t = T - sol.value;
+    out.lower = std::max(out.lower, t);
+    const double scale = 1.0 + std::abs(out.L);
+    if (out.L - t <= 1e-10 * scale) break;  // converged: out.L is the minimum
+    lam_master.assign(sol.x.begin(), sol.x.begin() + K);
+    t_master = t;
+    std::vector<double> next(Ku);
+    pure_next = false;  // the next query is the smoothed point
+    for (std::size_t k = 0; k < Ku; ++k) next[k] = out.lam[k] + (1.0 - alpha) * (lam_master[k] - out.lam[k]);
+    bool same = true;
+    for (std::size_t k = 0; k < Ku; ++k) same = same && std::abs(next[k] - lam[k]) <= 1e-13 * (1.0 + std::abs(lam[k]));
+    if (same) {
+      next = lam_master;
+      pure_next = true;
+      same = true;
+      for (std::size_t k = 0; k < Ku; ++k) same = same && std::abs(next[k] - lam[k]) <= 1e-13 * (1.0 + std::abs(lam[k]));
+      if (same) break;
+    }
+    lam = std::move(next);
+  }
+  if (!last_y.empty()) finish_primal(last_y);
+  return out;
+}
+
+void Relaxation::primal_counts(const KelleyResult& kr, const Bounds* b, std::vector<double>& x, std::vector<int>& split) const {
+  x.assign(p_.value.size(), 0.0);
+  split.clear();
+  std::vector<std::vector<double>> lams = kr.cut_lam;
+  std::vector<double> w = kr.cut_weight;
+  if (lams.empty()) {
+    lams = {kr.lam};
+    w = {1.0};
+  }
+  Counts first, n;
+  std::vector<char> differs(static_cast<std::size_t>(c_.size()), 0);
+  for (std::size_t s = 0; s < lams.size(); ++s) {
+    if (!assign(lams[s], b, n)) continue;
+    for (std::size_t it = 0; it < n.size(); ++it) x[it] += w[s] * n[it];
+    if (s == 0) {
+      first = n;
+      continue;
+    }
+    for (int c = 0; c < c_.size(); ++c) {
+      if (differs[static_cast<std::size_t>(c)]) continue;
+      const int f = c_.first_item(p_, c), e = f + c_.items(p_, c);
+      for (int it = f; it < e; ++it)
+        if (n[static_cast<std::size_t>(it)] != first[static_cast<std::size_t>(it)]) {
+          differs[static_cast<std::size_t>(c)] = 1;
+          break;
+        }
+    }
+  }
+  for (int c = 0; c < c_.size(); ++c)
+    if (differs[static_cast<std::size_t>(c)]) split.push_back(c);
+}
+
+}  // namespace sia::detail::native

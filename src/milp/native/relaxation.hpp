@@ -1,0 +1,135 @@
+#pragma once
+// Private to the native backend: the LP relaxation of the round, solved exactly in the space of
+// the capacity rows' prices (a few dimensions: one or two rows per GPU type).
+//
+// For prices lambda >= 0 on the K capacity rows,
+//     L(lambda) = fixed + cap·lambda + sum_c max over admissible counts n_c of sum_i n_ci (v_i - a_i·lambda)
+// bounds every feasible solution from above (class c has mult_c interchangeable members, n_ci of
+// them take item i, sum_i n_ci = mult_c, lo_ci <= n_ci <= hi_ci in a branch-and-bound node). The
+// inner maximum is a greedy fill by reduced value, so L is evaluated in one pass over the items,
+// in parallel blocks (parallel.hpp). Its minimum over lambda equals the LP relaxation (the inner
+// problem has the integrality property); L is convex piecewise linear in K dimensions, and
+// Kelley's cutting-plane method with a (K+1)-variable master LP minimises it exactly: a basic LP
+// optimum splits at most K + 1 classes, so the bound is almost tight for large rounds.
+//
+// The master's duals give the LP's primal solution as a convex combination of the inner
+// solutions at the cuts' prices (Dantzig-Wolfe): the branch and bound branches on its fractional
+// counts.
+#include <chrono>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "milp/native/classes.hpp"
+#include "milp/native/parallel.hpp"
+#include "milp/native/problem.hpp"
+
+namespace sia::detail::native {
+
+using Clock = std::chrono::steady_clock;
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Count bounds of a branch-and-bound node, per item of the representatives: lo <= n_ci <= hi.
+/// `bounded[c]` says how class c is restricted: 0 free (0 <= n_ci <= mult_c, lo/hi unused),
+/// 1 items excluded only (lo = 0, hi in {0, mult_c}: a best-item scan skipping excluded items),
+/// 2 general (greedy fill).
+struct Bounds {
+  std::vector<int> lo, hi;     ///< per problem item (items of representatives only)
+  std::vector<char> bounded;   ///< per class: 0, 1 or 2
+
+  /// Free bounds for every class of `cls` over the items of `p`.
+  void reset(const Problem& p, const Classes& cls);
+  /// Recomputes bounded[c] from lo/hi (after a change to class c's bounds).
+  void classify(const Problem& p, const Classes& cls, int c);
+};
+
+/// An assignment of counts: per problem item of the representatives, how many members take it.
+using Counts = std::vector<int>;
+
+struct PriceEval {
+  double L = -kInf;             ///< the Lagrangian bound (-inf: no admissible assignment)
+  std::vector<double> grad;     ///< cap - usage of the inner solution (a subgradient)
+};
+
+struct KelleyResult {
+  std::vector<double> lam;      ///< best prices found
+  double L = kInf;              ///< L(lam)
+  double lower = -kInf;         ///< the master's lower bound on min L (converged: lower ~ L)
+  bool infeasible = false;      ///< no admissible assignment at all (counts contradict)
+  int iterations = 0;
+  // Convex combination of the inner solutions that the last master found optimal.
+  std::vector<std::vector<double>> cut_lam;
+  std::vector<double> cut_weight;
+};
+
+class Relaxation {
+ public:
+  Relaxation(const Problem& p, const Classes& c, const Parallel& par) : p_(p), c_(c), par_(par) {}
+
+  [[nodiscard]] const Problem& problem() const noexcept { return p_; }
+  [[nodiscard]] const Classes& classes() const noexcept { return c_; }
+  [[nodiscard]] const Parallel& parallel() const noexcept { return par_; }
+
+  /// Reduced value v_i - a_i·lambda.
+  [[nodiscard]] double reduced(int it, const double* lam) const noexcept {
+    const auto iu = static_cast<std::size_t>(it);
+    double r = p_.value[iu];
+    for (int q = p_.use_begin[iu]; q < p_.use_begin[iu + 1]; ++q)
+      r -= lam[p_.use_row[static_cast<std::size_t>(q)]] * p_.use_val[static_cast<std::size_t>(q)];
+    return r;
+  }
+
+  /// L(lambda) and a subgradient. When `best` is given it receives per class the item that takes
+  /// the members left after the lower bounds (the best admissible item: all members of a free class).
+  [[nodiscard]] PriceEval evaluate(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best = nullptr) const;
+
+  /// The same with every value taken as 0: min over lambda in [0,1]^K of this L is < 0 exactly
+  /// when no fractional assignment fits the capacities (Farkas), whatever the values.
+  [[nodiscard]] PriceEval evaluate_feasibility(const std::vector<double>& lam, const Bounds* b) const;
+
+  /// True when the LP relaxation under `b` is proven infeasible (by the feasibility Lagrangian).
+  [[nodiscard]] bool lp_infeasible(const Bounds* b, std::optional<Clock::time_point> deadline) const;
+
+  /// The inner solution at lambda as counts (greedy fill by reduced value, ties to the lower item).
+  /// Returns false when some class has no admissible assignment.
+  bool assign(const std::vector<double>& lam, const Bounds* b, Counts& count) const;
+
+  /// A box containing an optimal price vector (no price exceeds what one unit of the row can earn,
+  /// plus what groups that must choose can lose), so the master LP stays bounded.
+  [[nodiscard]] std::vector<double> price_box() const;
+
+  /// Minimises L from lam0 within the box. Stops when converged (relative 1e-10), when L <= target
+  /// (the node can be pruned), after `max_iter` evaluations, or at the deadline. With `primal`
+  /// the result carries the master's convex combination.
+  KelleyResult minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b, double target,
+                        int max_iter, std::optional<Clock::time_point> deadline, bool primal) const;
+
+  /// The LP's primal counts from a KelleyResult's convex combination: per problem item of the
+  /// representatives, sum_s w_s n_s (fractional). Only classes whose inner solutions differ are
+  /// listed in `split` (the others are integral and equal to the inner solution at lam).
+  void primal_counts(const KelleyResult& kr, const Bounds* b, std::vector<double>& x, std::vector<int>& split) const;
+
+  /// Evaluations so far (statistics).
+  [[nodiscard]] long long evaluations() const noexcept { return evaluations_; }
+
+ private:
+  // Greedy fill of class c with bounds; returns the class's reduced value, or -inf.
+  double fill_bounded(int c, const double* lam, const Bounds& b, int* counts_out, int* best_out, double* usage,
+                      bool zero_values = false) const;
+  PriceEval evaluate_impl(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best, bool zero_values) const;
+  [[nodiscard]] double reduced_as(int it, const double* lam, bool zero_values) const noexcept {
+    if (!zero_values) return reduced(it, lam);
+    const auto iu = static_cast<std::size_t>(it);
+    double r = 0.0;
+    for (int q = p_.use_begin[iu]; q < p_.use_begin[iu + 1]; ++q)
+      r -= lam[p_.use_row[static_cast<std::size_t>(q)]] * p_.use_val[static_cast<std::size_t>(q)];
+    return r;
+  }
+
+  const Problem& p_;
+  const Classes& c_;
+  const Parallel& par_;
+  mutable long long evaluations_ = 0;
+};
+
+}  // namespace sia::detail::native

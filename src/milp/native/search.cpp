@@ -1,0 +1,205 @@
+// The native backend's exact search (search.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "milp/native/branch.hpp"
+#include "milp/native/classes.hpp"
+#include "milp/native/core_dp.hpp"
+#include "milp/native/heuristic.hpp"
+#include "milp/native/search.hpp"
+
+namespace sia::detail::native {
+namespace {
+
+double ms(Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); }
+
+// Per group item from class counts: the members of a class (ascending) take the class's items in
+// item order, as many as each count says.
+std::vector<int> expand(const Problem& p, const Classes& cls, const Counts& n) {
+  std::vector<int> choice(static_cast<std::size_t>(p.num_groups()), -1);
+  for (int c = 0; c < cls.size(); ++c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    int m = cls.member_begin[static_cast<std::size_t>(c)];
+    for (int it = f; it < e; ++it)
+      for (int k = 0; k < n[static_cast<std::size_t>(it)]; ++k) {
+        const int g = cls.members[static_cast<std::size_t>(m++)];
+        choice[static_cast<std::size_t>(g)] = p.begin(g) + (it - f);
+      }
+  }
+  return choice;
+}
+
+}  // namespace
+
+SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& tol, const SearchOptions& options,
+                        const std::vector<double>* warm_prices, const std::vector<int>* warm_choice) {
+  SearchResult res;
+  const auto t0 = Clock::now();
+  const int K = p.num_rows, G = p.num_groups();
+  Parallel par(options.threads);
+  const Classes cls = options.symmetry ? find_classes(p, par) : singleton_classes(p);
+  res.classes = cls.size();
+  Relaxation rel(p, cls, par);
+  const auto box = rel.price_box();
+  if (options.debug) std::fprintf(stderr, "native: %d groups, %d classes, %d items, %d rows (%.2f ms)\n", G, cls.size(), p.num_items(), K, ms(t0));
+
+  double best = -kInf;
+  Counts best_counts;
+  auto offer = [&](const Counts& n, double v) {
+    if (v > best) {
+      best = v;
+      best_counts = n;
+    }
+  };
+  auto target = [&] { return best == -kInf ? -kInf : best + tol(best); };
+
+  // 2. The LP relaxation (no early stop: its prices are reported).
+  std::vector<double> lam0(static_cast<std::size_t>(K), 0.0);
+  if (warm_prices && static_cast<int>(warm_prices->size()) == K) lam0 = *warm_prices;
+  const auto t_lp = Clock::now();
+  const KelleyResult root = rel.minimise(lam0, box, nullptr, -kInf, 100 + 40 * K, options.deadline, true);
+  res.lp_iterations = root.iterations;
+  if (options.debug) std::fprintf(stderr, "native: LP %.3f ms, %d evaluations, L %.12g\n", ms(t_lp), root.iterations, root.L);
+  if (root.infeasible) {  // a class with nothing admissible: cannot happen for recognised problems
+    res.proven = true;
+    return res;
+  }
+  const auto& lam = root.lam;
+  const double L = root.L;
+  res.root_bound = L;
+  res.prices = lam;
+  {
+    std::vector<int> bi;
+    (void)rel.evaluate(lam, nullptr, &bi);
+    res.group_duals.resize(static_cast<std::size_t>(G));
+    for (int g = 0; g < G; ++g) {
+      const int c = cls.class_of[static_cast<std::size_t>(g)];
+      res.group_duals[static_cast<std::size_t>(g)] = rel.reduced(bi[static_cast<std::size_t>(c)], lam.data());
+    }
+  }
+
+  // 3. Feasible solutions near the LP: the previous round's, repaired, and the rounding of the LP's.
+  const auto t_h = Clock::now();
+  if (warm_choice && static_cast<int>(warm_choice->size()) == G) {
+    Counts n;
+    rel.assign(lam, nullptr, n);  // groups without a warm item take their best one
+    for (int c = 0; c < cls.size(); ++c) {
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      for (int it = f; it < e; ++it) n[static_cast<std::size_t>(it)] = 0;
+      for (int m = cls.member_begin[static_cast<std::size_t>(c)]; m < cls.member_begin[static_cast<std::size_t>(c) + 1]; ++m) {
+        const int g = cls.members[static_cast<std::size_t>(m)];
+        const int w = (*warm_choice)[static_cast<std::size_t>(g)];
+        int it = w >= p.begin(g) && w < p.end(g) ? f + (w - p.begin(g)) : -1;
+        if (it < 0) {  // best item at the LP prices
+          double bv = -kInf;
+          for (int j = f; j < e; ++j) {
+            const double r = rel.reduced(j, lam.data());
+            if (r > bv) {
+              bv = r;
+              it = j;
+            }
+          }
+        }
+        ++n[static_cast<std::size_t>(it)];
+      }
+    }
+    double v = 0.0;
+    if (repair(rel, lam, nullptr, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+  }
+  {
+    Counts n;
+    double v = 0.0;
+    std::vector<double> x;
+    std::vector<int> split;
+    rel.primal_counts(root, nullptr, x, split);
+    if (round_lp_and_repair(rel, lam, nullptr, x, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+    if (!(L <= target()) && round_and_repair(rel, lam, nullptr, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+  }
+  if (options.debug) std::fprintf(stderr, "native: heuristic %.3f ms, incumbent %.12g, gap %.3g (tolerance %.3g)\n", ms(t_h), best, L - best, best == -kInf ? 0.0 : tol(best));
+
+  double bound = L;
+  bool proven = L <= target();
+  bool limit = false;
+  // The group relaxation modulo 2, 4, 8, 16: a row that no cheap move fills to the last unit.
+  double lift = 0.0;
+  if (!proven && best > -kInf) {
+    const auto t_m = Clock::now();
+    lift = modular_bounds(rel, lam, L - target());
+    bound = L - lift;
+    proven = bound <= target();
+    if (options.debug) std::fprintf(stderr, "native: modular bound %.3f ms, lifts the bound by %.6g\n", ms(t_m), lift);
+  }
+  // 4-5. The exact DP over the near-tied core and branch and bound over class counts, as a
+  // portfolio: each first with a small effort (the DP settles rounds whose gap is granularity,
+  // the branch and bound those whose gap is a few split classes, each in milliseconds), then the
+  // DP with its full effort and the branch and bound with the time left.
+  BranchLimits bl;
+  bl.deadline = options.deadline;
+  auto out_of_time = [&] { return options.deadline && Clock::now() > *options.deadline; };
+  auto run_dp = [&](std::size_t max_states, std::size_t max_trail) {
+    const auto t_dp = Clock::now();
+    DpLimits dl;
+    dl.deadline = options.deadline;
+    dl.max_states = max_states;
+    dl.max_trail = max_trail;
+    const DpOutcome dp = solve_core_dp(rel, lam, best, tol, dl, options.debug, lift);
+    res.dp_peak_states = std::max(res.dp_peak_states, dp.peak_states);
+    if (dp.kind == DpOutcome::Kind::not_applicable) return false;
+    res.dp_used = true;
+    if (dp.improved && counts_feasible(p, cls, nullptr, dp.counts)) offer(dp.counts, dp.value);
+    if (dp.kind == DpOutcome::Kind::settled) {
+      proven = true;
+      bound = std::min(bound, std::max(best, dp.bound));
+    } else {
+      bound = std::min(bound, std::max(best, dp.bound));
+      proven = bound <= target();
+    }
+    if (options.debug) std::fprintf(stderr, "native: DP %d %.3f ms, peak %zu states, bound %.12g\n", static_cast<int>(dp.kind), ms(t_dp), dp.peak_states, bound);
+    return true;
+  };
+  bool complete_tree = false;
+  auto run_bnb = [&](long long max_nodes) {
+    const auto t_b = Clock::now();
+    bl.max_nodes = max_nodes;
+    res.bnb_used = true;
+    const BranchOutcome bo = branch_and_bound(rel, lam, bound, best, best_counts, tol, bl, options.debug);
+    res.nodes += bo.nodes;
+    if (bo.improved && counts_feasible(p, cls, nullptr, bo.counts)) offer(bo.counts, bo.value);
+    bound = std::min(bound, std::max(best, bo.bound));
+    complete_tree = bo.completed;
+    proven = bo.completed || bound <= target();
+    if (options.debug) std::fprintf(stderr, "native: B&B %.3f ms, %lld nodes, completed %d, bound %.12g\n", ms(t_b), bo.nodes, bo.completed ? 1 : 0, bound);
+  };
+  // No incumbent and an LP that cannot fit the forced jobs: infeasible without a search.
+  if (!proven && best == -kInf && rel.lp_infeasible(nullptr, options.deadline)) {
+    res.proven = true;
+    res.bound = -kInf;
+    return res;
+  }
+  // Effort limits are counted (nodes, states), never timed, so the answer does not depend on the
+  // machine's speed or load; only the caller's time limit is wall-clock.
+  const long long quick_nodes = std::clamp<long long>(2'000'000 / std::max(1, p.num_items()), 10, 2000);
+  bool dp_applies = true;
+  // Rounds with many interchangeable jobs (few classes) suit the count branching; the others the
+  // DP, whose states never multiply with symmetric jobs but grow with distinct near-ties.
+  const bool symmetric = 2 * cls.size() <= G;
+  if (symmetric && !proven && !out_of_time()) run_bnb(std::min<long long>(options.max_nodes, quick_nodes));
+  if (!proven && best > -kInf && options.use_dp && !out_of_time()) dp_applies = run_dp(200'000, 1'000'000);
+  if (!symmetric && !proven && !out_of_time()) run_bnb(std::min<long long>(options.max_nodes, quick_nodes));
+  if (!proven && best > -kInf && options.use_dp && dp_applies && !out_of_time()) run_dp(2'000'000, 6'000'000);
+  if (!proven && !out_of_time()) run_bnb(options.max_nodes);
+  limit = !proven && !complete_tree;
+  res.nodes = std::max<long long>(res.nodes, 1);
+  res.hit_limit = limit;
+  res.feasible = best > -kInf;
+  res.proven = proven;
+  res.value = best;
+  res.bound = res.feasible ? std::max(best, bound) : (proven ? -kInf : bound);
+  if (res.feasible) res.choice = expand(p, cls, best_counts);
+  if (options.debug) std::fprintf(stderr, "native: total %.3f ms\n", ms(t0));
+  return res;
+}
+
+}  // namespace sia::detail::native

@@ -1,0 +1,459 @@
+// The native backend's engine piece by piece (src/milp/native/), each against an independent
+// answer: exhaustive search over small problems, the explicit LP solved by the dense simplex,
+// duals checked by LP duality. Covers the price-space LP, its primal, the symmetry classes, the
+// modular bound, the core DP, the branch and bound over counts, warm starts and the thread count.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "milp/native/branch.hpp"
+#include "milp/native/classes.hpp"
+#include "milp/native/core_dp.hpp"
+#include "milp/native/dense_lp.hpp"
+#include "milp/native/heuristic.hpp"
+#include "milp/native/problem.hpp"
+#include "milp/native/relaxation.hpp"
+#include "milp/native/search.hpp"
+
+namespace {
+
+using namespace sia::detail::native;
+
+struct Spec {
+  int rows = 2;
+  int groups = 5;
+  int max_items = 4;
+  bool fractional = false;  // usages not integers
+  bool identical = false;   // groups copied from a few templates
+  bool forced = false;      // some groups without a "none" item
+  bool two_rows = false;    // some items use two rows
+  bool granular = false;    // usages multiples of 2 or 4 and odd capacities
+};
+
+Problem random_problem(std::mt19937& rng, const Spec& s) {
+  Problem p;
+  p.num_rows = s.rows;
+  std::uniform_int_distribution<int> capd(0, 3 * s.groups);
+  for (int k = 0; k < s.rows; ++k) {
+    int c = capd(rng);
+    if (s.granular) c = 2 * c + 1;
+    p.cap.push_back(s.fractional ? c * 0.37 : c);
+  }
+  std::uniform_real_distribution<double> val(-0.5, 3.0);
+  std::uniform_int_distribution<int> items(1, s.max_items), row(0, s.rows - 1), amt(1, 4), coin(0, 3);
+  struct Item {
+    double v;
+    std::vector<std::pair<int, double>> use;
+  };
+  std::vector<std::pair<std::vector<Item>, bool>> templates;
+  for (int g = 0; g < s.groups; ++g) {
+    if (s.identical && !templates.empty() && coin(rng) != 0) {
+      const auto& t = templates[rng() % templates.size()];
+      for (const auto& it : t.first) p.add_item(it.v, 0, it.use);
+      if (t.second) p.add_none();
+      p.close_group(-1);
+      continue;
+    }
+    std::vector<Item> its;
+    const int n = items(rng);
+    for (int i = 0; i < n; ++i) {
+      Item it;
+      it.v = std::round(val(rng) * 100.0) / 100.0;
+      const int r = row(rng);
+      double a = amt(rng);
+      if (s.granular) a *= (coin(rng) < 2 ? 2 : 4);
+      if (s.fractional) a *= 0.37;
+      it.use.emplace_back(r, a);
+      if (s.two_rows && s.rows > 1 && coin(rng) == 0) {
+        const int r2 = (r + 1) % s.rows;
+        it.use.emplace_back(r2, s.fractional ? 0.37 : 1.0);
+        std::sort(it.use.begin(), it.use.end());
+      }
+      its.push_back(it);
+    }
+    const bool none = !(s.forced && coin(rng) == 0);
+    for (const auto& it : its) p.add_item(it.v, 0, it.use);
+    if (none) p.add_none();
+    p.close_group(-1);
+    templates.emplace_back(its, none);
+  }
+  return p;
+}
+
+/// Exhaustive optimum (internal value, maximisation); nullopt when infeasible.
+std::optional<double> brute_force(const Problem& p) {
+  std::vector<double> used(static_cast<std::size_t>(p.num_rows), 0.0);
+  double best = -std::numeric_limits<double>::infinity();
+  std::function<void(int, double)> rec = [&](int g, double acc) {
+    if (g == p.num_groups()) {
+      best = std::max(best, acc);
+      return;
+    }
+    for (int it = p.begin(g); it < p.end(g); ++it) {
+      bool fits = true;
+      for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q) {
+        const auto k = static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]);
+        fits = fits && used[k] + p.use_val[static_cast<std::size_t>(q)] <= p.cap[k] + 1e-9;
+      }
+      if (!fits) continue;
+      for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+        used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += p.use_val[static_cast<std::size_t>(q)];
+      rec(g + 1, acc + p.value[static_cast<std::size_t>(it)]);
+      for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+        used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -= p.use_val[static_cast<std::size_t>(q)];
+    }
+  };
+  rec(0, p.fixed_value);
+  if (best == -std::numeric_limits<double>::infinity()) return std::nullopt;
+  return best;
+}
+
+/// The LP relaxation solved explicitly (x_gi >= 0, sum_i x_gi = 1, capacities).
+std::optional<double> explicit_lp(const Problem& p) {
+  const int n = p.num_items(), G = p.num_groups(), K = p.num_rows;
+  const int m = K + 2 * G;
+  std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), b(static_cast<std::size_t>(m)), c(p.value);
+  for (int it = 0; it < n; ++it)
+    for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+      a[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]) * static_cast<std::size_t>(n) + static_cast<std::size_t>(it)] += p.use_val[static_cast<std::size_t>(q)];
+  for (int k = 0; k < K; ++k) b[static_cast<std::size_t>(k)] = p.cap[static_cast<std::size_t>(k)];
+  for (int g = 0; g < G; ++g) {
+    for (int it = p.begin(g); it < p.end(g); ++it) {
+      a[static_cast<std::size_t>(K + 2 * g) * static_cast<std::size_t>(n) + static_cast<std::size_t>(it)] = 1.0;
+      a[static_cast<std::size_t>(K + 2 * g + 1) * static_cast<std::size_t>(n) + static_cast<std::size_t>(it)] = -1.0;
+    }
+    b[static_cast<std::size_t>(K + 2 * g)] = 1.0;
+    b[static_cast<std::size_t>(K + 2 * g + 1)] = -1.0;
+  }
+  DenseLp lp(m, n, a, b, c);
+  const auto r = lp.solve();
+  if (r.status != DenseLpStatus::optimal) return std::nullopt;
+  return r.value + p.fixed_value;
+}
+
+std::function<double(double)> gap_tolerance(double gap) {
+  return [gap](double z) { return std::max(gap * std::abs(z), 1e-9 * (1.0 + std::abs(z))); };
+}
+
+Spec spec_for(int iter) {
+  Spec s;
+  s.rows = 1 + iter % 3;
+  s.groups = 3 + iter % 5;
+  s.identical = iter % 4 == 1;
+  s.forced = iter % 3 == 2;
+  s.two_rows = iter % 5 == 3;
+  s.fractional = iter % 7 == 4;
+  s.granular = iter % 6 == 5 && !s.fractional;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("native.engine.dense_lp_duals") {
+  // y >= 0, y·A >= c and y·b = the optimum on random feasible LPs.
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> u(-1.0, 2.0);
+  for (int iter = 0; iter < 200; ++iter) {
+    const int m = 2 + iter % 5, n = 2 + iter % 4;
+    std::vector<double> a(static_cast<std::size_t>(m * n)), b(static_cast<std::size_t>(m)), c(static_cast<std::size_t>(n));
+    for (auto& x : a) x = u(rng);
+    for (auto& x : b) x = 1.0 + u(rng);  // x = 0 is feasible
+    for (auto& x : c) x = u(rng);
+    for (int j = 0; j < n; ++j) a[static_cast<std::size_t>(j)] = 1.0;  // keeps the LP bounded
+    DenseLp lp(m, n, a, b, c);
+    const auto r = lp.solve();
+    REQUIRE(r.status == DenseLpStatus::optimal);
+    REQUIRE(r.y.size() == static_cast<std::size_t>(m));
+    double yb = 0.0;
+    for (int i = 0; i < m; ++i) {
+      CHECK(r.y[static_cast<std::size_t>(i)] >= -1e-9);
+      yb += r.y[static_cast<std::size_t>(i)] * b[static_cast<std::size_t>(i)];
+    }
+    CHECK(yb == doctest::Approx(r.value).epsilon(1e-9));
+    for (int j = 0; j < n; ++j) {
+      double ya = 0.0;
+      for (int i = 0; i < m; ++i) ya += r.y[static_cast<std::size_t>(i)] * a[static_cast<std::size_t>(i * n + j)];
+      CHECK(ya >= c[static_cast<std::size_t>(j)] - 1e-9);
+    }
+  }
+}
+
+TEST_CASE("native.engine.classes") {
+  Problem p;
+  p.num_rows = 1;
+  p.cap = {4};
+  const std::vector<std::pair<int, double>> one{{0, 1.0}}, two{{0, 2.0}};
+  auto group = [&](double v1, double v2, bool none) {
+    p.add_item(v1, 0, one);
+    p.add_item(v2, 0, two);
+    if (none) p.add_none();
+    p.close_group(-1);
+  };
+  group(1.0, 1.5, true);                        // 0
+  group(1.0, 1.5, true);                        // 1 = 0
+  group(1.0, 1.5, false);                       // 2: no "none" item
+  group(1.0, std::nextafter(1.5, 2.0), true);   // 3: one ulp apart: not interchangeable
+  group(1.0, 1.5, true);                        // 4 = 0
+  group(-0.0, 1.5, true);                       // 5
+  group(0.0, 1.5, true);                        // 6 = 5 (+0 and -0 are the same value)
+  Parallel par(1);
+  const Classes c = find_classes(p, par);
+  REQUIRE(c.size() == 4);
+  CHECK(c.class_of == std::vector<int>{0, 0, 1, 2, 0, 3, 3});
+  CHECK(c.mult == std::vector<int>{3, 1, 1, 2});
+  CHECK(c.rep == std::vector<int>{0, 2, 3, 5});
+  CHECK(std::vector<int>(c.members.begin(), c.members.begin() + 3) == std::vector<int>{0, 1, 4});
+}
+
+TEST_CASE("native.engine.price_lp_is_the_lp") {
+  // Kelley in price space reaches the explicit LP's optimum; the master's convex combination is
+  // an LP-feasible primal of that value; symmetric classes do not change either.
+  std::mt19937 rng(11);
+  Parallel par(1);
+  for (int iter = 0; iter < 300; ++iter) {
+    Spec s = spec_for(iter);
+    const Problem p = random_problem(rng, s);
+    const auto lp = explicit_lp(p);
+    CAPTURE(iter);
+    for (bool sym : {true, false}) {
+      const Classes cls = sym ? find_classes(p, par) : singleton_classes(p);
+      Relaxation rel(p, cls, par);
+      const auto box = rel.price_box();
+      const auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), box, nullptr, -kInf, 500, std::nullopt, true);
+      if (!lp) {
+        // Infeasible LP: the feasibility Lagrangian says so.
+        CHECK(rel.lp_infeasible(nullptr, std::nullopt));
+        continue;
+      }
+      CHECK_FALSE(rel.lp_infeasible(nullptr, std::nullopt));
+      CHECK(kr.L == doctest::Approx(*lp).epsilon(1e-7));
+      std::vector<double> x;
+      std::vector<int> split;
+      rel.primal_counts(kr, nullptr, x, split);
+      std::vector<double> use(static_cast<std::size_t>(p.num_rows), 0.0);
+      double value = p.fixed_value;
+      for (int c = 0; c < cls.size(); ++c) {
+        double members = 0.0;
+        for (int it = cls.first_item(p, c); it < cls.first_item(p, c) + cls.items(p, c); ++it) {
+          const double xv = x[static_cast<std::size_t>(it)];
+          CHECK(xv >= -1e-9);
+          members += xv;
+          value += xv * p.value[static_cast<std::size_t>(it)];
+          for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+            use[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += xv * p.use_val[static_cast<std::size_t>(q)];
+        }
+        CHECK(members == doctest::Approx(cls.mult[static_cast<std::size_t>(c)]));
+      }
+      for (int k = 0; k < p.num_rows; ++k) CHECK(use[static_cast<std::size_t>(k)] <= p.cap[static_cast<std::size_t>(k)] + 1e-6);
+      CHECK(value == doctest::Approx(*lp).epsilon(1e-6));
+    }
+  }
+}
+
+TEST_CASE("native.engine.modular_bound_is_valid") {
+  // L(lam) - lift >= the optimum for every modulus, at the LP prices and at random prices.
+  std::mt19937 rng(21);
+  Parallel par(1);
+  int lifted = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    Spec s = spec_for(iter);
+    s.fractional = false;
+    s.granular = iter % 2 == 0;
+    const Problem p = random_problem(rng, s);
+    const auto opt = brute_force(p);
+    if (!opt) continue;
+    const Classes cls = find_classes(p, par);
+    Relaxation rel(p, cls, par);
+    auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel.price_box(), nullptr, -kInf, 500, std::nullopt, false);
+    std::vector<std::vector<double>> prices{kr.lam};
+    std::uniform_real_distribution<double> u(0.0, 1.5);
+    std::vector<double> r(static_cast<std::size_t>(p.num_rows));
+    for (auto& x : r) x = u(rng);
+    prices.push_back(r);
+    std::vector<int> all(static_cast<std::size_t>(p.num_rows));
+    for (int k = 0; k < p.num_rows; ++k) all[static_cast<std::size_t>(k)] = k;
+    for (const auto& lam : prices) {
+      const double L = rel.evaluate(lam, nullptr).L;
+      CAPTURE(iter);
+      for (int M : {2, 3, 4, 8}) {
+        const double lift = modular_cost_bound(rel, lam, 1e9, M, all);
+        CHECK(L - lift >= *opt - 1e-9);
+        lifted += lift > 1e-9;
+        std::vector<int> first{0};
+        CHECK(L - modular_cost_bound(rel, lam, 1e9, M, first) >= *opt - 1e-9);
+      }
+      CHECK(L - modular_bounds(rel, lam, 1e9) >= *opt - 1e-9);
+    }
+  }
+  CHECK(lifted > 50);  // the bound does work on granular problems
+}
+
+TEST_CASE("native.engine.dp_and_branch_and_bound_vs_exhaustive") {
+  // Each exact method alone (the DP, the branch and bound over counts), with and without
+  // symmetry classes, at gap 0 and 1e-4: value within the tolerance of the exhaustive optimum and
+  // a bound on the right side of it.
+  std::mt19937 rng(31);
+  Parallel par(1);
+  int dp_settled = 0, bnb_done = 0, infeasible = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    Spec s = spec_for(iter);
+    const Problem p = random_problem(rng, s);
+    const auto opt = brute_force(p);
+    CAPTURE(iter);
+    for (bool sym : {true, false}) {
+      const Classes cls = sym ? find_classes(p, par) : singleton_classes(p);
+      Relaxation rel(p, cls, par);
+      const auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel.price_box(), nullptr, -kInf, 500, std::nullopt, true);
+      for (double gap : {0.0, 1e-4}) {
+        const auto tol = gap_tolerance(gap);
+        // Incumbent: the rounding heuristic, when it finds one.
+        Counts n;
+        double v = -kInf;
+        std::vector<double> x;
+        std::vector<int> split;
+        if (!kr.infeasible) rel.primal_counts(kr, nullptr, x, split);
+        if (kr.infeasible || !round_lp_and_repair(rel, kr.lam, nullptr, x, n, v)) {
+          v = -kInf;
+          n.clear();
+        } else {
+          REQUIRE(counts_feasible(p, cls, nullptr, n));
+          REQUIRE(opt);
+          CHECK(v <= *opt + 1e-9);
+        }
+        if (!opt) {
+          CHECK(v == -kInf);
+          const BranchOutcome bo = branch_and_bound(rel, kr.lam, kr.L, -kInf, {}, tol, BranchLimits{}, false);
+          CHECK(bo.completed);
+          CHECK_FALSE(bo.improved);
+          ++infeasible;
+          continue;
+        }
+        if (v > -kInf) {
+          const DpOutcome dp = solve_core_dp(rel, kr.lam, v, tol, DpLimits{}, false);
+          if (dp.kind == DpOutcome::Kind::settled) {
+            ++dp_settled;
+            const double best = dp.improved ? dp.value : v;
+            if (dp.improved) CHECK(counts_feasible(p, cls, nullptr, dp.counts));
+            CHECK(best >= *opt - tol(*opt) - 1e-9);
+            CHECK(dp.bound >= *opt - 1e-9);
+          }
+        }
+        const BranchOutcome bo = branch_and_bound(rel, kr.lam, kr.L, v, n, tol, BranchLimits{}, false);
+        REQUIRE(bo.completed);
+        ++bnb_done;
+        const double best = bo.improved ? bo.value : v;
+        if (bo.improved) CHECK(counts_feasible(p, cls, nullptr, bo.counts));
+        CHECK(best >= *opt - tol(*opt) - 1e-9);
+        CHECK(bo.bound >= *opt - 1e-9);
+      }
+    }
+  }
+  CHECK(dp_settled > 300);
+  CHECK(bnb_done > 1000);
+  CHECK(infeasible > 10);
+}
+
+TEST_CASE("native.engine.search_vs_exhaustive") {
+  // The whole search (LP, heuristics, modular bound, DP, branch and bound) from cold and from
+  // warm prices and solutions, with and without symmetry, on 1 and 3 threads.
+  std::mt19937 rng(41);
+  for (int iter = 0; iter < 300; ++iter) {
+    Spec s = spec_for(iter);
+    const Problem p = random_problem(rng, s);
+    const auto opt = brute_force(p);
+    CAPTURE(iter);
+    SearchOptions o;
+    o.threads = 1 + 2 * (iter % 2);
+    o.symmetry = iter % 3 != 0;
+    const auto tol = gap_tolerance(iter % 2 ? 1e-4 : 0.0);
+    const SearchResult r = solve_mckp(p, tol, o, nullptr, nullptr);
+    REQUIRE(r.proven);
+    if (!opt) {
+      CHECK_FALSE(r.feasible);
+      continue;
+    }
+    REQUIRE(r.feasible);
+    CHECK(r.value >= *opt - tol(*opt) - 1e-9);
+    CHECK(r.value <= *opt + 1e-9);
+    CHECK(r.bound >= *opt - 1e-9);
+    // Warm: the prices and the solution of the same problem give the same value.
+    const SearchResult w = solve_mckp(p, tol, o, &r.prices, &r.choice);
+    REQUIRE(w.proven);
+    CHECK(w.value >= *opt - tol(*opt) - 1e-9);
+    // A partial warm solution (unknown groups = -1) is completed, never trusted blindly.
+    std::vector<int> partial(r.choice);
+    for (std::size_t g = 0; g < partial.size(); g += 2) partial[g] = -1;
+    const SearchResult w2 = solve_mckp(p, tol, o, nullptr, &partial);
+    REQUIRE(w2.proven);
+    CHECK(w2.value >= *opt - tol(*opt) - 1e-9);
+  }
+}
+
+TEST_CASE("native.engine.symmetric_infeasible_is_proven_fast") {
+  // 4-GPU jobs that must all run, one more than fit: capacities 4k + 2 on three rows, so the LP
+  // fits the last job in halves and only integrality says no. Thousands of interchangeable jobs:
+  // one class, a handful of nodes.
+  Problem p;
+  p.num_rows = 3;
+  p.cap = {4 * 300 + 2, 4 * 500 + 2, 4 * 200 + 2};
+  for (int g = 0; g < 1001; ++g) {
+    for (int k = 0; k < 3; ++k) p.add_item(1.0 + 0.1 * k, 0, std::vector<std::pair<int, double>>{{k, 4.0}});
+    p.close_group(-1);
+  }
+  SearchOptions o;
+  o.threads = 1;
+  const SearchResult r = solve_mckp(p, gap_tolerance(1e-4), o, nullptr, nullptr);
+  CHECK(r.proven);
+  CHECK_FALSE(r.feasible);
+  CHECK(r.classes == 1);
+  CHECK(r.nodes < 100);
+  // One job fewer fits exactly.
+  p.group_begin.pop_back();
+  p.group_row.pop_back();
+  for (int k = 0; k < 3; ++k) {
+    p.value.pop_back();
+    p.column.pop_back();
+    p.use_begin.pop_back();
+    p.use_row.pop_back();
+    p.use_val.pop_back();
+  }
+  const SearchResult r2 = solve_mckp(p, gap_tolerance(0.0), o, nullptr, nullptr);
+  CHECK(r2.proven);
+  REQUIRE(r2.feasible);
+  CHECK(r2.value == doctest::Approx(300 * 1.0 + 500 * 1.1 + 200 * 1.2));
+}
+
+TEST_CASE("native.engine.same_answer_on_any_thread_count") {
+  // Large enough for several parallel blocks: bit-identical values, bounds, prices and choices.
+  std::mt19937 rng(51);
+  Spec s;
+  s.rows = 3;
+  s.groups = 4000;
+  s.max_items = 6;
+  s.identical = true;
+  s.two_rows = true;
+  const Problem p = random_problem(rng, s);
+  std::optional<SearchResult> first;
+  for (int threads : {1, 2, 3, 8}) {
+    SearchOptions o;
+    o.threads = threads;
+    const SearchResult r = solve_mckp(p, gap_tolerance(1e-4), o, nullptr, nullptr);
+    REQUIRE(r.feasible);
+    if (!first) {
+      first = r;
+      continue;
+    }
+    CAPTURE(threads);
+    CHECK(r.value == first->value);
+    CHECK(r.bound == first->bound);
+    CHECK(r.prices == first->prices);
+    CHECK(r.choice == first->choice);
+    CHECK(r.proven == first->proven);
+  }
+}

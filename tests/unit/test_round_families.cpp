@@ -1,0 +1,90 @@
+// Whole rounds of the solver bench's instance families (bench/round_instances.hpp) at 64 GPUs:
+// native must reach the same optimum as CBC and GLPK wherever they prove theirs, its proven bound
+// must never contradict their solutions, and a limit must give the best allocation found with a
+// true bound (never "optimal" without a proof).
+#include <doctest/doctest.h>
+
+#include <sia/milp/factory.hpp>
+#include <sia/round.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "round_instances.hpp"
+
+namespace {
+
+bool has_backend(const std::string& name) {
+  const auto b = sia::available_milp_solvers();
+  return std::find(b.begin(), b.end(), name) != b.end();
+}
+
+sia::RoundResult solve(const sia::bench::RoundInstance& in, const std::string& backend,
+                       std::chrono::milliseconds limit = std::chrono::milliseconds(20000)) {
+  sia::RoundOptions o;
+  o.backend = backend;
+  o.time_limit = limit;
+  o.place = false;
+  return sia::run_round(in.cluster, in.jobs, o);
+}
+
+// p < 0 (the default): a minimisation; the bound is a lower bound.
+bool bound_holds(const sia::RoundResult& r, double other_objective) { return r.best_bound <= other_objective + 1e-7; }
+
+}  // namespace
+
+TEST_CASE("round.families.native_matches_cbc_and_glpk") {
+  std::vector<std::string> others;
+  for (const char* b : {"cbc", "glpk"})
+    if (has_backend(b)) others.emplace_back(b);
+  int compared = 0;
+  for (const auto& family : sia::bench::instance_families()) {
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+      const auto in = sia::bench::make_instance(family, 64, seed);
+      CAPTURE(family);
+      CAPTURE(seed);
+      const auto rn = solve(in, "native");
+      REQUIRE(rn.status != sia::RoundStatus::error);
+      CHECK_FALSE(rn.fallback);
+      // Proven: objective and bound within the relative gap, the bound on the right side.
+      CHECK(rn.best_bound <= rn.objective + 1e-9);
+      if (rn.status == sia::RoundStatus::optimal) CHECK(rn.objective - rn.best_bound <= 1e-4 * std::abs(rn.objective) + 1e-9);
+      for (const auto& o : others) {
+        CAPTURE(o);
+        const auto ro = solve(in, o);
+        if (ro.fallback || ro.status == sia::RoundStatus::error) continue;
+        CHECK(bound_holds(rn, ro.objective));
+        if (rn.status == sia::RoundStatus::optimal && ro.status == sia::RoundStatus::optimal) {
+          // Both within 1e-4 of the optimum (other backends measure their gap their own way:
+          // allow both gaps).
+          CHECK(std::abs(rn.objective - ro.objective) <= 2e-4 * std::abs(rn.objective) + 1e-9);
+          ++compared;
+        }
+      }
+    }
+  }
+  if (!others.empty()) CHECK(compared > 10);
+}
+
+TEST_CASE("round.families.limits_give_the_best_found_with_a_true_bound") {
+  // A zero time limit on rounds that need a search: a valid allocation, status feasible unless
+  // the first solution is already proven, and a bound no better than the true optimum.
+  for (const char* family : {"helios", "many-types", "oversub"}) {
+    const auto in = sia::bench::make_instance(family, 2048, 3);
+    CAPTURE(family);
+    const auto exact = solve(in, "native", std::chrono::milliseconds(60000));
+    const auto quick = solve(in, "native", std::chrono::milliseconds(0));
+    REQUIRE(quick.status != sia::RoundStatus::error);
+    CHECK(quick.best_bound <= quick.objective + 1e-9);
+    CHECK(quick.best_bound <= exact.objective + 1e-7);
+    if (quick.status == sia::RoundStatus::optimal) {
+      CHECK(quick.objective - quick.best_bound <= 1e-4 * std::abs(quick.objective) + 1e-9);
+    } else {
+      CHECK(quick.status == sia::RoundStatus::feasible);
+      CHECK(quick.message.find("gap") != std::string::npos);
+    }
+    CHECK(exact.objective <= quick.objective + 1e-4 * std::abs(quick.objective));
+  }
+}
