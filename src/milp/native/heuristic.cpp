@@ -228,10 +228,12 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       const long long cnt = fit_count(p, i, j, U, std::min(room, need));
       if (cnt <= 0) continue;
       apply_move(p, counts, U, i, j, cnt);
-      if (counts[static_cast<std::size_t>(i)] > lo_in(b, c, i)) {
+      // Members left on i, and those that moved to a smaller item still on row k, can move on.
+      for (int from : {i, j}) {
+        if (counts[static_cast<std::size_t>(from)] <= lo_in(b, c, from) || amount(p, from, k) <= 0.0) continue;
         double s2 = 0.0;
-        const int j2 = best_to(c, i, k, s2);
-        if (j2 >= 0) heap.emplace(s2, c, i, j2);
+        const int j2 = best_to(c, from, k, s2);
+        if (j2 >= 0) heap.emplace(s2, c, from, j2);
       }
     }
   }
