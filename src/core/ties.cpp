@@ -2,6 +2,10 @@
 #include "core/ties.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -18,32 +22,65 @@ void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch) {
       if (x[k].config != y[k].config || x[k].gpus != y[k].gpus || !(x[k].util == y[k].util)) return false;
     return true;
   };
+  auto same_job = [&](std::size_t a, std::size_t b) {
+    return req.pinned[a] == req.pinned[b] && req.forced[a] == req.forced[b] && pb.current[a] == pb.current[b] &&
+           same_entries(a, b);
+  };
+  // Groups of interchangeable jobs, found through a hash of what makes jobs interchangeable
+  // (sorting by hash, then comparing exactly within runs of equal hashes): the same groups as
+  // comparing every pair, in O(n log n) instead of O(n^2) for rounds of thousands of jobs.
+  auto mix = [](std::uint64_t h, std::uint64_t x) {
+    h ^= x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    return h * 0xBF58476D1CE4E5B9ULL;
+  };
+  std::vector<std::uint64_t> hash(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t h = mix(static_cast<std::uint64_t>(req.pinned[i]) * 2 + static_cast<std::uint64_t>(req.forced[i]),
+                          static_cast<std::uint64_t>(static_cast<std::int64_t>(pb.current[i])));
+    for (const Entry& e : pb.valid[i]) {
+      const double u = e.util == 0.0 ? 0.0 : e.util;  // -0 == +0
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &u, sizeof bits);
+      h = mix(mix(mix(h, static_cast<std::uint64_t>(e.config)), static_cast<std::uint64_t>(e.gpus)), bits);
+    }
+    hash[i] = h;
+  }
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return hash[a] != hash[b] ? hash[a] < hash[b] : a < b; });
   std::vector<char> done(n, 0);
   std::vector<std::size_t> group;
   std::vector<int> configs;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (done[i]) continue;
-    group.assign(1, i);
-    for (std::size_t j = i + 1; j < n; ++j)
-      if (!done[j] && req.pinned[j] == req.pinned[i] && req.forced[j] == req.forced[i] &&
-          pb.current[j] == pb.current[i] && same_entries(i, j)) {
-        group.push_back(j);
-        done[j] = 1;
+  for (std::size_t s = 0; s < n;) {
+    std::size_t e = s;
+    while (e < n && hash[order[e]] == hash[order[s]]) ++e;
+    for (std::size_t a = s; a < e; ++a) {
+      const std::size_t i = order[a];
+      if (done[i]) continue;
+      group.assign(1, i);
+      for (std::size_t b = a + 1; b < e; ++b) {
+        const std::size_t j = order[b];
+        if (!done[j] && same_job(i, j)) {
+          group.push_back(j);
+          done[j] = 1;
+        }
       }
-    if (group.size() < 2) continue;
-    configs.clear();
-    for (std::size_t j : group) configs.push_back(pb.config_of(ch, j));
-    std::sort(configs.begin(), configs.end(), [&](int a, int b) {
-      if (a < 0 || b < 0) return a >= 0 && b < 0;
-      const ConfigurationSpec& x = pb.set.configs[static_cast<std::size_t>(a)];
-      const ConfigurationSpec& y = pb.set.configs[static_cast<std::size_t>(b)];
-      if (x.gpus != y.gpus) return x.gpus < y.gpus;
-      if (x.type != y.type) return x.type < y.type;
-      if (x.nodes != y.nodes) return x.nodes < y.nodes;
-      return a < b;
-    });
-    for (std::size_t k = 0; k < group.size(); ++k)
-      ch[group[k]] = configs[k] < 0 ? -1 : pb.entry_of(group[k], configs[k]);
+      if (group.size() < 2) continue;
+      configs.clear();
+      for (std::size_t j : group) configs.push_back(pb.config_of(ch, j));
+      std::sort(configs.begin(), configs.end(), [&](int x, int y) {
+        if (x < 0 || y < 0) return x >= 0 && y < 0;
+        const ConfigurationSpec& cx = pb.set.configs[static_cast<std::size_t>(x)];
+        const ConfigurationSpec& cy = pb.set.configs[static_cast<std::size_t>(y)];
+        if (cx.gpus != cy.gpus) return cx.gpus < cy.gpus;
+        if (cx.type != cy.type) return cx.type < cy.type;
+        if (cx.nodes != cy.nodes) return cx.nodes < cy.nodes;
+        return x < y;
+      });
+      for (std::size_t k = 0; k < group.size(); ++k)
+        ch[group[k]] = configs[k] < 0 ? -1 : pb.entry_of(group[k], configs[k]);
+    }
+    s = e;
   }
 }
 
@@ -66,6 +103,32 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
     const int c = pb.config_of(ch, i);
     if (c >= 0 && c != pb.current[i]) holders[c].push_back(i);
   }
+  // A swap with holder i helps k when gk_cur + gi_other >= gi_cur + gk_other, i.e. when
+  // gi_other - gi_cur reaches gk_other - gk_cur. Per (cur, other), an upper bound of
+  // gi_other - gi_cur over holders[cur] lets a job skip a scan that cannot succeed (with a margin far
+  // above rounding, so a skipped scan is one where the exact test fails for every holder): on large
+  // rounds, where exact ties are rare, this turns the quadratic scan into a lookup.
+  auto key_of = [](int cur, int other) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(cur)) << 32) | static_cast<std::uint32_t>(other);
+  };
+  std::unordered_map<std::uint64_t, double> bound;          // (cur, other) -> max over holders of gi_other - gi_cur
+  std::unordered_map<int, std::vector<int>> bound_others;   // cur -> others with a cached bound
+  auto diff = [&](std::size_t i, int cur, int other) -> std::optional<double> {
+    const auto go = gain_on(i, other);
+    const auto gc = gain_on(i, cur);
+    if (!go || !gc) return std::nullopt;
+    return *go - *gc;
+  };
+  auto bound_of = [&](int cur, int other, const std::vector<std::size_t>& list) {
+    const auto key = key_of(cur, other);
+    if (const auto it = bound.find(key); it != bound.end()) return it->second;
+    double b = -std::numeric_limits<double>::infinity();
+    for (std::size_t i : list)
+      if (const auto d = diff(i, cur, other)) b = std::max(b, *d);
+    bound.emplace(key, b);
+    bound_others[cur].push_back(other);
+    return b;
+  };
   for (std::size_t k = 0; k < n; ++k) {
     const int cur = pb.current[k];
     if (cur < 0 || req.pinned[k] || pb.config_of(ch, k) == cur) continue;
@@ -75,18 +138,31 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
     if (it == holders.end()) continue;
     auto& list = it->second;
     const int other = pb.config_of(ch, k);
+    const auto gk_other = gain_on(k, other);
+    if (!gk_other) continue;  // k cannot take its own choice: impossible, but then no swap helps
+    const double need = *gk_other - *gk_cur;
+    const double b = bound_of(cur, other, list);
+    if (b < need - 1e-9 * (1.0 + std::abs(*gk_other) + std::abs(*gk_cur) + std::abs(b))) continue;
     for (std::size_t pos = 0; pos < list.size(); ++pos) {
       const std::size_t i = list[pos];
       if (pb.config_of(ch, i) != cur) continue;  // stale: i already gave this configuration away
       const auto gi_other = gain_on(i, other);
       const auto gi_cur = gain_on(i, cur);
-      const auto gk_other = gain_on(k, other);
-      if (!gi_other || !gi_cur || !gk_other) continue;
+      if (!gi_other || !gi_cur) continue;
       if (!(*gk_cur + *gi_other >= *gi_cur + *gk_other)) continue;
       ch[k] = pb.entry_of(k, cur);
       ch[i] = other < 0 ? -1 : pb.entry_of(i, other);
       list.erase(list.begin() + static_cast<std::ptrdiff_t>(pos));
-      if (other >= 0 && other != pb.current[i]) holders[other].push_back(i);
+      if (other >= 0 && other != pb.current[i]) {
+        holders[other].push_back(i);
+        // Keep the cached bounds of holders[other] upper bounds.
+        if (const auto bo = bound_others.find(other); bo != bound_others.end())
+          for (int o : bo->second)
+            if (const auto d = diff(i, other, o)) {
+              double& v = bound[key_of(other, o)];
+              v = std::max(v, *d);
+            }
+      }
       break;
     }
   }
