@@ -99,7 +99,7 @@ inline std::shared_ptr<const std::vector<std::string>> type_names(const ClusterS
 // Goodput of `c` on type index t from per-type curve parameters.
 struct Curve {
   double base = 1.0, alpha = 0.8, pen = 0.9;
-  [[nodiscard]] double at(const Config& c) const {
+  [[nodiscard]] double at(const ConfigurationSpec& c) const {
     double g = base * std::pow(static_cast<double>(c.gpus), alpha);
     if (c.nodes > 1) g *= std::pow(pen, std::log2(static_cast<double>(c.nodes)));
     return g;
@@ -108,7 +108,7 @@ struct Curve {
 
 inline JobSpec::GoodputFn curve_fn(std::shared_ptr<const std::vector<Curve>> curves,
                           std::shared_ptr<const std::vector<std::string>> names) {
-  return [curves = std::move(curves), names = std::move(names)](const GpuTypeSpec& type, const Config& c) {
+  return [curves = std::move(curves), names = std::move(names)](const GpuTypeSpec& type, const ConfigurationSpec& c) {
     // Types are few: a linear scan beats hashing here.
     for (std::size_t t = 0; t < names->size(); ++t)
       if ((*names)[t] == type.name()) return (*curves)[t].at(c);
@@ -143,7 +143,7 @@ inline void set_running(std::vector<JobSpec>& jobs, const ClusterSpec& cluster, 
       if (g > std::min(j.max_gpus(), biggest)) continue;
     }
     if (free[static_cast<std::size_t>(t)] < g) continue;
-    if (!(j.goodput(cluster.types[static_cast<std::size_t>(t)], Config{t, 1, g}) > 0.0)) continue;  // cannot run there
+    if (!(j.goodput(cluster.types[static_cast<std::size_t>(t)], ConfigurationSpec{t, 1, g}) > 0.0)) continue;  // cannot run there
     free[static_cast<std::size_t>(t)] -= g;
     CurrentAllocation cur;
     cur.type = t;
@@ -235,7 +235,7 @@ inline RoundInstance make_instance(const std::string& family, int gpus, unsigned
         const auto& type = in.cluster.types[static_cast<std::size_t>(t)];
         for (int g = 1; g <= max_g; ++g) {
           const int nodes = (g + type.gpus_per_node() - 1) / type.gpus_per_node();
-          table.set(type.name(), g, cv[static_cast<std::size_t>(t)].at(Config{t, nodes, g}) * noise(rng));
+          table.set(type.name(), g, cv[static_cast<std::size_t>(t)].at(ConfigurationSpec{t, nodes, g}) * noise(rng));
         }
       }
       JobSpec j("job-" + std::to_string(i));

@@ -30,6 +30,16 @@ TEST_HOOKS = {
     "io/model_json.hpp": "the `model` JSON form is tested without a whole request",
     "milp/glpk/glpk_testing.hpp": "provokes GLPK's error hook",
     "sim/pollux_genetic.hpp": "Pollux's NSGA-II operators are tested one by one",
+    # The native backend's engine, piece by piece against exhaustive search and the explicit LP.
+    "milp/native/branch.hpp": "native engine: branch and bound over counts",
+    "milp/native/classes.hpp": "native engine: symmetry classes",
+    "milp/native/core_dp.hpp": "native engine: core DP and modular bound",
+    "milp/native/dense_lp.hpp": "native engine: dense simplex and its duals",
+    "milp/native/heuristic.hpp": "native engine: primal heuristic",
+    "milp/native/problem.hpp": "native engine: the knapsack form",
+    "milp/native/relaxation.hpp": "native engine: price-space LP",
+    "milp/native/search.hpp": "native engine: the whole search",
+    "bench/round_instances.hpp": "the solver bench's instance families, solved by every backend in the tests",
 }
 
 CONFIGURATIONS = [r"include/sia/configuration_set\.hpp", r"include/sia/valid_configs\.hpp",

@@ -117,7 +117,16 @@ template <class J, class G>
       return to_batch_choice(j.batch_size(*types[static_cast<std::size_t>(c.type)], c));
     };
   }
-  s.goodput_fn(std::move(goodput), std::move(batch));
+  JobSpec::LimitFn limit;
+  if constexpr (HasGpuLimit<J, G>) {
+    // The cluster's types are the caller's, in order: find the caller's object by name.
+    limit = [&j, &types](const GpuTypeSpec& t) {
+      for (const G* g : types)
+        if (std::string_view(g->name()) == std::string_view(t.name())) return static_cast<int>(j.gpu_limit(*g));
+      return 0;
+    };
+  }
+  s.goodput_fn(std::move(goodput), std::move(batch), std::move(limit));
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <sia/error.hpp>
 #include <sia/gpu_type_spec.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -72,6 +73,18 @@ class GoodputTable {
     return lookup(std::string_view(t.name()), static_cast<int>(c.num_gpus()), static_cast<int>(c.num_nodes()));
   }
 
+  /// HasGpuLimit: the largest GPU count listed for the type with a positive value (0 if none):
+  /// counts the table does not list have goodput 0, so the round skips them.
+  template <GpuType G>
+  [[nodiscard]] int gpu_limit(const G& t) const {
+    const auto it = values_.find(std::string_view(t.name()));
+    if (it == values_.end()) return 0;
+    int most = 0;
+    for (const auto& [key, v] : it->second)
+      if (v > 0.0) most = std::max(most, key.first);
+    return most;
+  }
+
   /// Value for (type, gpus, nodes): exact node count first, then "any node count"; 0 if absent.
   [[nodiscard]] double lookup(std::string_view type, int gpus, int nodes = 0) const {
     const auto it = values_.find(type);
@@ -99,5 +112,6 @@ class GoodputTable {
 };
 
 static_assert(GoodputModel<GoodputTable, GpuTypeSpec, ConfigurationSpec>);
+static_assert(HasGpuLimit<GoodputTable, GpuTypeSpec>);
 
 }  // namespace sia

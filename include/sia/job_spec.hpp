@@ -28,6 +28,7 @@ class JobSpec {
  public:
   using GoodputFn = std::function<double(const GpuTypeSpec&, const ConfigurationSpec&)>;
   using BatchFn = std::function<BatchChoice(const GpuTypeSpec&, const ConfigurationSpec&)>;
+  using LimitFn = std::function<int(const GpuTypeSpec&)>;
 
   JobSpec() = default;
   explicit JobSpec(std::string id) : id_(std::move(id)) {}
@@ -57,6 +58,10 @@ class JobSpec {
   [[nodiscard]] double goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) const {
     return goodput_ ? goodput_(t, c) : 0.0;
   }
+  /// The largest GPU count of type t with a positive goodput (HasGpuLimit); INT_MAX when the model
+  /// gives no limit.
+  [[nodiscard]] int gpu_limit(const GpuTypeSpec& t) const { return limit_ ? limit_(t) : INT_MAX; }
+  [[nodiscard]] bool has_gpu_limit() const noexcept { return static_cast<bool>(limit_); }
   /// Batch-size choice for configuration c, when the model offers one.
   [[nodiscard]] BatchChoice batch_size(const GpuTypeSpec& t, const ConfigurationSpec& c) const {
     return batch_ ? batch_(t, c) : BatchChoice{};
@@ -116,7 +121,8 @@ class JobSpec {
     return *this;
   }
 
-  /// Stores a copy of any GoodputModel of sia's types (and its batch_size query, when it has one).
+  /// Stores a copy of any GoodputModel of sia's types (and its batch_size and gpu_limit queries,
+  /// when it has them).
   template <class M>
   requires GoodputModel<M, GpuTypeSpec, ConfigurationSpec> JobSpec& goodput_model(M model) {
     auto shared = std::make_shared<const M>(std::move(model));
@@ -130,12 +136,19 @@ class JobSpec {
     } else {
       batch_ = nullptr;
     }
+    if constexpr (HasGpuLimit<M, GpuTypeSpec>) {
+      limit_ = [shared](const GpuTypeSpec& t) { return static_cast<int>(shared->gpu_limit(t)); };
+    } else {
+      limit_ = nullptr;
+    }
     return *this;
   }
-  /// Sets the goodput function directly.
-  JobSpec& goodput_fn(GoodputFn f, BatchFn b = nullptr) {
+  /// Sets the goodput function directly (with, optionally, its batch-size choice and its count
+  /// limit per type, see HasGpuLimit).
+  JobSpec& goodput_fn(GoodputFn f, BatchFn b = nullptr, LimitFn limit = nullptr) {
     goodput_ = std::move(f);
     batch_ = std::move(b);
+    limit_ = std::move(limit);
     return *this;
   }
 
@@ -155,6 +168,7 @@ class JobSpec {
   std::optional<CurrentAllocation> current_;
   GoodputFn goodput_;
   BatchFn batch_;
+  LimitFn limit_;
 };
 
 static_assert(Job<JobSpec, GpuTypeSpec, ConfigurationSpec>);

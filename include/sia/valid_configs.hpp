@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace sia {
@@ -117,8 +118,12 @@ struct ValidConfig {
  * *footprint*: the smallest configuration of that type with at least that many GPUs. The job
  * uses `count` GPUs, the footprint's GPUs are what it blocks (a partial node is never shared
  * with a whole-node shape, see CapacityRow).
+ *
+ * `type_limit` (optional, one entry per GPU type): the largest GPU count of each type with a
+ * positive goodput (HasGpuLimit); configurations asking for more of the type are left out.
  */
-[[nodiscard]] inline std::vector<ValidConfig> valid_configs(const ConfigurationSet& set, const JobLimits& l) {
+[[nodiscard]] inline std::vector<ValidConfig> valid_configs(const ConfigurationSet& set, const JobLimits& l,
+                                                            std::span<const int> type_limit = {}) {
   std::vector<ValidConfig> out;
   // configs are grouped by type (first_config) and strictly ascending in GPUs within a type:
   // binary-search each type's block instead of scanning the thousands of shapes of a large
@@ -130,7 +135,9 @@ struct ValidConfig {
     const int lo = effective_min_gpus(l, static_cast<int>(t));
     const int hi = effective_max_gpus(l, static_cast<int>(t));
     if (hi < lo) continue;
+    const int limit = t < type_limit.size() ? type_limit[t] : INT_MAX;
     if (l.kind == JobKind::rigid) {
+      if (lo > limit) continue;
       // The shape of the count, or the footprint: the smallest shape with at least that many.
       if (const auto c = set.find(static_cast<int>(t), lo, CountMatch::footprint)) out.push_back(ValidConfig{*c, lo});
       continue;
@@ -139,7 +146,7 @@ struct ValidConfig {
     const auto block_end = cs.begin() + set.first_config[t + 1];
     auto it =
         std::lower_bound(block_begin, block_end, lo, [](const ConfigurationSpec& c, int g) { return c.gpus < g; });
-    for (; it != block_end && it->gpus <= hi; ++it)
+    for (; it != block_end && it->gpus <= std::min(hi, limit); ++it)
       if (l.kind != JobKind::hybrid || it->gpus % p == 0)
         out.push_back(ValidConfig{static_cast<int>(it - cs.begin()), it->gpus});
   }

@@ -71,6 +71,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   std::vector<std::string> ids(n);
   std::unordered_set<std::string_view> seen;
   seen.reserve(n);
+  std::vector<int> type_limit;
 
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
@@ -79,7 +80,11 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     ids[i] = j.id();
     const JobLimits lim = limits_of(j);
     nmin(static_cast<Eigen::Index>(i)) = effective_min_gpus(lim);
-    auto candidates = valid_configs(pb.set, lim);
+    // Counts above the goodput model's limit per type (HasGpuLimit) are never enumerated.
+    type_limit.clear();
+    if (j.has_gpu_limit())
+      for (const auto& t : cluster.types) type_limit.push_back(j.gpu_limit(t));
+    auto candidates = valid_configs(pb.set, lim, type_limit);
     if (j.current()) {
       pb.current[i] = find_current_config(pb.set, cluster, j, i);
       if (!j.preemptible()) {

@@ -90,3 +90,37 @@ TEST_CASE("round.families.limits_give_the_best_found_with_a_true_bound") {
     CHECK(exact.objective <= quick.objective + 1e-4 * std::abs(quick.objective));
   }
 }
+
+TEST_CASE("round.gpu_limit.tables_skip_counts_they_do_not_list") {
+  // Tables without max_gpus (they list counts up to the job's own maximum): with the limit each
+  // table gives (GoodputTable::gpu_limit) the round skips the counts above it, and decides exactly
+  // as when every configuration of the cluster is asked.
+  sia::GoodputTable t;
+  t.set("A", 1, 1.0).set("A", 4, 3.0).set("A", 16, 0.0).set("B", 2, 0.0).set("B", 2, 8, 5.0);
+  const sia::GpuTypeSpec a("A", 4, 8), b("B", 4, 8), c("C", 4, 8);
+  CHECK(t.gpu_limit(a) == 4);  // a listed zero is not a usable count
+  CHECK(t.gpu_limit(b) == 8);  // node-specific entries count too
+  CHECK(t.gpu_limit(c) == 0);
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    const auto without = sia::bench::make_instance("tables-nomax", 2048, seed);
+    auto unlimited = without.jobs;
+    for (std::size_t i = 0; i < unlimited.size(); ++i) {
+      // Same goodputs, no limit: every configuration of the cluster is asked.
+      const sia::JobSpec orig = without.jobs[i];
+      unlimited[i].goodput_fn([orig](const sia::GpuTypeSpec& ty, const sia::ConfigurationSpec& cf) { return orig.goodput(ty, cf); });
+      CHECK_FALSE(unlimited[i].has_gpu_limit());
+      CHECK(without.jobs[i].has_gpu_limit());
+    }
+    CAPTURE(seed);
+    const auto r2 = solve(without, "native");
+    const auto r3 = sia::run_round(without.cluster, unlimited, [] {
+      sia::RoundOptions o;
+      o.place = false;
+      return o;
+    }());
+    REQUIRE(r2.decisions.size() == r3.decisions.size());
+    CHECK(r2.status == r3.status);
+    CHECK(r2.objective == r3.objective);
+    for (std::size_t i = 0; i < r2.decisions.size(); ++i) CHECK(r2.decisions[i].config == r3.decisions[i].config);
+  }
+}

@@ -40,4 +40,19 @@ concept HasBatchSize = requires(const M& m, const G& t, const C& c) {
   { m.batch_size(t, c).accumulation_steps } -> std::convertible_to<int>;
 };
 
+/**
+ * @brief Detects the optional count limit of a goodput model or job:
+ * @code
+ * m.gpu_limit(t) -> convertible_to<int>   // no configuration of type t with more GPUs has goodput > 0
+ * @endcode
+ * (0: nothing of the type is usable.) The round then never enumerates, nor asks the goodput of,
+ * the configurations above it: a job given as a table of counts up to 64 on a 100,000-GPU
+ * cluster has about 30 configurations to look at instead of 60,000. A limit that is too low hides
+ * configurations from the round; one that is too high only costs time.
+ */
+template <class M, class G>
+concept HasGpuLimit = requires(const M& m, const G& t) {
+  { m.gpu_limit(t) } -> std::convertible_to<int>;
+};
+
 }  // namespace sia
