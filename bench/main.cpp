@@ -1,3 +1,16 @@
+// Google Benchmark's main, then the solver bench's markdown table (bench_solver.cpp) when any
+// Solver benchmark ran.
 #include <benchmark/benchmark.h>
 
-BENCHMARK_MAIN();
+#include <cstdio>
+
+#include "bench_solver.hpp"
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  sia::bench::print_solver_table(stdout);
+  return 0;
+}

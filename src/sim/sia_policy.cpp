@@ -212,6 +212,7 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   RoundOptions ro = options_.round;
   ro.place = false;  // the simulator charges restarts by shape; node ids do not matter (reference §6.3)
   last_ = run_round(cluster.spec(), specs, ro, *solver_);
+  if (options_.on_round) options_.on_round(cluster.spec(), specs, last_);
   std::vector<SimAllocation> out(ctx.jobs.size());
   for (std::size_t i = 0; i < ctx.jobs.size() && i < last_.decisions.size(); ++i) {
     const auto& d = last_.decisions[i];

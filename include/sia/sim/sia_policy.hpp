@@ -9,7 +9,9 @@
 #include <sia/sim/policy.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,6 +35,9 @@ struct SiaPolicyOptions {
   bool strong_scaling_2x = false;
   int max_gpus_per_job = 64;  ///< reference cap (pipelines for hybrid jobs)
   double interval_s = 60.0;
+  /// Called after every round with its input and its result (e.g. the solver bench records the
+  /// rounds of a simulated workload); the job specs' goodput functions are valid only during the call.
+  std::function<void(const ClusterSpec&, std::span<const JobSpec>, const RoundResult&)> on_round;
 };
 
 /// @brief The profiling modes of the paper's §5.7 ablation as Sia policy options (`sia_simulate --profiling`):

@@ -1,0 +1,196 @@
+// The solver bench: whole rounds (building, solve, tie rules, placement) of real and adversarial
+// instances at 64, 2048, 16,384 and 100,000 GPUs, on every built backend.
+//   Solver/<family>/<gpus>/<backend>
+// Families: bench/round_instances.hpp (generated, several seeds per size) and scale32 / scale256
+// (rounds recorded from simulating the artifact's scale_32x workload, bench/scale_rounds.hpp;
+// skipped with a message when ../shared is absent). Per benchmark the counters are the median,
+// p95 and max round time over all rounds run (instances x repetitions), the peak heap of a round
+// (every allocation, bench/heap_tracker.cpp), the largest proven relative gap
+// |objective - best_bound| / |objective| (constant lambda terms counted), and how many rounds were
+// proven optimal. At the end a markdown table of every Solver benchmark run is printed (the
+// README's table).
+//
+// CBC and GLPK run with a time limit (SIA_BENCH_LIMIT_MS, default 10000); native with 60 s.
+// Full run (about an hour):   build/bench/sia_bench --benchmark_filter='Solver/'
+// One size:                   build/bench/sia_bench --benchmark_filter='Solver/.*/100000/native'
+#include <benchmark/benchmark.h>
+
+#include <sia/milp/factory.hpp>
+#include <sia/round.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bench_solver.hpp"
+#include "heap_tracker.hpp"
+#include "round_instances.hpp"
+#include "scale_rounds.hpp"
+
+namespace sia::bench {
+namespace {
+
+int limit_ms(const std::string& backend) {
+  if (backend == "native") return 60000;
+  if (const char* e = std::getenv("SIA_BENCH_LIMIT_MS")) return std::max(1, std::atoi(e));
+  return 10000;
+}
+
+/// Instances of a family at a size: several seeds for generated families, the recorded rounds
+/// for scale32/scale256 (built once, on first use).
+struct InstanceSet {
+  std::vector<RoundInstance> instances;
+  std::string skipped;
+};
+
+const InstanceSet& instances(const std::string& family, int gpus) {
+  static std::map<std::pair<std::string, int>, InstanceSet> cache;
+  static std::mutex m;
+  std::lock_guard lock(m);
+  auto it = cache.find({family, gpus});
+  if (it != cache.end()) return it->second;
+  InstanceSet set;
+  if (family == "scale32" || family == "scale256") {
+    const bool big = family == "scale256";
+    auto rec = record_scale_rounds(big ? 256 : 32, big ? 8 : 1, big ? 1.0 : 3.0, big ? 3 : 6);
+    set.instances = std::move(rec.rounds);
+    set.skipped = rec.skipped;
+  } else {
+    const int seeds = gpus <= 64 ? 10 : (gpus <= 2048 ? 5 : 3);
+    for (int s = 1; s <= seeds; ++s) set.instances.push_back(make_instance(family, gpus, static_cast<unsigned>(s)));
+  }
+  return cache.emplace(std::make_pair(family, gpus), std::move(set)).first->second;
+}
+
+std::map<std::string, SolverRow>& rows() {
+  static std::map<std::string, SolverRow> r;
+  return r;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+void run(benchmark::State& state, const std::string& family, int gpus, const std::string& backend) {
+  const InstanceSet& set = instances(family, gpus);
+  if (set.instances.empty()) {
+    state.SkipWithError(("no instances: " + set.skipped).c_str());
+    return;
+  }
+  RoundOptions o;
+  o.backend = backend;
+  o.time_limit = std::chrono::milliseconds(limit_ms(backend));
+  std::vector<double> ms, mb, gaps;
+  int optimal = 0, fallback = 0, n = 0;
+  std::size_t jobs = 0;
+  for (auto _ : state) {
+    const RoundInstance& in = set.instances[static_cast<std::size_t>(n) % set.instances.size()];
+    heap_reset_peak();
+    const long long base = heap_current();
+    const auto t0 = std::chrono::steady_clock::now();
+    RoundResult r = run_round(in.cluster, in.jobs, o);
+    const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double peak = static_cast<double>(heap_peak() - base) / (1024.0 * 1024.0);
+    ms.push_back(t);
+    mb.push_back(peak);
+    jobs = std::max(jobs, in.jobs.size());
+    if (r.fallback) {
+      ++fallback;
+    } else {
+      gaps.push_back(r.objective != 0.0 ? std::abs(r.objective - r.best_bound) / std::abs(r.objective) : 0.0);
+      // An infeasible round (unmet demand) counts when the allocation of the relaxed round is proven.
+      optimal += r.status == RoundStatus::optimal || (r.status == RoundStatus::infeasible && gaps.back() <= 1.000001e-4);
+    }
+    ++n;
+    benchmark::DoNotOptimize(r);
+  }
+  SolverRow row;
+  row.family = family;
+  row.gpus = gpus;
+  row.jobs = static_cast<int>(jobs);
+  row.backend = backend;
+  row.rounds = n;
+  row.median_ms = percentile(ms, 0.5);
+  row.p95_ms = percentile(ms, 0.95);
+  row.max_ms = *std::max_element(ms.begin(), ms.end());
+  row.peak_mb = *std::max_element(mb.begin(), mb.end());
+  row.max_gap = gaps.empty() ? -1.0 : *std::max_element(gaps.begin(), gaps.end());
+  row.optimal = optimal;
+  row.fallback = fallback;
+  row.limit_ms = limit_ms(backend);
+  state.counters["median_ms"] = row.median_ms;
+  state.counters["p95_ms"] = row.p95_ms;
+  state.counters["max_ms"] = row.max_ms;
+  state.counters["peak_MB"] = row.peak_mb;
+  state.counters["max_gap"] = row.max_gap;
+  state.counters["optimal"] = optimal;
+  state.counters["rounds"] = n;
+  state.counters["jobs"] = static_cast<double>(jobs);
+  rows()[family + "/" + std::to_string(gpus) + "/" + backend] = row;
+}
+
+const bool registered = [] {
+  std::vector<std::string> families = instance_families();
+  families.insert(families.begin(), {"scale32", "scale256"});
+  const auto backends = available_milp_solvers();
+  for (int gpus : {64, 2048, 16384, 100000})
+    for (const auto& family : families) {
+      if (family == "scale32" && gpus != 2048) continue;
+      if (family == "scale256" && gpus != 16384) continue;
+      for (const auto& b : backends) {
+        if (b != "native" && b != "cbc" && b != "glpk") continue;
+        // Rounds per benchmark: each instance three times at small sizes, twice at large ones
+        // (once with the slow backends, whose rounds may take their whole limit).
+        const int seeds = family.rfind("scale", 0) == 0 ? (family == "scale256" ? 3 : 6)
+                                                         : (gpus <= 64 ? 10 : (gpus <= 2048 ? 5 : 3));
+        const int reps = b == "native" ? (gpus <= 2048 ? 3 : 2) : 1;
+        benchmark::RegisterBenchmark(("Solver/" + family + "/" + std::to_string(gpus) + "/" + b).c_str(),
+                                     [family, gpus, b](benchmark::State& st) { run(st, family, gpus, b); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(seeds * reps);
+      }
+    }
+  return true;
+}();
+
+}  // namespace
+
+void print_solver_table(std::FILE* out) {
+  if (rows().empty()) return;
+  std::fprintf(out, "\n| family | GPUs | jobs | backend | median ms | p95 ms | max ms | peak MB | max proven gap | optimal |\n");
+  std::fprintf(out, "|---|---|---|---|---|---|---|---|---|---|\n");
+  // Order: size, family (as registered), backend.
+  std::vector<const SolverRow*> all;
+  for (const auto& [k, r] : rows()) all.push_back(&r);
+  std::stable_sort(all.begin(), all.end(), [](const SolverRow* a, const SolverRow* b) {
+    if (a->gpus != b->gpus) return a->gpus < b->gpus;
+    if (a->family != b->family) return a->family < b->family;
+    return a->backend < b->backend;
+  });
+  for (const SolverRow* r : all) {
+    char gap[32];
+    if (r->max_gap < 0) std::snprintf(gap, sizeof gap, "n/a");
+    else std::snprintf(gap, sizeof gap, "%.1e", r->max_gap);
+    std::string backend = r->backend;
+    if (backend != "native") backend += " (" + std::to_string(r->limit_ms / 1000) + " s)";
+    std::string opt = std::to_string(r->optimal) + "/" + std::to_string(r->rounds);
+    if (r->fallback > 0) opt += " (" + std::to_string(r->fallback) + " fallback)";
+    std::fprintf(out, "| %s | %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", r->family.c_str(), r->gpus, r->jobs,
+                 backend.c_str(), r->median_ms, r->p95_ms, r->max_ms, r->peak_mb, gap, opt.c_str());
+  }
+}
+
+}  // namespace sia::bench

@@ -1,0 +1,19 @@
+#pragma once
+// The solver bench's summary (bench_solver.cpp), printed by the bench's main after the run.
+#include <cstdio>
+#include <string>
+
+namespace sia::bench {
+
+/// One Solver/<family>/<gpus>/<backend> benchmark's results.
+struct SolverRow {
+  std::string family, backend;
+  int gpus = 0, jobs = 0, rounds = 0, optimal = 0, fallback = 0, limit_ms = 0;
+  double median_ms = 0.0, p95_ms = 0.0, max_ms = 0.0, peak_mb = 0.0;
+  double max_gap = -1.0;  ///< largest proven relative gap; -1 when every round fell back
+};
+
+/// Markdown table of every Solver benchmark that ran (nothing when none did).
+void print_solver_table(std::FILE* out);
+
+}  // namespace sia::bench
