@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -328,6 +329,56 @@ inline RoundInstance make_instance(const std::string& family, int gpus, unsigned
     for (auto& j : others) in.jobs.push_back(std::move(j));
   } else {
     throw std::invalid_argument("unknown instance family '" + family + "'");
+  }
+  return in;
+}
+
+}  // namespace sia::bench
+
+namespace sia::bench {
+
+/**
+ * @brief The round after `prev` (whose decision was `result`), as a scheduler would send it: every
+ * job holds what it was given (`current`, one round older; a suspended job holds nothing), and a
+ * fraction `changed` of the jobs changed: half of them left and were replaced by new arrivals of
+ * the same family, the other half had their goodput re-estimated (scaled by 0.9-1.1, as after a
+ * refit).
+ */
+inline RoundInstance next_round(const RoundInstance& prev, const std::vector<std::optional<ConfigurationSpec>>& given,
+                                double changed, unsigned seed, int gpus_for_arrivals) {
+  RoundInstance in = prev;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0), scale(0.9, 1.1);
+  const auto fresh = make_instance(prev.family, gpus_for_arrivals, seed + 7777u);
+  std::size_t next_new = 0;
+  for (std::size_t i = 0; i < in.jobs.size(); ++i) {
+    JobSpec& j = in.jobs[i];
+    const auto& g = i < given.size() ? given[i] : std::nullopt;
+    if (g) {
+      CurrentAllocation cur;
+      cur.type = g->type;
+      cur.gpus = j.kind() == JobKind::rigid ? j.min_gpus() : g->gpus;
+      cur.nodes = g->nodes;
+      const bool moved = !j.current() || j.current()->type != cur.type || j.current()->gpus != cur.gpus;
+      j.current(cur).age_s(moved ? 0.0 : j.age_s() + 60.0).restarts(j.restarts() + (moved && j.current() ? 1 : 0));
+      j.max_gpus_ever(std::max(j.max_gpus_ever().value_or(0), cur.gpus));
+    } else if (j.current() && j.preemptible()) {
+      j.current(std::nullopt);
+    }
+    const double r = u(rng);
+    if (r < changed / 2 && next_new < fresh.jobs.size()) {
+      JobSpec arrival = fresh.jobs[next_new++];
+      arrival.id("arrival-" + std::to_string(seed) + "-" + std::to_string(i)).current(std::nullopt).max_gpus_ever(std::nullopt);
+      arrival.preemptible(true);
+      j = std::move(arrival);
+    } else if (r < changed) {
+      const JobSpec orig = j;
+      const double s = scale(rng);
+      JobSpec::LimitFn limit;
+      if (orig.has_gpu_limit()) limit = [orig](const GpuTypeSpec& t) { return orig.gpu_limit(t); };
+      j.goodput_fn([orig, s](const GpuTypeSpec& t, const ConfigurationSpec& c) { return s * orig.goodput(t, c); }, nullptr,
+                   std::move(limit));
+    }
   }
   return in;
 }

@@ -50,6 +50,7 @@ BLOCKS = {  # rank-3 siblings: group -> path patterns
     "placement": [r"include/sia/placement\.hpp", r"src/placement/"],
 }
 ROUND = [r"include/sia/round\.hpp", r"include/sia/generic_round\.hpp", r"include/sia/lost_allocations\.hpp",
+         r"include/sia/warm_start\.hpp",
          r"src/core/"]
 IO = [r"include/sia/request\.hpp", r"include/sia/json_reader\.hpp", r"src/io/"]
 SIA_PRIVATE_DIRS = ("core", "goodput", "io", "milp", "placement")

@@ -7,8 +7,10 @@
 #include <sia/configuration.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/solver.hpp>
+#include <sia/warm_start.hpp>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -31,6 +33,12 @@ struct RoundOptions {
   /// Ask the backend for LP duals of the capacity rows and report them as RoundResult::prices.
   /// Costs one extra LP solve in some backends; turn off when prices are not needed.
   bool compute_prices = true;
+  /// Start from a previous round (its RoundResult::warm_start): the backend may begin its search
+  /// from that round's prices and allocation. Never changes the answer beyond `relative_gap`.
+  std::shared_ptr<const WarmStart> warm_start;
+  /// Threads the backend may use: 0 = all cores (default), 1 = the calling thread only. The
+  /// native backend's answer is the same whatever the number.
+  int threads = 0;
 };
 
 /// Outcome of a round.
@@ -71,6 +79,9 @@ struct RoundResult {
   std::vector<std::string> unmet;    ///< non-preemptible jobs whose demand cannot be met
   bool fallback = false;             ///< allocation came from the greedy fallback
   std::string message;               ///< detail for non-optimal statuses
+  /// What the next round can start from (RoundOptions::warm_start): this round's capacity-row
+  /// prices (when the backend gave duals) and allocation. Null after a fallback.
+  std::shared_ptr<const WarmStart> warm_start;
 };
 
 /**

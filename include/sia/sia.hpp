@@ -29,3 +29,4 @@
 #include <sia/placement.hpp>
 #include <sia/round.hpp>
 #include <sia/valid_configs.hpp>
+#include <sia/warm_start.hpp>

@@ -22,6 +22,7 @@
 #include "core/input_checks.hpp"
 #include "core/problem.hpp"
 #include "core/ties.hpp"
+#include "core/warm_start.hpp"
 
 namespace sia {
 
@@ -54,10 +55,13 @@ struct SolveOutcome {
   bool ok = false;  // choice is a verified solution of this model
 };
 
-SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& solver, const MilpParams& params,
-                        double& solve_ms, Formulation& model_out) {
+// `warm`: start the backend from a previous round (its prices and allocation), when given.
+SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& solver, MilpParams params,
+                        double& solve_ms, Formulation& model_out, const WarmStart* warm, const ClusterSpec& cluster,
+                        std::span<const JobSpec> jobs) {
   SolveOutcome out;
   model_out = formulate(pb, req);
+  if (warm) apply_warm_start(*warm, pb, cluster, jobs, model_out, params);
   if (model_out.milp.num_cols() == 0) {
     // Nothing to decide: no job has a usable configuration.
     out.result.status = MilpStatus::optimal;
@@ -115,15 +119,17 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   params.relative_gap = options.relative_gap;
   params.lp_duals = options.compute_prices;
   params.time_limit = remaining(options, start);
+  params.threads = options.threads;
+  const WarmStart* warm = options.warm_start.get();
   Formulation model;
-  SolveOutcome out = solve_once(pb, req, solver, params, res.solve_ms, model);
+  SolveOutcome out = solve_once(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs);
   const bool any_forced = std::any_of(req.forced.begin(), req.forced.end(), [](char f) { return f != 0; });
   if (out.result.status == MilpStatus::infeasible && any_forced) {
     // The waiting non-preemptible jobs cannot all start: solve without that requirement and
     // report those left without GPUs.
     Requirements relaxed{req.pinned, std::vector<char>(n, 0)};
     params.time_limit = remaining(options, start);
-    out = solve_once(pb, relaxed, solver, params, res.solve_ms, model);
+    out = solve_once(pb, relaxed, solver, params, res.solve_ms, model, warm, cluster, jobs);
     if (out.ok) {
       for (std::size_t i = 0; i < n; ++i)
         if (req.forced[i] && out.choice[i] < 0) unmet.push_back(jobs[i].id());
@@ -160,6 +166,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       if (req.forced[i] && choice[i] < 0) unmet.push_back(jobs[i].id());
   }
 
+  if (!res.fallback) res.warm_start = next_warm_start(pb, cluster, jobs, model, out.result, choice);
   res.objective = objective_of(pb, choice);
   res.best_bound = res.objective;
   if (out.ok && std::isfinite(out.result.best_bound)) res.best_bound = out.result.best_bound;

@@ -5,6 +5,7 @@
 #include <sia/lost_allocations.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
+#include <sia/warm_start.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -230,7 +231,8 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
 // ----------------------------------------------------------------------------------------------
 void parse_round_options(const json& value, RoundOptions& o, const JsonContext& ctx) {
   ObjectReader pol(value, "policy", ctx,
-                   {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities", "prices"});
+                   {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities", "prices",
+                    "threads"});
   if (const auto p = pol.number("p")) {
     if (*p == 0.0) ctx.fail(pol.path("p"), "the fairness exponent must be non-zero, got 0");
     o.p = *p;
@@ -261,6 +263,42 @@ void parse_round_options(const json& value, RoundOptions& o, const JsonContext& 
   if (const auto b = pol.boolean("place")) o.place = *b;
   if (const auto b = pol.boolean("round_utilities")) o.round_utilities = *b;
   if (const auto b = pol.boolean("prices")) o.compute_prices = *b;
+  if (const auto t = pol.integer("threads", 0, 4096)) o.threads = static_cast<int>(*t);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Warm start (warm_start.hpp): the previous decision's `warm_start` object. Types, rows and jobs
+// this request does not have are ignored; only the form is checked.
+// ----------------------------------------------------------------------------------------------
+std::shared_ptr<const WarmStart> parse_warm_start(const json& value, const JsonContext& ctx) {
+  ObjectReader root(value, "warm_start", ctx, {"prices", "allocations"});
+  auto w = std::make_shared<WarmStart>();
+  if (const json* arr = root.get_non_null("prices")) {
+    const std::string path = root.path("prices");
+    const json& a = as_array(*arr, path, ctx, static_cast<std::size_t>(RequestLimits::max_gpu_types) * 32);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ObjectReader e(a[i], path_index(path, i), ctx, {"gpu_type", "min_item_gpus", "price"});
+      WarmStart::RowPrice rp;
+      rp.gpu_type = as_string(e.require("gpu_type"), e.path("gpu_type"), ctx);
+      rp.min_item_gpus = static_cast<int>(e.integer("min_item_gpus", 1, RequestLimits::max_gpus_per_type).value_or(1));
+      rp.price = as_nonnegative(e.require("price"), e.path("price"), ctx);
+      w->prices.push_back(std::move(rp));
+    }
+  }
+  if (const json* arr = root.get_non_null("allocations")) {
+    const std::string path = root.path("allocations");
+    const json& a = as_array(*arr, path, ctx, static_cast<std::size_t>(RequestLimits::max_jobs));
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ObjectReader e(a[i], path_index(path, i), ctx, {"job", "gpu_type", "nodes", "gpus"});
+      WarmStart::Allocation al;
+      al.job = as_string(e.require("job"), e.path("job"), ctx);
+      al.gpu_type = e.string("gpu_type").value_or("");
+      al.nodes = static_cast<int>(e.integer("nodes", 0, RequestLimits::max_gpus_per_type).value_or(al.gpu_type.empty() ? 0 : 1));
+      al.gpus = static_cast<int>(e.integer("gpus", 0, RequestLimits::max_gpus_per_type).value_or(0));
+      w->allocations.push_back(std::move(al));
+    }
+  }
+  return w;
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -527,12 +565,13 @@ nlohmann::ordered_json number_or_null(double v) {
 Request parse_request(std::string_view json_text, std::string_view source_name) {
   const JsonContext ctx{std::string(source_name)};
   const json doc = detail::parse_json_strict(json_text, ctx, RequestLimits::max_depth);
-  ObjectReader root(doc, "", ctx, {"cluster", "policy", "jobs"});
+  ObjectReader root(doc, "", ctx, {"cluster", "policy", "jobs", "warm_start"});
 
   Request req;
   NodeDirectory dir(req.cluster);  // refers to req.cluster, which stays in place while parsing
   parse_cluster(root.require("cluster"), req, dir, ctx);
   if (const json* p = root.get_non_null("policy")) parse_round_options(*p, req.options, ctx);
+  if (const json* w = root.get_non_null("warm_start")) req.options.warm_start = parse_warm_start(*w, ctx);
 
   const ConfigIndex index(req.cluster);
   PlacementState placements{&dir, {}};
@@ -638,6 +677,21 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
     for (std::size_t t = 0; t < result.prices.size(); ++t)
       prices[type_name(static_cast<int>(t))] = number_or_null(result.prices[t]);
     d["prices"] = std::move(prices);
+  }
+  // What the next request can start from: the capacity rows' prices (the allocation is the
+  // decision's own, which the next request reports as its jobs' `current`).
+  if (result.warm_start && !result.warm_start->prices.empty()) {
+    ojson rows = ojson::array();
+    for (const auto& rp : result.warm_start->prices) {
+      ojson e = ojson::object();
+      e["gpu_type"] = rp.gpu_type;
+      e["min_item_gpus"] = rp.min_item_gpus;
+      e["price"] = number_or_null(rp.price);
+      rows.push_back(std::move(e));
+    }
+    ojson w = ojson::object();
+    w["prices"] = std::move(rows);
+    d["warm_start"] = std::move(w);
   }
   if (!result.unmet.empty()) d["unmet"] = result.unmet;
   if (!result.evicted.empty()) d["evicted"] = result.evicted;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cmath>
 #include <memory>
@@ -35,6 +36,9 @@ class NativeSolver final : public MilpSolver {
     MilpResult res;
     const auto start = Clock::now();
     auto shape = native::recognise(model);
+    if (debug_)
+      std::fprintf(stderr, "native: recognised %d columns, %d rows in %.3f ms\n", model.num_cols(), model.num_rows(),
+                   std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     if (!shape.round_shaped) {
       if (model.num_cols() <= native::kFallbackMaxCols && model.num_rows() <= native::kFallbackMaxRows)
         return native::FallbackBnb(model, params).run();
@@ -58,20 +62,46 @@ class NativeSolver final : public MilpSolver {
     if (params.time_limit) options.deadline = start + *params.time_limit;
     options.threads = params.threads;
     options.debug = debug_;
+    options.exact_prices = params.lp_duals;
     options.use_dp = std::getenv("SIA_NATIVE_NO_DP") == nullptr;
     options.symmetry = std::getenv("SIA_NATIVE_NO_SYMMETRY") == nullptr;
 
-    // Warm start: prices by capacity-row key, solution by column names.
+    // Warm start: the caller's (MilpParams::start_duals / start_values) first, else what this
+    // instance solved last (prices by capacity-row key, solution by column names).
     std::vector<std::string> keys = row_keys(model, shape.cap_rows);
     std::vector<double> warm_prices(static_cast<std::size_t>(prob.num_rows), 0.0);
     bool have_prices = false;
-    for (std::size_t k = 0; k < keys.size(); ++k)
-      if (auto it = last_prices_.find(keys[k]); it != last_prices_.end()) {
-        warm_prices[k] = it->second;
-        have_prices = true;
-      }
+    if (params.start_duals.size() == static_cast<std::size_t>(model.num_rows())) {
+      for (std::size_t k = 0; k < shape.cap_rows.size(); ++k)
+        warm_prices[k] = std::max(0.0, sign * params.start_duals[static_cast<std::size_t>(shape.cap_rows[k])]);
+      have_prices = true;
+    } else {
+      for (std::size_t k = 0; k < keys.size(); ++k)
+        if (auto it = last_prices_.find(keys[k]); it != last_prices_.end()) {
+          warm_prices[k] = it->second;
+          have_prices = true;
+        }
+    }
     std::vector<int> warm_choice;
-    if (!last_ones_.empty() && !model.col_names.empty()) {
+    if (params.start_values.size() == static_cast<std::size_t>(model.num_cols())) {
+      // Groups the start gives no column of keep -1: the search completes them.
+      warm_choice.assign(static_cast<std::size_t>(prob.num_groups()), -1);
+      for (int g = 0; g < prob.num_groups(); ++g) {
+        int none = -1, hit = -1;
+        bool known = false;
+        for (int it = prob.begin(g); it < prob.end(g); ++it) {
+          const int c = prob.column[static_cast<std::size_t>(it)];
+          if (c < 0) {
+            none = it;
+            continue;
+          }
+          const double v = params.start_values[static_cast<std::size_t>(c)];
+          known = known || !std::isnan(v);
+          if (hit < 0 && v > 0.5) hit = it;
+        }
+        warm_choice[static_cast<std::size_t>(g)] = hit >= 0 ? hit : (known ? none : -1);
+      }
+    } else if (!last_ones_.empty() && !model.col_names.empty()) {
       warm_choice.assign(static_cast<std::size_t>(prob.num_groups()), -1);
       for (int g = 0; g < prob.num_groups(); ++g) {
         int none = -1, hit = -1;
@@ -103,7 +133,11 @@ class NativeSolver final : public MilpSolver {
       const int c = prob.column[static_cast<std::size_t>(sr.choice[static_cast<std::size_t>(g)])];
       if (c >= 0) res.values[static_cast<std::size_t>(c)] = 1.0;
     }
-    if (!model.is_feasible(res.values, 1e-6)) {
+    const auto t_check = Clock::now();
+    const bool valid = model.is_feasible(res.values, 1e-6);
+    if (debug_)
+      std::fprintf(stderr, "native: checked the solution in %.3f ms\n", std::chrono::duration<double, std::milli>(Clock::now() - t_check).count());
+    if (!valid) {
       // Never hand out an invalid allocation; this would be a bug in the search.
       res.values.clear();
       res.status = MilpStatus::error;
@@ -120,7 +154,9 @@ class NativeSolver final : public MilpSolver {
 
     // Duals of the LP relaxation at the root prices, in the model's sense (d objective / d rhs).
     res.row_duals.assign(static_cast<std::size_t>(model.num_rows()), 0.0);
-    if (!sr.prices.empty()) {
+    // Without MilpParams::lp_duals the search may stop before the LP optimum: the prices are then
+    // the best it found (still a good warm start for the next solve).
+    if (!sr.prices.empty() && (sr.prices_exact || !params.lp_duals)) {
       for (std::size_t k = 0; k < shape.cap_rows.size(); ++k)
         res.row_duals[static_cast<std::size_t>(shape.cap_rows[k])] = sign * sr.prices[k] + 0.0;
       for (int g = 0; g < prob.num_groups(); ++g) {

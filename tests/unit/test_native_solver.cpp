@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -462,4 +463,49 @@ TEST_CASE("native.fallback_general_model") {
   CHECK(m.is_feasible(r.values));
   // y >= x - 1 rules out (4,0) and (3,1); (2,2) = 18 is the integer optimum.
   CHECK(r.objective == doctest::Approx(18.0));
+}
+
+TEST_CASE("native.warm_start_params") {
+  // MilpParams::start_values / start_duals: any start (right, partial with NaN, infeasible, of the
+  // wrong size) gives the exhaustive optimum.
+  std::mt19937 rng(321);
+  auto solver = sia::make_milp_solver("native");
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int iter = 0; iter < 150; ++iter) {
+    const Instance in = random_instance(rng, iter % 5);
+    const Built b = build(in);
+    const auto expect = brute_force(in);
+    CAPTURE(iter);
+    MilpParams params;
+    params.relative_gap = 0.0;
+    const auto cold = solver->solve(b.model, params);
+    if (!expect) {
+      CHECK(cold.status == MilpStatus::infeasible);
+      continue;
+    }
+    REQUIRE(cold.status == MilpStatus::optimal);
+    for (int variant = 0; variant < 4; ++variant) {
+      MilpParams p = params;
+      const auto n = static_cast<std::size_t>(b.model.num_cols());
+      if (variant == 0) {  // the optimum and its duals
+        p.start_values = cold.values;
+        p.start_duals = cold.row_duals;
+      } else if (variant == 1) {  // half unknown, random duals
+        p.start_values = cold.values;
+        for (std::size_t j = 0; j < n; j += 2) p.start_values[j] = std::numeric_limits<double>::quiet_NaN();
+        p.start_duals.assign(static_cast<std::size_t>(b.model.num_rows()), 0.0);
+        for (double& d : p.start_duals) d = (in.sense == MilpSense::maximize ? 1.0 : -1.0) * 3.0 * u(rng);
+      } else if (variant == 2) {  // every column at 1: infeasible
+        p.start_values.assign(n, 1.0);
+      } else {  // wrong sizes: ignored
+        p.start_values.assign(n + 1, 1.0);
+        p.start_duals.assign(1, 5.0);
+      }
+      const auto r = sia::make_milp_solver("native")->solve(b.model, p);
+      CAPTURE(variant);
+      REQUIRE(r.status == MilpStatus::optimal);
+      check_solution(b, r);
+      CHECK(r.objective == doctest::Approx(*expect).epsilon(1e-9));
+    }
+  }
 }

@@ -50,6 +50,13 @@ struct MilpParams {
   /// Method for models without integer columns; ignored for MILPs. A backend asked for a method
   /// it does not have (MilpSolver::supports) returns MilpStatus::error naming it.
   LpMethod lp_method = LpMethod::automatic;
+  /// Warm start (optional; backends may ignore it): a solution to try first, one value per column
+  /// (e.g. the previous round's allocation: it need not be feasible for this model; NaN = no
+  /// start value for that column), and dual values to start the LP from, one per row, in the sign
+  /// convention of MilpResult::row_duals. Empty, or of the wrong size: not used. The native backend uses both; without them it starts
+  /// from what the same instance solved last (rows and columns matched by name).
+  std::vector<double> start_values;
+  std::vector<double> start_duals;
 };
 
 /// Result of one solve. Owns its data.
@@ -65,6 +72,8 @@ struct MilpResult {
    * active). For a maximisation a binding `a·x <= cap` row has a dual >= 0 (the value of one more
    * unit of capacity, e.g. a "GPU-type price"); for a minimisation a binding `a·x >= b` row has a
    * dual >= 0. Rows that are not binding have dual 0.
+   * When MilpParams::lp_duals is false a backend may leave them empty or give the best duals it
+   * found without proving them optimal (the native backend does: a warm start for the next solve).
    */
   std::vector<double> row_duals;
   std::chrono::nanoseconds wall_time{};

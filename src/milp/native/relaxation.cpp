@@ -270,7 +270,7 @@ std::vector<double> Relaxation::price_box() const {
 
 KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b,
                                   double target, int max_iter, std::optional<Clock::time_point> deadline,
-                                  bool primal) const {
+                                  bool primal, const std::vector<double>* trust) const {
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
   KelleyResult out;
@@ -292,11 +292,18 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
         out.cut_weight.push_back(y[s] / sum);
       }
   };
+  // Two stabilisations of Kelley's method, both keeping its exact convergence:
+  // - from a warm start (`trust` given): a trust region (box step) around the best prices so far,
+  //   doubled whenever the master's minimiser sits on its edge; the master's bound certifies the
+  //   optimum only once the region is not binding;
+  // - from a cold start: Wentges smoothing, queries between the best prices and the master's
+  //   minimiser, falling back to the minimiser itself after a query that does not cut it off.
+  std::vector<double> radius;
+  if (trust && trust->size() == Ku) radius = *trust;
+  const bool boxed = !radius.empty();
   std::vector<double> last_y, lam_master;
   double t_master = -kInf;
-  // Wentges smoothing: query between the best prices so far (the stability centre) and the
-  // master's minimiser; when the cut found there does not cut the master's minimiser off (a
-  // "mis-price"), the next query is the minimiser itself, which keeps Kelley's convergence.
+  bool last_binding = false;
   const double alpha = 0.5;
   bool pure_next = true;
   for (int iter = 0; iter < max_iter; ++iter) {
@@ -306,10 +313,14 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
       out.infeasible = true;
       return out;
     }
-    if (e.L < out.L) {
+    const bool serious = e.L < out.L;
+    if (serious) {
       out.L = e.L;
       out.lam = lam;
     }
+    // Box step: a step that improved and was stopped by the region's edge asks for a larger region.
+    if (boxed && serious && last_binding)
+      for (double& r : radius) r *= 2.0;
     if (K == 0) {
       out.lower = out.L;
       if (primal) {
@@ -325,7 +336,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     cut_lam.push_back(lam);
     if (out.L <= target) return out;
     if (deadline && Clock::now() > *deadline) return out;
-    if (!lam_master.empty() && !pure_next) {
+    if (!boxed && !lam_master.empty() && !pure_next) {
       // Mis-price check: does the new cut raise the model at the master's minimiser?
       double at = c;
       for (std::size_t k = 0; k < Ku; ++k) at += e.grad[k] * lam_master[k];
@@ -335,35 +346,72 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
         continue;
       }
     }
-    // Master: max tau s.t. g_s·lam + tau <= T - c_s, lam <= box; then the model's minimum is T - tau.
-    const int S = static_cast<int>(cut_c.size());
-    const double T = *std::max_element(cut_c.begin(), cut_c.end());
-    const int m = S + K, n = K + 1;
-    std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), rhs(static_cast<std::size_t>(m)),
-        obj(static_cast<std::size_t>(n), 0.0);
-    for (int s = 0; s < S; ++s) {
-      for (int k = 0; k < K; ++k) a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
-      a[static_cast<std::size_t>(s * n + K)] = 1.0;
-      rhs[static_cast<std::size_t>(s)] = T - cut_c[static_cast<std::size_t>(s)];
+    // Master over [lo, hi] (the box, or the trust region inside it), with lam = lo + y, y >= 0:
+    // max tau s.t. g_s·y + tau <= T - c_s - g_s·lo, y <= hi - lo; the model's minimum is T - tau.
+    bool binding = false;
+    bool solved = false;
+    for (int grow = 0; grow < 60 && !solved; ++grow) {
+      std::vector<double> lo(Ku, 0.0), hi(box);
+      if (boxed)
+        for (std::size_t k = 0; k < Ku; ++k) {
+          lo[k] = std::max(0.0, out.lam[k] - radius[k]);
+          hi[k] = std::min(box[k], out.lam[k] + radius[k]);
+        }
+      const int S = static_cast<int>(cut_c.size());
+      std::vector<double> shifted(static_cast<std::size_t>(S));
+      double T = -kInf;
+      for (int s = 0; s < S; ++s) {
+        double v = cut_c[static_cast<std::size_t>(s)];
+        for (std::size_t k = 0; k < Ku; ++k) v += cut_g[static_cast<std::size_t>(s)][k] * lo[k];
+        shifted[static_cast<std::size_t>(s)] = v;
+        T = std::max(T, v);
+      }
+      const int m = S + K, n = K + 1;
+      std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), rhs(static_cast<std::size_t>(m)),
+          obj(static_cast<std::size_t>(n), 0.0);
+      for (int s = 0; s < S; ++s) {
+        for (int k = 0; k < K; ++k) a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
+        a[static_cast<std::size_t>(s * n + K)] = 1.0;
+        rhs[static_cast<std::size_t>(s)] = T - shifted[static_cast<std::size_t>(s)];
+      }
+      for (int k = 0; k < K; ++k) {
+        a[static_cast<std::size_t>((S + k) * n + k)] = 1.0;
+        rhs[static_cast<std::size_t>(S + k)] = hi[static_cast<std::size_t>(k)] - lo[static_cast<std::size_t>(k)];
+      }
+      obj[Ku] = 1.0;
+      DenseLp lp(m, n, a, rhs, obj, 1e-12);
+      const auto sol = lp.solve(20000);
+      if (sol.status != DenseLpStatus::optimal) break;
+      const double t = T - sol.value;
+      lam_master.assign(Ku, 0.0);
+      for (std::size_t k = 0; k < Ku; ++k) lam_master[k] = lo[k] + sol.x[k];
+      binding = false;
+      if (boxed)
+        for (std::size_t k = 0; k < Ku; ++k) {
+          const double tolk = 1e-12 * (1.0 + hi[k]);
+          binding = binding || (hi[k] < box[k] && lam_master[k] >= hi[k] - tolk) || (lo[k] > 0.0 && lam_master[k] <= lo[k] + tolk);
+        }
+      if (boxed && binding && out.L - t <= 1e-10 * (1.0 + std::abs(out.L))) {
+        // The model is flat inside the region: only a larger region can tell.
+        for (double& r : radius) r *= 4.0;
+        continue;
+      }
+      solved = true;
+      last_y.assign(sol.y.begin(), sol.y.begin() + S);
+      if (!binding) out.lower = std::max(out.lower, t);
+      t_master = t;
     }
-    for (int k = 0; k < K; ++k) {
-      a[static_cast<std::size_t>((S + k) * n + k)] = 1.0;
-      rhs[static_cast<std::size_t>(S + k)] = box[static_cast<std::size_t>(k)];
-    }
-    obj[Ku] = 1.0;
-    DenseLp lp(m, n, a, rhs, obj, 1e-12);
-    const auto sol = lp.solve(20000);
-    if (sol.status != DenseLpStatus::optimal) break;
-    last_y.assign(sol.y.begin(), sol.y.begin() + S);
-    const double t = T - sol.value;
-    out.lower = std::max(out.lower, t);
+    if (!solved) break;
     const double scale = 1.0 + std::abs(out.L);
-    if (out.L - t <= 1e-10 * scale) break;  // converged: out.L is the minimum
-    lam_master.assign(sol.x.begin(), sol.x.begin() + K);
-    t_master = t;
+    if (!binding && out.L - t_master <= 1e-10 * scale) break;  // converged: out.L is the minimum
     std::vector<double> next(Ku);
-    pure_next = false;  // the next query is the smoothed point
-    for (std::size_t k = 0; k < Ku; ++k) next[k] = out.lam[k] + (1.0 - alpha) * (lam_master[k] - out.lam[k]);
+    last_binding = binding;
+    if (boxed) {
+      next = lam_master;
+    } else {
+      pure_next = false;  // the next query is the smoothed point
+      for (std::size_t k = 0; k < Ku; ++k) next[k] = out.lam[k] + (1.0 - alpha) * (lam_master[k] - out.lam[k]);
+    }
     bool same = true;
     for (std::size_t k = 0; k < Ku; ++k) same = same && std::abs(next[k] - lam[k]) <= 1e-13 * (1.0 + std::abs(lam[k]));
     if (same) {

@@ -100,9 +100,11 @@ class Relaxation {
 
   /// Minimises L from lam0 within the box. Stops when converged (relative 1e-10), when L <= target
   /// (the node can be pruned), after `max_iter` evaluations, or at the deadline. With `primal`
-  /// the result carries the master's convex combination.
+  /// the result carries the master's convex combination. `trust`: half-widths of a trust region
+  /// around lam0 (a warm start that is probably close), grown as needed.
   KelleyResult minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b, double target,
-                        int max_iter, std::optional<Clock::time_point> deadline, bool primal) const;
+                        int max_iter, std::optional<Clock::time_point> deadline, bool primal,
+                        const std::vector<double>* trust = nullptr) const;
 
   /// The LP's primal counts from a KelleyResult's convex combination: per problem item of the
   /// representatives, sum_s w_s n_s (fractional). Only classes whose inner solutions differ are

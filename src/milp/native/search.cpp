@@ -55,11 +55,60 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   };
   auto target = [&] { return best == -kInf ? -kInf : best + tol(best); };
 
-  // 2. The LP relaxation (no early stop: its prices are reported).
+  // The previous round's solution, completed and repaired at `prices` (groups it does not know
+  // take their best item there).
+  auto try_warm_solution = [&](const std::vector<double>& prices) {
+    if (!warm_choice || static_cast<int>(warm_choice->size()) != G) return;
+    Counts n(p.value.size(), 0);
+    for (int c = 0; c < cls.size(); ++c) {
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      for (int m = cls.member_begin[static_cast<std::size_t>(c)]; m < cls.member_begin[static_cast<std::size_t>(c) + 1]; ++m) {
+        const int g = cls.members[static_cast<std::size_t>(m)];
+        const int w = (*warm_choice)[static_cast<std::size_t>(g)];
+        // The warm item stays while it is still a best item at these prices (so the previous
+        // round's rounding of the classes the LP splits is kept); a job it does not know, or
+        // whose warm item the prices no longer favour (its goodput or its restart factor
+        // changed), takes its best item, and the repair makes it all fit.
+        int it = w >= p.begin(g) && w < p.end(g) ? f + (w - p.begin(g)) : -1;
+        int bi = f;
+        double bv = -kInf;
+        for (int j = f; j < e; ++j) {
+          const double r = rel.reduced(j, prices.data());
+          if (r > bv) {
+            bv = r;
+            bi = j;
+          }
+        }
+        if (it < 0 || rel.reduced(it, prices.data()) < bv - 1e-9 * (1.0 + std::abs(bv))) it = bi;
+        ++n[static_cast<std::size_t>(it)];
+      }
+    }
+    double v = 0.0;
+    if (repair(rel, prices, nullptr, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+  };
+
+  // 2. A warm start: the previous round's solution, repaired at its prices, before the LP: when
+  // the round changed little, the LP's first evaluations already prove it.
   std::vector<double> lam0(static_cast<std::size_t>(K), 0.0);
-  if (warm_prices && static_cast<int>(warm_prices->size()) == K) lam0 = *warm_prices;
+  std::vector<double> trust;
+  const bool warm = warm_prices && static_cast<int>(warm_prices->size()) == K;
+  if (warm) {
+    lam0 = *warm_prices;
+    for (std::size_t k = 0; k < lam0.size(); ++k) lam0[k] = std::clamp(lam0[k], 0.0, box[k]);
+    // The previous round's prices are probably close: search a region of 10 % around them first.
+    double top = 0.0;
+    for (double x : lam0) top = std::max(top, x);
+    for (double x : lam0) trust.push_back(std::max(0.1 * x, 1e-3 * top + 1e-12));
+  }
+  const auto t_w = Clock::now();
+  try_warm_solution(lam0);
+  if (options.debug && warm_choice) std::fprintf(stderr, "native: warm solution %.3f ms, value %.12g\n", ms(t_w), best);
+
+  // 3. The LP relaxation. When its prices are reported it is solved to optimality; otherwise it
+  // stops as soon as its bound proves the incumbent (a warm round: after a few evaluations).
   const auto t_lp = Clock::now();
-  const KelleyResult root = rel.minimise(lam0, box, nullptr, -kInf, 100 + 40 * K, options.deadline, true);
+  const KelleyResult root = rel.minimise(lam0, box, nullptr, options.exact_prices ? -kInf : target(), 100 + 40 * K,
+                                         options.deadline, true, trust.empty() ? nullptr : &trust);
   res.lp_iterations = root.iterations;
   if (options.debug) std::fprintf(stderr, "native: LP %.3f ms, %d evaluations, L %.12g\n", ms(t_lp), root.iterations, root.L);
   if (root.infeasible) {  // a class with nothing admissible: cannot happen for recognised problems
@@ -70,6 +119,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   const double L = root.L;
   res.root_bound = L;
   res.prices = lam;
+  res.prices_exact = root.lower > -kInf && L - root.lower <= 1e-9 * (1.0 + std::abs(L));
   {
     std::vector<int> bi;
     (void)rel.evaluate(lam, nullptr, &bi);
@@ -80,41 +130,17 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     }
   }
 
-  // 3. Feasible solutions near the LP: the previous round's, repaired, and the rounding of the LP's.
+  // 4. Feasible solutions near the LP: the previous round's again at the LP prices, and the
+  // rounding of the LP's solution, then repaired.
   const auto t_h = Clock::now();
-  if (warm_choice && static_cast<int>(warm_choice->size()) == G) {
-    Counts n;
-    rel.assign(lam, nullptr, n);  // groups without a warm item take their best one
-    for (int c = 0; c < cls.size(); ++c) {
-      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      for (int it = f; it < e; ++it) n[static_cast<std::size_t>(it)] = 0;
-      for (int m = cls.member_begin[static_cast<std::size_t>(c)]; m < cls.member_begin[static_cast<std::size_t>(c) + 1]; ++m) {
-        const int g = cls.members[static_cast<std::size_t>(m)];
-        const int w = (*warm_choice)[static_cast<std::size_t>(g)];
-        int it = w >= p.begin(g) && w < p.end(g) ? f + (w - p.begin(g)) : -1;
-        if (it < 0) {  // best item at the LP prices
-          double bv = -kInf;
-          for (int j = f; j < e; ++j) {
-            const double r = rel.reduced(j, lam.data());
-            if (r > bv) {
-              bv = r;
-              it = j;
-            }
-          }
-        }
-        ++n[static_cast<std::size_t>(it)];
-      }
-    }
-    double v = 0.0;
-    if (repair(rel, lam, nullptr, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
-  }
-  {
+  if (!(L <= target())) {
+    if (warm) try_warm_solution(lam);
     Counts n;
     double v = 0.0;
     std::vector<double> x;
     std::vector<int> split;
     rel.primal_counts(root, nullptr, x, split);
-    if (round_lp_and_repair(rel, lam, nullptr, x, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+    if (!(L <= target()) && round_lp_and_repair(rel, lam, nullptr, x, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
     if (!(L <= target()) && round_and_repair(rel, lam, nullptr, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
   }
   if (options.debug) std::fprintf(stderr, "native: heuristic %.3f ms, incumbent %.12g, gap %.3g (tolerance %.3g)\n", ms(t_h), best, L - best, best == -kInf ? 0.0 : tol(best));

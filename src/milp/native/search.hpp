@@ -25,6 +25,9 @@ struct SearchOptions {
   bool symmetry = true;     ///< merge interchangeable groups into classes
   bool use_dp = true;       ///< try the core DP before branching
   bool debug = false;       ///< timings and sizes on stderr
+  /// Solve the LP relaxation to optimality for its prices (MilpParams::lp_duals). When false the
+  /// price search stops once its bound proves the incumbent.
+  bool exact_prices = true;
 };
 
 struct SearchResult {
@@ -34,7 +37,8 @@ struct SearchResult {
   double value = -kInf;           ///< internal value incl. fixed_value
   double bound = kInf;            ///< proven upper bound (internal)
   double root_bound = kInf;       ///< the LP relaxation's value
-  std::vector<double> prices;     ///< lambda at the LP optimum
+  std::vector<double> prices;     ///< lambda at the LP optimum (or the best found, see prices_exact)
+  bool prices_exact = false;      ///< `prices` minimise the LP relaxation
   std::vector<double> group_duals;///< per group: its best reduced value at those prices
   long long nodes = 0;
   bool hit_limit = false;

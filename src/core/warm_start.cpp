@@ -1,0 +1,93 @@
+// Warm starts between rounds (warm_start.hpp).
+#include "core/warm_start.hpp"
+
+#include <sia/configuration_set.hpp>
+
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace sia::detail {
+namespace {
+
+int type_index(const ClusterSpec& cluster, std::string_view name) {
+  for (int t = 0; t < cluster.num_types(); ++t)
+    if (cluster.types[static_cast<std::size_t>(t)].name() == name) return t;
+  return -1;
+}
+
+// Price per unit of a row in the objective's units from a model dual (MilpResult::row_duals: the
+// derivative of the model's objective by the row's bound), and back.
+double price_of_dual(const Problem& pb, double dual) { return pb.p > 0 ? dual : -dual; }
+double dual_of_price(const Problem& pb, double price) { return pb.p > 0 ? price : -price; }
+
+}  // namespace
+
+void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpec& cluster,
+                      std::span<const JobSpec> jobs, const Formulation& f, MilpParams& params) {
+  const auto& rows = pb.set.rows;
+  if (!warm.prices.empty()) {
+    params.start_duals.assign(static_cast<std::size_t>(f.milp.num_rows()), 0.0);
+    for (const auto& wp : warm.prices) {
+      const int t = type_index(cluster, wp.gpu_type);
+      if (t < 0) continue;
+      for (std::size_t r = 0; r < rows.size(); ++r)
+        if (rows[r].type == t && rows[r].min_item_gpus == wp.min_item_gpus && f.capacity_row[r] >= 0)
+          params.start_duals[static_cast<std::size_t>(f.capacity_row[r])] = dual_of_price(pb, wp.price);
+    }
+  }
+  if (warm.allocations.empty()) {
+    // No allocation given: the jobs' current configurations are the previous round's solution.
+    params.start_values.assign(f.cols.size(), 0.0);
+    for (std::size_t c = 0; c < f.cols.size(); ++c)
+      if (pb.current[f.cols[c].first] == f.cols[c].second.config) params.start_values[c] = 1.0;
+  } else {
+    std::unordered_map<std::string_view, std::size_t> job_index;
+    job_index.reserve(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) job_index.emplace(jobs[i].id(), i);
+    // The configuration each known job had, as a configuration index of this round's set (-1:
+    // none, or one this round does not have); -2: a job the warm start does not know.
+    std::vector<int> warm_config(jobs.size(), -2);
+    for (const auto& a : warm.allocations) {
+      const auto it = job_index.find(a.job);
+      if (it == job_index.end()) continue;
+      warm_config[it->second] = -1;
+      const int t = type_index(cluster, a.gpu_type);
+      if (t < 0 || a.gpus <= 0) continue;
+      if (const auto c = pb.set.index_of(ConfigurationSpec{t, a.nodes, a.gpus})) warm_config[it->second] = *c;
+    }
+    params.start_values.assign(f.cols.size(), 0.0);
+    for (std::size_t c = 0; c < f.cols.size(); ++c) {
+      const auto& [i, entry] = f.cols[c];
+      if (warm_config[i] == -2) params.start_values[c] = std::numeric_limits<double>::quiet_NaN();
+      else if (warm_config[i] == entry.config) params.start_values[c] = 1.0;
+    }
+  }
+}
+
+std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const ClusterSpec& cluster,
+                                                 std::span<const JobSpec> jobs, const Formulation& f,
+                                                 const MilpResult& result, const Choice& choice) {
+  auto w = std::make_shared<WarmStart>();
+  const auto& rows = pb.set.rows;
+  if (result.row_duals.size() == static_cast<std::size_t>(f.milp.num_rows()))
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (f.capacity_row[r] >= 0)
+        w->prices.push_back(WarmStart::RowPrice{cluster.types[static_cast<std::size_t>(rows[r].type)].name(),
+                                                rows[r].min_item_gpus,
+                                                price_of_dual(pb, result.row_duals[static_cast<std::size_t>(f.capacity_row[r])])});
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const int c = pb.config_of(choice, i);
+    if (c < 0) {
+      w->allocations.push_back(WarmStart::Allocation{jobs[i].id(), {}, 0, 0});
+      continue;
+    }
+    const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(c)];
+    w->allocations.push_back(WarmStart::Allocation{jobs[i].id(), cluster.types[static_cast<std::size_t>(cfg.type)].name(),
+                                                    cfg.nodes, cfg.gpus});
+  }
+  return w;
+}
+
+}  // namespace sia::detail

@@ -1,0 +1,29 @@
+#pragma once
+// Private to the round: a WarmStart (warm_start.hpp) turned into a backend's start
+// (MilpParams::start_values / start_duals), and a solved round turned into the next WarmStart.
+#include <sia/cluster.hpp>
+#include <sia/job_spec.hpp>
+#include <sia/milp/solver.hpp>
+#include <sia/warm_start.hpp>
+
+#include <memory>
+#include <span>
+
+#include "core/formulation.hpp"
+#include "core/problem.hpp"
+
+namespace sia::detail {
+
+/// Fills params.start_values (the warm allocation, for the jobs and configurations this round
+/// still has; without one, the jobs' current configurations) and params.start_duals (the warm
+/// prices of the capacity rows this round still has).
+void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpec& cluster,
+                      std::span<const JobSpec> jobs, const Formulation& f, MilpParams& params);
+
+/// The WarmStart of a solved round: prices from the backend's duals of the capacity rows (none
+/// when it gave none) and the allocation `choice`.
+[[nodiscard]] std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const ClusterSpec& cluster,
+                                                               std::span<const JobSpec> jobs, const Formulation& f,
+                                                               const MilpResult& result, const Choice& choice);
+
+}  // namespace sia::detail
