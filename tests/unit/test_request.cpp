@@ -236,7 +236,7 @@ TEST_CASE("request.bad.deep_nesting") {
 TEST_CASE("request.bad.unknown_fields") {
   json j = base_request();
   j["extra"] = 1;
-  CHECK_REJECTS(j, "req.json: extra: unknown field (known fields: cluster, policy, jobs)");
+  CHECK_REJECTS(j, "req.json: extra: unknown field (known fields: cluster, policy, jobs, warm_start)");
   j = base_request();
   j["jobs"][0]["goodput"][1]["valeu"] = 1;
   CHECK_REJECTS(j, "jobs[0].goodput[1].valeu: unknown field");
