@@ -69,6 +69,11 @@ const InstanceSet& instances(const std::string& family, int gpus) {
   return cache.emplace(std::make_pair(family, gpus), std::move(set)).first->second;
 }
 
+std::vector<WarmRow>& warm_rows() {
+  static std::vector<WarmRow> r;
+  return r;
+}
+
 std::map<std::string, SolverRow>& rows() {
   static std::map<std::string, SolverRow> r;
   return r;
@@ -141,6 +146,54 @@ void run(benchmark::State& state, const std::string& family, int gpus, const std
   rows()[family + "/" + std::to_string(gpus) + "/" + backend] = row;
 }
 
+// Warm rounds: a round is solved, applied (every job holds what it was given, one round older),
+// three unchanged rounds follow (the cluster settles), then 5 % of the jobs change (half replaced
+// by new arrivals, half re-estimated) and that round is solved cold (no warm start) and warm (from
+// the previous round's WarmStart). Counters: median solver and round times, cold and warm, and
+// their ratios.
+void run_warm(benchmark::State& state, const std::string& family, int gpus) {
+  RoundOptions o;
+  o.time_limit = std::chrono::milliseconds(60000);
+  o.compute_prices = false;  // the prices a warm start needs come with the solution anyway
+  std::vector<double> cold_solve, warm_solve, cold_total, warm_total;
+  unsigned seed = 1;
+  for (auto _ : state) {
+    RoundInstance in = make_instance(family, gpus, seed);
+    RoundResult r = run_round(in.cluster, in.jobs, o);
+    auto given = [](const RoundResult& res) {
+      std::vector<std::optional<ConfigurationSpec>> g;
+      for (const auto& d : res.decisions) g.push_back(d.config);
+      return g;
+    };
+    for (int k = 0; k < 3; ++k) {
+      in = next_round(in, given(r), 0.0, seed * 100 + static_cast<unsigned>(k), gpus);
+      RoundOptions ow = o;
+      ow.warm_start = r.warm_start;
+      r = run_round(in.cluster, in.jobs, ow);
+    }
+    const RoundInstance changed = next_round(in, given(r), 0.05, seed * 100 + 50, gpus);
+    const RoundResult cold = run_round(changed.cluster, changed.jobs, o);
+    RoundOptions ow = o;
+    ow.warm_start = r.warm_start;
+    const RoundResult warm = run_round(changed.cluster, changed.jobs, ow);
+    cold_solve.push_back(cold.solve_ms);
+    warm_solve.push_back(warm.solve_ms);
+    cold_total.push_back(cold.total_ms);
+    warm_total.push_back(warm.total_ms);
+    if (std::abs(cold.objective - warm.objective) > 2e-4 * std::abs(cold.objective))
+      state.SkipWithError("warm and cold rounds disagree beyond the gap");
+    ++seed;
+  }
+  state.counters["cold_solve_ms"] = percentile(cold_solve, 0.5);
+  state.counters["warm_solve_ms"] = percentile(warm_solve, 0.5);
+  state.counters["cold_round_ms"] = percentile(cold_total, 0.5);
+  state.counters["warm_round_ms"] = percentile(warm_total, 0.5);
+  state.counters["solve_ratio"] = percentile(warm_solve, 0.5) / percentile(cold_solve, 0.5);
+  state.counters["round_ratio"] = percentile(warm_total, 0.5) / percentile(cold_total, 0.5);
+  warm_rows().push_back(WarmRow{family, gpus, percentile(cold_solve, 0.5), percentile(warm_solve, 0.5),
+                                percentile(cold_total, 0.5), percentile(warm_total, 0.5)});
+}
+
 const bool registered = [] {
   std::vector<std::string> families = instance_families();
   families.insert(families.begin(), {"scale32", "scale256"});
@@ -163,12 +216,27 @@ const bool registered = [] {
             ->Iterations(seeds * reps);
       }
     }
+  for (int gpus : {2048, 16384, 100000})
+    for (const char* family : {"helios", "tables"})
+      benchmark::RegisterBenchmark(("Warm/" + std::string(family) + "/" + std::to_string(gpus)).c_str(),
+                                   [family, gpus](benchmark::State& st) { run_warm(st, family, gpus); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(gpus >= 100000 ? 3 : 5);
   return true;
 }();
 
 }  // namespace
 
 void print_solver_table(std::FILE* out) {
+  if (!warm_rows().empty()) {
+    std::fprintf(out, "\n| warm round | GPUs | cold solve ms | warm solve ms | solve ratio | cold round ms | warm round ms | round ratio |\n");
+    std::fprintf(out, "|---|---|---|---|---|---|---|---|\n");
+    for (const WarmRow& w : warm_rows())
+      std::fprintf(out, "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |\n", w.family.c_str(), w.gpus, w.cold_solve_ms,
+                   w.warm_solve_ms, w.warm_solve_ms / w.cold_solve_ms, w.cold_round_ms, w.warm_round_ms,
+                   w.warm_round_ms / w.cold_round_ms);
+  }
   if (rows().empty()) return;
   std::fprintf(out, "\n| family | GPUs | jobs | backend | median ms | p95 ms | max ms | peak MB | max proven gap | optimal |\n");
   std::fprintf(out, "|---|---|---|---|---|---|---|---|---|---|\n");

@@ -13,7 +13,14 @@ struct SolverRow {
   double max_gap = -1.0;  ///< largest proven relative gap; -1 when every round fell back
 };
 
-/// Markdown table of every Solver benchmark that ran (nothing when none did).
+/// One Warm/<family>/<gpus> benchmark's medians.
+struct WarmRow {
+  std::string family;
+  int gpus = 0;
+  double cold_solve_ms = 0.0, warm_solve_ms = 0.0, cold_round_ms = 0.0, warm_round_ms = 0.0;
+};
+
+/// Markdown tables of every Warm and Solver benchmark that ran (nothing when none did).
 void print_solver_table(std::FILE* out);
 
 }  // namespace sia::bench

@@ -203,6 +203,14 @@ Shape recognise(const MilpModel& m) {
 
   // Groups: one per choice row without a pin, one per free column outside choice rows.
   p.reserve(choice_rows.size() + nu, nu + choice_rows.size(), uses.size());
+  // Per column: the single capacity row it uses (-1: none, -2: several) and the amount there.
+  std::vector<int> key_of(nu);
+  std::vector<double> amount_of(nu);
+  for (int j = 0; j < n; ++j) {
+    const auto u = use_of(j);
+    key_of[static_cast<std::size_t>(j)] = u.size() == 1 ? u.begin()->first : (u.size() == 0 ? -1 : -2);
+    amount_of[static_cast<std::size_t>(j)] = u.size() == 1 ? u.begin()->second : 0.0;
+  }
   std::vector<int> cand, kept;
   auto build_group = [&](const int* cols, std::size_t ncols, bool forced, int model_row) {
     // Candidates: free columns; drop value <= 0 when the group may stay empty.
@@ -215,28 +223,22 @@ Shape recognise(const MilpModel& m) {
       cand.push_back(j);
     }
     // Single-row dominance: among columns using exactly the same single row (or none), keep only
-    // those whose value strictly increases with usage.
-    auto key = [&](int j) {
-      const auto u = use_of(j);
-      return u.size() == 1 ? u.begin()->first : (u.size() == 0 ? -1 : -2);
-    };
-    auto amount = [&](int j) {
-      const auto u = use_of(j);
-      return u.size() == 1 ? u.begin()->second : 0.0;
-    };
-    std::stable_sort(cand.begin(), cand.end(), [&](int x, int y) {
-      const int kx = key(x), ky = key(y);
+    // those whose value strictly increases with usage. Columns of a round come sorted by row and
+    // usage already; sort only when they do not.
+    auto before = [&](int x, int y) {
+      const int kx = key_of[static_cast<std::size_t>(x)], ky = key_of[static_cast<std::size_t>(y)];
       if (kx != ky) return kx < ky;
       if (kx == -2) return false;
-      const double ux = amount(x), uy = amount(y);
+      const double ux = amount_of[static_cast<std::size_t>(x)], uy = amount_of[static_cast<std::size_t>(y)];
       if (ux != uy) return ux < uy;
       return s.sign * m.obj[static_cast<std::size_t>(x)] > s.sign * m.obj[static_cast<std::size_t>(y)];
-    });
+    };
+    if (!std::is_sorted(cand.begin(), cand.end(), before)) std::stable_sort(cand.begin(), cand.end(), before);
     int last_key = -3;
     double best_val = -MilpModel::inf;
     kept.clear();
     for (int j : cand) {
-      const int kj = key(j);
+      const int kj = key_of[static_cast<std::size_t>(j)];
       const double v = s.sign * m.obj[static_cast<std::size_t>(j)];
       if (kj != last_key) {
         last_key = kj;
@@ -247,7 +249,7 @@ Shape recognise(const MilpModel& m) {
         if (kj != -2) best_val = v;
       }
     }
-    std::sort(kept.begin(), kept.end());
+    if (!std::is_sorted(kept.begin(), kept.end())) std::sort(kept.begin(), kept.end());
     if (forced && kept.empty()) return false;
     if (!forced && kept.empty()) return true;  // nothing worth choosing: the group stays empty
     for (int j : kept) p.add_item(s.sign * m.obj[static_cast<std::size_t>(j)], j, use_of(j));

@@ -1,6 +1,9 @@
 // The LP relaxation in price space (relaxation.hpp): evaluation of L in parallel blocks, the
 // greedy inner problem with count bounds, Kelley's method, the primal from the master's duals.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <cmath>
 #include <numeric>
 
@@ -147,6 +150,109 @@ PriceEval Relaxation::evaluate_impl(const std::vector<double>& lam, const Bounds
   double Lv = zero_values ? 0.0 : p_.fixed_value;
   for (int k = 0; k < K; ++k) Lv += p_.cap[static_cast<std::size_t>(k)] * lam[static_cast<std::size_t>(k)];
   out.grad.assign(p_.cap.begin(), p_.cap.end());
+  for (int blk = 0; blk < nb; ++blk) {
+    Lv += part[static_cast<std::size_t>(blk)];
+    for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= use[static_cast<std::size_t>(blk) * Ku + k];
+  }
+  out.L = Lv;
+  return out;
+}
+
+Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::vector<double>& hi) const {
+  Screen sc;
+  sc.lo = lo;
+  sc.hi = hi;
+  const int C = c_.size(), K = p_.num_rows;
+  const auto Ku = static_cast<std::size_t>(K);
+  const int nb = Parallel::num_blocks(C, kBlock);
+  std::vector<std::vector<int>> act(static_cast<std::size_t>(nb));
+  std::vector<double> part(static_cast<std::size_t>(nb), 0.0), use(static_cast<std::size_t>(nb) * Ku, 0.0);
+  par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
+    auto& a = act[static_cast<std::size_t>(blk)];
+    double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
+    double sum = 0.0;
+    for (int c = beg; c < end; ++c) {
+      const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
+      // Per item, the range of its reduced value over the box; the item with the largest least
+      // value is the class's best everywhere when no other item's largest value exceeds it.
+      int bi = -1;
+      double best_min = -kInf, second_max = -kInf, best_max = -kInf;
+      for (int it = first; it < last; ++it) {
+        const auto iu = static_cast<std::size_t>(it);
+        double rmin = p_.value[iu], rmax = p_.value[iu];
+        for (int q = p_.use_begin[iu]; q < p_.use_begin[iu + 1]; ++q) {
+          const auto k = static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)]);
+          const double aq = p_.use_val[static_cast<std::size_t>(q)];
+          rmin -= aq * hi[k];
+          rmax -= aq * lo[k];
+        }
+        if (rmin > best_min) {
+          if (bi >= 0) second_max = std::max(second_max, best_max);
+          best_min = rmin;
+          best_max = rmax;
+          bi = it;
+        } else {
+          second_max = std::max(second_max, rmax);
+        }
+      }
+      if (bi < 0 || second_max >= best_min) {
+        a.push_back(c);
+        continue;
+      }
+      const double m = c_.mult[static_cast<std::size_t>(c)];
+      sum += m * p_.value[static_cast<std::size_t>(bi)];
+      for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
+        u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
+    }
+    part[static_cast<std::size_t>(blk)] = sum;
+  });
+  sc.fixed_use.assign(Ku, 0.0);
+  for (int blk = 0; blk < nb; ++blk) {
+    sc.fixed_value += part[static_cast<std::size_t>(blk)];
+    for (std::size_t k = 0; k < Ku; ++k) sc.fixed_use[k] += use[static_cast<std::size_t>(blk) * Ku + k];
+    const auto& a = act[static_cast<std::size_t>(blk)];
+    sc.active.insert(sc.active.end(), a.begin(), a.end());
+  }
+  return sc;
+}
+
+PriceEval Relaxation::evaluate_in(const Screen& sc, const std::vector<double>& lam) const {
+  ++evaluations_;
+  const int K = p_.num_rows;
+  const auto Ku = static_cast<std::size_t>(K);
+  const int A = static_cast<int>(sc.active.size());
+  const int nb = Parallel::num_blocks(A, kBlock);
+  std::vector<double> part(static_cast<std::size_t>(nb), 0.0), use(static_cast<std::size_t>(nb) * Ku, 0.0);
+  const double* L = lam.data();
+  par_.blocks(A, kBlock, [&](int blk, int beg, int end) {
+    double sum = 0.0;
+    double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
+    for (int a = beg; a < end; ++a) {
+      const int c = sc.active[static_cast<std::size_t>(a)];
+      const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
+      int bi = -1;
+      double bv = -kInf;
+      for (int it = first; it < last; ++it) {
+        const double r = reduced(it, L);
+        if (r > bv) {
+          bv = r;
+          bi = it;
+        }
+      }
+      const double m = c_.mult[static_cast<std::size_t>(c)];
+      sum += m * bv;
+      for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
+        u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
+    }
+    part[static_cast<std::size_t>(blk)] = sum;
+  });
+  PriceEval out;
+  double Lv = p_.fixed_value + sc.fixed_value;
+  out.grad.assign(p_.cap.begin(), p_.cap.end());
+  for (std::size_t k = 0; k < Ku; ++k) {
+    Lv += (p_.cap[k] - sc.fixed_use[k]) * lam[k];
+    out.grad[k] -= sc.fixed_use[k];
+  }
   for (int blk = 0; blk < nb; ++blk) {
     Lv += part[static_cast<std::size_t>(blk)];
     for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= use[static_cast<std::size_t>(blk) * Ku + k];
@@ -306,9 +412,56 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   bool last_binding = false;
   const double alpha = 0.5;
   bool pure_next = true;
+  // Screened evaluations (see Screen) in a box around the best prices once the search has
+  // settled near them; a query outside the box is evaluated in full, and after two such misses
+  // the box is rebuilt around the best prices.
+  std::optional<Screen> sc;
+  static const bool no_screen = std::getenv("SIA_NATIVE_NO_SCREEN") != nullptr;
+  int misses = 0, built_at = -1;
+  std::vector<std::vector<double>> recent;  // the last queries: how far the search still wanders
+  auto width_around = [&](const std::vector<double>& centre) {
+    double top = 0.0;
+    for (double x : centre) top = std::max(top, x);
+    std::vector<double> w(Ku, 1e-3 * top + 1e-12);
+    for (const auto& q : recent)
+      for (std::size_t k = 0; k < Ku; ++k) w[k] = std::max(w[k], 2.0 * std::abs(q[k] - centre[k]));
+    for (std::size_t k = 0; k < Ku; ++k) w[k] = std::min(w[k], std::max(0.25 * centre[k], 0.05 * top + 1e-12));
+    return w;
+  };
+  auto build = [&](const std::vector<double>& centre, int iter) {
+    const auto w = width_around(centre);
+    std::vector<double> lo(Ku), hi(Ku);
+    for (std::size_t k = 0; k < Ku; ++k) {
+      lo[k] = std::max(0.0, centre[k] - w[k]);
+      hi[k] = std::min(box[k], centre[k] + w[k]);
+    }
+    sc = screen(lo, hi);
+    misses = 0;
+    built_at = iter;
+    if (std::getenv("SIA_NATIVE_DEBUG")) std::fprintf(stderr, "screen at %d: %zu active of %d\n", iter, sc->active.size(), c_.size());
+  };
+  auto eval = [&](int iter) {
+    recent.push_back(lam);
+    if (recent.size() > 6) recent.erase(recent.begin());
+    if (!b && sc && sc->contains(lam)) {
+      PriceEval e = evaluate_in(*sc, lam);
+      // The search has narrowed: a tighter box leaves fewer classes active.
+      if (iter - built_at >= 6 && static_cast<int>(recent.size()) == 6 && 4 * sc->active.size() > static_cast<std::size_t>(c_.size())) {
+        const auto w = width_around(e.L < out.L ? lam : out.lam);
+        bool narrower = true;
+        for (std::size_t k = 0; k < Ku; ++k) narrower = narrower && 2.0 * w[k] < sc->hi[k] - sc->lo[k];
+        if (narrower) build(e.L < out.L ? lam : out.lam, iter);
+      }
+      return e;
+    }
+    PriceEval e = evaluate(lam, b);
+    ++misses;
+    if (!b && !no_screen && iter >= K + 3 && (!sc || misses >= 2)) build(e.L < out.L ? lam : out.lam, iter);
+    return e;
+  };
   for (int iter = 0; iter < max_iter; ++iter) {
     ++out.iterations;
-    const PriceEval e = evaluate(lam, b);
+    const PriceEval e = eval(iter);
     if (e.L == -kInf) {
       out.infeasible = true;
       return out;
