@@ -116,7 +116,8 @@ void run(benchmark::State& state, const std::string& family, int gpus, const std
     } else {
       gaps.push_back(r.objective != 0.0 ? std::abs(r.objective - r.best_bound) / std::abs(r.objective) : 0.0);
       // An infeasible round (unmet demand) counts when the allocation of the relaxed round is proven.
-      optimal += r.status == RoundStatus::optimal || (r.status == RoundStatus::infeasible && gaps.back() <= 1.000001e-4);
+      optimal +=
+          r.status == RoundStatus::optimal || (r.status == RoundStatus::infeasible && gaps.back() <= 1.000001e-4);
     }
     ++n;
     benchmark::DoNotOptimize(r);
@@ -206,8 +207,8 @@ const bool registered = [] {
         if (b != "native" && b != "cbc" && b != "glpk") continue;
         // Rounds per benchmark: each instance three times at small sizes, twice at large ones
         // (once with the slow backends, whose rounds may take their whole limit).
-        const int seeds = family.rfind("scale", 0) == 0 ? (family == "scale256" ? 3 : 6)
-                                                         : (gpus <= 64 ? 10 : (gpus <= 2048 ? 5 : 3));
+        const int seeds =
+            family.rfind("scale", 0) == 0 ? (family == "scale256" ? 3 : 6) : (gpus <= 64 ? 10 : (gpus <= 2048 ? 5 : 3));
         const int reps = b == "native" ? (gpus <= 2048 ? 3 : 2) : 1;
         benchmark::RegisterBenchmark(("Solver/" + family + "/" + std::to_string(gpus) + "/" + b).c_str(),
                                      [family, gpus, b](benchmark::State& st) { run(st, family, gpus, b); })
@@ -230,15 +231,18 @@ const bool registered = [] {
 
 void print_solver_table(std::FILE* out) {
   if (!warm_rows().empty()) {
-    std::fprintf(out, "\n| warm round | GPUs | cold solve ms | warm solve ms | solve ratio | cold round ms | warm round ms | round ratio |\n");
+    std::fprintf(out,
+                 "\n| warm round | GPUs | cold solve ms | warm solve ms | solve ratio | cold round ms | warm round ms "
+                 "| round ratio |\n");
     std::fprintf(out, "|---|---|---|---|---|---|---|---|\n");
     for (const WarmRow& w : warm_rows())
-      std::fprintf(out, "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |\n", w.family.c_str(), w.gpus, w.cold_solve_ms,
-                   w.warm_solve_ms, w.warm_solve_ms / w.cold_solve_ms, w.cold_round_ms, w.warm_round_ms,
-                   w.warm_round_ms / w.cold_round_ms);
+      std::fprintf(out, "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |\n", w.family.c_str(), w.gpus,
+                   w.cold_solve_ms, w.warm_solve_ms, w.warm_solve_ms / w.cold_solve_ms, w.cold_round_ms,
+                   w.warm_round_ms, w.warm_round_ms / w.cold_round_ms);
   }
   if (rows().empty()) return;
-  std::fprintf(out, "\n| family | GPUs | jobs | backend | median ms | p95 ms | max ms | peak MB | max proven gap | optimal |\n");
+  std::fprintf(
+      out, "\n| family | GPUs | jobs | backend | median ms | p95 ms | max ms | peak MB | max proven gap | optimal |\n");
   std::fprintf(out, "|---|---|---|---|---|---|---|---|---|---|\n");
   // Order: size, family (as registered), backend.
   std::vector<const SolverRow*> all;
@@ -250,14 +254,16 @@ void print_solver_table(std::FILE* out) {
   });
   for (const SolverRow* r : all) {
     char gap[32];
-    if (r->max_gap < 0) std::snprintf(gap, sizeof gap, "n/a");
-    else std::snprintf(gap, sizeof gap, "%.1e", r->max_gap);
+    if (r->max_gap < 0)
+      std::snprintf(gap, sizeof gap, "n/a");
+    else
+      std::snprintf(gap, sizeof gap, "%.1e", r->max_gap);
     std::string backend = r->backend;
     if (backend != "native") backend += " (" + std::to_string(r->limit_ms / 1000) + " s)";
     std::string opt = std::to_string(r->optimal) + "/" + std::to_string(r->rounds);
     if (r->fallback > 0) opt += " (" + std::to_string(r->fallback) + " fallback)";
-    std::fprintf(out, "| %s | %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", r->family.c_str(), r->gpus, r->jobs,
-                 backend.c_str(), r->median_ms, r->p95_ms, r->max_ms, r->peak_mb, gap, opt.c_str());
+    std::fprintf(out, "| %s | %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", r->family.c_str(), r->gpus,
+                 r->jobs, backend.c_str(), r->median_ms, r->p95_ms, r->max_ms, r->peak_mb, gap, opt.c_str());
   }
 }
 

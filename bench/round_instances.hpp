@@ -46,8 +46,8 @@ struct RoundInstance {
 
 /// The families above, in bench order.
 inline const std::vector<std::string>& instance_families() {
-  static const std::vector<std::string> f = {"helios", "tables", "tables-nomax", "near-ties", "identical", "oversub",
-                                             "pinned", "many-types", "batch", "infeasible"};
+  static const std::vector<std::string> f = {"helios",  "tables", "tables-nomax", "near-ties", "identical",
+                                             "oversub", "pinned", "many-types",   "batch",     "infeasible"};
   return f;
 }
 
@@ -65,7 +65,8 @@ inline ClusterSpec bench_cluster(int gpus) {
   const int per_node[] = {4, 8, 8, 8, 8};
   const char* names[] = {"t4", "rtx", "a100", "v100", "h100"};
   for (int t = 0; t < 5; ++t)
-    c.types.emplace_back(names[t], std::max(1, static_cast<int>(std::lround(share[t] * gpus / per_node[t]))), per_node[t]);
+    c.types.emplace_back(names[t], std::max(1, static_cast<int>(std::lround(share[t] * gpus / per_node[t]))),
+                         per_node[t]);
   return c;
 }
 
@@ -108,7 +109,7 @@ struct Curve {
 };
 
 inline JobSpec::GoodputFn curve_fn(std::shared_ptr<const std::vector<Curve>> curves,
-                          std::shared_ptr<const std::vector<std::string>> names) {
+                                   std::shared_ptr<const std::vector<std::string>> names) {
   return [curves = std::move(curves), names = std::move(names)](const GpuTypeSpec& type, const ConfigurationSpec& c) {
     // Types are few: a linear scan beats hashing here.
     for (std::size_t t = 0; t < names->size(); ++t)
@@ -144,7 +145,8 @@ inline void set_running(std::vector<JobSpec>& jobs, const ClusterSpec& cluster, 
       if (g > std::min(j.max_gpus(), biggest)) continue;
     }
     if (free[static_cast<std::size_t>(t)] < g) continue;
-    if (!(j.goodput(cluster.types[static_cast<std::size_t>(t)], ConfigurationSpec{t, 1, g}) > 0.0)) continue;  // cannot run there
+    if (!(j.goodput(cluster.types[static_cast<std::size_t>(t)], ConfigurationSpec{t, 1, g}) > 0.0))
+      continue;  // cannot run there
     free[static_cast<std::size_t>(t)] -= g;
     CurrentAllocation cur;
     cur.type = t;
@@ -300,9 +302,12 @@ inline RoundInstance make_instance(const std::string& family, int gpus, unsigned
     std::uniform_real_distribution<double> u(0.0, 1.0);
     for (int i = 0; i < n; ++i) {
       JobModel m;
-      m.init_batch_size(128).max_batch_size(128.0 * (4 << (rng() % 4))).grad(GradParams{0.05 + u(rng), 5.0 + 50.0 * u(rng)});
+      m.init_batch_size(128)
+          .max_batch_size(128.0 * (4 << (rng() % 4)))
+          .grad(GradParams{0.05 + u(rng), 5.0 + 50.0 * u(rng)});
       for (int t = 0; t < T; ++t)
-        m.add_type(pollux_type(in.cluster.types[static_cast<std::size_t>(t)].name(), 0.5 + 1.5 * static_cast<double>(t) / T, rng));
+        m.add_type(pollux_type(in.cluster.types[static_cast<std::size_t>(t)].name(),
+                               0.5 + 1.5 * static_cast<double>(t) / T, rng));
       JobSpec j("job-" + std::to_string(i));
       j.min_gpus(1).max_gpus(detail::draw_max_gpus(rng)).goodput_model(std::move(m));
       in.jobs.push_back(std::move(j));
@@ -368,7 +373,9 @@ inline RoundInstance next_round(const RoundInstance& prev, const std::vector<std
     const double r = u(rng);
     if (r < changed / 2 && next_new < fresh.jobs.size()) {
       JobSpec arrival = fresh.jobs[next_new++];
-      arrival.id("arrival-" + std::to_string(seed) + "-" + std::to_string(i)).current(std::nullopt).max_gpus_ever(std::nullopt);
+      arrival.id("arrival-" + std::to_string(seed) + "-" + std::to_string(i))
+          .current(std::nullopt)
+          .max_gpus_ever(std::nullopt);
       arrival.preemptible(true);
       j = std::move(arrival);
     } else if (r < changed) {
@@ -376,8 +383,8 @@ inline RoundInstance next_round(const RoundInstance& prev, const std::vector<std
       const double s = scale(rng);
       JobSpec::LimitFn limit;
       if (orig.has_gpu_limit()) limit = [orig](const GpuTypeSpec& t) { return orig.gpu_limit(t); };
-      j.goodput_fn([orig, s](const GpuTypeSpec& t, const ConfigurationSpec& c) { return s * orig.goodput(t, c); }, nullptr,
-                   std::move(limit));
+      j.goodput_fn([orig, s](const GpuTypeSpec& t, const ConfigurationSpec& c) { return s * orig.goodput(t, c); },
+                   nullptr, std::move(limit));
     }
   }
   return in;

@@ -30,7 +30,8 @@ struct ScaleRounds {
 };
 
 /// Copy of a round's input whose goodputs no longer depend on the simulator.
-inline RoundInstance freeze_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const std::string& family) {
+inline RoundInstance freeze_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
+                                  const std::string& family) {
   RoundInstance in;
   in.family = family;
   in.cluster = cluster;

@@ -47,7 +47,8 @@ void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch) {
   }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return hash[a] != hash[b] ? hash[a] < hash[b] : a < b; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return hash[a] != hash[b] ? hash[a] < hash[b] : a < b; });
   std::vector<char> done(n, 0);
   std::vector<std::size_t> group;
   std::vector<int> configs;
@@ -111,8 +112,8 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
   auto key_of = [](int cur, int other) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(cur)) << 32) | static_cast<std::uint32_t>(other);
   };
-  std::unordered_map<std::uint64_t, double> bound;          // (cur, other) -> max over holders of gi_other - gi_cur
-  std::unordered_map<int, std::vector<int>> bound_others;   // cur -> others with a cached bound
+  std::unordered_map<std::uint64_t, double> bound;         // (cur, other) -> max over holders of gi_other - gi_cur
+  std::unordered_map<int, std::vector<int>> bound_others;  // cur -> others with a cached bound
   auto diff = [&](std::size_t i, int cur, int other) -> std::optional<double> {
     const auto go = gain_on(i, other);
     const auto gc = gain_on(i, cur);

@@ -60,8 +60,10 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
     params.start_values.assign(f.cols.size(), 0.0);
     for (std::size_t c = 0; c < f.cols.size(); ++c) {
       const auto& [i, entry] = f.cols[c];
-      if (warm_config[i] == -2) params.start_values[c] = std::numeric_limits<double>::quiet_NaN();
-      else if (warm_config[i] == entry.config) params.start_values[c] = 1.0;
+      if (warm_config[i] == -2)
+        params.start_values[c] = std::numeric_limits<double>::quiet_NaN();
+      else if (warm_config[i] == entry.config)
+        params.start_values[c] = 1.0;
     }
   }
 }
@@ -74,9 +76,9 @@ std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const Cluste
   if (result.row_duals.size() == static_cast<std::size_t>(f.milp.num_rows()))
     for (std::size_t r = 0; r < rows.size(); ++r)
       if (f.capacity_row[r] >= 0)
-        w->prices.push_back(WarmStart::RowPrice{cluster.types[static_cast<std::size_t>(rows[r].type)].name(),
-                                                rows[r].min_item_gpus,
-                                                price_of_dual(pb, result.row_duals[static_cast<std::size_t>(f.capacity_row[r])])});
+        w->prices.push_back(
+            WarmStart::RowPrice{cluster.types[static_cast<std::size_t>(rows[r].type)].name(), rows[r].min_item_gpus,
+                                price_of_dual(pb, result.row_duals[static_cast<std::size_t>(f.capacity_row[r])])});
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const int c = pb.config_of(choice, i);
     if (c < 0) {
@@ -84,8 +86,8 @@ std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const Cluste
       continue;
     }
     const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(c)];
-    w->allocations.push_back(WarmStart::Allocation{jobs[i].id(), cluster.types[static_cast<std::size_t>(cfg.type)].name(),
-                                                    cfg.nodes, cfg.gpus});
+    w->allocations.push_back(WarmStart::Allocation{
+        jobs[i].id(), cluster.types[static_cast<std::size_t>(cfg.type)].name(), cfg.nodes, cfg.gpus});
   }
   return w;
 }

@@ -230,9 +230,9 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
 // Policy
 // ----------------------------------------------------------------------------------------------
 void parse_round_options(const json& value, RoundOptions& o, const JsonContext& ctx) {
-  ObjectReader pol(value, "policy", ctx,
-                   {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities", "prices",
-                    "threads"});
+  ObjectReader pol(
+      value, "policy", ctx,
+      {"p", "lambda", "backend", "time_limit_ms", "relative_gap", "place", "round_utilities", "prices", "threads"});
   if (const auto p = pol.number("p")) {
     if (*p == 0.0) ctx.fail(pol.path("p"), "the fairness exponent must be non-zero, got 0");
     o.p = *p;
@@ -293,7 +293,8 @@ std::shared_ptr<const WarmStart> parse_warm_start(const json& value, const JsonC
       WarmStart::Allocation al;
       al.job = as_string(e.require("job"), e.path("job"), ctx);
       al.gpu_type = e.string("gpu_type").value_or("");
-      al.nodes = static_cast<int>(e.integer("nodes", 0, RequestLimits::max_gpus_per_type).value_or(al.gpu_type.empty() ? 0 : 1));
+      al.nodes = static_cast<int>(
+          e.integer("nodes", 0, RequestLimits::max_gpus_per_type).value_or(al.gpu_type.empty() ? 0 : 1));
       al.gpus = static_cast<int>(e.integer("gpus", 0, RequestLimits::max_gpus_per_type).value_or(0));
       w->allocations.push_back(std::move(al));
     }

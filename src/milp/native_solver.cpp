@@ -9,9 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -136,7 +136,8 @@ class NativeSolver final : public MilpSolver {
     const auto t_check = Clock::now();
     const bool valid = model.is_feasible(res.values, 1e-6);
     if (debug_)
-      std::fprintf(stderr, "native: checked the solution in %.3f ms\n", std::chrono::duration<double, std::milli>(Clock::now() - t_check).count());
+      std::fprintf(stderr, "native: checked the solution in %.3f ms\n",
+                   std::chrono::duration<double, std::milli>(Clock::now() - t_check).count());
     if (!valid) {
       // Never hand out an invalid allocation; this would be a bug in the search.
       res.values.clear();
@@ -148,8 +149,9 @@ class NativeSolver final : public MilpSolver {
     res.best_bound = offset + sign * sr.bound;
     res.status = sr.proven ? MilpStatus::optimal : MilpStatus::feasible;
     if (!sr.proven) {
-      res.message = "stopped by the time or node limit with a proven relative gap of " +
-                    std::to_string(std::abs(res.best_bound - res.objective) / std::max(1e-300, std::abs(res.objective)));
+      res.message =
+          "stopped by the time or node limit with a proven relative gap of " +
+          std::to_string(std::abs(res.best_bound - res.objective) / std::max(1e-300, std::abs(res.objective)));
     }
 
     // Duals of the LP relaxation at the root prices, in the model's sense (d objective / d rhs).

@@ -103,10 +103,12 @@ std::optional<double> brute_force(const Problem& p) {
       }
       if (!fits) continue;
       for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-        used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += p.use_val[static_cast<std::size_t>(q)];
+        used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+            p.use_val[static_cast<std::size_t>(q)];
       rec(g + 1, acc + p.value[static_cast<std::size_t>(it)]);
       for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-        used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -= p.use_val[static_cast<std::size_t>(q)];
+        used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -=
+            p.use_val[static_cast<std::size_t>(q)];
     }
   };
   rec(0, p.fixed_value);
@@ -118,10 +120,12 @@ std::optional<double> brute_force(const Problem& p) {
 std::optional<double> explicit_lp(const Problem& p) {
   const int n = p.num_items(), G = p.num_groups(), K = p.num_rows;
   const int m = K + 2 * G;
-  std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), b(static_cast<std::size_t>(m)), c(p.value);
+  std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), b(static_cast<std::size_t>(m)),
+      c(p.value);
   for (int it = 0; it < n; ++it)
     for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-      a[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]) * static_cast<std::size_t>(n) + static_cast<std::size_t>(it)] += p.use_val[static_cast<std::size_t>(q)];
+      a[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]) * static_cast<std::size_t>(n) +
+        static_cast<std::size_t>(it)] += p.use_val[static_cast<std::size_t>(q)];
   for (int k = 0; k < K; ++k) b[static_cast<std::size_t>(k)] = p.cap[static_cast<std::size_t>(k)];
   for (int g = 0; g < G; ++g) {
     for (int it = p.begin(g); it < p.end(g); ++it) {
@@ -161,7 +165,8 @@ TEST_CASE("native.engine.dense_lp_duals") {
   std::uniform_real_distribution<double> u(-1.0, 2.0);
   for (int iter = 0; iter < 200; ++iter) {
     const int m = 2 + iter % 5, n = 2 + iter % 4;
-    std::vector<double> a(static_cast<std::size_t>(m * n)), b(static_cast<std::size_t>(m)), c(static_cast<std::size_t>(n));
+    std::vector<double> a(static_cast<std::size_t>(m * n)), b(static_cast<std::size_t>(m)),
+        c(static_cast<std::size_t>(n));
     for (auto& x : a) x = u(rng);
     for (auto& x : b) x = 1.0 + u(rng);  // x = 0 is feasible
     for (auto& x : c) x = u(rng);
@@ -195,13 +200,13 @@ TEST_CASE("native.engine.classes") {
     if (none) p.add_none();
     p.close_group(-1);
   };
-  group(1.0, 1.5, true);                        // 0
-  group(1.0, 1.5, true);                        // 1 = 0
-  group(1.0, 1.5, false);                       // 2: no "none" item
-  group(1.0, std::nextafter(1.5, 2.0), true);   // 3: one ulp apart: not interchangeable
-  group(1.0, 1.5, true);                        // 4 = 0
-  group(-0.0, 1.5, true);                       // 5
-  group(0.0, 1.5, true);                        // 6 = 5 (+0 and -0 are the same value)
+  group(1.0, 1.5, true);                       // 0
+  group(1.0, 1.5, true);                       // 1 = 0
+  group(1.0, 1.5, false);                      // 2: no "none" item
+  group(1.0, std::nextafter(1.5, 2.0), true);  // 3: one ulp apart: not interchangeable
+  group(1.0, 1.5, true);                       // 4 = 0
+  group(-0.0, 1.5, true);                      // 5
+  group(0.0, 1.5, true);                       // 6 = 5 (+0 and -0 are the same value)
   Parallel par(1);
   const Classes c = find_classes(p, par);
   REQUIRE(c.size() == 4);
@@ -225,7 +230,8 @@ TEST_CASE("native.engine.price_lp_is_the_lp") {
       const Classes cls = sym ? find_classes(p, par) : singleton_classes(p);
       Relaxation rel(p, cls, par);
       const auto box = rel.price_box();
-      const auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), box, nullptr, -kInf, 500, std::nullopt, true);
+      const auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), box, nullptr, -kInf,
+                                   500, std::nullopt, true);
       if (!lp) {
         // Infeasible LP: the feasibility Lagrangian says so.
         CHECK(rel.lp_infeasible(nullptr, std::nullopt));
@@ -245,12 +251,15 @@ TEST_CASE("native.engine.price_lp_is_the_lp") {
           CHECK(xv >= -1e-9);
           members += xv;
           value += xv * p.value[static_cast<std::size_t>(it)];
-          for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-            use[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += xv * p.use_val[static_cast<std::size_t>(q)];
+          for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+               ++q)
+            use[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                xv * p.use_val[static_cast<std::size_t>(q)];
         }
         CHECK(members == doctest::Approx(cls.mult[static_cast<std::size_t>(c)]));
       }
-      for (int k = 0; k < p.num_rows; ++k) CHECK(use[static_cast<std::size_t>(k)] <= p.cap[static_cast<std::size_t>(k)] + 1e-6);
+      for (int k = 0; k < p.num_rows; ++k)
+        CHECK(use[static_cast<std::size_t>(k)] <= p.cap[static_cast<std::size_t>(k)] + 1e-6);
       CHECK(value == doctest::Approx(*lp).epsilon(1e-6));
     }
   }
@@ -270,7 +279,8 @@ TEST_CASE("native.engine.modular_bound_is_valid") {
     if (!opt) continue;
     const Classes cls = find_classes(p, par);
     Relaxation rel(p, cls, par);
-    auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel.price_box(), nullptr, -kInf, 500, std::nullopt, false);
+    auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel.price_box(), nullptr,
+                           -kInf, 500, std::nullopt, false);
     std::vector<std::vector<double>> prices{kr.lam};
     std::uniform_real_distribution<double> u(0.0, 1.5);
     std::vector<double> r(static_cast<std::size_t>(p.num_rows));
@@ -309,7 +319,8 @@ TEST_CASE("native.engine.dp_and_branch_and_bound_vs_exhaustive") {
     for (bool sym : {true, false}) {
       const Classes cls = sym ? find_classes(p, par) : singleton_classes(p);
       Relaxation rel(p, cls, par);
-      const auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel.price_box(), nullptr, -kInf, 500, std::nullopt, true);
+      const auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel.price_box(),
+                                   nullptr, -kInf, 500, std::nullopt, true);
       for (double gap : {0.0, 1e-4}) {
         const auto tol = gap_tolerance(gap);
         // Incumbent: the rounding heuristic, when it finds one.

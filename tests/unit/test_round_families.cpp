@@ -50,7 +50,8 @@ TEST_CASE("round.families.native_matches_cbc_and_glpk") {
       CHECK_FALSE(rn.fallback);
       // Proven: objective and bound within the relative gap, the bound on the right side.
       CHECK(rn.best_bound <= rn.objective + 1e-9);
-      if (rn.status == sia::RoundStatus::optimal) CHECK(rn.objective - rn.best_bound <= 1e-4 * std::abs(rn.objective) + 1e-9);
+      if (rn.status == sia::RoundStatus::optimal)
+        CHECK(rn.objective - rn.best_bound <= 1e-4 * std::abs(rn.objective) + 1e-9);
       for (const auto& o : others) {
         CAPTURE(o);
         // CBC needs its whole limit on the infeasible family (symmetry): a short limit, and
@@ -107,7 +108,8 @@ TEST_CASE("round.gpu_limit.tables_skip_counts_they_do_not_list") {
     for (std::size_t i = 0; i < unlimited.size(); ++i) {
       // Same goodputs, no limit: every configuration of the cluster is asked.
       const sia::JobSpec orig = without.jobs[i];
-      unlimited[i].goodput_fn([orig](const sia::GpuTypeSpec& ty, const sia::ConfigurationSpec& cf) { return orig.goodput(ty, cf); });
+      unlimited[i].goodput_fn(
+          [orig](const sia::GpuTypeSpec& ty, const sia::ConfigurationSpec& cf) { return orig.goodput(ty, cf); });
       CHECK_FALSE(unlimited[i].has_gpu_limit());
       CHECK(without.jobs[i].has_gpu_limit());
     }

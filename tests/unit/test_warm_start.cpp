@@ -162,7 +162,8 @@ TEST_CASE("round.warm_start.json_round_trip") {
                                            "allocations": [{"job": "j1", "gpu_type": "B", "nodes": 1, "gpus": 8},
                                                            {"job": "zz", "gpu_type": "A", "nodes": 1, "gpus": 4},
                                                            {"job": "j2"}]}})");
-  CHECK(sia::run_round(req3.cluster, req3.jobs, req3.options).objective == doctest::Approx(res.objective).epsilon(1e-9));
+  CHECK(sia::run_round(req3.cluster, req3.jobs, req3.options).objective ==
+        doctest::Approx(res.objective).epsilon(1e-9));
   // Malformed: named fields.
   auto fails = [&](const std::string& w, const char* field) {
     CAPTURE(w);

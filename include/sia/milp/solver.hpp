@@ -42,8 +42,8 @@ enum class LpMethod {
 struct MilpParams {
   std::optional<std::chrono::milliseconds> time_limit;  ///< wall clock; none = no limit
   double relative_gap = 1e-4;                           ///< stop when |bound-incumbent| <= gap*|incumbent|
-  int threads = 0;                                      ///< 0: all cores; 1: the calling thread (a hint: only native uses threads)
-  bool verbose = false;                                 ///< solver output on stderr when true
+  int threads = 0;       ///< 0: all cores; 1: the calling thread (a hint: only native uses threads)
+  bool verbose = false;  ///< solver output on stderr when true
   /// Fill MilpResult::row_duals from the root LP relaxation (costs one extra LP solve in some
   /// backends; the built-in CBC and GLPK backends honour it, others may ignore it).
   bool lp_duals = true;

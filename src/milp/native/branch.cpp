@@ -13,8 +13,15 @@ class Search {
  public:
   Search(const Relaxation& rel, double root_L, double incumbent, const Counts& incumbent_counts,
          const std::function<double(double)>& tol, const BranchLimits& limits, bool debug)
-      : rel_(rel), p_(rel.problem()), cls_(rel.classes()), tol_(tol), limits_(limits), debug_(debug),
-        root_L_(root_L), best_(incumbent), best_counts_(incumbent_counts) {
+      : rel_(rel),
+        p_(rel.problem()),
+        cls_(rel.classes()),
+        tol_(tol),
+        limits_(limits),
+        debug_(debug),
+        root_L_(root_L),
+        best_(incumbent),
+        best_counts_(incumbent_counts) {
     b_.reset(p_, cls_);
     box_ = rel.price_box();
   }
@@ -151,7 +158,8 @@ class Search {
         const double fr = xv - std::floor(xv);
         if (fr < 1e-6 || fr > 1.0 - 1e-6) continue;
         const int lo = b_.bounded[static_cast<std::size_t>(c)] ? b_.lo[static_cast<std::size_t>(it)] : 0;
-        const int hi = b_.bounded[static_cast<std::size_t>(c)] ? b_.hi[static_cast<std::size_t>(it)] : cls_.mult[static_cast<std::size_t>(c)];
+        const int hi = b_.bounded[static_cast<std::size_t>(c)] ? b_.hi[static_cast<std::size_t>(it)]
+                                                               : cls_.mult[static_cast<std::size_t>(c)];
         if (std::floor(xv) < lo || std::ceil(xv) > hi) continue;
         const double score = std::min(fr, 1.0 - fr);
         if (score > bscore + 1e-12) {
@@ -208,12 +216,13 @@ class Search {
         return;
       }
       const int lo = b_.bounded[static_cast<std::size_t>(bc)] ? b_.lo[static_cast<std::size_t>(bi)] : 0;
-      down_hi = lo;       // the best item keeps only its lower bound
-      up_lo = lo + 1;     // at least one more member takes it
+      down_hi = lo;    // the best item keeps only its lower bound
+      up_lo = lo + 1;  // at least one more member takes it
       up_first = true;
     }
     if (debug_ && nodes_ % 1000 == 0)
-      std::fprintf(stderr, "bnb node %lld depth %d L %.10g best %.10g split %zu\n", nodes_, depth, L, best_, split.size());
+      std::fprintf(stderr, "bnb node %lld depth %d L %.10g best %.10g split %zu\n", nodes_, depth, L, best_,
+                   split.size());
     const auto bu = static_cast<std::size_t>(bi);
     const bool bd = b_.bounded[static_cast<std::size_t>(bc)] != 0;
     const int cur_lo = bd ? b_.lo[bu] : 0;

@@ -24,11 +24,11 @@ struct BranchLimits {
 };
 
 struct BranchOutcome {
-  bool completed = false;   ///< the whole tree was searched (else a limit stopped it)
-  bool improved = false;    ///< `counts`/`value` beat the incumbent passed in
+  bool completed = false;  ///< the whole tree was searched (else a limit stopped it)
+  bool improved = false;   ///< `counts`/`value` beat the incumbent passed in
   Counts counts;
   double value = -kInf;
-  double bound = kInf;      ///< proven upper bound on the optimum (completed: max(value, pruned))
+  double bound = kInf;  ///< proven upper bound on the optimum (completed: max(value, pruned))
   long long nodes = 0;
 };
 

@@ -72,7 +72,8 @@ Classes find_classes(const Problem& p, const Parallel& par) {
   std::vector<int> heads;
   for (std::size_t s = 0; s < order.size();) {
     std::size_t e = s;
-    while (e < order.size() && hash[static_cast<std::size_t>(order[e])] == hash[static_cast<std::size_t>(order[s])]) ++e;
+    while (e < order.size() && hash[static_cast<std::size_t>(order[e])] == hash[static_cast<std::size_t>(order[s])])
+      ++e;
     heads.clear();
     for (std::size_t q = s; q < e; ++q) {
       const int g = order[q];
@@ -107,7 +108,8 @@ Classes find_classes(const Problem& p, const Parallel& par) {
   for (std::size_t k = 0; k < c.rep.size(); ++k) c.member_begin[k + 1] = c.member_begin[k] + c.mult[k];
   c.members.resize(static_cast<std::size_t>(G));
   std::vector<int> fill(c.member_begin.begin(), c.member_begin.end() - 1);
-  for (int g = 0; g < G; ++g) c.members[static_cast<std::size_t>(fill[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])]++)] = g;
+  for (int g = 0; g < G; ++g)
+    c.members[static_cast<std::size_t>(fill[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])]++)] = g;
   return c;
 }
 

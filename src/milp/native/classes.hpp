@@ -16,11 +16,11 @@
 namespace sia::detail::native {
 
 struct Classes {
-  std::vector<int> rep;            ///< per class: representative group (its first member)
-  std::vector<int> mult;           ///< per class: number of members
-  std::vector<int> member_begin{0};///< per class: members [member_begin[c], member_begin[c+1])
-  std::vector<int> members;        ///< groups, ascending within a class
-  std::vector<int> class_of;       ///< per group
+  std::vector<int> rep;              ///< per class: representative group (its first member)
+  std::vector<int> mult;             ///< per class: number of members
+  std::vector<int> member_begin{0};  ///< per class: members [member_begin[c], member_begin[c+1])
+  std::vector<int> members;          ///< groups, ascending within a class
+  std::vector<int> class_of;         ///< per group
 
   [[nodiscard]] int size() const noexcept { return static_cast<int>(rep.size()); }
   /// Number of items of class c (those of its representative).
@@ -29,7 +29,9 @@ struct Classes {
     return p.end(g) - p.begin(g);
   }
   /// First item of class c in the problem's item arrays.
-  [[nodiscard]] int first_item(const Problem& p, int c) const noexcept { return p.begin(rep[static_cast<std::size_t>(c)]); }
+  [[nodiscard]] int first_item(const Problem& p, int c) const noexcept {
+    return p.begin(rep[static_cast<std::size_t>(c)]);
+  }
 };
 
 /// Groups the interchangeable groups of `p` into classes; classes are ordered by their first member.

@@ -27,8 +27,7 @@ struct Key {
 }  // namespace
 
 DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, double incumbent,
-                        const std::function<double(double)>& tol, const DpLimits& limits, bool debug,
-                        double min_cost) {
+                        const std::function<double(double)>& tol, const DpLimits& limits, bool debug, double min_cost) {
   DpOutcome out;
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
@@ -55,7 +54,8 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
   };
   // Residual capacity of the base and the moves of each class (non-base items with delta < Delta).
   std::vector<long long> R(Ku), ub(Ku), ui(Ku);
-  for (int k = 0; k < K; ++k) R[static_cast<std::size_t>(k)] = static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(k)] + 1e-9));
+  for (int k = 0; k < K; ++k)
+    R[static_cast<std::size_t>(k)] = static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(k)] + 1e-9));
   std::vector<int> cmv_begin{0}, mv_item;
   std::vector<double> mv_delta;
   std::vector<long long> mv_dev;
@@ -85,7 +85,8 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
   std::vector<int> order;
   for (int c = 0; c < C; ++c)
     if (cmv_begin[static_cast<std::size_t>(c) + 1] > cmv_begin[static_cast<std::size_t>(c)]) order.push_back(c);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cmin[static_cast<std::size_t>(a)] > cmin[static_cast<std::size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return cmin[static_cast<std::size_t>(a)] > cmin[static_cast<std::size_t>(b)]; });
   std::vector<int> layer_class;
   for (int c : order)
     for (int r = 0; r < cls.mult[static_cast<std::size_t>(c)]; ++r) layer_class.push_back(c);
@@ -145,8 +146,8 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
   std::vector<double> cur_cost, next_cost;
   std::vector<int> cur_node, next_node;
   std::vector<int> table;
-  double budget = std::isfinite(delta_max) ? std::min(delta_max, std::max(delta_max / 64.0, 1e-6 * (1.0 + std::abs(L))))
-                                           : kInf;
+  double budget =
+      std::isfinite(delta_max) ? std::min(delta_max, std::max(delta_max / 64.0, 1e-6 * (1.0 + std::abs(L)))) : kInf;
   double proven = -kInf;  // L - largest budget fully enumerated without a solution
   if (min_cost > 0.0 && std::isfinite(delta_max)) {
     proven = L - std::min(min_cost, delta_max);
@@ -241,7 +242,8 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
       std::swap(cur_node, next_node);
       out.peak_states = std::max(out.peak_states, cur_key.size());
       if (debug && l % 200 == 0)
-        std::fprintf(stderr, "dp budget %.4g layer %d/%d: %zu states, trail %zu\n", budget, l, NL, cur_key.size(), trail.size());
+        std::fprintf(stderr, "dp budget %.4g layer %d/%d: %zu states, trail %zu\n", budget, l, NL, cur_key.size(),
+                     trail.size());
     }
     if (gave_up) {
       out.kind = DpOutcome::Kind::gave_up;
@@ -314,13 +316,18 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
       int moves = 0;
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
       for (int it = f; it < e; ++it) moves += it != b && rb - rel.reduced(it, lam.data()) < budget;
-      if (moves > 0) work += static_cast<double>(std::min<std::size_t>(static_cast<std::size_t>(cls.mult[static_cast<std::size_t>(c)]), states)) * static_cast<double>(states) * moves;
+      if (moves > 0)
+        work += static_cast<double>(
+                    std::min<std::size_t>(static_cast<std::size_t>(cls.mult[static_cast<std::size_t>(c)]), states)) *
+                static_cast<double>(states) * moves;
     }
     if (work > 5e7) return 0.0;
   }
   // Residual of the base modulo M, and each class's cheap moves as residue shifts.
   std::vector<long long> R(static_cast<std::size_t>(K));
-  for (int k = 0; k < K; ++k) R[static_cast<std::size_t>(k)] = static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])] + 1e-9));
+  for (int k = 0; k < K; ++k)
+    R[static_cast<std::size_t>(k)] =
+        static_cast<long long>(std::floor(p.cap[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])] + 1e-9));
   // Usage of item `it` on the k-th row of the subset.
   auto use = [&](int it, int k) {
     const int row = rows[static_cast<std::size_t>(k)];
@@ -377,7 +384,8 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
           if (!(c2 < budget)) continue;
           std::size_t to = 0;
           for (int k = 0; k < K; ++k)
-            to += static_cast<std::size_t>(mod(digits[static_cast<std::size_t>(k)] + mv[static_cast<std::size_t>(k)]) * stride[static_cast<std::size_t>(k)]);
+            to += static_cast<std::size_t>(mod(digits[static_cast<std::size_t>(k)] + mv[static_cast<std::size_t>(k)]) *
+                                           stride[static_cast<std::size_t>(k)]);
           if (c2 < next[to]) {
             if (!(next[to] < budget) && !(cost[to] < budget)) active.push_back(to);
             next[to] = c2;
@@ -398,7 +406,8 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
     for (int k = 0; k < K; ++k) {
       const long long dk = static_cast<long long>(rest % static_cast<std::size_t>(M));
       rest /= static_cast<std::size_t>(M);
-      c += lam[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])] * static_cast<double>(mod(R[static_cast<std::size_t>(k)] - dk));
+      c += lam[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])] *
+           static_cast<double>(mod(R[static_cast<std::size_t>(k)] - dk));
     }
     best = std::min(best, c);
   }
@@ -409,7 +418,8 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
   const int K = rel.problem().num_rows;
   std::vector<int> by_price(static_cast<std::size_t>(K));
   for (int k = 0; k < K; ++k) by_price[static_cast<std::size_t>(k)] = k;
-  std::stable_sort(by_price.begin(), by_price.end(), [&](int a, int b) { return lam[static_cast<std::size_t>(a)] > lam[static_cast<std::size_t>(b)]; });
+  std::stable_sort(by_price.begin(), by_price.end(),
+                   [&](int a, int b) { return lam[static_cast<std::size_t>(a)] > lam[static_cast<std::size_t>(b)]; });
   // Each modulus skips itself when its work would exceed ~5e7 operations (see above).
   constexpr std::size_t kStates = 1u << 16;
   double lift = 0.0;

@@ -26,18 +26,18 @@ namespace sia::detail::native {
 struct DpOutcome {
   enum class Kind { not_applicable, settled, gave_up };
   Kind kind = Kind::not_applicable;
-  bool improved = false;   ///< `counts` holds a better solution than the incumbent
-  Counts counts;           ///< the improved solution
+  bool improved = false;  ///< `counts` holds a better solution than the incumbent
+  Counts counts;          ///< the improved solution
   double value = -kInf;
-  double bound = -kInf;    ///< settled: nothing beats max(value, incumbent) by more than the tolerance
-                           ///< gave up: a proven upper bound on the optimum (L - largest budget done)
+  double bound = -kInf;  ///< settled: nothing beats max(value, incumbent) by more than the tolerance
+                         ///< gave up: a proven upper bound on the optimum (L - largest budget done)
   std::size_t peak_states = 0;
 };
 
 struct DpLimits {
   std::optional<Clock::time_point> deadline;
-  std::size_t max_states = 2'000'000;   ///< per layer
-  std::size_t max_trail = 6'000'000;    ///< back-pointers kept for the solution
+  std::size_t max_states = 2'000'000;  ///< per layer
+  std::size_t max_trail = 6'000'000;   ///< back-pointers kept for the solution
 };
 
 /**

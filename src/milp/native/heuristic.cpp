@@ -17,9 +17,7 @@ int hi_of(const Bounds* b, const Classes& cls, int c, int it) {
   if (b && b->bounded[static_cast<std::size_t>(c)]) return b->hi[static_cast<std::size_t>(it)];
   return cls.mult[static_cast<std::size_t>(c)];
 }
-int lo_in(const Bounds* b, int c, int it) {
-  return b && b->bounded[static_cast<std::size_t>(c)] ? lo_of(b, it) : 0;
-}
+int lo_in(const Bounds* b, int c, int it) { return b && b->bounded[static_cast<std::size_t>(c)] ? lo_of(b, it) : 0; }
 
 // Amount item `it` uses on row k (0 when it does not use it).
 double amount(const Problem& p, int it, int k) {
@@ -32,11 +30,13 @@ double amount(const Problem& p, int it, int k) {
 long long fit_count(const Problem& p, int i, int j, const std::vector<double>& U, long long want) {
   long long n = want;
   // Rows j uses more than i.
-  for (int q = p.use_begin[static_cast<std::size_t>(j)]; q < p.use_begin[static_cast<std::size_t>(j) + 1] && n > 0; ++q) {
+  for (int q = p.use_begin[static_cast<std::size_t>(j)]; q < p.use_begin[static_cast<std::size_t>(j) + 1] && n > 0;
+       ++q) {
     const int k = p.use_row[static_cast<std::size_t>(q)];
     const double e = p.use_val[static_cast<std::size_t>(q)] - amount(p, i, k);
     if (e <= 0.0) continue;
-    const double room = p.cap[static_cast<std::size_t>(k)] + cap_tolerance(p.cap[static_cast<std::size_t>(k)]) - U[static_cast<std::size_t>(k)];
+    const double room = p.cap[static_cast<std::size_t>(k)] + cap_tolerance(p.cap[static_cast<std::size_t>(k)]) -
+                        U[static_cast<std::size_t>(k)];
     n = std::min<long long>(n, room < 0.0 ? 0 : static_cast<long long>(std::floor(room / e + 1e-12)));
   }
   return std::max<long long>(n, 0);
@@ -59,7 +59,8 @@ std::vector<double> usage_of(const Problem& p, const Classes& cls, const Counts&
       const int cnt = n[static_cast<std::size_t>(it)];
       if (cnt == 0) continue;
       for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-        U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += cnt * p.use_val[static_cast<std::size_t>(q)];
+        U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+            cnt * p.use_val[static_cast<std::size_t>(q)];
     }
   }
   return U;
@@ -77,7 +78,8 @@ double counts_value(const Problem& p, const Classes& cls, const Counts& n) {
   for (int c = 0; c < cls.size(); ++c) {
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
     for (int it = f; it < e; ++it)
-      if (n[static_cast<std::size_t>(it)] != 0) v += n[static_cast<std::size_t>(it)] * p.value[static_cast<std::size_t>(it)];
+      if (n[static_cast<std::size_t>(it)] != 0)
+        v += n[static_cast<std::size_t>(it)] * p.value[static_cast<std::size_t>(it)];
   }
   return v;
 }
@@ -299,7 +301,8 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
         }
       }
       if (best < 0) continue;
-      const long long room = std::min<long long>(avail, hi_of(b, cls, m.c, best) - counts[static_cast<std::size_t>(best)]);
+      const long long room =
+          std::min<long long>(avail, hi_of(b, cls, m.c, best) - counts[static_cast<std::size_t>(best)]);
       const long long cnt = fit_count(p, m.i, best, U, room);
       if (cnt <= 0) continue;
       apply_move(p, counts, U, m.i, best, cnt);

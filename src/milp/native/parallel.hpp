@@ -45,11 +45,12 @@ class Parallel {
       return;
     }
     arena_->execute([&] {
-      tbb::parallel_for(tbb::blocked_range<int>(0, nb, 1),
-                        [&](const tbb::blocked_range<int>& r) {
-                          for (int b = r.begin(); b < r.end(); ++b) run(b);
-                        },
-                        tbb::simple_partitioner());
+      tbb::parallel_for(
+          tbb::blocked_range<int>(0, nb, 1),
+          [&](const tbb::blocked_range<int>& r) {
+            for (int b = r.begin(); b < r.end(); ++b) run(b);
+          },
+          tbb::simple_partitioner());
     });
   }
 

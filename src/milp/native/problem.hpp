@@ -19,16 +19,16 @@
 namespace sia::detail::native {
 
 struct Problem {
-  int num_rows = 0;                 ///< K capacity rows
-  std::vector<double> cap;          ///< K, remaining after pins
-  double fixed_value = 0.0;         ///< internal value of pinned columns
+  int num_rows = 0;          ///< K capacity rows
+  std::vector<double> cap;   ///< K, remaining after pins
+  double fixed_value = 0.0;  ///< internal value of pinned columns
   // Groups: items of group g are [group_begin[g], group_begin[g+1]).
   std::vector<int> group_begin{0};
-  std::vector<int> group_row;       ///< model choice row of the group, -1 if none (singleton column)
+  std::vector<int> group_row;  ///< model choice row of the group, -1 if none (singleton column)
   // Items.
   std::vector<double> value;
-  std::vector<int> column;          ///< model column, -1 for the "none" item
-  std::vector<int> use_begin{0};    ///< compressed usage over capacity rows, rows ascending
+  std::vector<int> column;        ///< model column, -1 for the "none" item
+  std::vector<int> use_begin{0};  ///< compressed usage over capacity rows, rows ascending
   std::vector<int> use_row;
   std::vector<double> use_val;
 
@@ -75,11 +75,11 @@ struct Problem {
 /// What recognition found in the model.
 struct Shape {
   bool round_shaped = false;
-  bool infeasible = false;          ///< proven while reading (pins over capacity, contradictory bounds)
-  std::string why;                  ///< reason for !round_shaped or infeasible
-  double sign = 1.0;                ///< +1 maximise, -1 minimise
-  std::vector<int> cap_rows;        ///< model row of each capacity row k
-  std::vector<int> pinned_cols;     ///< columns fixed to 1
+  bool infeasible = false;       ///< proven while reading (pins over capacity, contradictory bounds)
+  std::string why;               ///< reason for !round_shaped or infeasible
+  double sign = 1.0;             ///< +1 maximise, -1 minimise
+  std::vector<int> cap_rows;     ///< model row of each capacity row k
+  std::vector<int> pinned_cols;  ///< columns fixed to 1
   Problem problem;
 };
 

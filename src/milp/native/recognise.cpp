@@ -148,7 +148,8 @@ Shape recognise(const MilpModel& m) {
   const int K = static_cast<int>(s.cap_rows.size());
   p.num_rows = K;
   p.cap.resize(static_cast<std::size_t>(K));
-  for (int k = 0; k < K; ++k) p.cap[static_cast<std::size_t>(k)] = m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])];
+  for (int k = 0; k < K; ++k)
+    p.cap[static_cast<std::size_t>(k)] = m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])];
 
   // Usage of each column over capacity rows, compressed by column (rows ascending).
   std::vector<int> ubegin(nu + 1, 0);
@@ -196,7 +197,8 @@ Shape recognise(const MilpModel& m) {
     const double up = m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])];
     if (p.cap[static_cast<std::size_t>(k)] < -1e-9 * std::max(1.0, std::abs(up))) {
       s.infeasible = true;
-      s.why = "columns fixed to 1 exceed the upper bound of row " + std::to_string(s.cap_rows[static_cast<std::size_t>(k)]);
+      s.why =
+          "columns fixed to 1 exceed the upper bound of row " + std::to_string(s.cap_rows[static_cast<std::size_t>(k)]);
       return s;
     }
   }
@@ -261,7 +263,8 @@ Shape recognise(const MilpModel& m) {
   // Members of each choice row, in column order (the row's entries are sorted by column).
   for (int i : choice_rows) {
     if (pins_in_row[static_cast<std::size_t>(i)] > 0) continue;
-    if (!build_group(a.col.data() + row_begin(i), row_end(i) - row_begin(i), forced_row[static_cast<std::size_t>(i)] != 0, i)) {
+    if (!build_group(a.col.data() + row_begin(i), row_end(i) - row_begin(i),
+                     forced_row[static_cast<std::size_t>(i)] != 0, i)) {
       s.infeasible = true;
       s.why = "choice row " + std::to_string(i) + " must pick a column but all its columns are fixed to 0";
       return s;

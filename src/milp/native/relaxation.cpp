@@ -1,11 +1,11 @@
 // The LP relaxation in price space (relaxation.hpp): evaluation of L in parallel blocks, the
 // greedy inner problem with count bounds, Kelley's method, the primal from the master's duals.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
-#include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "milp/native/dense_lp.hpp"
 #include "milp/native/relaxation.hpp"
@@ -284,10 +284,11 @@ bool Relaxation::lp_infeasible(const Bounds* b, std::optional<Clock::time_point>
     const int S = static_cast<int>(cut_c.size());
     const double T = *std::max_element(cut_c.begin(), cut_c.end());
     const int m = S + K, n = K + 1;
-    std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), rhs(static_cast<std::size_t>(m)),
-        obj(static_cast<std::size_t>(n), 0.0);
+    std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0),
+        rhs(static_cast<std::size_t>(m)), obj(static_cast<std::size_t>(n), 0.0);
     for (int s = 0; s < S; ++s) {
-      for (int k = 0; k < K; ++k) a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
+      for (int k = 0; k < K; ++k)
+        a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
       a[static_cast<std::size_t>(s * n + K)] = 1.0;
       rhs[static_cast<std::size_t>(s)] = T - cut_c[static_cast<std::size_t>(s)];
     }
@@ -321,7 +322,8 @@ bool Relaxation::assign(const std::vector<double>& lam, const Bounds* b, Counts&
       const int first = c_.first_item(p_, c);
       const char kind = b ? b->bounded[static_cast<std::size_t>(c)] : 0;
       if (kind == 2) {
-        if (fill_bounded(c, L, *b, count.data() + first, nullptr, nullptr) == -kInf) bad[static_cast<std::size_t>(blk)] = 1;
+        if (fill_bounded(c, L, *b, count.data() + first, nullptr, nullptr) == -kInf)
+          bad[static_cast<std::size_t>(blk)] = 1;
         continue;
       }
       const int last = first + c_.items(p_, c);
@@ -356,7 +358,8 @@ std::vector<double> Relaxation::price_box() const {
       const double v = p_.value[static_cast<std::size_t>(it)];
       vmax = std::max(vmax, v);
       vmin = std::min(vmin, v);
-      for (int q = p_.use_begin[static_cast<std::size_t>(it)]; q < p_.use_begin[static_cast<std::size_t>(it) + 1]; ++q) {
+      for (int q = p_.use_begin[static_cast<std::size_t>(it)]; q < p_.use_begin[static_cast<std::size_t>(it) + 1];
+           ++q) {
         const auto k = static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)]);
         const double a = p_.use_val[static_cast<std::size_t>(q)];
         box[k] = std::max(box[k], std::max(v, 0.0) / a);
@@ -375,8 +378,8 @@ std::vector<double> Relaxation::price_box() const {
 }
 
 KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b,
-                                  double target, int max_iter, std::optional<Clock::time_point> deadline,
-                                  bool primal, const std::vector<double>* trust) const {
+                                  double target, int max_iter, std::optional<Clock::time_point> deadline, bool primal,
+                                  const std::vector<double>* trust) const {
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
   KelleyResult out;
@@ -438,7 +441,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     sc = screen(lo, hi);
     misses = 0;
     built_at = iter;
-    if (std::getenv("SIA_NATIVE_DEBUG")) std::fprintf(stderr, "screen at %d: %zu active of %d\n", iter, sc->active.size(), c_.size());
+    if (std::getenv("SIA_NATIVE_DEBUG"))
+      std::fprintf(stderr, "screen at %d: %zu active of %d\n", iter, sc->active.size(), c_.size());
   };
   auto eval = [&](int iter) {
     recent.push_back(lam);
@@ -446,7 +450,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     if (!b && sc && sc->contains(lam)) {
       PriceEval e = evaluate_in(*sc, lam);
       // The search has narrowed: a tighter box leaves fewer classes active.
-      if (iter - built_at >= 6 && static_cast<int>(recent.size()) == 6 && 4 * sc->active.size() > static_cast<std::size_t>(c_.size())) {
+      if (iter - built_at >= 6 && static_cast<int>(recent.size()) == 6 &&
+          4 * sc->active.size() > static_cast<std::size_t>(c_.size())) {
         const auto w = width_around(e.L < out.L ? lam : out.lam);
         bool narrower = true;
         for (std::size_t k = 0; k < Ku; ++k) narrower = narrower && 2.0 * w[k] < sc->hi[k] - sc->lo[k];
@@ -520,10 +525,11 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
         T = std::max(T, v);
       }
       const int m = S + K, n = K + 1;
-      std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), rhs(static_cast<std::size_t>(m)),
-          obj(static_cast<std::size_t>(n), 0.0);
+      std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0),
+          rhs(static_cast<std::size_t>(m)), obj(static_cast<std::size_t>(n), 0.0);
       for (int s = 0; s < S; ++s) {
-        for (int k = 0; k < K; ++k) a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
+        for (int k = 0; k < K; ++k)
+          a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
         a[static_cast<std::size_t>(s * n + K)] = 1.0;
         rhs[static_cast<std::size_t>(s)] = T - shifted[static_cast<std::size_t>(s)];
       }
@@ -542,7 +548,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
       if (boxed)
         for (std::size_t k = 0; k < Ku; ++k) {
           const double tolk = 1e-12 * (1.0 + hi[k]);
-          binding = binding || (hi[k] < box[k] && lam_master[k] >= hi[k] - tolk) || (lo[k] > 0.0 && lam_master[k] <= lo[k] + tolk);
+          binding = binding || (hi[k] < box[k] && lam_master[k] >= hi[k] - tolk) ||
+                    (lo[k] > 0.0 && lam_master[k] <= lo[k] + tolk);
         }
       if (boxed && binding && out.L - t <= 1e-10 * (1.0 + std::abs(out.L))) {
         // The model is flat inside the region: only a larger region can tell.
@@ -571,7 +578,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
       next = lam_master;
       pure_next = true;
       same = true;
-      for (std::size_t k = 0; k < Ku; ++k) same = same && std::abs(next[k] - lam[k]) <= 1e-13 * (1.0 + std::abs(lam[k]));
+      for (std::size_t k = 0; k < Ku; ++k)
+        same = same && std::abs(next[k] - lam[k]) <= 1e-13 * (1.0 + std::abs(lam[k]));
       if (same) break;
     }
     lam = std::move(next);
@@ -580,7 +588,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   return out;
 }
 
-void Relaxation::primal_counts(const KelleyResult& kr, const Bounds* b, std::vector<double>& x, std::vector<int>& split) const {
+void Relaxation::primal_counts(const KelleyResult& kr, const Bounds* b, std::vector<double>& x,
+                               std::vector<int>& split) const {
   x.assign(p_.value.size(), 0.0);
   split.clear();
   std::vector<std::vector<double>> lams = kr.cut_lam;

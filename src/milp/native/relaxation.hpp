@@ -34,8 +34,8 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 /// 1 items excluded only (lo = 0, hi in {0, mult_c}: a best-item scan skipping excluded items),
 /// 2 general (greedy fill).
 struct Bounds {
-  std::vector<int> lo, hi;     ///< per problem item (items of representatives only)
-  std::vector<char> bounded;   ///< per class: 0, 1 or 2
+  std::vector<int> lo, hi;    ///< per problem item (items of representatives only)
+  std::vector<char> bounded;  ///< per class: 0, 1 or 2
 
   /// Free bounds for every class of `cls` over the items of `p`.
   void reset(const Problem& p, const Classes& cls);
@@ -47,15 +47,15 @@ struct Bounds {
 using Counts = std::vector<int>;
 
 struct PriceEval {
-  double L = -kInf;             ///< the Lagrangian bound (-inf: no admissible assignment)
-  std::vector<double> grad;     ///< cap - usage of the inner solution (a subgradient)
+  double L = -kInf;          ///< the Lagrangian bound (-inf: no admissible assignment)
+  std::vector<double> grad;  ///< cap - usage of the inner solution (a subgradient)
 };
 
 struct KelleyResult {
-  std::vector<double> lam;      ///< best prices found
-  double L = kInf;              ///< L(lam)
-  double lower = -kInf;         ///< the master's lower bound on min L (converged: lower ~ L)
-  bool infeasible = false;      ///< no admissible assignment at all (counts contradict)
+  std::vector<double> lam;  ///< best prices found
+  double L = kInf;          ///< L(lam)
+  double lower = -kInf;     ///< the master's lower bound on min L (converged: lower ~ L)
+  bool infeasible = false;  ///< no admissible assignment at all (counts contradict)
   int iterations = 0;
   // Convex combination of the inner solutions that the last master found optimal.
   std::vector<std::vector<double>> cut_lam;
@@ -81,7 +81,8 @@ class Relaxation {
 
   /// L(lambda) and a subgradient. When `best` is given it receives per class the item that takes
   /// the members left after the lower bounds (the best admissible item: all members of a free class).
-  [[nodiscard]] PriceEval evaluate(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best = nullptr) const;
+  [[nodiscard]] PriceEval evaluate(const std::vector<double>& lam, const Bounds* b,
+                                   std::vector<int>* best = nullptr) const;
 
   /// The same with every value taken as 0: min over lambda in [0,1]^K of this L is < 0 exactly
   /// when no fractional assignment fits the capacities (Farkas), whatever the values.
@@ -118,9 +119,9 @@ class Relaxation {
   /// percent of a full one.
   struct Screen {
     std::vector<double> lo, hi;
-    std::vector<int> active;          ///< classes evaluated item by item
-    double fixed_value = 0.0;         ///< sum over settled classes of mult * value of their item
-    std::vector<double> fixed_use;    ///< sum over settled classes of mult * usage of their item
+    std::vector<int> active;        ///< classes evaluated item by item
+    double fixed_value = 0.0;       ///< sum over settled classes of mult * value of their item
+    std::vector<double> fixed_use;  ///< sum over settled classes of mult * usage of their item
     [[nodiscard]] bool contains(const std::vector<double>& lam) const {
       for (std::size_t k = 0; k < lam.size(); ++k)
         if (lam[k] < lo[k] || lam[k] > hi[k]) return false;
@@ -138,7 +139,8 @@ class Relaxation {
   // Greedy fill of class c with bounds; returns the class's reduced value, or -inf.
   double fill_bounded(int c, const double* lam, const Bounds& b, int* counts_out, int* best_out, double* usage,
                       bool zero_values = false) const;
-  PriceEval evaluate_impl(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best, bool zero_values) const;
+  PriceEval evaluate_impl(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best,
+                          bool zero_values) const;
   [[nodiscard]] double reduced_as(int it, const double* lam, bool zero_values) const noexcept {
     if (!zero_values) return reduced(it, lam);
     const auto iu = static_cast<std::size_t>(it);

@@ -43,7 +43,9 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   res.classes = cls.size();
   Relaxation rel(p, cls, par);
   const auto box = rel.price_box();
-  if (options.debug) std::fprintf(stderr, "native: %d groups, %d classes, %d items, %d rows (%.2f ms)\n", G, cls.size(), p.num_items(), K, ms(t0));
+  if (options.debug)
+    std::fprintf(stderr, "native: %d groups, %d classes, %d items, %d rows (%.2f ms)\n", G, cls.size(), p.num_items(),
+                 K, ms(t0));
 
   double best = -kInf;
   Counts best_counts;
@@ -62,7 +64,8 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     Counts n(p.value.size(), 0);
     for (int c = 0; c < cls.size(); ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      for (int m = cls.member_begin[static_cast<std::size_t>(c)]; m < cls.member_begin[static_cast<std::size_t>(c) + 1]; ++m) {
+      for (int m = cls.member_begin[static_cast<std::size_t>(c)]; m < cls.member_begin[static_cast<std::size_t>(c) + 1];
+           ++m) {
         const int g = cls.members[static_cast<std::size_t>(m)];
         const int w = (*warm_choice)[static_cast<std::size_t>(g)];
         // The warm item stays while it is still a best item at these prices (so the previous
@@ -110,7 +113,8 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   const KelleyResult root = rel.minimise(lam0, box, nullptr, options.exact_prices ? -kInf : target(), 100 + 40 * K,
                                          options.deadline, true, trust.empty() ? nullptr : &trust);
   res.lp_iterations = root.iterations;
-  if (options.debug) std::fprintf(stderr, "native: LP %.3f ms, %d evaluations, L %.12g\n", ms(t_lp), root.iterations, root.L);
+  if (options.debug)
+    std::fprintf(stderr, "native: LP %.3f ms, %d evaluations, L %.12g\n", ms(t_lp), root.iterations, root.L);
   if (root.infeasible) {  // a class with nothing admissible: cannot happen for recognised problems
     res.proven = true;
     return res;
@@ -140,10 +144,14 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     std::vector<double> x;
     std::vector<int> split;
     rel.primal_counts(root, nullptr, x, split);
-    if (!(L <= target()) && round_lp_and_repair(rel, lam, nullptr, x, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
-    if (!(L <= target()) && round_and_repair(rel, lam, nullptr, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+    if (!(L <= target()) && round_lp_and_repair(rel, lam, nullptr, x, n, v) && counts_feasible(p, cls, nullptr, n))
+      offer(n, v);
+    if (!(L <= target()) && round_and_repair(rel, lam, nullptr, n, v) && counts_feasible(p, cls, nullptr, n))
+      offer(n, v);
   }
-  if (options.debug) std::fprintf(stderr, "native: heuristic %.3f ms, incumbent %.12g, gap %.3g (tolerance %.3g)\n", ms(t_h), best, L - best, best == -kInf ? 0.0 : tol(best));
+  if (options.debug)
+    std::fprintf(stderr, "native: heuristic %.3f ms, incumbent %.12g, gap %.3g (tolerance %.3g)\n", ms(t_h), best,
+                 L - best, best == -kInf ? 0.0 : tol(best));
 
   double bound = L;
   bool proven = L <= target();
@@ -182,7 +190,9 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
       bound = std::min(bound, std::max(best, dp.bound));
       proven = bound <= target();
     }
-    if (options.debug) std::fprintf(stderr, "native: DP %d %.3f ms, peak %zu states, bound %.12g\n", static_cast<int>(dp.kind), ms(t_dp), dp.peak_states, bound);
+    if (options.debug)
+      std::fprintf(stderr, "native: DP %d %.3f ms, peak %zu states, bound %.12g\n", static_cast<int>(dp.kind), ms(t_dp),
+                   dp.peak_states, bound);
     return true;
   };
   bool complete_tree = false;
@@ -196,7 +206,9 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     bound = std::min(bound, std::max(best, bo.bound));
     complete_tree = bo.completed;
     proven = bo.completed || bound <= target();
-    if (options.debug) std::fprintf(stderr, "native: B&B %.3f ms, %lld nodes, completed %d, bound %.12g\n", ms(t_b), bo.nodes, bo.completed ? 1 : 0, bound);
+    if (options.debug)
+      std::fprintf(stderr, "native: B&B %.3f ms, %lld nodes, completed %d, bound %.12g\n", ms(t_b), bo.nodes,
+                   bo.completed ? 1 : 0, bound);
   };
   // No incumbent and an LP that cannot fit the forced jobs: infeasible without a search.
   if (!proven && best == -kInf && rel.lp_infeasible(nullptr, options.deadline)) {

@@ -21,25 +21,25 @@ namespace sia::detail::native {
 struct SearchOptions {
   std::optional<Clock::time_point> deadline;
   long long max_nodes = 2'000'000;
-  int threads = 0;          ///< 0: all cores
-  bool symmetry = true;     ///< merge interchangeable groups into classes
-  bool use_dp = true;       ///< try the core DP before branching
-  bool debug = false;       ///< timings and sizes on stderr
+  int threads = 0;       ///< 0: all cores
+  bool symmetry = true;  ///< merge interchangeable groups into classes
+  bool use_dp = true;    ///< try the core DP before branching
+  bool debug = false;    ///< timings and sizes on stderr
   /// Solve the LP relaxation to optimality for its prices (MilpParams::lp_duals). When false the
   /// price search stops once its bound proves the incumbent.
   bool exact_prices = true;
 };
 
 struct SearchResult {
-  bool feasible = false;          ///< a solution exists in `choice`
-  bool proven = false;            ///< optimal within the tolerance, or infeasible
-  std::vector<int> choice;        ///< item per group (full problem)
-  double value = -kInf;           ///< internal value incl. fixed_value
-  double bound = kInf;            ///< proven upper bound (internal)
-  double root_bound = kInf;       ///< the LP relaxation's value
-  std::vector<double> prices;     ///< lambda at the LP optimum (or the best found, see prices_exact)
-  bool prices_exact = false;      ///< `prices` minimise the LP relaxation
-  std::vector<double> group_duals;///< per group: its best reduced value at those prices
+  bool feasible = false;            ///< a solution exists in `choice`
+  bool proven = false;              ///< optimal within the tolerance, or infeasible
+  std::vector<int> choice;          ///< item per group (full problem)
+  double value = -kInf;             ///< internal value incl. fixed_value
+  double bound = kInf;              ///< proven upper bound (internal)
+  double root_bound = kInf;         ///< the LP relaxation's value
+  std::vector<double> prices;       ///< lambda at the LP optimum (or the best found, see prices_exact)
+  bool prices_exact = false;        ///< `prices` minimise the LP relaxation
+  std::vector<double> group_duals;  ///< per group: its best reduced value at those prices
   long long nodes = 0;
   bool hit_limit = false;
   // Statistics.
