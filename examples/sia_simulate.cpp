@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
                                  "run one of the paper's tables/figures (CSV + PNG + the paper's numbers "
                                  "beside ours); `experiment --list` shows them");
   std::string exp_name, exp_out, exp_data, exp_policies, exp_workload;
-  int exp_workloads = 0, exp_threads = 1;
+  int exp_workloads = 0, exp_threads = 0;
   bool exp_list = false;
   exp->add_option("name", exp_name, "experiment name (table4, fig8, round-time, ...)");
   exp->add_flag("--list", exp_list, "list the experiments and exit");
@@ -236,8 +236,8 @@ int main(int argc, char** argv) {
   exp->add_option("--workloads", exp_workloads, "use only the first N workloads (quick runs)")
       ->check(CLI::NonNegativeNumber);
   exp->add_option("--workload", exp_workload, "workload file or directory instead of the experiment's");
-  exp->add_option("--threads", exp_threads, "simulations in parallel")
-      ->check(CLI::Range(1, 256))
+  exp->add_option("--threads", exp_threads, "simulations at once on the thread pool; 0 = the machine's cores")
+      ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");

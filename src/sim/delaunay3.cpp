@@ -45,7 +45,8 @@ Delaunay3::Delaunay3(std::vector<std::array<double, 3>> points) : points_(std::m
       const auto& p0 = points_[static_cast<std::size_t>(t.v[0])];
       double a[3][3];  // a[r][c] = (p_{c+1} - p0)[r]
       for (int c = 0; c < 3; ++c)
-        for (int r = 0; r < 3; ++r) a[r][c] = points_[static_cast<std::size_t>(t.v[static_cast<std::size_t>(c + 1)])][r] - p0[r];
+        for (int r = 0; r < 3; ++r)
+          a[r][c] = points_[static_cast<std::size_t>(t.v[static_cast<std::size_t>(c + 1)])][r] - p0[r];
       const double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
                          a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
                          a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
@@ -72,7 +73,8 @@ Delaunay3::Delaunay3(std::vector<std::array<double, 3>> points) : points_(std::m
   int curlong = 0, totlong = 0;
   qh_memfreeshort(qh, &curlong, &totlong);
   if (err != nullptr) std::fclose(err);
-  if (rc != 0) throw Error("qhull: Delaunay triangulation of the profile points failed (code " + std::to_string(rc) + ")");
+  if (rc != 0)
+    throw Error("qhull: Delaunay triangulation of the profile points failed (code " + std::to_string(rc) + ")");
 #else
   throw BackendUnavailable("3-D ground-truth interpolation needs qhull: sia was built without it (libqhull-dev)");
 #endif

@@ -15,6 +15,9 @@
 #include <sstream>
 #include <thread>
 
+#include <sia/sim/plot.hpp>
+#include <sia/sim/runner.hpp>
+
 #include "sim/experiments.hpp"
 #include "sim/named_registry.hpp"
 
@@ -23,12 +26,48 @@ namespace sia::sim {
 namespace detail {
 
 std::vector<ExperimentInfo> builtin_experiments() {
-  return {experiment_table4(), experiment_fig8(), experiment_round_time()};
+  return {experiment_table3(), experiment_fig1(),  experiment_table4(),    experiment_fig6(),
+          experiment_fig7(),   experiment_fig8(),  experiment_fig9(),      experiment_round_time(),
+          experiment_fig10(),  experiment_fig11(), experiment_profiling(), experiment_hybrid()};
 }
 
 bool run_gnuplot(const std::filesystem::path& script) {
-  if (std::system("gnuplot --version > /dev/null 2>&1") != 0) return false;
-  return std::system(("gnuplot '" + script.string() + "' 2>/dev/null").c_str()) == 0;
+  const PlotStatus st = sia::sim::run_gnuplot(script);  // no shell, in the script's directory (plot.hpp)
+  if (!st.ok) std::cerr << "sia_simulate experiment: warning: " << st.message << "\n";
+  return st.ok;
+}
+
+std::vector<std::filesystem::path> write_line_chart(const std::filesystem::path& dir, const std::string& stem,
+                                                    const std::string& title, const std::string& xlabel,
+                                                    const std::string& ylabel, const std::vector<LineSeries>& series,
+                                                    bool logx, bool logy) {
+  std::vector<std::filesystem::path> files;
+  const auto data = dir / (stem + ".dat");
+  {
+    std::ofstream o(data);
+    for (const auto& s : series) {
+      o << "# " << s.name << "\n";
+      for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) o << s.x[i] << " " << s.y[i] << "\n";
+      o << "\n\n";
+    }
+  }
+  files.push_back(data);
+  const auto script = dir / (stem + ".gp");
+  {
+    std::ofstream g(script);
+    g << "set terminal pngcairo size 800,500\nset output " << gnuplot_quote(stem + ".png") << "\nset title "
+      << gnuplot_quote(title) << "\nset xlabel " << gnuplot_quote(xlabel) << "\nset ylabel " << gnuplot_quote(ylabel)
+      << "\nset grid\nset key outside right\n"
+      << (logx ? "set logscale x 2\n" : "") << (logy ? "set logscale y\n" : "") << "plot ";
+    for (std::size_t i = 0; i < series.size(); ++i)
+      g << (i ? ", " : "") << gnuplot_quote(data.filename().string()) << " index " << i << " using 1:2 with "
+        << (series[i].points_only ? "points pt 7" : "linespoints lw 2 pt 7") << " title "
+        << gnuplot_quote(series[i].name);
+    g << "\n";
+  }
+  files.push_back(script);
+  if (run_gnuplot(script)) files.push_back(dir / (stem + ".png"));
+  return files;
 }
 
 std::vector<std::filesystem::path> write_comparison_chart(const std::filesystem::path& dir, const std::string& stem,
@@ -59,14 +98,14 @@ std::vector<std::filesystem::path> write_comparison_chart(const std::filesystem:
     const int rows = static_cast<int>((panels.size() + 1) / 2);
     std::ofstream g(script);
     g << "set terminal pngcairo size " << 600 * cols << "," << 380 * std::max(rows, 1) + 40 << "\n"
-      << "set output '" << (dir / (stem + ".png")).string() << "'\n"
+      << "set output " << gnuplot_quote(stem + ".png") << "\n"
       << "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
       << "set boxwidth 0.9\nset grid ytics\nset key top left\nset yrange [0:*]\n"
-      << "set multiplot layout " << std::max(rows, 1) << "," << cols << " title '" << title << "'\n";
+      << "set multiplot layout " << std::max(rows, 1) << "," << cols << " title " << gnuplot_quote(title) << "\n";
     for (std::size_t p = 0; p < panels.size(); ++p) {
-      g << "set title '" << panels[p].title << "'\nset ylabel '" << panels[p].ylabel << "'\n"
-        << "plot '" << data.string() << "' using " << 2 + 2 * p << ":xtic(1) title 'this simulator', '' using "
-        << 3 + 2 * p << " title 'paper'\n";
+      g << "set title " << gnuplot_quote(panels[p].title) << "\nset ylabel " << gnuplot_quote(panels[p].ylabel) << "\n"
+        << "plot " << gnuplot_quote(data.filename().string()) << " using " << 2 + 2 * p
+        << ":xtic(1) title 'this simulator', '' using " << 3 + 2 * p << " title 'paper'\n";
     }
     g << "unset multiplot\n";
   }
@@ -80,9 +119,7 @@ void write_workload_csv(const std::filesystem::path& file, const Workload& workl
   if (!o) throw InvalidArgument("experiment: cannot write " + file.string());
   o << "name,time,application,num_replicas,batch_size,category\n";
   for (const auto& j : workload.jobs) {
-    const char* cat = j.category == JobKind::rigid            ? "rigid"
-                      : j.category == JobKind::strong_scaling ? "strong-scaling"
-                                                              : "adaptive";
+    const auto cat = to_string(j.category);
     o << j.name << "," << std::setprecision(17) << j.time << "," << j.application << "," << j.num_replicas << ","
       << j.batch_size << "," << cat << "\n";
   }
@@ -123,7 +160,8 @@ ExperimentResult run_experiment(std::string_view name, const ExperimentOptions& 
   if (!info)
     throw InvalidArgument("experiment: unknown experiment '" + std::string(name) + "' (known: " + registry().listing() +
                           ")");
-  if (options.threads < 1) throw InvalidArgument("experiment: threads must be at least 1");
+  if (options.threads < 0 || options.threads > 1024)
+    throw InvalidArgument("experiment: threads must be in [0, 1024] (0 = the machine's cores)");
   if (options.max_workloads < 0) throw InvalidArgument("experiment: max_workloads must not be negative");
   ExperimentOptions o = options;
   if (o.out_dir.empty()) o.out_dir = std::filesystem::path("experiments-out") / info->name;
@@ -187,52 +225,62 @@ Workload helios_workload(const std::filesystem::path& data_dir) {
 std::vector<PolicyRuns> run_policies(const std::vector<std::string>& policies, const SimCluster& cluster,
                                      const ApplicationSet& apps, const std::vector<Workload>& workloads,
                                      const ExperimentOptions& options, const SimOptions& sim) {
+  auto c = std::make_shared<const SimCluster>(cluster);
+  auto a = std::make_shared<const ApplicationSet>(apps);
+  std::vector<std::shared_ptr<const Workload>> ws;
+  for (const auto& w : workloads) ws.push_back(std::make_shared<const Workload>(w));
+  std::vector<ExperimentVariant> variants;
+  for (const auto& p : policies) variants.push_back({p, p, {}, c, a, ws, sim});
+  return run_variants(variants, options);
+}
+
+std::vector<PolicyRuns> run_variants(const std::vector<ExperimentVariant>& variants, const ExperimentOptions& options) {
   std::ostream& out = options.out ? *options.out : std::cout;
-  for (const auto& p : policies) (void)make_policy(p);  // unknown names fail before any work
-  std::vector<PolicyRuns> all(policies.size());
-  for (std::size_t p = 0; p < policies.size(); ++p) {
-    all[p].policy = policies[p];
-    all[p].runs.resize(workloads.size());
-    all[p].metrics.resize(workloads.size());
-  }
-  const std::size_t tasks = policies.size() * workloads.size();
-  std::atomic<std::size_t> next{0};
-  std::mutex io;
-  std::exception_ptr failure;
-  std::size_t done = 0;
-  auto worker = [&] {
-    for (std::size_t t = next++; t < tasks; t = next++) {
-      const std::size_t p = t / workloads.size(), w = t % workloads.size();
-      try {
-        auto policy = make_policy(policies[p]);
-        auto res = simulate(cluster, apps, workloads[w], *policy, sim);
-        compute_ftf(cluster, apps, workloads[w], res);
-        all[p].metrics[w] = compute_metrics(res);
-        std::lock_guard lock(io);
-        ++done;
-        out << "  [" << done << "/" << tasks << "] " << policies[p] << " " << workloads[w].name << ": avg JCT "
-            << std::fixed << std::setprecision(3) << all[p].metrics[w].avg_jct_h << " h (" << std::setprecision(0)
-            << res.wall_s << " s)" << std::endl;
-        all[p].runs[w] = std::move(res);
-      } catch (...) {
-        std::lock_guard lock(io);
-        if (!failure) failure = std::current_exception();
-      }
+  // One batch for the thread pool (sim/runner.hpp): every (variant, workload) simulation, results in order.
+  std::vector<SimulationSpec> specs;
+  for (const auto& v : variants) {
+    (void)make_policy(v.policy, v.options);  // unknown names and bad options fail before any work
+    for (const auto& w : v.workloads) {
+      SimulationSpec s;
+      s.cluster = v.cluster;
+      s.apps = v.apps;
+      s.workload = w;
+      s.policy = v.policy;
+      s.policy_options = v.options;
+      s.options = v.sim;
+      specs.push_back(std::move(s));
     }
+  }
+  RunnerOptions ro;
+  ro.threads = options.threads;
+  ro.progress_period_s = 5.0;
+  ro.on_progress = [&out, printer = ProgressPrinter(out, false)](const RunnerProgress& p) mutable {
+    if (!p.done) printer(p);
   };
-  const int n = std::max(1, std::min<int>(options.threads, static_cast<int>(tasks)));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-  if (failure) std::rethrow_exception(failure);
-  for (auto& pr : all) {
+  auto results = run_simulations(specs, ro);
+  std::vector<PolicyRuns> all;
+  std::size_t k = 0;
+  for (const auto& v : variants) {
+    PolicyRuns pr;
+    pr.policy = v.label;
+    for (std::size_t w = 0; w < v.workloads.size(); ++w, ++k) {
+      pr.metrics.push_back(compute_metrics(results[k]));
+      pr.runs.push_back(std::move(results[k]));
+    }
     std::vector<const SimResult*> ptrs;
     for (const auto& r : pr.runs) ptrs.push_back(&r);
     pr.aggregate = aggregate_metrics(ptrs);
-    if (workloads.size() == 1) pr.aggregate.workload = workloads.front().name;
+    pr.aggregate.policy = v.label;
+    if (v.workloads.size() == 1) pr.aggregate.workload = v.workloads.front()->name;
+    all.push_back(std::move(pr));
   }
   return all;
+}
+
+std::vector<std::shared_ptr<const Workload>> share_workloads(const std::vector<Workload>& workloads) {
+  std::vector<std::shared_ptr<const Workload>> out;
+  for (const auto& w : workloads) out.push_back(std::make_shared<const Workload>(w));
+  return out;
 }
 
 std::string versus(double ours, double paper, int precision) {

@@ -10,6 +10,8 @@
 #include <limits>
 #include <map>
 
+#include <sia/sim/plot.hpp>
+
 #include "sim/experiments.hpp"
 
 namespace sia::sim::detail {
@@ -94,17 +96,17 @@ ExperimentResult run(const ExperimentOptions& o) {
   const auto script = o.out_dir / "fig8.gp";
   {
     std::ofstream g(script);
-    g << "set terminal pngcairo size 1200,480\nset output '" << (o.out_dir / "fig8.png").string() << "'\n"
+    g << "set terminal pngcairo size 1200,480\nset output 'fig8.png'\n"
       << "set multiplot layout 1,2 title 'Fig. 8: Helios trace, heterogeneous 64-GPU cluster'\n"
       << "set grid\nset key bottom right\nset ylabel 'fraction of jobs'\n"
       << "set title 'finish-time fairness (Eq. 6)'\nset xlabel 'FTF ratio rho'\nset logscale x\nplot ";
     for (std::size_t i = 0; i < runs.size(); ++i)
-      g << (i ? ", " : "") << "'" << cdf_dat.string() << "' index " << 2 * i << " using 1:2 with steps lw 2 title '"
-        << runs[i].policy << "'";
+      g << (i ? ", " : "") << gnuplot_quote(cdf_dat.filename().string()) << " index " << 2 * i
+        << " using 1:2 with steps lw 2 title " << gnuplot_quote(runs[i].policy);
     g << "\nset title 'job completion time'\nset xlabel 'JCT (hours)'\nplot ";
     for (std::size_t i = 0; i < runs.size(); ++i)
-      g << (i ? ", " : "") << "'" << cdf_dat.string() << "' index " << 2 * i + 1 << " using 1:2 with steps lw 2 title '"
-        << runs[i].policy << "'";
+      g << (i ? ", " : "") << gnuplot_quote(cdf_dat.filename().string()) << " index " << 2 * i + 1
+        << " using 1:2 with steps lw 2 title " << gnuplot_quote(runs[i].policy);
     g << "\nunset multiplot\n";
   }
   result.files.push_back(script);

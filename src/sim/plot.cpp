@@ -44,9 +44,10 @@ PlotStatus run_gnuplot(const std::filesystem::path& script) {
   const int rc = posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
-    st.message = rc == ENOENT ? "gnuplot not found: " + script.string() +
-                                    " and its .dat file are written; install gnuplot (Debian: gnuplot-nox) for the PNG"
-                              : "gnuplot could not start (" + std::string(std::strerror(rc)) + ") for " + script.string();
+    st.message = rc == ENOENT
+                     ? "gnuplot not found: " + script.string() +
+                           " and its .dat file are written; install gnuplot (Debian: gnuplot-nox) for the PNG"
+                     : "gnuplot could not start (" + std::string(std::strerror(rc)) + ") for " + script.string();
     return st;
   }
   int status = 0;

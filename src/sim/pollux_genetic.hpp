@@ -144,8 +144,8 @@ class PolluxGenetic {
   };
   [[nodiscard]] Terms term(int job, int nodes, int replicas, bool changed);
   void complete_rigid(int* row, int count, const char* allowed) const;  // allowed: per vnode, or nullptr
-  [[nodiscard]] std::uint64_t uniform(std::uint64_t n);  ///< uniform integer in [0, n)
-  [[nodiscard]] double real();                           ///< uniform in [0, 1)
+  [[nodiscard]] std::uint64_t uniform(std::uint64_t n);                 ///< uniform integer in [0, n)
+  [[nodiscard]] double real();                                          ///< uniform in [0, 1)
   void survive(std::vector<Individual>& pop, std::size_t n);
   [[nodiscard]] std::size_t tournament(const std::vector<Individual>& pop, std::size_t a, std::size_t b);
 

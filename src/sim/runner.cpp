@@ -12,13 +12,13 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <iomanip>
+#include <limits>
+#include <mutex>
 #include <ostream>
 #include <sstream>
 #include <string>
-#include <exception>
-#include <limits>
-#include <mutex>
 
 namespace sia::sim {
 
@@ -104,8 +104,7 @@ void check_spec(const SimulationSpec& s, std::size_t i) {
   if (!s.cluster) throw InvalidArgument(where + ": no cluster");
   if (!s.apps) throw InvalidArgument(where + ": no ground truths (apps)");
   if (!s.workload) throw InvalidArgument(where + ": no workload");
-  if (!s.make_policy && !find_policy(s.policy))
-    throw InvalidArgument(where + ": unknown policy '" + s.policy + "'");
+  if (!s.make_policy && !find_policy(s.policy)) throw InvalidArgument(where + ": unknown policy '" + s.policy + "'");
 }
 
 }  // namespace

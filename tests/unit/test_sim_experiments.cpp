@@ -14,10 +14,12 @@ using namespace sia::sim;
 
 TEST_CASE("sim.experiments.registry") {
   const auto names = experiment_names();
-  for (const char* n : {"table4", "fig8", "round-time"}) CHECK(std::find(names.begin(), names.end(), n) != names.end());
+  for (const char* n : {"table3", "fig1", "table4", "fig6", "fig7", "fig8", "fig9", "round-time", "fig10", "fig11",
+                        "profiling", "hybrid"})
+    CHECK(std::find(names.begin(), names.end(), n) != names.end());
   CHECK_THROWS_WITH_AS((void)run_experiment("table9", {}), doctest::Contains("table4"), sia::InvalidArgument);
   ExperimentOptions bad;
-  bad.threads = 0;
+  bad.threads = -1;
   CHECK_THROWS_AS((void)run_experiment("table4", bad), sia::InvalidArgument);
   CHECK_THROWS_AS(register_experiment({"", "x", [](const ExperimentOptions&) { return ExperimentResult{}; }}),
                   sia::InvalidArgument);
@@ -74,5 +76,33 @@ TEST_CASE("sim.experiments.quick_runs") {
   CHECK(std::filesystem::exists(o.out_dir / "fig8.csv"));
   CHECK(std::filesystem::exists(o.out_dir / "fig8_jobs.csv"));
   CHECK(log.str().find("27.8") != std::string::npos);  // the paper's worst Gavel ρ
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("sim.experiments.issue17_quick_runs") {
+  // Smoke runs of issue 17's experiments with one policy and one workload (the full runs are documented commands).
+  const std::filesystem::path data = SIA_SHARED_DIR "/data/sia-artifact";
+  if (!std::filesystem::exists(data / "profiles")) {
+    MESSAGE("skipping: " << (data / "profiles").string() << " not found");
+    return;
+  }
+  const auto dir = std::filesystem::temp_directory_path() / "sia-test-experiments-17";
+  std::filesystem::remove_all(dir);
+  std::ostringstream log;
+  ExperimentOptions o;
+  o.data_dir = data;
+  o.out = &log;
+  o.max_workloads = 1;
+  o.policies = {"sia"};
+  o.out_dir = dir / "hybrid";
+  const auto h = run_experiment("hybrid", o);
+  CHECK(h.targets_met);  // linear throughput; down under the burst, up after it
+  CHECK(std::filesystem::exists(o.out_dir / "hybrid_throughput.csv"));
+  CHECK(std::filesystem::exists(o.out_dir / "hybrid_timeline.csv"));
+  CHECK(std::filesystem::exists(o.out_dir / "hybrid_timeline.gp"));
+  o.out_dir = dir / "table3";
+  (void)run_experiment("table3", o);
+  CHECK(std::filesystem::exists(o.out_dir / "table3.csv"));
+  CHECK(log.str().find("0.60") != std::string::npos);  // the paper's Sia avg JCT beside ours
   std::filesystem::remove_all(dir);
 }

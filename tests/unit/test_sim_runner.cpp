@@ -52,8 +52,7 @@ void require_same(const SimResult& a, const SimResult& b) {
 
 struct Inputs {
   std::shared_ptr<const SimCluster> cluster = std::make_shared<const SimCluster>(cluster_preset("paper-heterogeneous"));
-  std::shared_ptr<const ApplicationSet> apps =
-      std::make_shared<const ApplicationSet>(catalogue_applications(*cluster));
+  std::shared_ptr<const ApplicationSet> apps = std::make_shared<const ApplicationSet>(catalogue_applications(*cluster));
 };
 
 std::vector<SimulationSpec> specs_of(const Inputs& in, const std::vector<std::string>& policies, int seeds) {
@@ -63,7 +62,8 @@ std::vector<SimulationSpec> specs_of(const Inputs& in, const std::vector<std::st
       SimulationSpec spec;
       spec.cluster = in.cluster;
       spec.apps = in.apps;
-      spec.workload = std::make_shared<const Workload>(synthetic_philly_workload(static_cast<std::uint64_t>(s), 12, 1.5));
+      spec.workload =
+          std::make_shared<const Workload>(synthetic_philly_workload(static_cast<std::uint64_t>(s), 12, 1.5));
       spec.policy = p;
       if (p == "pollux") spec.policy_options.set("search", "greedy");  // keeps the test fast
       spec.options.keep_round_log = true;

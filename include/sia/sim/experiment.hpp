@@ -4,11 +4,14 @@
 /// the paper's cluster, workloads and policies, runs the simulations, writes CSV files and PNG plots (gnuplot), and
 /// prints its numbers beside the paper's. docs/experiments.md lists them and explains how to add one.
 
+#include <sia/sim/policy.hpp>
 #include <sia/sim/report.hpp>
+#include <sia/sim/simulator.hpp>
 
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,7 +26,7 @@ struct ExperimentOptions {
   std::vector<std::string> policies;  ///< empty = the experiment's own list (the paper's)
   int max_workloads = 0;              ///< use only the first N workloads (0 = all): quick runs
   std::filesystem::path workload;     ///< a workload file or directory replacing the experiment's default
-  int threads = 1;                    ///< simulations run in parallel on this many threads
+  int threads = 0;                    ///< simulations run at once (sim/runner.hpp); 0 = the machine's cores
   std::ostream* out = nullptr;        ///< tables and progress (nullptr = std::cout)
 };
 
@@ -73,6 +76,28 @@ ExperimentResult run_experiment(std::string_view name, const ExperimentOptions& 
 [[nodiscard]] std::vector<PolicyRuns> run_policies(const std::vector<std::string>& policies, const SimCluster& cluster,
                                                    const ApplicationSet& apps, const std::vector<Workload>& workloads,
                                                    const ExperimentOptions& options, const SimOptions& sim = {});
+
+/// @brief One setting of an experiment: a policy with options on a cluster, its ground truths and workloads.
+struct ExperimentVariant {
+  std::string label;      ///< how the experiment names it (e.g. "p=-0.5"); the PolicyRuns' policy field
+  std::string policy;     ///< registered policy
+  PolicyOptions options;  ///< its options
+  std::shared_ptr<const SimCluster> cluster;
+  std::shared_ptr<const ApplicationSet> apps;
+  std::vector<std::shared_ptr<const Workload>> workloads;
+  SimOptions sim;
+};
+
+/**
+ * @brief Runs every variant on each of its workloads as one batch on the thread pool of sim/runner.hpp
+ * (`options.threads` at once; the same results for any count), with finish-time fairness and metrics: one
+ * PolicyRuns per variant, in order, named by its label.
+ */
+[[nodiscard]] std::vector<PolicyRuns> run_variants(const std::vector<ExperimentVariant>& variants,
+                                                   const ExperimentOptions& options);
+
+/// @brief The workloads as shared, read-only inputs of ExperimentVariant.
+[[nodiscard]] std::vector<std::shared_ptr<const Workload>> share_workloads(const std::vector<Workload>& workloads);
 
 /// @brief A paper value beside ours: "ours (paper, ±x %)".
 [[nodiscard]] std::string versus(double ours, double paper, int precision = 2);

@@ -29,26 +29,26 @@ struct SimulationSpec {
   std::shared_ptr<const SimCluster> cluster;
   std::shared_ptr<const ApplicationSet> apps;
   std::shared_ptr<const Workload> workload;
-  std::string policy;             ///< registered policy name (make_policy) ...
-  PolicyOptions policy_options;   ///< ... and its options
+  std::string policy;            ///< registered policy name (make_policy) ...
+  PolicyOptions policy_options;  ///< ... and its options
   /// ... or a factory for a policy that is not registered (used instead of `policy` when set). Called once,
   /// on the thread that runs the simulation.
   std::function<std::unique_ptr<Policy>()> make_policy;
-  SimOptions options;             ///< its on_progress is replaced by the runner's (RunnerOptions::on_progress)
+  SimOptions options;                ///< its on_progress is replaced by the runner's (RunnerOptions::on_progress)
   bool finish_time_fairness = true;  ///< compute JobRecord::ftf (compute_ftf) after the run
 };
 
 /// @brief Where a batch of simulations stands (RunnerOptions::on_progress).
 struct RunnerProgress {
-  std::size_t simulations = 0;        ///< in the batch
-  std::size_t simulations_done = 0;   ///< finished
+  std::size_t simulations = 0;       ///< in the batch
+  std::size_t simulations_done = 0;  ///< finished
   std::size_t simulations_running = 0;
-  std::size_t jobs_total = 0;         ///< over every simulation of the batch
+  std::size_t jobs_total = 0;  ///< over every simulation of the batch
   std::size_t jobs_finished = 0;
-  std::size_t rounds = 0;             ///< rounds simulated so far, over every simulation
-  double min_now_s = 0.0;             ///< simulated time of the least advanced running simulation
-  double max_horizon_s = 0.0;         ///< latest end of the running simulations (their last submission)
-  double wall_s = 0.0;                ///< since the batch started
+  std::size_t rounds = 0;      ///< rounds simulated so far, over every simulation
+  double min_now_s = 0.0;      ///< simulated time of the least advanced running simulation
+  double max_horizon_s = 0.0;  ///< latest end of the running simulations (their last submission)
+  double wall_s = 0.0;         ///< since the batch started
   /// Estimated seconds to the end of the batch (negative: not known yet). From the jobs still to finish
   /// at the rate jobs have finished so far.
   double eta_s = -1.0;
