@@ -33,7 +33,8 @@ ExperimentResult run(const ExperimentOptions& o) {
   const auto homo = std::make_shared<const SimCluster>(cluster_preset("paper-homogeneous"));
   const auto hetero = std::make_shared<const SimCluster>(cluster_preset("paper-heterogeneous"));
   const auto apps_homo = std::make_shared<const ApplicationSet>(load_applications(data / "profiles", *homo, philly));
-  const auto apps_hetero = std::make_shared<const ApplicationSet>(load_applications(data / "profiles", *hetero, philly));
+  const auto apps_hetero =
+      std::make_shared<const ApplicationSet>(load_applications(data / "profiles", *hetero, philly));
   // Homogeneous: the traces re-tuned for 64 T4s (TunedJobs, as Table 4).
   std::vector<Workload> tuned;
   const auto tj = cluster_tuned_jobs(*homo);

@@ -34,8 +34,7 @@ ExperimentResult run(const ExperimentOptions& o) {
   const auto apps = std::make_shared<const ApplicationSet>(load_applications(data / "profiles", *cluster, all));
   const std::vector<double> ps = {-1.0, -0.75, -0.5, -0.25, 0.25, 0.5, 0.75, 1.0};
   const std::vector<double> rounds = {30, 60, 120, 300};
-  const std::vector<std::pair<std::string, std::vector<Workload>*>> traces = {{"helios", &helios},
-                                                                             {"philly", &philly}};
+  const std::vector<std::pair<std::string, std::vector<Workload>*>> traces = {{"helios", &helios}, {"philly", &philly}};
   std::vector<ExperimentVariant> variants;
   for (const auto& [trace, ws] : traces) {
     for (double p : ps)
@@ -57,9 +56,11 @@ ExperimentResult run(const ExperimentOptions& o) {
   csv << "trace,knob,value,avg_jct_h,p99_jct_h,makespan_h,restarts_per_job\n";
   bool met = true;
   for (const auto& [trace, ws] : traces) {
-    out << "\n" << trace << ": fairness exponent p\n"
+    out << "\n"
+        << trace << ": fairness exponent p\n"
         << std::left << std::setw(8) << "p" << std::setw(12) << "avg JCT h" << std::setw(10) << "p99 h" << std::setw(13)
-        << "makespan h" << "restarts\n";
+        << "makespan h"
+        << "restarts\n";
     std::vector<LineSeries> s = {{"avg JCT", {}, {}}, {"p99 JCT / 10", {}, {}}, {"makespan / 10", {}, {}}};
     double best = 1e300;
     for (double p : ps) best = std::min(best, m[trace + "/p/" + num(p)]->avg_jct_h);
@@ -96,11 +97,12 @@ ExperimentResult run(const ExperimentOptions& o) {
           << x.restarts_per_job << "\n";
       rs.x.push_back(r), rs.y.push_back(x.avg_jct_h);
     }
-    for (auto& f : write_line_chart(o.out_dir, "fig10-p-" + trace, "Fig. 10 (left): Sia against p, " + trace, "p",
-                                    "hours", s))
+    for (auto& f :
+         write_line_chart(o.out_dir, "fig10-p-" + trace, "Fig. 10 (left): Sia against p, " + trace, "p", "hours", s))
       result.files.push_back(f);
-    for (auto& f : write_line_chart(o.out_dir, "fig10-round-" + trace, "Fig. 10 (right): Sia against the round, " + trace,
-                                    "round length (s)", "avg JCT (hours)", {rs}))
+    for (auto& f :
+         write_line_chart(o.out_dir, "fig10-round-" + trace, "Fig. 10 (right): Sia against the round, " + trace,
+                          "round length (s)", "avg JCT (hours)", {rs}))
       result.files.push_back(f);
   }
   csv.close();

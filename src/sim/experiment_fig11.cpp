@@ -32,8 +32,8 @@ ExperimentResult run(const ExperimentOptions& o) {
       (std::string(kind) == "rigid" ? mix.rigid : mix.strong_scaling) = pct;
       std::vector<Workload> ws = philly;
       for (auto& w : ws) apply_kind_mix(w, mix, 1);
-      variants.push_back({std::string(kind) + "/" + std::to_string(pct), "sia", {}, cluster, apps,
-                          share_workloads(ws), {}});
+      variants.push_back(
+          {std::string(kind) + "/" + std::to_string(pct), "sia", {}, cluster, apps, share_workloads(ws), {}});
     }
   out << "Fig. 11: Sia with a share of strong-scaling or rigid jobs; heterogeneous 64 GPUs, Philly x" << philly.size()
       << "\n";
@@ -46,9 +46,11 @@ ExperimentResult run(const ExperimentOptions& o) {
   csv << "kind,percent,avg_jct_h,makespan_h,avg_jct_normalised,makespan_normalised\n";
   std::vector<LineSeries> jct, mk;
   for (const char* kind : {"strong-scaling", "rigid"}) {
-    out << "\n" << kind << " jobs\n"
+    out << "\n"
+        << kind << " jobs\n"
         << std::left << std::setw(8) << "%" << std::setw(12) << "avg JCT h" << std::setw(12) << "normalised"
-        << std::setw(13) << "makespan h" << "normalised\n";
+        << std::setw(13) << "makespan h"
+        << "normalised\n";
     LineSeries a{kind, {}, {}}, b{kind, {}, {}};
     for (int pct : shares) {
       const RunMetrics& x = pct == 0 ? base : *m[std::string(kind) + "/" + std::to_string(pct)];
@@ -87,8 +89,8 @@ ExperimentResult run(const ExperimentOptions& o) {
 }  // namespace
 
 ExperimentInfo experiment_fig11() {
-  return {"fig11",
-          "paper Fig. 11: Sia with 0-100 % strong-scaling or rigid jobs, Philly x8 (about 3 min on 2 cores)", run};
+  return {"fig11", "paper Fig. 11: Sia with 0-100 % strong-scaling or rigid jobs, Philly x8 (about 3 min on 2 cores)",
+          run};
 }
 
 }  // namespace sia::sim::detail

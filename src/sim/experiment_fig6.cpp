@@ -41,7 +41,8 @@ ExperimentResult run(const ExperimentOptions& o) {
   csv << "model,policy,gpu_hours_per_job,normalised";
   for (const auto& t : cluster->types) csv << ",share_" << t.name;
   csv << "\n";
-  out << "\n" << std::left << std::setw(13) << "model" << std::setw(9) << "policy" << std::setw(11) << "GPU-h/job"
+  out << "\n"
+      << std::left << std::setw(13) << "model" << std::setw(9) << "policy" << std::setw(11) << "GPU-h/job"
       << std::setw(12) << "normalised";
   for (const auto& t : cluster->types) out << std::setw(10) << ("% " + t.name);
   out << "\n";

@@ -49,9 +49,10 @@ ExperimentResult run(const ExperimentOptions& o) {
   std::vector<ExperimentVariant> variants;
   for (const auto& p : policies)
     for (std::size_t i = 0; i < ws.size(); ++i)
-      variants.push_back({p + "/" + std::to_string(static_cast<int>(rates[i])), p, {}, cluster, apps,
-                          share_workloads({ws[i]}), {}});
-  out << "Fig. 7: avg JCT against arrival rate; heterogeneous 64 GPUs; Helios jobs resampled at 10..50 jobs/h over 8 h\n";
+      variants.push_back(
+          {p + "/" + std::to_string(static_cast<int>(rates[i])), p, {}, cluster, apps, share_workloads({ws[i]}), {}});
+  out << "Fig. 7: avg JCT against arrival rate; heterogeneous 64 GPUs; Helios jobs resampled at 10..50 jobs/h over 8 "
+         "h\n";
   const auto runs = run_variants(variants, o);
   ExperimentResult result;
   std::map<std::string, std::map<double, double>> jct;

@@ -53,8 +53,10 @@ ExperimentResult run(const ExperimentOptions& o) {
   csv << "gpus,policy,rounds,p25_ms,median_ms,p75_ms\n";
   std::map<std::string, LineSeries> series;
   std::map<std::string, std::map<int, double>> med;
-  out << "\n" << std::left << std::setw(7) << "GPUs" << std::setw(9) << "policy" << std::setw(8) << "rounds"
-      << std::setw(12) << "p25 ms" << std::setw(12) << "median ms" << "p75 ms\n";
+  out << "\n"
+      << std::left << std::setw(7) << "GPUs" << std::setw(9) << "policy" << std::setw(8) << "rounds" << std::setw(12)
+      << "p25 ms" << std::setw(12) << "median ms"
+      << "p75 ms\n";
   for (const auto& pr : runs) {
     const auto slash = pr.policy.find('/');
     const int gpus = 64 * std::stoi(pr.policy.substr(0, slash));

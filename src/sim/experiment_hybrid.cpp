@@ -56,7 +56,8 @@ ExperimentResult run(const ExperimentOptions& o) {
   csv << "gpu_type,gpus,pipelines,true_samples_per_s,bootstrap_samples_per_s,fitted_samples_per_s\n";
   out << "Hybrid GPT (paper §5.3): throughput against GPUs (48 micro-batches of 1 per pipeline)\n"
       << std::left << std::setw(9) << "type" << std::setw(6) << "GPUs" << std::setw(11) << "pipelines" << std::setw(14)
-      << "true smp/s" << std::setw(16) << "bootstrap smp/s" << std::setw(14) << "fitted smp/s" << "per GPU (true)\n";
+      << "true smp/s" << std::setw(16) << "bootstrap smp/s" << std::setw(14) << "fitted smp/s"
+      << "per GPU (true)\n";
   std::vector<LineSeries> tput;
   bool linear = true;
   for (std::size_t t = 0; t < cluster->types.size(); ++t) {
@@ -112,8 +113,9 @@ ExperimentResult run(const ExperimentOptions& o) {
   tl << "policy,time_h,active_jobs,gpt_gpu_type,gpt_gpus,gpt_pipelines\n";
   std::vector<LineSeries> gpus_series, active;
   bool shape = false;
-  out << std::left << std::setw(9) << "policy" << std::setw(10) << "GPT JCT h" << std::setw(22)
-      << "GPT GPUs before 1 h" << std::setw(24) << "min GPUs in 1.5-3 h" << "max GPUs after 3 h\n";
+  out << std::left << std::setw(9) << "policy" << std::setw(10) << "GPT JCT h" << std::setw(22) << "GPT GPUs before 1 h"
+      << std::setw(24) << "min GPUs in 1.5-3 h"
+      << "max GPUs after 3 h\n";
   for (const auto& pr : runs) {
     const auto& r = pr.runs.front();
     LineSeries g{pr.policy + ": GPT GPUs", {}, {}}, a{pr.policy + ": active jobs", {}, {}};
@@ -125,8 +127,9 @@ ExperimentResult run(const ExperimentOptions& o) {
         if (al.job == "gpt_pmp-0") gg = al.gpus, type = al.type;
       const double h = round.time / 3600.0;
       const int stages = type >= 0 ? std::max(1, gpt.types[static_cast<std::size_t>(type)].stages) : 1;
-      tl << pr.policy << "," << h << "," << round.active << "," << (type >= 0 ? cluster->types[static_cast<std::size_t>(type)].name : "")
-         << "," << gg << "," << (type >= 0 ? gg / stages : 0) << "\n";
+      tl << pr.policy << "," << h << "," << round.active << ","
+         << (type >= 0 ? cluster->types[static_cast<std::size_t>(type)].name : "") << "," << gg << ","
+         << (type >= 0 ? gg / stages : 0) << "\n";
       bool gpt_active = false;
       for (const auto& al : round.allocations) gpt_active = gpt_active || al.job == "gpt_pmp-0";
       if (!gpt_active) continue;
@@ -151,9 +154,9 @@ ExperimentResult run(const ExperimentOptions& o) {
     s.points_only = true;
     both.push_back(s);
   }
-  for (auto& f : write_line_chart(o.out_dir, "hybrid_timeline",
-                                  "Hybrid GPT: GPUs held over time under a burst of jobs (1-3 h)", "time (hours)",
-                                  "GPUs / active jobs", both))
+  for (auto& f :
+       write_line_chart(o.out_dir, "hybrid_timeline", "Hybrid GPT: GPUs held over time under a burst of jobs (1-3 h)",
+                        "time (hours)", "GPUs / active jobs", both))
     result.files.push_back(f);
   out << "Sia scales the GPT job down under the congestion and back up after it (paper: down near 1 h, up near 4 h): "
       << (shape ? "yes" : "NO") << "\n";

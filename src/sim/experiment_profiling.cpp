@@ -24,13 +24,11 @@ ExperimentResult run(const ExperimentOptions& o) {
   std::vector<Workload> all = philly;
   all.push_back(helios.front());
   const auto apps = std::make_shared<const ApplicationSet>(load_applications(data / "profiles", *cluster, all));
-  const std::vector<std::pair<std::string, std::string>> modes = {
-      {"eq1", "Bootstrap (paper: 1-GPU profiles, Eq. 1)"},
-      {"noprof", "No Prof (no profiles)"},
-      {"oracle", "Oracle (true throughputs)"},
-      {"reference", "reference code (ties, 1-GPU ratio)"}};
-  const std::vector<std::pair<std::string, std::vector<Workload>*>> traces = {{"helios", &helios},
-                                                                             {"philly", &philly}};
+  const std::vector<std::pair<std::string, std::string>> modes = {{"eq1", "Bootstrap (paper: 1-GPU profiles, Eq. 1)"},
+                                                                  {"noprof", "No Prof (no profiles)"},
+                                                                  {"oracle", "Oracle (true throughputs)"},
+                                                                  {"reference", "reference code (ties, 1-GPU ratio)"}};
+  const std::vector<std::pair<std::string, std::vector<Workload>*>> traces = {{"helios", &helios}, {"philly", &philly}};
   std::vector<ExperimentVariant> variants;
   for (const auto& [trace, ws] : traces)
     for (const auto& [mode, label] : modes)
@@ -46,8 +44,11 @@ ExperimentResult run(const ExperimentOptions& o) {
   std::vector<std::string> labels;
   for (const auto& [mode, label] : modes) labels.push_back(mode);
   for (const auto& [trace, ws] : traces) {
-    out << "\n" << trace << "\n" << std::left << std::setw(44) << "mode" << std::setw(12) << "avg JCT h" << std::setw(10)
-        << "p99 h" << std::setw(13) << "makespan h" << "restarts\n";
+    out << "\n"
+        << trace << "\n"
+        << std::left << std::setw(44) << "mode" << std::setw(12) << "avg JCT h" << std::setw(10) << "p99 h"
+        << std::setw(13) << "makespan h"
+        << "restarts\n";
     BarPanel panel{trace, "avg JCT (hours)", {}, {}};
     for (const auto& [mode, label] : modes) {
       const auto& x = *m[trace + "/" + mode];

@@ -47,7 +47,8 @@ ExperimentResult run(const ExperimentOptions& o) {
   std::vector<ExperimentVariant> variants;
   const std::vector<std::pair<std::string, std::vector<Workload>*>> traces = {{"philly", &philly}, {"helios", &helios}};
   for (const auto& [trace, ws] : traces)
-    for (const auto& p : policies) variants.push_back({trace + "/" + p, p, {}, cluster, apps, share_workloads(*ws), {}});
+    for (const auto& p : policies)
+      variants.push_back({trace + "/" + p, p, {}, cluster, apps, share_workloads(*ws), {}});
   const auto runs = run_variants(variants, o);
   ExperimentResult result;
   for (auto& f : write_outputs(o.out_dir, runs, *cluster)) result.files.push_back(f);
@@ -103,8 +104,8 @@ ExperimentResult run(const ExperimentOptions& o) {
     met = std::abs(s / 0.6 - 1) <= 0.15;
     for (const char* b : {"philly/pollux", "philly/gavel"})
       if (avg.count(b)) met = met && s <= 0.7 * avg[b];
-    out << "\nSia on Philly within ±15 % of the paper's 0.6 h and >= 30 % below Pollux and Gavel: " << (met ? "yes" : "NO")
-        << "\n";
+    out << "\nSia on Philly within ±15 % of the paper's 0.6 h and >= 30 % below Pollux and Gavel: "
+        << (met ? "yes" : "NO") << "\n";
   }
   result.targets_met = met;
   return result;
