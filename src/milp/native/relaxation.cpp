@@ -25,6 +25,55 @@ void order_items(int first, int n, const std::vector<double>& r, std::vector<int
   });
 }
 
+// Kelley's cutting-plane master over the box [lo, hi]: the minimum of the model
+// max_s (c_s + g_s·lam) and its minimiser. With lam = lo + y, y >= 0 it is the LP
+// max tau s.t. g_s·y + tau <= T - c_s - g_s·lo, y <= hi - lo, whose model minimum is T - tau;
+// the duals of the cut rows are the weights of the cuts (the primal of the relaxation).
+struct CutMaster {
+  bool ok = false;
+  double t = 0.0;               ///< the model's minimum over the box
+  std::vector<double> lam;      ///< its minimiser
+  std::vector<double> weights;  ///< dual value of each cut row
+};
+
+CutMaster solve_cut_master(const std::vector<std::vector<double>>& cut_g, const std::vector<double>& cut_c,
+                           const std::vector<double>& lo, const std::vector<double>& hi) {
+  const auto Ku = lo.size();
+  const int K = static_cast<int>(Ku);
+  const int S = static_cast<int>(cut_c.size());
+  std::vector<double> shifted(static_cast<std::size_t>(S));
+  double T = -kInf;
+  for (int s = 0; s < S; ++s) {
+    double v = cut_c[static_cast<std::size_t>(s)];
+    for (std::size_t k = 0; k < Ku; ++k) v += cut_g[static_cast<std::size_t>(s)][k] * lo[k];
+    shifted[static_cast<std::size_t>(s)] = v;
+    T = std::max(T, v);
+  }
+  const int m = S + K, n = K + 1;
+  std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0),
+      rhs(static_cast<std::size_t>(m)), obj(static_cast<std::size_t>(n), 0.0);
+  for (int s = 0; s < S; ++s) {
+    for (int k = 0; k < K; ++k)
+      a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
+    a[static_cast<std::size_t>(s * n + K)] = 1.0;
+    rhs[static_cast<std::size_t>(s)] = T - shifted[static_cast<std::size_t>(s)];
+  }
+  for (int k = 0; k < K; ++k) {
+    a[static_cast<std::size_t>((S + k) * n + k)] = 1.0;
+    rhs[static_cast<std::size_t>(S + k)] = hi[static_cast<std::size_t>(k)] - lo[static_cast<std::size_t>(k)];
+  }
+  obj[Ku] = 1.0;
+  DenseLp lp(m, n, a, rhs, obj, 1e-12);
+  const auto sol = lp.solve(20000);
+  CutMaster out;
+  if (sol.status != DenseLpStatus::optimal) return out;
+  out.ok = true;
+  out.t = T - sol.value;
+  out.lam.resize(Ku);
+  for (std::size_t k = 0; k < Ku; ++k) out.lam[k] = lo[k] + sol.x[k];
+  out.weights.assign(sol.y.begin(), sol.y.begin() + S);
+  return out;
+}
 }  // namespace
 
 void Bounds::reset(const Problem& p, const Classes& cls) {
@@ -281,32 +330,15 @@ bool Relaxation::lp_infeasible(const Bounds* b, std::optional<Clock::time_point>
     cut_g.push_back(e.grad);
     cut_c.push_back(c);
     if (deadline && Clock::now() > *deadline) return false;
-    const int S = static_cast<int>(cut_c.size());
-    const double T = *std::max_element(cut_c.begin(), cut_c.end());
-    const int m = S + K, n = K + 1;
-    std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0),
-        rhs(static_cast<std::size_t>(m)), obj(static_cast<std::size_t>(n), 0.0);
-    for (int s = 0; s < S; ++s) {
-      for (int k = 0; k < K; ++k)
-        a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
-      a[static_cast<std::size_t>(s * n + K)] = 1.0;
-      rhs[static_cast<std::size_t>(s)] = T - cut_c[static_cast<std::size_t>(s)];
-    }
-    for (int k = 0; k < K; ++k) {
-      a[static_cast<std::size_t>((S + k) * n + k)] = 1.0;
-      rhs[static_cast<std::size_t>(S + k)] = 1.0;
-    }
-    obj[Ku] = 1.0;
-    DenseLp lp(m, n, a, rhs, obj, 1e-12);
-    const auto sol = lp.solve(20000);
-    if (sol.status != DenseLpStatus::optimal) return false;
-    const double t = T - sol.value;
+    const auto master = solve_cut_master(cut_g, cut_c, std::vector<double>(Ku, 0.0), std::vector<double>(Ku, 1.0));
+    if (!master.ok) return false;
+    const double t = master.t;
     if (t >= -1e-9 * scale) return false;  // the model's minimum is >= 0: feasible
-    std::vector<double> next(sol.x.begin(), sol.x.begin() + K);
+    const std::vector<double>& next = master.lam;
     bool same = true;
     for (std::size_t k = 0; k < Ku; ++k) same = same && std::abs(next[k] - lam[k]) <= 1e-13;
     if (same) return false;
-    lam = std::move(next);
+    lam = next;
   }
   return false;
 }
@@ -515,35 +547,10 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
           lo[k] = std::max(0.0, out.lam[k] - radius[k]);
           hi[k] = std::min(box[k], out.lam[k] + radius[k]);
         }
-      const int S = static_cast<int>(cut_c.size());
-      std::vector<double> shifted(static_cast<std::size_t>(S));
-      double T = -kInf;
-      for (int s = 0; s < S; ++s) {
-        double v = cut_c[static_cast<std::size_t>(s)];
-        for (std::size_t k = 0; k < Ku; ++k) v += cut_g[static_cast<std::size_t>(s)][k] * lo[k];
-        shifted[static_cast<std::size_t>(s)] = v;
-        T = std::max(T, v);
-      }
-      const int m = S + K, n = K + 1;
-      std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0),
-          rhs(static_cast<std::size_t>(m)), obj(static_cast<std::size_t>(n), 0.0);
-      for (int s = 0; s < S; ++s) {
-        for (int k = 0; k < K; ++k)
-          a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
-        a[static_cast<std::size_t>(s * n + K)] = 1.0;
-        rhs[static_cast<std::size_t>(s)] = T - shifted[static_cast<std::size_t>(s)];
-      }
-      for (int k = 0; k < K; ++k) {
-        a[static_cast<std::size_t>((S + k) * n + k)] = 1.0;
-        rhs[static_cast<std::size_t>(S + k)] = hi[static_cast<std::size_t>(k)] - lo[static_cast<std::size_t>(k)];
-      }
-      obj[Ku] = 1.0;
-      DenseLp lp(m, n, a, rhs, obj, 1e-12);
-      const auto sol = lp.solve(20000);
-      if (sol.status != DenseLpStatus::optimal) break;
-      const double t = T - sol.value;
-      lam_master.assign(Ku, 0.0);
-      for (std::size_t k = 0; k < Ku; ++k) lam_master[k] = lo[k] + sol.x[k];
+      const auto master = solve_cut_master(cut_g, cut_c, lo, hi);
+      if (!master.ok) break;
+      const double t = master.t;
+      lam_master = master.lam;
       binding = false;
       if (boxed)
         for (std::size_t k = 0; k < Ku; ++k) {
@@ -557,7 +564,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
         continue;
       }
       solved = true;
-      last_y.assign(sol.y.begin(), sol.y.begin() + S);
+      last_y = master.weights;
       if (!binding) out.lower = std::max(out.lower, t);
       t_master = t;
     }
