@@ -35,7 +35,8 @@ MilpModel gavel_model(const std::vector<std::vector<double>>& T, const std::vect
   return m;
 }
 
-/// Solves the LP with `backend`; false when it reports no optimal solution.
+/// Solves the LP with `backend`; false when it reports no optimal solution or its "optimal" values break the
+/// LP's own rows (a backend's wrong answer must not reach the time-sharing mechanism as priorities).
 bool solve_lp(const std::vector<std::vector<double>>& T, const std::vector<int>& scale, const std::vector<int>& cap,
               MilpSolver& solver, LpMethod method, std::vector<std::vector<double>>& x) {
   MilpParams params;
@@ -44,8 +45,21 @@ bool solve_lp(const std::vector<std::vector<double>>& T, const std::vector<int>&
   const MilpResult r = solver.solve(gavel_model(T, scale, cap), params);
   if (r.status != MilpStatus::optimal) return false;
   const std::size_t nt = cap.size();
-  for (std::size_t j = 0; j < x.size(); ++j)
-    for (std::size_t k = 0; k < nt; ++k) x[j][k] = r.values[j * nt + k];
+  constexpr double tol = 1e-6;  // interior-point answers sit slightly outside their rows
+  std::vector<double> used(nt, 0.0);
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    double share = 0.0;
+    for (std::size_t k = 0; k < nt; ++k) {
+      const double v = r.values[j * nt + k];
+      if (!std::isfinite(v) || v < -tol) return false;
+      x[j][k] = v;
+      share += v;
+      used[k] += v * scale[j];
+    }
+    if (share > 1 + tol) return false;
+  }
+  for (std::size_t k = 0; k < nt; ++k)
+    if (used[k] > cap[k] + tol * std::max(1, cap[k])) return false;
   return true;
 }
 

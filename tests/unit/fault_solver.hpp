@@ -92,6 +92,9 @@ class FaultSolver final : public MilpSolver {
   Mode mode_;
 
   std::string_view do_name() const noexcept override { return "fault"; }
+  // Armed, it claims every LP method so that callers asking for one (Gavel's interior-point LP) reach its
+  // faults; disarmed it is the native backend, which has none.
+  bool do_supports(LpMethod) const noexcept override { return mode_ != Mode::pass_through; }
 
   static MilpResult claim_optimal(const MilpModel& m, std::vector<double> x) {
     MilpResult r;

@@ -7,6 +7,8 @@
 #include <sia/sim/pollux_policy.hpp>
 #include <sia/sim/simulator.hpp>
 
+#include "fault_solver.hpp"
+
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -53,6 +55,40 @@ TEST_CASE("sim.baselines.gavel_lp_optimum") {
   CHECK(z[1][0] == doctest::Approx(0.0));
   CHECK_THROWS_AS((void)gavel_solve_lp({{1.0, 2.0}}, {1}, {1}), sia::InvalidArgument);
   CHECK_THROWS_AS((void)gavel_solve_lp({{std::nan("")}}, {1}, {1}), sia::InvalidArgument);
+}
+
+TEST_CASE("sim.baselines.gavel_backend_failure_falls_back") {
+  // Whatever the LP backend does (errors, throws, NaN, short answers, "optimal" values that break the rows),
+  // Gavel's LP result stays a valid time-fraction matrix: an answer outside the LP's rows is never used, the
+  // fractional greedy stands in. (A feasible but suboptimal "optimal" answer — violate_pin's zeros here, native
+  // having no LP method to corrupt — cannot be told from an optimum without the duals; it is valid anyway.)
+  sia::test::register_fault_solver();
+  const std::vector<std::vector<double>> T = {{3.0, 1.0}, {2.0, 1.5}, {1.0, 1.0}};
+  const std::vector<int> scale = {1, 2, 1}, cap = {1, 2};
+  const auto greedy = gavel_solve_lp(T, scale, cap, GavelLpMethod::greedy);
+  for (auto mode : sia::test::FaultSolver::all_modes) {
+    if (mode == sia::test::FaultSolver::Mode::sleep_past_limit) continue;  // Gavel's LP has no time limit
+    sia::test::ScopedFault arm(mode);
+    for (auto m : {GavelLpMethod::interior, GavelLpMethod::simplex}) {
+      INFO(sia::test::FaultSolver::mode_name(mode) << (m == GavelLpMethod::interior ? " interior" : " simplex"));
+      const auto x = gavel_solve_lp(T, scale, cap, m, "fault");
+      REQUIRE(x.size() == T.size());
+      std::vector<double> used(cap.size(), 0.0);
+      for (std::size_t j = 0; j < x.size(); ++j) {
+        double share = 0.0;
+        for (std::size_t k = 0; k < cap.size(); ++k) {
+          CHECK(x[j][k] >= 0.0);
+          share += x[j][k];
+          used[k] += x[j][k] * scale[j];
+        }
+        CHECK(share <= 1.0 + 1e-6);
+      }
+      for (std::size_t k = 0; k < cap.size(); ++k) CHECK(used[k] <= cap[k] + 1e-6);
+      if (mode != sia::test::FaultSolver::Mode::violate_pin) CHECK(x == greedy);
+    }
+  }
+  CHECK_THROWS_AS((void)gavel_solve_lp(T, scale, cap, GavelLpMethod::interior, "no-such-backend"),
+                  sia::BackendUnavailable);
 }
 
 TEST_CASE("sim.baselines.gavel_time_sharing_order") {
