@@ -3,16 +3,15 @@
 //   sia_allocate [request.json|-] [--backend NAME] [--time-limit-ms N] [--pretty]
 //
 // Reads the request from the file (standard input when absent or "-"), runs the round and prints
-// the decision on standard output. Exit status: 0 optimal or feasible; 2 the request was rejected
-// (the reason, naming the field, on standard error); 3 no backend could solve it (status "error"
-// or "infeasible": the decision with its fallback allocation is still printed).
-#include <sia/build_config.hpp>
+// the decision on standard output. Exit status (<sia/exit_code.hpp>, the same in every sia program):
+// 0 optimal or feasible; 2 the request was rejected (the reason, naming the source, line, column and
+// field, on standard error); 3 no backend could solve it (status "error" or "infeasible": the
+// decision with its fallback allocation is still printed); 1 internal error.
 #include <sia/error.hpp>
+#include <sia/exit_code.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 #include <sia/round.hpp>
-
-#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <exception>
@@ -20,10 +19,12 @@
 #include <optional>
 #include <string>
 
+#include "program_cli.hpp"
+
 namespace {
 
-constexpr int exit_rejected = 2;
-constexpr int exit_unsolved = 3;
+constexpr int exit_rejected = sia::to_int(sia::ExitCode::bad_input);
+constexpr int exit_internal = sia::to_int(sia::ExitCode::internal_error);
 
 std::string backend_list() {
   std::string s;
@@ -34,10 +35,8 @@ std::string backend_list() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "One Sia scheduling round as JSON: reads a request (product.md section 5) and prints the decision.\n"
-      "Exit status: 0 optimal/feasible, 2 rejected request, 3 no backend could solve it.",
-      "sia_allocate"};
+  CLI::App app{"One Sia scheduling round as JSON: reads a request (product.md section 5) and prints the decision.",
+               "sia_allocate"};
   std::string input = "-";
   std::optional<std::string> backend;
   std::optional<long long> time_limit_ms;
@@ -47,13 +46,8 @@ int main(int argc, char** argv) {
   app.add_option("--time-limit-ms", time_limit_ms, "Solver time limit in ms, overriding policy.time_limit_ms")
       ->check(CLI::Range(0LL, 2147483647LL));
   app.add_flag("--pretty", pretty, "Indent the decision JSON");
-  app.set_version_flag("--version", std::string("sia_allocate ") + SIA_VERSION_STRING);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help/version (code 0) or the usage error
-    return code == 0 ? 0 : exit_rejected;
-  }
+  sia::programs::add_common_options(app, "sia_allocate");
+  if (const auto code = sia::programs::parse(app, "sia_allocate", argc, argv)) return *code;
 
   sia::Request request;
   try {
@@ -67,9 +61,8 @@ int main(int argc, char** argv) {
       request.options.backend = *backend;
     }
     if (time_limit_ms) request.options.time_limit = std::chrono::milliseconds(*time_limit_ms);
-  } catch (const std::exception& e) {  // InvalidArgument naming the field; anything else while reading
-    std::cerr << "sia_allocate: " << e.what() << '\n';
-    return exit_rejected;
+  } catch (const std::exception& e) {  // InvalidArgument naming the field: 2; out of memory: 1
+    return sia::programs::report("sia_allocate", e);
   }
 
   try {
@@ -77,7 +70,7 @@ int main(int argc, char** argv) {
     std::cout << sia::decision_to_json(request, result, pretty) << '\n' << std::flush;
     if (!std::cout) {
       std::cerr << "sia_allocate: cannot write the decision\n";
-      return 1;
+      return exit_internal;
     }
     const int code = sia::exit_code(result.status);
     if (code != 0)
@@ -87,11 +80,7 @@ int main(int argc, char** argv) {
   } catch (const sia::InvalidArgument& e) {  // checks only the round can make (e.g. after --backend)
     std::cerr << "sia_allocate: " << (input == "-" ? "<stdin>" : input) << ": " << e.what() << '\n';
     return exit_rejected;
-  } catch (const sia::BackendUnavailable& e) {
-    std::cerr << "sia_allocate: " << e.what() << '\n';
-    return exit_rejected;
-  } catch (const std::exception& e) {
-    std::cerr << "sia_allocate: the round failed: " << e.what() << '\n';
-    return exit_unsolved;
+  } catch (const std::exception& e) {  // BackendUnavailable: 2; SolverFailure: 3; a bug, out of memory: 1
+    return sia::programs::report("sia_allocate", e);
   }
 }

@@ -1,4 +1,4 @@
-// sia_fit_profiles <profiles-dir> [--json] [--seed N]
+// sia_fit_profiles <profiles-dir> [--json] [--seed N] [--raw-space] [--single-start] [--version]
 //
 // For every model and GPU type of an artifact profile directory: fits the throughput model on a
 // seeded random 80 % of that type's rows (placements + scalability, single- and multi-node) and
@@ -10,6 +10,7 @@
 // fitted with the GPipe model of <sia/goodput/pipeline.hpp>.
 
 #include <sia/error.hpp>
+#include <sia/exit_code.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/pipeline.hpp>
 #include <sia/goodput/projection.hpp>
@@ -28,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "program_cli.hpp"
+
 namespace {
 
 struct Args {
@@ -36,15 +39,6 @@ struct Args {
   std::uint64_t seed = 1;
   sia::FitOptions fit;  // --raw-space / --single-start: compare with the reference's plain L-BFGS-B setup
 };
-
-void usage(std::ostream& os) {
-  os << "usage: sia_fit_profiles <profiles-dir> [--json] [--seed N] [--raw-space] [--single-start]\n"
-        "  Fits the Pollux throughput model per model and GPU type on a seeded random 80 % of the\n"
-        "  profile rows and reports RMSLE of predicted step times on seen and unseen rows, plus the\n"
-        "  error of the Eq. 1 bootstrap across GPU types.\n"
-        "  --raw-space     optimise the raw parameters (default: log of the time parameters)\n"
-        "  --single-start  only the reference's initial point (default: also a least-squares start)\n";
-}
 
 /// Fisher-Yates with the simulator's portable draws (std::shuffle's sequence is implementation-defined).
 template <class T>
@@ -88,36 +82,23 @@ sia::PerfObservation to_obs(const sia::sim::ProfileRow& r) {
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (s == "--json") {
-      a.json = true;
-    } else if (s == "--seed" && i + 1 < argc) {
-      try {
-        a.seed = std::stoull(argv[++i]);
-      } catch (const std::exception&) {
-        std::cerr << "sia_fit_profiles: --seed needs a non-negative integer\n";
-        return 2;
-      }
-    } else if (s == "--raw-space") {
-      a.fit.log_space = false;
-    } else if (s == "--single-start") {
-      a.fit.multi_start = false;
-    } else if (s == "-h" || s == "--help") {
-      usage(std::cout);
-      return 0;
-    } else if (!s.empty() && s[0] != '-' && a.dir.empty()) {
-      a.dir = s;
-    } else {
-      std::cerr << "sia_fit_profiles: unexpected argument '" << s << "'\n";
-      usage(std::cerr);
-      return 2;
-    }
-  }
-  if (a.dir.empty()) {
-    usage(std::cerr);
-    return 2;
-  }
+  CLI::App app{
+      "Fits the Pollux throughput model per model and GPU type on a seeded random 80 % of the profile rows and "
+      "reports the RMSLE of predicted step times on seen and unseen rows, plus the error of the Eq. 1 bootstrap "
+      "across GPU types.",
+      "sia_fit_profiles"};
+  app.add_option("profiles-dir", a.dir, "artifact profiles directory (one sub-directory per model)")->required();
+  app.add_flag("--json", a.json, "print the results as JSON instead of tables");
+  app.add_option("--seed", a.seed, "seed of the 80/20 split of each (model, GPU type)")->capture_default_str();
+  bool raw_space = false;
+  bool single_start = false;
+  app.add_flag("--raw-space", raw_space, "optimise the raw parameters (default: log of the time parameters)");
+  app.add_flag("--single-start", single_start,
+               "only the reference's initial point (default: also a least-squares start)");
+  sia::programs::add_common_options(app, "sia_fit_profiles");
+  if (const auto code = sia::programs::parse(app, "sia_fit_profiles", argc, argv)) return *code;
+  if (raw_space) a.fit.log_space = false;
+  if (single_start) a.fit.multi_start = false;
   try {
     const auto models = sia::sim::list_models(a.dir);
     if (models.empty()) throw sia::InvalidArgument(a.dir + ": no model directories with placements-<type>.csv files");
@@ -245,9 +226,8 @@ int main(int argc, char** argv) {
     std::sort(b_all.begin(), b_all.end());
     if (!b_all.empty())
       std::printf("\nmedian bootstrap rmsle over %zu pairs: %.4f\n", b_all.size(), b_all[b_all.size() / 2]);
-  } catch (const sia::Error& e) {
-    std::cerr << "sia_fit_profiles: " << e.what() << "\n";
-    return 2;
+  } catch (const std::exception& e) {  // a rejected profile file names source:line:column: 2; else 1
+    return sia::programs::report("sia_fit_profiles", e);
   }
-  return 0;
+  return sia::to_int(sia::ExitCode::done);
 }

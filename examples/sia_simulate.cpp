@@ -5,6 +5,7 @@
 //   sia_simulate --workload ../shared/data/sia-artifact/workloads/philly --policy sia
 //   sia_simulate --workload ../shared/data/sia-artifact/workloads/scale/scale_32x --scale 32
 #include <sia/error.hpp>
+#include <sia/exit_code.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/sim/catalogue.hpp>
 #include <sia/sim/cluster.hpp>
@@ -17,8 +18,6 @@
 #include <sia/sim/tuned_jobs.hpp>
 #include <sia/sim/workload.hpp>
 
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +29,8 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+
+#include "program_cli.hpp"
 
 namespace fs = std::filesystem;
 
@@ -241,14 +242,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--dump-catalogue", dump_catalogue,
                  "print the C++ source of the built-in catalogue derived from this profiles directory, and exit");
-  CLI11_PARSE(app, argc, argv);
+  sia::programs::add_common_options(app, "sia_simulate");
+  if (const auto code = sia::programs::parse(app, "sia_simulate", argc, argv)) return *code;
 
   try {
     if (exp->parsed()) {
       if (exp_list || exp_name.empty()) {
         for (const auto& n : sia::sim::experiment_names())
           std::cout << std::left << std::setw(12) << n << " " << sia::sim::find_experiment(n)->description << "\n";
-        return exp_list ? 0 : 2;
+        return sia::to_int(exp_list ? sia::ExitCode::done : sia::ExitCode::bad_input);
       }
       sia::sim::ExperimentOptions eo;
       eo.out_dir = exp_out;
@@ -392,12 +394,8 @@ int main(int argc, char** argv) {
       for (const auto& w : warnings) std::cerr << "sia_simulate: warning: " << w << "\n";
       if (!json) std::cout << "wrote " << files.size() << " files to " << out_dir << "\n";
     }
-  } catch (const sia::Error& e) {
-    std::cerr << "sia_simulate: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "sia_simulate: " << e.what() << "\n";
-    return 1;
+  } catch (const std::exception& e) {  // rejected input (naming source:line:column: field): 2; else 1 or 3
+    return sia::programs::report("sia_simulate", e);
   }
-  return 0;
+  return sia::to_int(sia::ExitCode::done);
 }

@@ -67,8 +67,9 @@ struct RequestLimits {
  */
 [[nodiscard]] std::string decision_to_json(const Request& request, const RoundResult& result, bool pretty = false);
 
-/// @brief Exit status of `sia_allocate` for a round status: 0 optimal/feasible, 3 otherwise
-/// (`error`: the backend failed; `infeasible`: non-preemptible jobs' demand cannot be met).
+/// @brief Exit status of `sia_allocate` for a round status (<sia/exit_code.hpp>): 0 (done) optimal or
+/// feasible, 3 (not solved) otherwise (`error`: the backend failed; `infeasible`: non-preemptible
+/// jobs' demand cannot be met).
 [[nodiscard]] int exit_code(RoundStatus status) noexcept;
 
 }  // namespace sia

@@ -10,6 +10,7 @@
 #include <sia/configuration.hpp>
 #include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
+#include <sia/exit_code.hpp>
 #include <sia/generic_round.hpp>
 #include <sia/goodput/efficiency.hpp>
 #include <sia/goodput/fit.hpp>

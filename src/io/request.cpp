@@ -1,6 +1,7 @@
 // The JSON request and decision of one round (product.md §5).
 #include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
+#include <sia/exit_code.hpp>
 #include <sia/goodput_table.hpp>
 #include <sia/lost_allocations.hpp>
 #include <sia/milp/factory.hpp>
@@ -703,7 +704,8 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
 }
 
 int exit_code(RoundStatus status) noexcept {
-  return status == RoundStatus::optimal || status == RoundStatus::feasible ? 0 : 3;
+  return to_int(status == RoundStatus::optimal || status == RoundStatus::feasible ? ExitCode::done
+                                                                                  : ExitCode::not_solved);
 }
 
 }  // namespace sia

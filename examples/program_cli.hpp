@@ -1,0 +1,54 @@
+#pragma once
+// What sia's three command-line programs (sia_allocate, sia_simulate, sia_fit_profiles) share: option
+// parsing with CLI11 mapped onto the one exit-status table (<sia/exit_code.hpp>), `--version`, and
+// one form of error message, `<program>: <source>:<line>:<column>: <field>: <reason>`.
+#include <sia/build_config.hpp>
+#include <sia/exit_code.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sia::programs {
+
+/// Adds `--version` (prints "<program> <version>") and the exit-status table to the help footer.
+inline void add_common_options(CLI::App& app, const std::string& program) {
+  app.set_version_flag("--version", program + " " + SIA_VERSION_STRING, "Print the version and exit");
+  app.footer(std::string(exit_code_help) + "\n");
+}
+
+/// Parses the command line. Returns nothing when the program should go on, else its exit status:
+/// 0 after --help or --version, 2 (bad input) after a usage error, which CLI11 prints as
+/// "<option>: <reason>" on standard error, prefixed here with the program name.
+inline std::optional<int> parse(CLI::App& app, const std::string& program, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+    return std::nullopt;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << program << ": ";
+    (void)app.exit(e);  // CLI11's message and a hint to run --help
+    return to_int(ExitCode::bad_input);
+  }
+}
+
+/// Prints `<program>: <what>` and returns the exit status of an exception that ended the work.
+inline int report(std::string_view program, const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr)
+    std::cerr << program << ": out of memory\n";
+  else
+    std::cerr << program << ": " << e.what() << '\n';
+  return to_int(exit_code_for(e));
+}
+
+}  // namespace sia::programs

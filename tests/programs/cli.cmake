@@ -1,0 +1,49 @@
+# Issue 14: every program (sia_allocate, sia_simulate, sia_fit_profiles) parses its options with CLI11,
+# has --version and --help (with the exit-status table), and exits by the one table of
+# <sia/exit_code.hpp>: 0 done, 2 bad input, 3 not solved, 1 internal error. Each test checks the
+# exact status (sia_allocate.cmake's script mode runs the program and matches its output).
+
+# sia_program_test(<name> <target> RC <n> [ARGS ...] [STDIN file] [STDOUT regex] [STDERR regex] [STDOUT_EMPTY])
+function(sia_program_test name target)
+  if(NOT TARGET ${target})
+    return()
+  endif()
+  cmake_parse_arguments(T "STDOUT_EMPTY" "RC;STDIN;STDOUT;STDERR" "ARGS" ${ARGN})
+  string(REPLACE ";" "|" _args "${T_ARGS}")
+  set(defs -DPROG=$<TARGET_FILE:${target}> "-DARGS=${_args}" -DEXPECT_RC=${T_RC})
+  if(T_STDIN)
+    list(APPEND defs -DSTDIN=${T_STDIN})
+  endif()
+  if(T_STDOUT)
+    list(APPEND defs "-DSTDOUT_REGEX=${T_STDOUT}")
+  endif()
+  if(T_STDERR)
+    list(APPEND defs "-DSTDERR_REGEX=${T_STDERR}")
+  endif()
+  if(T_STDOUT_EMPTY)
+    list(APPEND defs -DSTDOUT_EMPTY=1)
+  endif()
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_LIST_DIR}/sia_allocate.cmake)
+endfunction()
+
+foreach(_prog sia_allocate sia_simulate sia_fit_profiles)
+  sia_program_test(cli.${_prog}.version ${_prog} RC 0 ARGS --version STDOUT "^${_prog} [0-9]+\\.[0-9]+")
+  sia_program_test(cli.${_prog}.help ${_prog} RC 0 ARGS --help
+                   STDOUT "--version.*Exit status: 0 done; 2 bad input.*3 not solved.*1 internal error")
+  # A usage error is bad input (2), named by the program, whatever CLI11's own code for it.
+  sia_program_test(cli.${_prog}.unknown_option ${_prog} RC 2 ARGS positional-arg --no-such-option STDOUT_EMPTY
+                   STDERR "^${_prog}: .*--no-such-option")
+endforeach()
+# Values outside an option's range: 2 (CLI11 returns 105/106 on its own).
+sia_program_test(cli.sia_simulate.bad_value sia_simulate RC 2 ARGS --scale 0 STDOUT_EMPTY STDERR "^sia_simulate: .*--scale")
+sia_program_test(cli.sia_fit_profiles.bad_value sia_fit_profiles RC 2 ARGS some-dir --seed minus-one STDOUT_EMPTY
+                 STDERR "^sia_fit_profiles: .*--seed")
+sia_program_test(cli.sia_fit_profiles.missing_dir sia_fit_profiles RC 2 STDOUT_EMPTY STDERR "profiles-dir")
+sia_program_test(cli.sia_allocate.bad_value sia_allocate RC 2 ARGS --time-limit-ms x STDOUT_EMPTY
+                 STDERR "^sia_allocate: .*--time-limit-ms")
+# Rejected inputs: 2, with the source named.
+sia_program_test(cli.sia_fit_profiles.bad_dir sia_fit_profiles RC 2 ARGS ${CMAKE_CURRENT_BINARY_DIR}/no-such-profiles
+                 STDOUT_EMPTY STDERR "^sia_fit_profiles: .*no-such-profiles")
+sia_program_test(cli.sia_simulate.unknown_cluster sia_simulate RC 2 ARGS --cluster nowhere STDOUT_EMPTY
+                 STDERR "^sia_simulate: cluster: 'nowhere'")
+sia_program_test(cli.sia_simulate.experiment_without_name sia_simulate RC 2 ARGS experiment)
