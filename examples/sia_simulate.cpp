@@ -198,11 +198,15 @@ int main(int argc, char** argv) {
                  "(percent, summing to 100; exact counts by a seeded shuffle, the same for every policy)");
   app.add_option("--mix-seed", mix_seed, "seed of --mix's shuffle")->capture_default_str();
   app.add_option("--profiling", profiling,
-                 "sia: how job throughputs are known (paper §5.7): reference = the reference code (never-run jobs tie "
-                 "across types, unseen types scaled by 1-GPU throughput ratios; default); eq1 = the paper's Bootstrap "
-                 "(1-GPU profiles seed every type, unseen types by Eq. 1); noprof = no profiles (types tie, an unseen "
-                 "type is assumed as fast as the known one until the job runs there); oracle = true throughputs known; "
-                 "= sia.profiling")
+                 "sia: how job throughputs are known (paper 5.7), = sia.profiling. "
+                 "reference (default): the reference code's tie rule - a job that never ran values every GPU type "
+                 "alike, and a type it has not run on follows its known type scaled by the 1-GPU throughput ratio. "
+                 "eq1: the paper's Bootstrap - each type's 1-GPU profile seeds its model, and a type the job has "
+                 "not run on is projected from a known one by Eq. 1. "
+                 "noprof: the paper's No Prof - nothing profiled up front (profile as you go): types tie until the "
+                 "job runs, and a type it has not run on is assumed as fast as the one it has. "
+                 "oracle: every configuration's true throughput is known (the simulator's ground truth; the "
+                 "paper's best case)")
       ->check(CLI::IsMember({"reference", "eq1", "noprof", "oracle"}));
   app.add_option("--strong-scaling-rule", strong_rule,
                  "sia: strong-scaling jobs take any count up to their target at once (reference, default) or grow by "
