@@ -66,7 +66,7 @@ ExperimentResult run(const ExperimentOptions& o) {
     for (double p : ps) best = std::min(best, m[trace + "/p/" + num(p)]->avg_jct_h);
     for (double p : ps) {
       const auto& x = *m[trace + "/p/" + num(p)];
-      out << std::left << std::setw(8) << p << std::fixed << std::setprecision(3) << std::setw(12) << x.avg_jct_h
+      out << std::left << std::setw(8) << num(p) << std::fixed << std::setprecision(3) << std::setw(12) << x.avg_jct_h
           << std::setprecision(1) << std::setw(10) << x.p99_jct_h << std::setw(13) << x.makespan_h
           << std::setprecision(2) << x.restarts_per_job << (x.avg_jct_h == best ? "  <- best avg JCT" : "") << "\n";
       csv << trace << ",p," << p << "," << x.avg_jct_h << "," << x.p99_jct_h << "," << x.makespan_h << ","
@@ -74,7 +74,6 @@ ExperimentResult run(const ExperimentOptions& o) {
       s[0].x.push_back(p), s[0].y.push_back(x.avg_jct_h);
       s[1].x.push_back(p), s[1].y.push_back(x.p99_jct_h / 10);
       s[2].x.push_back(p), s[2].y.push_back(x.makespan_h / 10);
-      out.unsetf(std::ios_base::floatfield);
     }
     const double at = m[trace + "/p/-0.5"]->avg_jct_h;
     const bool near = at <= best * 1.05;
@@ -82,7 +81,7 @@ ExperimentResult run(const ExperimentOptions& o) {
     out << "p = -0.5 best or within 5 % of the best avg JCT (paper: best): " << (near ? "yes" : "NO") << " ("
         << std::fixed << std::setprecision(1) << 100 * (at / best - 1) << " % above the best)\n";
     out << trace << ": round length (paper: 300 s raises avg JCT by 12 %, 333 s; 30 s is worse than 60 s)\n"
-        << std::left << std::setw(8) << "round s" << std::setw(12) << "avg JCT h" << std::setw(14) << "vs 60 s"
+        << std::left << std::setw(8) << "round s" << std::setw(12) << "avg JCT h" << std::setw(18) << "vs 60 s"
         << "restarts\n";
     LineSeries rs{"avg JCT", {}, {}};
     const double base = m[trace + "/round/60"]->avg_jct_h;
@@ -91,8 +90,8 @@ ExperimentResult run(const ExperimentOptions& o) {
       std::ostringstream d;
       d << std::showpos << std::fixed << std::setprecision(0) << 100 * (x.avg_jct_h / base - 1) << " % ("
         << (x.avg_jct_h - base) * 3600 << " s)";
-      out << std::left << std::setw(8) << r << std::fixed << std::setprecision(3) << std::setw(12) << x.avg_jct_h
-          << std::setw(14) << d.str() << std::setprecision(2) << x.restarts_per_job << "\n";
+      out << std::left << std::setw(8) << num(r) << std::fixed << std::setprecision(3) << std::setw(12) << x.avg_jct_h
+          << std::setw(18) << d.str() << std::setprecision(2) << x.restarts_per_job << "\n";
       csv << trace << ",round_s," << r << "," << x.avg_jct_h << "," << x.p99_jct_h << "," << x.makespan_h << ","
           << x.restarts_per_job << "\n";
       rs.x.push_back(r), rs.y.push_back(x.avg_jct_h);
