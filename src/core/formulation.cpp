@@ -2,6 +2,7 @@
 #include "core/formulation.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/capacity_use.hpp"
 
@@ -14,7 +15,8 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   milp.sense = maximize ? MilpSense::maximize : MilpSense::minimize;
   const double j = static_cast<double>(pb.num_jobs());
   // p > 0: max Σ A(u+λ) − λJ;  p < 0: min Σ A(u−λ) + λJ  (product.md §2 step 4 rewritten).
-  milp.obj_offset = maximize ? -pb.lambda * j : pb.lambda * j;
+  const double lambda = pb.model_lambda;
+  milp.obj_offset = maximize ? -lambda * j : lambda * j;
   std::size_t ncols = 0;
   for (const auto& v : pb.valid) ncols += v.size();
   milp.obj.reserve(ncols);
@@ -27,7 +29,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     for (const Entry& v : pb.valid[i]) {
       if (req.pinned[i] && v.config != pb.current[i]) continue;
       const double lo = req.pinned[i] ? 1.0 : 0.0;
-      milp.add_col(maximize ? v.util + pb.lambda : v.util - pb.lambda, lo, 1.0, true);
+      milp.add_col(maximize ? v.util + lambda : v.util - lambda, lo, 1.0, true);
       m.cols.emplace_back(i, v);
     }
     const int count = milp.num_cols() - first;
@@ -61,6 +63,14 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     }
   }
   return m;
+}
+
+int objective_exponent(const MilpModel& milp) noexcept {
+  double big = std::abs(milp.obj_offset);
+  for (double c : milp.obj) big = std::max(big, std::abs(c));
+  if (!(big > 0.0) || !std::isfinite(big)) return 0;
+  const int e = std::ilogb(big);
+  return e > 20 || e < -20 ? e : 0;
 }
 
 bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& x, const Requirements& req,

@@ -27,6 +27,14 @@ struct Formulation {
 [[nodiscard]] Formulation formulate(const Problem& pb, const Requirements& req);
 
 /**
+ * @brief The power of two 2^e by which the objective (coefficients and offset) is divided before a
+ * backend sees it, so that its largest magnitude lies near 1: backends have absolute tolerances
+ * and CBC's Clp aborts on coefficients above ~1e25. Dividing by a power of two is exact. 0 (no
+ * scaling) while the largest magnitude is within [2^-20, 2^20].
+ */
+[[nodiscard]] int objective_exponent(const MilpModel& milp) noexcept;
+
+/**
  * @brief Decodes a backend's solution and re-checks it independently of the backend: at most one
  * configuration per job, pins kept, forced jobs served, capacity respected. False when anything
  * is off (then `out` is unspecified).

@@ -7,6 +7,7 @@
 #include <sia/valid_configs.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -146,7 +147,36 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       pb.valid[i].push_back(Entry{v.config, v.gpus, uit.value()});
     }
   }
+  // λ far beyond every utility sum: the model uses λ' = 2·Σ max u + 1 instead (Problem::model_lambda),
+  // which ranks every allocation exactly as λ does. Only where λ would swamp the utilities' digits
+  // (a factor 2^20 above λ'); below that λ is used as given.
+  pb.util_bound = 0.0;
+  for (const auto& entries : pb.valid) {
+    double best = 0.0;
+    for (const Entry& e : entries) best = std::max(best, e.util);
+    pb.util_bound += best;
+  }
+  pb.model_lambda = pb.lambda;
+  if (std::isfinite(pb.util_bound)) {
+    const double clamp = 2.0 * pb.util_bound + 1.0;
+    if (pb.lambda > std::ldexp(clamp, 20)) pb.model_lambda = clamp;
+  }
   return pb;
+}
+
+double round_bound(const Problem& pb, double model_bound) {
+  if (pb.model_lambda == pb.lambda || !std::isfinite(model_bound)) return model_bound;
+  // With λ' > T = util_bound, an allocation leaving m jobs waiting is worth U + λ'm (p < 0, to
+  // minimise) or U − λ'm (p > 0, to maximise), with 0 <= U <= T. The model bound therefore proves
+  // at least m_lb jobs wait, and the round's optimum is the model's shifted by (λ − λ')·m >= that.
+  const double lp = pb.model_lambda;
+  const double shift = pb.lambda - lp;
+  if (pb.p < 0) {
+    const double m = std::max(0.0, std::ceil((model_bound - pb.util_bound) / lp - 1e-6));
+    return model_bound + shift * m;
+  }
+  const double m = std::max(0.0, std::ceil(-model_bound / lp - 1e-6));
+  return model_bound - shift * m;
 }
 
 double objective_of(const Problem& pb, const Choice& ch) {

@@ -36,10 +36,17 @@ struct Problem {
   std::vector<int> current;               ///< per job: current config index or -1
   Requirements required;                  ///< as the jobs ask (before capacity is considered)
   double p = -0.5;
-  double lambda = 1.1;
+  double lambda = 1.1;  ///< the round's λ: the objective is reported with it
+  /// The λ the binary program and the tie rules use. Equal to `lambda` unless λ exceeds
+  /// 2^20·(2·util_bound + 1): every λ' > util_bound orders all allocations the same way (more jobs
+  /// served always wins, then utility), so λ' = 2·util_bound + 1 gives the same optimal allocations
+  /// without drowning the utilities in λ's rounding (λ = 1e16 with utilities near 1 would).
+  double model_lambda = 1.1;
+  /// Σ over jobs of the job's largest utility: no allocation's utility sum exceeds it.
+  double util_bound = 0.0;
   [[nodiscard]] std::size_t num_jobs() const { return valid.size(); }
-  /// Contribution of giving a job its entry e, in "bigger is better" units.
-  [[nodiscard]] double gain(const Entry& e) const { return p > 0 ? e.util + lambda : lambda - e.util; }
+  /// Contribution of giving a job its entry e, in "bigger is better" units (with model_lambda).
+  [[nodiscard]] double gain(const Entry& e) const { return p > 0 ? e.util + model_lambda : model_lambda - e.util; }
   /// Position of configuration `config` in valid[i], or -1.
   [[nodiscard]] int entry_of(std::size_t i, int config) const;
   /// Configuration index job i gets in `ch` (-1 = none).
@@ -57,7 +64,14 @@ struct Problem {
 [[nodiscard]] Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
                                     const RoundOptions& options);
 
-/// Value of product.md §2 step 4 for allocation `ch`.
+/// Value of product.md §2 step 4 for allocation `ch` (with the round's λ).
 [[nodiscard]] double objective_of(const Problem& pb, const Choice& ch);
+
+/**
+ * @brief A proven bound on the round's objective (with the round's λ) from a proven bound of the
+ * binary program, whose λ is `model_lambda`: the same value when the two λ are equal; otherwise
+ * the model bound shifted by (λ − λ') times the fewest jobs that the model bound proves must wait.
+ */
+[[nodiscard]] double round_bound(const Problem& pb, double model_bound);
 
 }  // namespace sia::detail

@@ -71,7 +71,22 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     out.ok = true;
     return out;
   }
+  // Objective in a range every backend handles (formulation.hpp: objective_exponent); the answer
+  // is mapped back exactly (powers of two).
+  const int e = objective_exponent(model_out.milp);
+  if (e != 0) {
+    for (double& c : model_out.milp.obj) c = std::ldexp(c, -e);
+    model_out.milp.obj_offset = std::ldexp(model_out.milp.obj_offset, -e);
+    for (double& d : params.start_duals) d = std::ldexp(d, -e);
+  }
   out.result = solver.solve(model_out.milp, params);
+  if (e != 0) {
+    for (double& c : model_out.milp.obj) c = std::ldexp(c, e);
+    model_out.milp.obj_offset = std::ldexp(model_out.milp.obj_offset, e);
+    out.result.objective = std::ldexp(out.result.objective, e);
+    out.result.best_bound = std::ldexp(out.result.best_bound, e);
+    for (double& d : out.result.row_duals) d = std::ldexp(d, e);
+  }
   solve_ms += std::chrono::duration<double, std::milli>(out.result.wall_time).count();
   const bool has_solution = out.result.status == MilpStatus::optimal || out.result.status == MilpStatus::feasible;
   if (has_solution) out.ok = decode(pb, model_out, out.result.values, req, out.choice);
@@ -169,7 +184,17 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   if (!res.fallback) res.warm_start = next_warm_start(pb, cluster, jobs, model, out.result, choice);
   res.objective = objective_of(pb, choice);
   res.best_bound = res.objective;
-  if (out.ok && std::isfinite(out.result.best_bound)) res.best_bound = out.result.best_bound;
+  if (out.ok && std::isfinite(out.result.best_bound)) res.best_bound = round_bound(pb, out.result.best_bound);
+  if (out.ok && res.status == RoundStatus::optimal && pb.model_lambda != pb.lambda) {
+    // The backend proved its gap for the model's λ (Problem::model_lambda); with the round's λ the
+    // proof holds only when the bound shows as many waiting jobs as the allocation has.
+    const double gap = std::abs(res.objective - res.best_bound);
+    if (!(gap <= options.relative_gap * std::max(std::abs(res.objective), 1e-9) * (1.0 + 1e-9) + 1e-9)) {
+      res.status = RoundStatus::feasible;
+      res.message = "optimal for the binary program, but its bound does not prove the gap with lambda = " +
+                    std::to_string(pb.lambda);
+    }
+  }
 
   // Prices: duals of the capacity rows, as the marginal improvement of the round's objective per
   // extra GPU. MilpResult::row_duals are d(objective)/d(row bound) in the model's own sense, so a

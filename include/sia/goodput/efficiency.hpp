@@ -12,6 +12,7 @@
 
 #include <sia/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -39,9 +40,15 @@ inline void validate(const GradParams& g, const std::string& what = "grad params
 /// non-positive denominator, e.g. sqr = var = 0) the gain is 1, as in the reference.
 [[nodiscard]] inline double gain(const GradParams& g, double batch, double init_batch_size) noexcept {
   const double scale = batch / init_batch_size;
-  const double denom = g.var / scale + g.sqr;
+  // Only the ratio var : sqr matters: divide both by the larger so that statistics near the top of
+  // the double range (sqr = var = 1e308) do not overflow var + sqr to infinity.
+  const double m = std::max(g.var, g.sqr);
+  if (!(m > 0.0) || !std::isfinite(m)) return 1.0;
+  const double var = g.var / m;
+  const double sqr = g.sqr / m;
+  const double denom = var / scale + sqr;
   if (!(denom > 0.0) || !std::isfinite(denom)) return 1.0;
-  const double r = (g.var + g.sqr) / denom;
+  const double r = (var + sqr) / denom;
   return std::isfinite(r) ? r : 1.0;
 }
 

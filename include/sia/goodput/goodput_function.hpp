@@ -104,9 +104,13 @@ class EfficiencyFn {
   EfficiencyFn(const std::optional<GradParams>& g, double init) noexcept : init_(init) {
     if (g && std::isfinite(g->sqr) && std::isfinite(g->var)) {
       known_ = true;
-      var_ = g->var;
-      sqr_over_init_ = g->sqr / init;
-      num_ = g->var + g->sqr;
+      // Only the ratio var : sqr matters: divide both by the larger so that statistics near the
+      // top of the double range (sqr = var = 1e308) do not overflow var + sqr to infinity.
+      const double m = std::max(g->var, g->sqr);
+      const double unit = m > 0.0 ? m : 1.0;
+      var_ = g->var / unit;
+      sqr_over_init_ = g->sqr / unit / init;
+      num_ = var_ + g->sqr / unit;
     }
   }
   [[nodiscard]] double operator()(double batch) const noexcept {

@@ -71,7 +71,8 @@ class CbcSolver final : public MilpSolver {
 };
 
 /// A linear program solved by Clp alone, with the method `params.lp_method` (simplex or interior).
-MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const MilpParams& params, double sign) {
+MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const MilpParams& params, double sign,
+                    int exponent) {
   MilpResult result;
   ClpSimplex& clp = *lp.getModelPtr();
   ClpSolve options;
@@ -105,7 +106,8 @@ MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const Mil
   if (result.status == MilpStatus::optimal && params.lp_duals) {
     const double* price = clp.dualRowSolution();
     result.row_duals.resize(static_cast<std::size_t>(model.num_rows()));
-    for (std::size_t i = 0; i < result.row_duals.size(); ++i) result.row_duals[i] = sign * price[i];
+    for (std::size_t i = 0; i < result.row_duals.size(); ++i)
+      result.row_duals[i] = std::ldexp(sign * price[i], exponent);
   }
   return result;
 }
@@ -119,6 +121,28 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   const double sign = maximize ? -1.0 : 1.0;
 
   if (n == 0) return empty_model_result(model, params);  // CBC has nothing to branch on
+
+  // Magnitudes: Clp asserts (SIGABRT, uncatchable) on coefficients above ~1e25. The objective is
+  // divided by a power of two (exact) so that its largest magnitude is near 1, and mapped back;
+  // constraint coefficients and finite bounds beyond `safe` are refused.
+  constexpr double safe = 1e20;
+  for (const auto& e : model.entries)
+    if (std::abs(e.value) > safe) {
+      result.status = MilpStatus::error;
+      result.message = "constraint coefficient " + std::to_string(e.value) + " at row " + std::to_string(e.row) +
+                       ", column " + std::to_string(e.col) + " is beyond CBC's safe range [-1e20, 1e20]";
+      return result;
+    }
+  for (const auto* bounds : {&model.col_lower, &model.col_upper, &model.row_lower, &model.row_upper})
+    for (double b : *bounds)
+      if (std::isfinite(b) && std::abs(b) > safe) {
+        result.status = MilpStatus::error;
+        result.message = "bound " + std::to_string(b) + " is beyond CBC's safe range [-1e20, 1e20]";
+        return result;
+      }
+  double biggest = 0.0;
+  for (double c : model.obj) biggest = std::max(biggest, std::abs(c));
+  const int exponent = biggest > 1e6 ? std::ilogb(biggest) : 0;  // cost = obj * 2^-exponent
 
   OsiClpSolverInterface lp;
   quiet(lp.messageHandler(), params.verbose);
@@ -136,7 +160,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   std::vector<double> cost(static_cast<std::size_t>(n)), cl(cost.size()), cu(cost.size());
   std::vector<double> rl(static_cast<std::size_t>(m)), ru(rl.size());
   for (std::size_t j = 0; j < cost.size(); ++j) {
-    cost[j] = sign * model.obj[j];
+    cost[j] = std::ldexp(sign * model.obj[j], -exponent);
     cl[j] = finite(model.col_lower[j]);
     cu[j] = finite(model.col_upper[j]);
   }
@@ -154,7 +178,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
     if (model.is_integer[static_cast<std::size_t>(j)]) lp.setInteger(j);
 
   const bool is_lp = std::none_of(model.is_integer.begin(), model.is_integer.end(), [](char v) { return v != 0; });
-  if (is_lp && params.lp_method != LpMethod::automatic) return solve_lp(lp, model, params, sign);
+  if (is_lp && params.lp_method != LpMethod::automatic) return solve_lp(lp, model, params, sign, exponent);
 
   // Root LP relaxation: detects infeasible/unbounded relaxations early and gives the duals.
   lp.initialSolve();
@@ -172,7 +196,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
     const double* price = lp.getRowPrice();
     result.row_duals.resize(static_cast<std::size_t>(m));
     // Clp's price is d(min objective)/d(rhs); map it to the model's own objective direction.
-    for (int i = 0; i < m; ++i) result.row_duals[static_cast<std::size_t>(i)] = sign * price[i];
+    for (int i = 0; i < m; ++i) result.row_duals[static_cast<std::size_t>(i)] = std::ldexp(sign * price[i], exponent);
   }
 
   CbcModel cbc(lp);  // copies `lp`
@@ -243,7 +267,8 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
     }
     result.objective = model.objective_of(result.values);
     const double bound = cbc.getBestPossibleObjValue();
-    if (std::isfinite(bound) && std::abs(bound) < 1e49) result.best_bound = sign * bound + model.obj_offset;
+    if (std::isfinite(bound) && std::abs(bound) < 1e49)
+      result.best_bound = std::ldexp(sign * bound, exponent) + model.obj_offset;
     bool proven = cbc.isProvenOptimal() && !limited;
     if (!proven && std::isfinite(result.best_bound)) {
       // isProvenOptimal() is false after a limit even when the incumbent is within the gap.
