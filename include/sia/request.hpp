@@ -55,11 +55,12 @@ struct RequestLimits {
 
 /**
  * @brief Prints the decision of a round for a request (product.md §5), in the request's job order.
+ * Every field's meaning: docs/decision.md.
  *
  * Fields: `status`, `objective`, `best_bound`, `backend`, `solve_ms`, `allocations` (job,
  * gpu_type, nodes, gpus; `batch_size`/`local_batch`/`accumulation_steps` when the round chose a
  * batch size; `placement` [{node, gpus, gpu_ids}] when it computed one), `unallocated`, and, when
- * non-empty, `prices`, `unmet`, `evicted`, `fallback` (true when the allocation is the greedy
+ * non-empty, `prices`, `unmet`, `preempted`, `evicted`, `fallback` (true when the allocation is the greedy
  * fallback because the backend produced none) and `message`. Numbers are printed so that they read
  * back as the same double; NaN or infinite values (an unknown bound) print as null.
  *

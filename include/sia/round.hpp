@@ -10,6 +10,7 @@
 #include <sia/warm_start.hpp>
 
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -57,15 +58,18 @@ struct JobDecision {
   int gpus = 0;                             ///< GPUs the job uses (rigid jobs may use fewer than config->gpus)
   std::optional<BatchChoice> batch;         ///< when the job's model offers batch sizes
   std::vector<NodeShare> placement;         ///< when RoundOptions::place
-  bool changed = false;                     ///< configuration differs from the job's current one
+  /// The job must (re)start: its configuration differs from `current`, or its configuration is the
+  /// same but its placement differs from a known current placement (docs/decision.md).
+  bool changed = false;
 };
 
 /// Result of a round.
 struct RoundResult {
   RoundStatus status = RoundStatus::error;
-  std::string backend;                 ///< backend that produced the allocation
-  double objective = 0.0;              ///< value of product.md §2 step 4 for the returned allocation
-  double best_bound = 0.0;             ///< proven bound on that value, when known (else = objective)
+  std::string backend;     ///< backend that produced the allocation
+  double objective = 0.0;  ///< value of product.md §2 step 4 (λ terms counted) for the returned allocation
+  /// Proven bound on the optimal value (lower when p < 0, upper when p > 0); NaN when none is known.
+  double best_bound = std::numeric_limits<double>::quiet_NaN();
   double solve_ms = 0.0;               ///< time in the backend
   double total_ms = 0.0;               ///< whole round
   std::vector<JobDecision> decisions;  ///< one per input job, in input order
@@ -75,10 +79,15 @@ struct RoundResult {
   /// of its capacity rows at the root relaxation; positive = more GPUs help, for either sign of
   /// p). Empty when the backend gives no duals or the allocation is a fallback.
   std::vector<double> prices;
-  std::vector<std::string> evicted;  ///< jobs that lost their GPUs to defragment placement
-  std::vector<std::string> unmet;    ///< non-preemptible jobs whose demand cannot be met
-  bool fallback = false;             ///< allocation came from the greedy fallback
-  std::string message;               ///< detail for non-optimal statuses
+  /// Jobs that keep their configuration but must move (fragmentation, a failed node, a current
+  /// placement that breaks the placement rules), in input order; each also has `changed`.
+  std::vector<std::string> evicted;
+  /// Non-preemptible jobs (running or waiting) left without GPUs by the returned allocation.
+  std::vector<std::string> unmet;
+  /// Running jobs (with a `current` allocation) left without GPUs by the returned allocation.
+  std::vector<std::string> preempted;
+  bool fallback = false;  ///< allocation came from the greedy fallback
+  std::string message;    ///< detail for non-optimal statuses
   /// What the next round can start from (RoundOptions::warm_start): this round's capacity-row
   /// prices (when the backend gave duals) and allocation. Null after a fallback.
   std::shared_ptr<const WarmStart> warm_start;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -52,7 +53,8 @@ double ms_since(Clock::time_point start) {
 struct SolveOutcome {
   MilpResult result;
   Choice choice;
-  bool ok = false;  // choice is a verified solution of this model
+  bool ok = false;          // choice is a verified solution of this model
+  bool within_gap = false;  // the backend's bound is within relative_gap of the full objective
 };
 
 // `warm`: start the backend from a previous round (its prices and allocation), when given.
@@ -69,6 +71,7 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     out.result.best_bound = model_out.milp.obj_offset;
     out.choice.assign(pb.num_jobs(), -1);
     out.ok = true;
+    out.within_gap = true;
     return out;
   }
   // Objective in a range every backend handles (formulation.hpp: objective_exponent); the answer
@@ -99,6 +102,70 @@ std::optional<std::chrono::milliseconds> remaining(const RoundOptions& o, Clock:
   return std::max(std::chrono::milliseconds(0), *o.time_limit - spent);
 }
 
+// Is `bound` within `gap` of `objective`, relative to the full objective (constant terms counted)?
+// Plus the numerical tolerance every backend works with, 1e-9·(1 + |objective| + λ·J): sums of
+// terms of that size carry rounding errors of that order (docs/decision.md).
+bool within_gap(double objective, double bound, double gap, double constant) {
+  if (!std::isfinite(objective) || !std::isfinite(bound)) return false;
+  const double scale = std::max(std::abs(objective), std::abs(bound));
+  return std::abs(bound - objective) <= gap * scale + 1e-9 * (1.0 + scale + std::abs(constant));
+}
+
+// Backends measure their relative gap on the objective without the model's constant (λ·J), which
+// can be many times larger than the full objective: their "optimal" may be outside
+// `relative_gap` of the full objective. Checks the answer, and when it is outside, solves once more
+// with the gap scaled down by the ratio of the two objectives; what is still outside is reported
+// by SolveOutcome::within_gap (the round then says `feasible`).
+SolveOutcome ensure_gap(const Problem& pb, const Requirements& req, MilpSolver& solver, MilpParams params,
+                        double& solve_ms, Formulation& model, const WarmStart* warm, const ClusterSpec& cluster,
+                        std::span<const JobSpec> jobs, SolveOutcome out, const RoundOptions& options,
+                        Clock::time_point start) {
+  if (!out.ok || out.result.status != MilpStatus::optimal) return out;
+  const double gap = options.relative_gap;
+  const double constant = pb.lambda * static_cast<double>(pb.num_jobs());
+  double objective = objective_of(pb, out.choice);
+  out.within_gap = within_gap(objective, round_bound(pb, out.result.best_bound), gap, constant);
+  if (out.within_gap) return out;
+  // The backend's own objective (its λ, without the constant) against the full one.
+  const double own = std::isfinite(out.result.objective) ? out.result.objective : objective;
+  const double inner = std::max(std::abs(own - model.milp.obj_offset), 1e-300);
+  const double full = std::max(std::abs(own), 1e-300);
+  params.relative_gap = std::clamp(0.5 * gap * full / inner, 1e-15, gap);
+  params.time_limit = remaining(options, start);
+  Formulation again_model;
+  SolveOutcome again = solve_once(pb, req, solver, params, solve_ms, again_model, warm, cluster, jobs);
+  if (!again.ok || again.result.status != MilpStatus::optimal) return out;
+  objective = objective_of(pb, again.choice);
+  again.within_gap = within_gap(objective, round_bound(pb, again.result.best_bound), gap, constant);
+  model = std::move(again_model);
+  return again;
+}
+
+// Do two placements name the same GPUs? GPU ids count only where both give them.
+bool same_gpus(const std::vector<NodeShare>& a, const std::vector<NodeShare>& b) {
+  if (a.size() != b.size()) return false;
+  auto by_node = [](std::vector<NodeShare> v) {
+    std::sort(v.begin(), v.end(), [](const NodeShare& x, const NodeShare& y) { return x.node < y.node; });
+    return v;
+  };
+  const auto x = by_node(a), y = by_node(b);
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    if (x[k].node != y[k].node || x[k].gpus != y[k].gpus) return false;
+    if (!x[k].gpu_ids.empty() && !y[k].gpu_ids.empty()) {
+      auto ix = x[k].gpu_ids, iy = y[k].gpu_ids;
+      std::sort(ix.begin(), ix.end());
+      std::sort(iy.begin(), iy.end());
+      if (ix != iy) return false;
+    }
+  }
+  return true;
+}
+
+bool on_down_node(const ClusterSpec& cluster, const CurrentAllocation& cur) {
+  return std::any_of(cur.placement.begin(), cur.placement.end(),
+                     [&](const NodeShare& s) { return cluster.is_down(cur.type, s.node); });
+}
+
 RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
                            MilpSolver& solver, Clock::time_point start) {
   const Problem pb = build_problem(make_configuration_set(cluster), cluster, jobs, options);
@@ -106,7 +173,6 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
 
   RoundResult res;
   res.backend = std::string(solver.name());
-  std::vector<std::string> unmet;
 
   // Pins that cannot all be honoured (capacity shrank under running non-preemptible jobs): keep
   // them greedily in input order, report the rest.
@@ -118,17 +184,13 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       if (usage.fits(pb.current[i])) {
         usage.add(pb.current[i]);
       } else {
-        req.pinned[i] = 0;
-        unmet.push_back(jobs[i].id());
+        req.pinned[i] = 0;  // left without GPUs: reported in `unmet` (from the final allocation)
       }
     }
   }
   // Forced jobs with nothing usable cannot be served at all.
   for (std::size_t i = 0; i < n; ++i)
-    if (req.forced[i] && pb.valid[i].empty()) {
-      req.forced[i] = 0;
-      unmet.push_back(jobs[i].id());
-    }
+    if (req.forced[i] && pb.valid[i].empty()) req.forced[i] = 0;
 
   MilpParams params;
   params.relative_gap = options.relative_gap;
@@ -138,6 +200,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   const WarmStart* warm = options.warm_start.get();
   Formulation model;
   SolveOutcome out = solve_once(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs);
+  out = ensure_gap(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options, start);
   const bool any_forced = std::any_of(req.forced.begin(), req.forced.end(), [](char f) { return f != 0; });
   if (out.result.status == MilpStatus::infeasible && any_forced) {
     // The waiting non-preemptible jobs cannot all start: solve without that requirement and
@@ -145,23 +208,32 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     Requirements relaxed{req.pinned, std::vector<char>(n, 0)};
     params.time_limit = remaining(options, start);
     out = solve_once(pb, relaxed, solver, params, res.solve_ms, model, warm, cluster, jobs);
-    if (out.ok) {
-      for (std::size_t i = 0; i < n; ++i)
-        if (req.forced[i] && out.choice[i] < 0) unmet.push_back(jobs[i].id());
-      req = std::move(relaxed);
-    }
+    params.time_limit = remaining(options, start);
+    out = ensure_gap(pb, relaxed, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options,
+                     start);
+    if (out.ok) req = std::move(relaxed);
     // Otherwise keep the requirement: the greedy fallback then serves those jobs first and reports the
     // ones it cannot serve in `unmet` (a backend that wrongly says "infeasible" twice must not
     // silently drop them).
   }
 
+  // The tie rules group and swap jobs by what the jobs ask for (a waiting non-preemptible job is
+  // never interchangeable with a preemptible one, even when the round had to relax its demand).
+  Requirements asked = req;
+  for (std::size_t i = 0; i < n; ++i) asked.forced[i] = pb.required.forced[i] && !pb.valid[i].empty();
   Choice choice;
   if (out.ok) {
     choice = out.choice;
-    canonicalize_ties(pb, req, choice);
-    prefer_current_on_ties(pb, req, choice);
+    canonicalize_ties(pb, asked, choice);
+    prefer_current_on_ties(pb, asked, choice);
     res.status = out.result.status == MilpStatus::optimal ? RoundStatus::optimal : RoundStatus::feasible;
     if (out.result.status == MilpStatus::feasible) res.message = "backend stopped at a limit: " + out.result.message;
+    if (out.result.status == MilpStatus::optimal && !out.within_gap) {
+      res.status = RoundStatus::feasible;
+      res.message =
+          "backend reported optimal, but its bound is not within relative_gap of the objective (constant "
+          "terms counted)";
+    }
   } else {
     choice = greedy_allocation(pb, req);
     res.fallback = true;
@@ -177,14 +249,18 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       if (!out.result.message.empty()) res.message += ": " + out.result.message;
       res.message += "; greedy fallback allocation";
     }
-    for (std::size_t i = 0; i < n; ++i)
-      if (req.forced[i] && choice[i] < 0) unmet.push_back(jobs[i].id());
   }
 
   if (!res.fallback) res.warm_start = next_warm_start(pb, cluster, jobs, model, out.result, choice);
   res.objective = objective_of(pb, choice);
-  res.best_bound = res.objective;
-  if (out.ok && std::isfinite(out.result.best_bound)) res.best_bound = round_bound(pb, out.result.best_bound);
+  // A bound only when the backend proved one for this problem (docs/decision.md): never the
+  // objective of a fallback (that would claim a zero gap nobody proved).
+  res.best_bound = std::numeric_limits<double>::quiet_NaN();
+  const bool bound_trusted = out.ok || out.result.status == MilpStatus::no_solution;
+  if (bound_trusted && std::isfinite(out.result.best_bound)) {
+    const double b = round_bound(pb, out.result.best_bound);
+    res.best_bound = pb.p > 0 ? std::max(b, res.objective) : std::min(b, res.objective);
+  }
   if (out.ok && res.status == RoundStatus::optimal && pb.model_lambda != pb.lambda) {
     // The backend proved its gap for the model's λ (Problem::model_lambda); with the round's λ the
     // proof holds only when the bound shows as many waiting jobs as the allocation has.
@@ -244,7 +320,13 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     for (std::size_t i = 0; i < n; ++i) {
       JobDecision& d = res.decisions[i];
       d.placement = std::move(placed.placements[i]);
-      if (placed.status[i] == PlacementStatus::evicted) res.evicted.push_back(d.job);
+      // Same configuration on other GPUs (fragmentation, a failed node, a placement that broke the
+      // rules) is a restart too: `changed`, and listed in `evicted`.
+      if (placed.status[i] != PlacementStatus::dropped && !d.changed && d.config && jobs[i].current() &&
+          !jobs[i].current()->placement.empty() && !same_gpus(jobs[i].current()->placement, d.placement)) {
+        d.changed = true;
+        res.evicted.push_back(d.job);
+      }
       if (placed.status[i] == PlacementStatus::dropped) {
         // Only reachable if the allocation exceeded what the cluster can hold (the capacity
         // rows make this impossible); the job is reported evicted and left without GPUs.
@@ -262,17 +344,28 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     if (dropped) res.objective = objective_of(pb, choice);
   }
 
-  std::sort(unmet.begin(), unmet.end());
-  unmet.erase(std::unique(unmet.begin(), unmet.end()), unmet.end());
-  if (!unmet.empty()) {
+  if (!options.place)
+    for (std::size_t i = 0; i < n; ++i) {
+      // Without placement, a job whose current placement touches a failed node must still move.
+      JobDecision& d = res.decisions[i];
+      if (!d.changed && d.config && jobs[i].current() && on_down_node(cluster, *jobs[i].current())) {
+        d.changed = true;
+        res.evicted.push_back(d.job);
+      }
+    }
+  // From the final allocation (after tie rules and placement), in input order.
+  for (std::size_t i = 0; i < n; ++i) {
+    const JobDecision& d = res.decisions[i];
+    if (d.config) continue;
+    if (!jobs[i].preemptible()) res.unmet.push_back(d.job);
+    if (jobs[i].current()) res.preempted.push_back(d.job);
+  }
+  if (!res.unmet.empty()) {
     res.status = RoundStatus::infeasible;
     std::string msg = "demand of non-preemptible jobs cannot be met:";
-    for (const auto& u : unmet) msg += " " + u;
+    for (const auto& u : res.unmet) msg += " " + u;
     res.message = res.message.empty() ? msg : msg + "; " + res.message;
   }
-  // Keep `unmet` in input order for the caller.
-  for (const JobSpec& j : jobs)
-    if (std::binary_search(unmet.begin(), unmet.end(), j.id())) res.unmet.push_back(j.id());
   res.total_ms = ms_since(start);
   return res;
 }

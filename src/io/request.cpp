@@ -698,6 +698,7 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
   }
   if (!result.unmet.empty()) d["unmet"] = result.unmet;
   if (!result.evicted.empty()) d["evicted"] = result.evicted;
+  if (!result.preempted.empty()) d["preempted"] = result.preempted;
   if (result.fallback) d["fallback"] = true;  // the backend gave nothing usable: greedy allocation
   if (!result.message.empty()) d["message"] = result.message;
   return d.dump(pretty ? 2 : -1, ' ', false, ojson::error_handler_t::replace);

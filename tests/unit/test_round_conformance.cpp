@@ -433,6 +433,9 @@ TEST_CASE("round.conformance.exhaustive") {
       o.backend = backend;
       const auto r = run_round(in.cluster, in.jobs, o);
       CHECK_FALSE(r.fallback);
+      CAPTURE(r.message);
+      CAPTURE(r.objective);
+      CAPTURE(r.best_bound);
       CHECK(r.status == (forced_ok ? RoundStatus::optimal : RoundStatus::infeasible));
       CHECK(r.objective == doctest::Approx(*expected).epsilon(1e-6));
       const auto chosen = chosen_of(r);

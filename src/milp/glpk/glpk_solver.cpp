@@ -42,6 +42,7 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -464,11 +465,17 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
   }
 
   if (result.status == MilpStatus::optimal) {
-    result.best_bound = result.objective;
+    // What GLPK proves when it says optimal: the incumbent is within mip_gap of the optimum,
+    // measured on its own objective (without the model's constant). The last bound the callback
+    // saw may be older (looser); keep whichever of the two is tighter.
+    const double inner = std::abs(result.objective - model.obj_offset);
+    const double slack = job.params->relative_gap * (inner + std::numeric_limits<double>::epsilon());
+    result.best_bound = maximize ? result.objective + slack : result.objective - slack;
     if (std::isfinite(job.bound)) {
       const double b = job.bound + model.obj_offset;
-      // Keep a bound only if it is on the right side of the incumbent (gap-terminated searches).
-      if (maximize ? b >= result.objective : b <= result.objective) result.best_bound = b;
+      if (maximize ? (b >= result.objective && b < result.best_bound)
+                   : (b <= result.objective && b > result.best_bound))
+        result.best_bound = b;
     }
   } else if (result.status == MilpStatus::feasible && std::isfinite(job.bound)) {
     const double b = job.bound + model.obj_offset;
