@@ -107,7 +107,8 @@ TEST_CASE("decision.changed_covers_moves") {
     {
       CAPTURE(b);
       const std::string split = R"({"cluster": {"gpu_types": [{"name": "A", "nodes": 2, "gpus_per_node": 4}]},
-          "policy": {"backend": ")" + b + R"("}, "jobs": [
+          "policy": {"backend": ")" +
+                                b + R"("}, "jobs": [
         {"id": "split", "preemptible": false, "age_s": 100,
          "current": {"gpu_type": "A", "gpus": 2, "placement": [{"node": "A/0", "gpus": 1}, {"node": "A/1", "gpus": 1}]},
          "goodput": [{"gpu_type": "A", "gpus": 2, "value": 2}]}]})";
@@ -126,7 +127,8 @@ TEST_CASE("decision.preempted_lists_running_jobs_without_gpus") {
   for (const auto& b : real_backends()) {
     CAPTURE(b);
     const std::string text = R"({"cluster": {"gpu_types": [{"name": "A", "nodes": 1, "gpus_per_node": 4}]},
-        "policy": {"backend": ")" + b + R"(", "p": 1}, "jobs": [
+        "policy": {"backend": ")" +
+                             b + R"(", "p": 1}, "jobs": [
       {"id": "old", "age_s": 100000, "current": {"gpu_type": "A", "gpus": 4},
        "kind": "rigid", "min_gpus": 4, "max_gpus": 4, "goodput": [{"gpu_type": "A", "gpus": 4, "value": 1}]},
       {"id": "new", "kind": "rigid", "min_gpus": 4, "max_gpus": 4, "preemptible": false,
