@@ -60,20 +60,20 @@ TEST_CASE("round.numbers.huge_lambda_solved_right_on_every_backend") {
     const auto jobs = jobs_of(n);
     for (double p : {1.0, -0.5}) {
       for (const auto& backend : available_milp_solvers()) {
-      // Every job's best utility is 4 (p = 1) or 1 (p = -0.5): a λ above their sum T ranks allocations
-      // exactly as any larger λ (one more job served always wins, then utility). λ = T + 1 gives the
-      // reference allocation in moderate numbers, without the round's own λ clamp (which starts at
-      // 2^20·(2T + 1)), from the same backend (equal-valued optima may differ between backends).
-      const double ref_lambda = (p > 0 ? 4.0 : 1.0) * n + 1.0;
-      RoundOptions ref_o;
-      ref_o.p = p;
-      ref_o.lambda = ref_lambda;
-      ref_o.backend = backend;
-      const auto ref = run_round(cluster, jobs, ref_o);
-      REQUIRE(ref.status == RoundStatus::optimal);
-      const int w = waiting(ref);
-      CHECK((n == 2 ? w == 0 : w == 3));
-      const double ref_utils = p > 0 ? ref.objective + ref_lambda * w : ref.objective - ref_lambda * w;
+        // Every job's best utility is 4 (p = 1) or 1 (p = -0.5): a λ above their sum T ranks allocations
+        // exactly as any larger λ (one more job served always wins, then utility). λ = T + 1 gives the
+        // reference allocation in moderate numbers, without the round's own λ clamp (which starts at
+        // 2^20·(2T + 1)), from the same backend (equal-valued optima may differ between backends).
+        const double ref_lambda = (p > 0 ? 4.0 : 1.0) * n + 1.0;
+        RoundOptions ref_o;
+        ref_o.p = p;
+        ref_o.lambda = ref_lambda;
+        ref_o.backend = backend;
+        const auto ref = run_round(cluster, jobs, ref_o);
+        REQUIRE(ref.status == RoundStatus::optimal);
+        const int w = waiting(ref);
+        CHECK((n == 2 ? w == 0 : w == 3));
+        const double ref_utils = p > 0 ? ref.objective + ref_lambda * w : ref.objective - ref_lambda * w;
         for (double lambda : {1e16, 1e100, 1e300}) {
           CAPTURE(n);
           CAPTURE(p);
