@@ -4,10 +4,13 @@
 // Families: bench/round_instances.hpp (generated, several seeds per size) and scale32 / scale256
 // (rounds recorded from simulating the artifact's scale_32x workload, bench/scale_rounds.hpp;
 // skipped with a message when ../shared is absent). Per benchmark the counters are the median,
-// p95 and max round time over all rounds run (instances x repetitions), the peak heap of a round
+// p95 and max round time over all rounds run (instances x repetitions), the median CPU time of the
+// process per round (all threads: on a loaded machine wall times grow, CPU times much less) and
+// the median time in the backend, the peak heap of a round
 // (every allocation, bench/heap_tracker.cpp), the largest proven relative gap
-// |objective - best_bound| / |objective| (constant lambda terms counted), and how many rounds were
-// proven optimal. At the end a markdown table of every Solver benchmark run is printed (the
+// |objective - best_bound| / |objective| (constant lambda terms counted; rounds whose backend
+// proved no bound, or fell back to the greedy allocation, are counted apart), and how many rounds
+// were proven optimal. At the end a markdown table of every Solver benchmark run is printed (the
 // README's table).
 //
 // CBC and GLPK run with a time limit (SIA_BENCH_LIMIT_MS, default 10000); native with 60 s.
@@ -23,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -79,6 +83,12 @@ std::map<std::string, SolverRow>& rows() {
   return r;
 }
 
+double process_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -97,22 +107,27 @@ void run(benchmark::State& state, const std::string& family, int gpus, const std
   RoundOptions o;
   o.backend = backend;
   o.time_limit = std::chrono::milliseconds(limit_ms(backend));
-  std::vector<double> ms, mb, gaps;
-  int optimal = 0, fallback = 0, n = 0;
+  std::vector<double> ms, mb, gaps, cpu, solve;
+  int optimal = 0, fallback = 0, unbounded = 0, n = 0;
   std::size_t jobs = 0;
   for (auto _ : state) {
     const RoundInstance& in = set.instances[static_cast<std::size_t>(n) % set.instances.size()];
     heap_reset_peak();
     const long long base = heap_current();
+    const double c0 = process_cpu_ms();
     const auto t0 = std::chrono::steady_clock::now();
     RoundResult r = run_round(in.cluster, in.jobs, o);
     const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    cpu.push_back(process_cpu_ms() - c0);
+    solve.push_back(r.solve_ms);
     const double peak = static_cast<double>(heap_peak() - base) / (1024.0 * 1024.0);
     ms.push_back(t);
     mb.push_back(peak);
     jobs = std::max(jobs, in.jobs.size());
     if (r.fallback) {
       ++fallback;
+    } else if (std::isnan(r.best_bound)) {
+      ++unbounded;  // stopped by the limit without a proven bound: no gap to report
     } else {
       gaps.push_back(r.objective != 0.0 ? std::abs(r.objective - r.best_bound) / std::abs(r.objective) : 0.0);
       // An infeasible round (unmet demand) counts when the allocation of the relaxed round is proven.
@@ -132,13 +147,18 @@ void run(benchmark::State& state, const std::string& family, int gpus, const std
   row.p95_ms = percentile(ms, 0.95);
   row.max_ms = *std::max_element(ms.begin(), ms.end());
   row.peak_mb = *std::max_element(mb.begin(), mb.end());
+  row.cpu_ms = percentile(cpu, 0.5);
+  row.solve_ms = percentile(solve, 0.5);
   row.max_gap = gaps.empty() ? -1.0 : *std::max_element(gaps.begin(), gaps.end());
   row.optimal = optimal;
   row.fallback = fallback;
+  row.unbounded = unbounded;
   row.limit_ms = limit_ms(backend);
   state.counters["median_ms"] = row.median_ms;
   state.counters["p95_ms"] = row.p95_ms;
   state.counters["max_ms"] = row.max_ms;
+  state.counters["cpu_ms"] = row.cpu_ms;
+  state.counters["solve_ms"] = row.solve_ms;
   state.counters["peak_MB"] = row.peak_mb;
   state.counters["max_gap"] = row.max_gap;
   state.counters["optimal"] = optimal;
@@ -242,8 +262,10 @@ void print_solver_table(std::FILE* out) {
   }
   if (rows().empty()) return;
   std::fprintf(
-      out, "\n| family | GPUs | jobs | backend | median ms | p95 ms | max ms | peak MB | max proven gap | optimal |\n");
-  std::fprintf(out, "|---|---|---|---|---|---|---|---|---|---|\n");
+      out,
+      "\n| family | GPUs | jobs | backend | median ms | p95 ms | max ms | CPU ms | solve ms | peak MB | max proven gap "
+      "| optimal |\n");
+  std::fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   // Order: size, family (as registered), backend.
   std::vector<const SolverRow*> all;
   for (const auto& [k, r] : rows()) all.push_back(&r);
@@ -262,8 +284,10 @@ void print_solver_table(std::FILE* out) {
     if (backend != "native") backend += " (" + std::to_string(r->limit_ms / 1000) + " s)";
     std::string opt = std::to_string(r->optimal) + "/" + std::to_string(r->rounds);
     if (r->fallback > 0) opt += " (" + std::to_string(r->fallback) + " fallback)";
-    std::fprintf(out, "| %s | %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", r->family.c_str(), r->gpus,
-                 r->jobs, backend.c_str(), r->median_ms, r->p95_ms, r->max_ms, r->peak_mb, gap, opt.c_str());
+    if (r->unbounded > 0) opt += " (" + std::to_string(r->unbounded) + " without bound)";
+    std::fprintf(out, "| %s | %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", r->family.c_str(),
+                 r->gpus, r->jobs, backend.c_str(), r->median_ms, r->p95_ms, r->max_ms, r->cpu_ms, r->solve_ms,
+                 r->peak_mb, gap, opt.c_str());
   }
 }
 

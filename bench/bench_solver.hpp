@@ -9,8 +9,11 @@ namespace sia::bench {
 struct SolverRow {
   std::string family, backend;
   int gpus = 0, jobs = 0, rounds = 0, optimal = 0, fallback = 0, limit_ms = 0;
+  int unbounded = 0;  ///< rounds stopped by the limit without a proven bound
   double median_ms = 0.0, p95_ms = 0.0, max_ms = 0.0, peak_mb = 0.0;
-  double max_gap = -1.0;  ///< largest proven relative gap; -1 when every round fell back
+  double cpu_ms = 0.0;    ///< median CPU time of the process per round (all threads)
+  double solve_ms = 0.0;  ///< median time in the backend (RoundResult::solve_ms), wall
+  double max_gap = -1.0;  ///< largest proven relative gap; -1 when no round proved a bound
 };
 
 /// One Warm/<family>/<gpus> benchmark's medians.

@@ -75,6 +75,7 @@ void check_fault_result(const test::Instance& in, const RoundOptions& o, FaultSo
   test::check_round_valid(in.cluster, in.jobs, o, r);
   CHECK(r.fallback);
   CHECK(r.prices.empty());
+  CHECK(std::isnan(r.best_bound));  // a greedy allocation proves no bound
   CHECK(r.message.find(expected_fragment(m)) != std::string::npos);
   CHECK(r.message.find("fallback") != std::string::npos);
   if (m == FaultSolver::Mode::sleep_past_limit) {

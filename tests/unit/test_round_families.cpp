@@ -7,8 +7,10 @@
 #include <sia/milp/factory.hpp>
 #include <sia/round.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -124,5 +126,62 @@ TEST_CASE("round.gpu_limit.tables_skip_counts_they_do_not_list") {
     CHECK(r2.status == r3.status);
     CHECK(r2.objective == r3.objective);
     for (std::size_t i = 0; i < r2.decisions.size(); ++i) CHECK(r2.decisions[i].config == r3.decisions[i].config);
+  }
+}
+
+namespace {
+
+// The relative gap a limited round's message states ("... proven relative gap of X").
+double stated_gap(const std::string& message) {
+  const auto at = message.find("gap of ");
+  return at == std::string::npos ? std::nan("") : std::atof(message.c_str() + at + 7);
+}
+
+}  // namespace
+
+TEST_CASE("round.families.limits_at_scale_are_honest") {
+  // Honest limits on a large round (16,384 GPUs, 5,120 jobs, half of them running): stopped at
+  // once, the native backend returns the best allocation it found with a bound that holds against
+  // the exact optimum, and the gap it states is the one between them. CBC and GLPK stopped early
+  // on a 2048-GPU round either prove a true bound, or prove none (NaN, status feasible), or fall
+  // back to the greedy allocation without a bound: never a worse answer presented as optimal.
+  const auto big = sia::bench::make_instance("helios", 16384, 1);
+  const auto exact = solve(big, "native");
+  REQUIRE(exact.status == sia::RoundStatus::optimal);
+  REQUIRE(std::isfinite(exact.best_bound));
+  for (int ms : {0, 1, 5}) {
+    CAPTURE(ms);
+    const auto quick = solve(big, "native", std::chrono::milliseconds(ms));
+    CAPTURE(quick.message);
+    REQUIRE(quick.status != sia::RoundStatus::error);
+    CHECK_FALSE(quick.fallback);
+    REQUIRE(std::isfinite(quick.best_bound));
+    CHECK(quick.best_bound <= quick.objective + 1e-9);
+    CHECK(bound_holds(quick, exact.objective));
+    CHECK(exact.objective <= quick.objective + 1e-4 * std::abs(quick.objective));
+    const double gap = std::abs(quick.objective - quick.best_bound) / std::abs(quick.objective);
+    if (quick.status == sia::RoundStatus::optimal) {
+      CHECK(gap <= 1e-4 + 1e-12);
+    } else {
+      CHECK(quick.status == sia::RoundStatus::feasible);
+      CHECK(stated_gap(quick.message) == doctest::Approx(gap).epsilon(1e-3));
+    }
+  }
+  const auto mid = sia::bench::make_instance("helios", 2048, 2);
+  const auto mid_exact = solve(mid, "native");
+  REQUIRE(mid_exact.status == sia::RoundStatus::optimal);
+  for (const char* backend : {"cbc", "glpk"}) {
+    if (!has_backend(backend)) continue;
+    CAPTURE(backend);
+    const auto r = solve(mid, backend, std::chrono::milliseconds(30));
+    CAPTURE(r.message);
+    if (r.fallback || std::isnan(r.best_bound)) {
+      CHECK(std::isnan(r.best_bound));
+      CHECK(r.status != sia::RoundStatus::optimal);
+      continue;
+    }
+    CHECK(r.best_bound <= mid_exact.objective + 1e-6 * std::abs(mid_exact.objective));
+    if (r.status == sia::RoundStatus::optimal)
+      CHECK(r.objective <= mid_exact.objective + 2e-4 * std::abs(mid_exact.objective));
   }
 }
