@@ -81,6 +81,8 @@ class SiaConan(ConanFile):
         # Always explicit, never AUTO: the package must not depend on what the build machine has.
         tc.cache_variables["SIA_WITH_CBC"] = "ON" if self.options.with_cbc else "OFF"
         tc.cache_variables["SIA_WITH_GLPK"] = "ON" if self.options.with_glpk else "OFF"
+        # qhull (the simulator's optional 3-D interpolation) is not a requirement of this recipe: off, explicitly.
+        tc.cache_variables["SIA_WITH_QHULL"] = "OFF"
         tc.cache_variables["SIA_BUILD_TESTS"] = "OFF"
         tc.cache_variables["SIA_BUILD_EXAMPLES"] = "OFF"
         tc.cache_variables["SIA_BUILD_BENCH"] = "OFF"

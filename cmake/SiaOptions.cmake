@@ -3,6 +3,9 @@ option(SIA_BUILD_TESTS "Build the tests" ${PROJECT_IS_TOP_LEVEL})
 option(SIA_BUILD_EXAMPLES "Build the programs in examples/" ${PROJECT_IS_TOP_LEVEL})
 option(SIA_BUILD_BENCH "Build the benchmarks (Google Benchmark)" OFF)
 option(SIA_INSTALL "Generate install rules" ${PROJECT_IS_TOP_LEVEL})
+# Optional simulator dependency; the Conan and vcpkg packages pass it OFF explicitly (their simulator keeps the
+# 2-D interpolation), so a package never depends on what the build machine happens to have.
+option(SIA_WITH_QHULL "Use qhull for the simulator's 3-D ground-truth interpolation (if found)" ON)
 set(SIA_WITH_CBC AUTO CACHE STRING "COIN-OR CBC backend (EPL-2.0): AUTO|ON|OFF")
 set(SIA_WITH_GLPK OFF CACHE STRING "GLPK backend (GPL-3.0-or-later: binaries linking it become GPL): AUTO|ON|OFF")
 set_property(CACHE SIA_WITH_CBC PROPERTY STRINGS AUTO ON OFF)

@@ -30,6 +30,7 @@ vcpkg_cmake_configure(
   OPTIONS
     ${FEATURE_OPTIONS}
     ${PKGCONFIG_OPTIONS}
+    -DSIA_WITH_QHULL=OFF  # the simulator's optional 3-D interpolation: not a dependency of the port
     -DSIA_BUILD_TESTS=OFF
     -DSIA_BUILD_EXAMPLES=OFF
     -DSIA_BUILD_BENCH=OFF

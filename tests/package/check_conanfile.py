@@ -45,6 +45,8 @@ CMAKE_TO_CONAN = {
 }
 # Not dependencies of the packaged library (CMake built-ins, sia's own Find modules).
 CMAKE_IGNORED = {"Threads", "PkgConfig", "SiaCbc", "SiaGlpk"}
+# Optional dependencies the recipe must switch off explicitly (CMake package -> sia option).
+OFF_IN_PACKAGES = {"Qhull": "SIA_WITH_QHULL"}
 # Accepted `pkg::component` references: components of the Conan Center recipes, or the root
 # reference `pkg::pkg` for recipes without components (coin-cbc::coin-cbc means all of CBC).
 CCI_COMPONENTS = {
@@ -346,6 +348,10 @@ def run_configuration(recipe, src, os_name, values, with_sim, fail):
                 got = tc.cache_variables.get(var, tc.variables.get(var))
                 if got != want:
                     fail(f"{label} {var} must be passed explicitly as {want}, got {got!r}")
+            for var in OFF_IN_PACKAGES.values():
+                got = tc.cache_variables.get(var, tc.variables.get(var))
+                if got != "OFF":
+                    fail(f"{label} {var} must be passed explicitly as OFF (not a requirement), got {got!r}")
             declared = cmake_declared_options(src)
             for var in list(tc.cache_variables) + list(tc.variables):
                 if var.startswith("SIA_") and var not in declared:
@@ -456,7 +462,7 @@ def main():
 
     # Every dependency the CMake build looks for must be a requirement of the recipe.
     for cmake_name in sorted(cmake_dependencies(src)):
-        if cmake_name not in CMAKE_TO_CONAN:
+        if cmake_name not in CMAKE_TO_CONAN and cmake_name not in OFF_IN_PACKAGES:
             fail(f"the CMake build finds '{cmake_name}', which the recipe check does not know: "
                  "add it to the recipe and to CMAKE_TO_CONAN")
 

@@ -42,6 +42,8 @@ CMAKE_TO_PORT = {
     "glpk": "glpk",
 }
 CMAKE_IGNORED = {"Threads", "PkgConfig", "SiaCbc", "SiaGlpk"}
+# Optional dependencies the port must switch off explicitly (CMake package -> sia option).
+OFF_IN_PACKAGES = {"Qhull": "SIA_WITH_QHULL"}
 BACKEND_PORTS = {"cbc": "coin-or-cbc", "glpk": "glpk"}
 
 TOP_LEVEL_KEYS = {
@@ -216,7 +218,7 @@ def run_portfile(src, features, windows, fail):
         m = re.match(r"-D(SIA_\w+)=", opt)
         if m and m.group(1) not in declared:
             fail(f"{label}: configure option {m.group(1)} is not declared in cmake/SiaOptions.cmake")
-    for off in ["SIA_BUILD_TESTS", "SIA_BUILD_EXAMPLES", "SIA_BUILD_BENCH"]:
+    for off in ["SIA_BUILD_TESTS", "SIA_BUILD_EXAMPLES", "SIA_BUILD_BENCH", *OFF_IN_PACKAGES.values()]:
         if f"-D{off}=OFF" not in configure:
             fail(f"{label}: the port must configure with -D{off}=OFF")
     fixup = calls.get("vcpkg_cmake_config_fixup", [[]])[0]
@@ -240,7 +242,7 @@ def main():
     project = re.search(r"project\(sia VERSION ([0-9.]+)", open(os.path.join(src, "CMakeLists.txt")).read())
     needed = {CMAKE_TO_PORT.get(n) for n in cmake_dependencies(src)}
     for n in sorted(cmake_dependencies(src)):
-        if n not in CMAKE_TO_PORT:
+        if n not in CMAKE_TO_PORT and n not in OFF_IN_PACKAGES:
             fail(f"the CMake build finds '{n}', which this check does not map to a vcpkg port")
     library_needed = needed - set(BACKEND_PORTS.values()) - {None}
 
