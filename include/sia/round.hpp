@@ -31,8 +31,9 @@ struct RoundOptions {
   /// Reference-compatibility: round utilities to 2 decimals as the authors' code does
   /// (sia-reference-behaviour.md §9.2). Off by default.
   bool round_utilities = false;
-  /// Ask the backend for LP duals of the capacity rows and report them as RoundResult::prices.
-  /// Costs one extra LP solve in some backends; turn off when prices are not needed.
+  /// Report RoundResult::prices (docs/decision.md): the capacity-row duals of the round's LP
+  /// relaxation, computed by one routine whatever the backend (an extra native LP solve unless the
+  /// backend is a fresh native instance without warm start); turn off when prices are not needed.
   bool compute_prices = true;
   /// Start from a previous round (its RoundResult::warm_start): the backend may begin its search
   /// from that round's prices and allocation. Never changes the answer beyond `relative_gap`.
@@ -76,8 +77,9 @@ struct RoundResult {
   std::vector<int> gpus_used;          ///< per type: GPUs of the chosen configurations (a rigid job
                                        ///< counts its footprint, see valid_configs.hpp)
   /// Per type: marginal improvement of the round's objective per extra GPU of the type (LP duals
-  /// of its capacity rows at the root relaxation; positive = more GPUs help, for either sign of
-  /// p). Empty when the backend gives no duals or the allocation is a fallback.
+  /// of its capacity rows in the round's LP relaxation, the same routine for every backend;
+  /// positive = more GPUs help, for either sign of p). Empty when not asked for, when the LP gave
+  /// no duals, or after a fallback.
   std::vector<double> prices;
   /// Jobs that keep their configuration but must move (fragmentation, a failed node, a current
   /// placement that breaks the placement rules), in input order; each also has `changed`.

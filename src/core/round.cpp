@@ -166,8 +166,10 @@ bool on_down_node(const ClusterSpec& cluster, const CurrentAllocation& cur) {
                      [&](const NodeShare& s) { return cluster.is_down(cur.type, s.node); });
 }
 
+// `own_duals_are_canonical`: `solver` is a fresh native instance (no state from earlier rounds), so
+// its duals are the canonical prices unless a warm start was given.
 RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
-                           MilpSolver& solver, Clock::time_point start) {
+                           MilpSolver& solver, Clock::time_point start, bool own_duals_are_canonical) {
   const Problem pb = build_problem(make_configuration_set(cluster), cluster, jobs, options);
   const std::size_t n = pb.num_jobs();
 
@@ -251,6 +253,27 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     }
   }
 
+  // Prices (docs/decision.md): one definition for every backend — the capacity-row duals of the
+  // round's LP relaxation as sia's native backend computes them from a cold start (no warm start,
+  // one thread), by the same routine whichever backend chose the allocation. LP duals are not
+  // unique when the relaxation is degenerate, so each backend's own duals would differ.
+  if (options.compute_prices && out.ok && !res.fallback && model.milp.num_cols() > 0) {
+    if (!(own_duals_are_canonical && !warm && solver.name() == "native")) {
+      auto native = make_milp_solver("native");
+      MilpParams pp;
+      pp.lp_duals = true;
+      pp.relative_gap = 1.0;  // only the root relaxation matters here
+      pp.threads = 1;
+      pp.time_limit = remaining(options, start);
+      double price_ms = 0.0;
+      Formulation price_model;
+      const SolveOutcome priced = solve_once(pb, req, *native, pp, price_ms, price_model, nullptr, cluster, jobs);
+      out.result.row_duals = priced.result.row_duals;
+      if (priced.result.row_duals.size() != static_cast<std::size_t>(model.milp.num_rows()))
+        out.result.row_duals.clear();
+    }
+    for (double& d : out.result.row_duals) d += 0.0;  // -0 prints as 0
+  }
   if (!res.fallback) res.warm_start = next_warm_start(pb, cluster, jobs, model, out.result, choice);
   res.objective = objective_of(pb, choice);
   // A bound only when the backend proved one for this problem (docs/decision.md): never the
@@ -272,9 +295,9 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     }
   }
 
-  // Prices: duals of the capacity rows, as the marginal improvement of the round's objective per
-  // extra GPU. MilpResult::row_duals are d(objective)/d(row bound) in the model's own sense, so a
-  // minimisation (p < 0) flips the sign.
+  // Prices: the canonical duals of the capacity rows (above), as the marginal improvement of the
+  // round's objective per extra GPU. MilpResult::row_duals are d(objective)/d(row bound) in the
+  // model's own sense, so a minimisation (p < 0) flips the sign.
   if (options.compute_prices && out.ok && !res.fallback &&
       out.result.row_duals.size() == static_cast<std::size_t>(model.milp.num_rows())) {
     res.prices.assign(static_cast<std::size_t>(cluster.num_types()), 0.0);
@@ -283,6 +306,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       if (model.capacity_row[r] >= 0)
         res.prices[static_cast<std::size_t>(pb.set.rows[r].type)] +=
             sign * out.result.row_duals[static_cast<std::size_t>(model.capacity_row[r])];
+    for (double& x : res.prices) x += 0.0;
   }
 
   // Decisions, in input order.
@@ -376,14 +400,14 @@ RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
   const auto start = Clock::now();
   validate_options(options);
   auto solver = make_milp_solver(options.backend);
-  return run_round_impl(cluster, jobs, options, *solver, start);
+  return run_round_impl(cluster, jobs, options, *solver, start, true);
 }
 
 RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
                       MilpSolver& solver) {
   const auto start = Clock::now();
   validate_options(options);
-  return run_round_impl(cluster, jobs, options, solver, start);
+  return run_round_impl(cluster, jobs, options, solver, start, false);
 }
 
 }  // namespace sia

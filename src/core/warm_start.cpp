@@ -19,7 +19,7 @@ int type_index(const ClusterSpec& cluster, std::string_view name) {
 
 // Price per unit of a row in the objective's units from a model dual (MilpResult::row_duals: the
 // derivative of the model's objective by the row's bound), and back.
-double price_of_dual(const Problem& pb, double dual) { return pb.p > 0 ? dual : -dual; }
+double price_of_dual(const Problem& pb, double dual) { return (pb.p > 0 ? dual : -dual) + 0.0; }  // -0 -> 0
 double dual_of_price(const Problem& pb, double price) { return pb.p > 0 ? price : -price; }
 
 }  // namespace

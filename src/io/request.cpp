@@ -682,7 +682,7 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
   }
   // What the next request can start from: the capacity rows' prices (the allocation is the
   // decision's own, which the next request reports as its jobs' `current`). With `prices` only:
-  // like them, the LP's prices may differ between backends (LP duals are not unique).
+  // like them, the same for every backend (docs/decision.md: one routine computes them).
   if (request.options.compute_prices && result.warm_start && !result.warm_start->prices.empty()) {
     ojson rows = ojson::array();
     for (const auto& rp : result.warm_start->prices) {

@@ -1,0 +1,380 @@
+// Every field of the decision checked against an independent recomputation (issue 14 part 2,
+// docs/decision.md): not against the code that produced it, but from the request and the returned
+// allocation — unmet, preempted, changed, evicted, status, objective (recomputed with the oracle of
+// round_oracle.hpp and compared with its exhaustive search), best_bound (a proven bound of the
+// exhaustive optimum), capacity (placeability condition) and placement validity (GPUs, nodes,
+// failed nodes, shapes) — on random and adversarial rounds: interchangeable jobs, infeasible
+// non-preemptible demand, pins, split and down-node current placements, reservations, both signs
+// of p, extreme magnitudes of λ and of the goodputs; for every backend. Across backends, rounds
+// that every backend solves to optimality must give byte-identical decisions (timing and backend
+// name aside) and the same prices.
+//
+// CI runs a reduced count. The full run (docs/reliability.md records its result):
+//   SIA_RECOMPUTE_ROUNDS=10000 [SIA_RECOMPUTE_SEED=1] sia_tests -tc='decision.recompute*'
+#include <doctest/doctest.h>
+
+#include <sia/milp/factory.hpp>
+#include <sia/request.hpp>
+#include <sia/round.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <regex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "unit/fault_solver.hpp"
+#include "unit/round_oracle.hpp"
+
+namespace {
+
+using namespace sia;
+using namespace sia::test;
+
+long env_long(const char* name, long fallback) {
+  if (const char* v = std::getenv(name)) {
+    char* end = nullptr;
+    const long x = std::strtol(v, &end, 10);
+    if (end != v && x > 0) return x;
+  }
+  return fallback;
+}
+
+std::vector<std::string> real_backends() {
+  std::vector<std::string> out;
+  for (const auto& b : available_milp_solvers())
+    if (b == "native" || b == "cbc" || b == "glpk") out.push_back(b);
+  return out;
+}
+
+int pow2_at_most(int r) {
+  int s = 1;
+  while (s * 2 <= r) s *= 2;
+  return s;
+}
+
+// Current placements for the running jobs, GPU by GPU: sometimes on a failed node, sometimes a
+// partial-node job split over two nodes (both against the placement rules, so re-placed); never
+// two jobs on one GPU. A job for which no GPUs are left keeps an unknown placement.
+void add_current_placements(std::mt19937& rng, OracleInstance& in) {
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  std::map<std::pair<int, int>, std::vector<int>> free_ids;  // (type, node) -> free GPU ids
+  for (int t = 0; t < in.cluster.num_types(); ++t)
+    for (int n = 0; n < in.cluster.types[static_cast<std::size_t>(t)].num_nodes(); ++n)
+      for (int g = 0; g < in.cluster.types[static_cast<std::size_t>(t)].gpus_per_node(); ++g)
+        free_ids[{t, n}].push_back(g);
+  for (auto& j : in.jobs) {
+    if (!j.current() || uni(0, 4) == 0) continue;
+    CurrentAllocation cur = *j.current();
+    const auto& type = in.cluster.types[static_cast<std::size_t>(cur.type)];
+    const int per_node = cur.nodes <= 1 ? cur.gpus : std::min(cur.gpus, pow2_at_most(type.gpus_per_node()));
+    std::vector<int> sizes;
+    if (cur.nodes <= 1 && cur.gpus >= 2 && type.num_nodes() >= 2 && uni(0, 3) == 0) {
+      sizes = {cur.gpus / 2, cur.gpus - cur.gpus / 2};  // split: breaks the rules
+      cur.nodes = 0;                                     // (a split states no node count)
+    } else {
+      for (int left = cur.gpus; left > 0; left -= per_node) sizes.push_back(std::min(left, per_node));
+      if (cur.nodes > 1 && static_cast<int>(sizes.size()) != cur.nodes) continue;  // a rigid count: skip
+    }
+    std::vector<int> nodes(static_cast<std::size_t>(type.num_nodes()));
+    for (int n = 0; n < type.num_nodes(); ++n) nodes[static_cast<std::size_t>(n)] = n;
+    std::shuffle(nodes.begin(), nodes.end(), rng);
+    if (uni(0, 2) == 0)  // prefer failed nodes: the job must move
+      std::stable_partition(nodes.begin(), nodes.end(), [&](int n) { return in.cluster.is_down(cur.type, n); });
+    std::vector<NodeShare> shares;
+    std::size_t k = 0;
+    for (int n : nodes) {
+      if (k == sizes.size()) break;
+      auto& ids = free_ids[{cur.type, n}];
+      if (static_cast<int>(ids.size()) < sizes[k]) continue;
+      NodeShare s{n, sizes[k], {}};
+      if (uni(0, 1) == 0) s.gpu_ids.assign(ids.begin(), ids.begin() + sizes[k]);
+      shares.push_back(s);
+      ++k;
+    }
+    if (k != sizes.size()) continue;
+    for (const auto& s : shares) {
+      auto& ids = free_ids[{cur.type, s.node}];
+      ids.erase(ids.begin(), ids.begin() + s.gpus);  // ids named or not, the lowest free ones go
+    }
+    cur.placement = shares;
+    j.current(cur);
+  }
+}
+
+// One random or adversarial round (k selects the flavour).
+OracleInstance make_round(std::mt19937& rng, long k) {
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  OracleInstance in = oracle_instance(rng, 1, 5, 3);
+  if (k % 3 == 0 && in.jobs.size() >= 2) {
+    // Interchangeable jobs: copies of one waiting job (same table, limits, requirement).
+    const std::size_t src = static_cast<std::size_t>(uni(0, static_cast<int>(in.jobs.size()) - 1));
+    JobSpec base = in.jobs[src];
+    base.current(std::nullopt);
+    if (uni(0, 1) == 0) base.preemptible(false);  // often more than fits: infeasible demand
+    for (std::size_t i = 0; i < in.jobs.size(); ++i)
+      if (i != src && (uni(0, 1) == 0 || in.jobs[i].preemptible())) {
+        JobSpec copy = base;
+        copy.id(in.jobs[i].id());
+        if (!in.jobs[i].preemptible() && in.jobs[i].current()) continue;  // keep pins as generated
+        in.jobs[i] = copy;
+      }
+    in.jobs[src] = base;
+  }
+  if (k % 4 == 1) {
+    // Extreme magnitudes: λ far from the utilities, goodputs near the ends of the doubles.
+    const double lambdas[] = {1e-9, 1e9, 1e16, 1e100};
+    in.options.lambda = lambdas[uni(0, 3)];
+    const double scale = uni(0, 1) ? 1e150 : 1e-150;
+    for (auto& j : in.jobs) {
+      const JobSpec orig = j;
+      j.goodput_fn([orig, scale](const GpuTypeSpec& g, const ConfigurationSpec& c) { return orig.goodput(g, c) * scale; });
+    }
+  }
+  if (k % 5 == 2) {
+    // Ties between different configuration multisets: every GPU type scores alike (type 0's
+    // goodputs, on a coarse grid), so A:1 + A:1 and B:1 + B:1 have the same value.
+    for (auto& j : in.jobs) {
+      const JobSpec orig = j;
+      const GpuTypeSpec first = in.cluster.types.front();
+      j.goodput_fn([orig, first](const GpuTypeSpec&, const ConfigurationSpec& c) {
+        const double g = orig.goodput(first, ConfigurationSpec{0, c.nodes, c.gpus});
+        return std::max(0.5, std::round(g * 2) / 2);  // no holes: pins stay usable
+      });
+    }
+  }
+  if (k % 2 == 0) in.options.relative_gap = 1e-4;  // the default gap (the oracle's 1e-9 otherwise)
+  add_current_placements(rng, in);
+  return in;
+}
+
+const OracleEntry* entry_of(const OracleProblem& pb, std::size_t i, const ConfigurationSpec& c) {
+  for (const auto& e : pb.entries[i]) {
+    const auto& x = pb.configs[static_cast<std::size_t>(e.config)];
+    if (x.type == c.type && x.nodes == c.nodes && x.gpus == c.gpus) return &e;
+  }
+  return nullptr;
+}
+
+// The documented meaning of `optimal` (docs/decision.md): the gap with the constant counted.
+bool within_documented_gap(double objective, double bound, double gap, double constant) {
+  const double scale = std::max(std::abs(objective), std::abs(bound));
+  return std::abs(bound - objective) <= gap * scale + 1e-9 * (1.0 + scale + std::abs(constant));
+}
+
+/// decision_to_json without what may differ between backends by definition (timing, name, and the
+/// bound each backend proved).
+std::string comparable(const Request& req, const RoundResult& r) {
+  std::string s = decision_to_json(req, r);
+  static const std::regex fields(R"re("(solve_ms|total_ms|backend|best_bound)":("[^"]*"|[^,}]*),?)re");
+  return std::regex_replace(s, fields, "");
+}
+
+struct Tally {
+  long rounds = 0, infeasible = 0, fallback = 0, moved = 0, preempted = 0, optimal_all = 0, identical = 0;
+  long same_prices = 0, priced = 0;
+};
+
+// Checks one backend's answer against the recomputation; returns the recomputed objective.
+void check_fields(const OracleInstance& in, const OracleProblem& pb, double optimum, const RoundResult& r,
+                  Tally& tally) {
+  REQUIRE(r.decisions.size() == in.jobs.size());
+  const auto& c = in.cluster;
+  std::vector<std::string> unmet, preempted, evicted;
+  std::vector<OracleConfig> chosen;
+  std::map<std::tuple<int, int, int>, std::string> gpu_owner;
+  std::map<std::pair<int, int>, std::string> multi_node_owner;
+  double objective = 0.0;
+  for (std::size_t i = 0; i < in.jobs.size(); ++i) {
+    const JobSpec& j = in.jobs[i];
+    const JobDecision& d = r.decisions[i];
+    CAPTURE(d.job);
+    CHECK(d.job == j.id());
+    if (!d.config) {
+      CHECK(d.gpus == 0);
+      CHECK(d.placement.empty());
+      objective += pb.p > 0 ? -pb.lambda : pb.lambda;
+      if (!j.preemptible()) unmet.push_back(j.id());
+      if (j.current()) preempted.push_back(j.id());
+      CHECK(d.changed == j.current().has_value());
+      continue;
+    }
+    const ConfigurationSpec cfg = *d.config;
+    const OracleEntry* e = entry_of(pb, i, cfg);
+    REQUIRE_MESSAGE(e != nullptr, "configuration not usable by the job");
+    objective += e->util;
+    chosen.push_back({cfg.type, cfg.nodes, cfg.gpus});
+    // Pins: a non-preemptible running job keeps its configuration (never unmet while it has GPUs).
+    bool same = false;
+    if (j.current()) {
+      const auto& cur = *j.current();
+      same = cur.type == cfg.type && (cur.gpus == d.gpus || cur.gpus == cfg.gpus);
+    }
+    if (!j.preemptible() && j.current()) CHECK(same);
+    const bool must_move = same && moved(c, in.options, *j.current(), d.placement);
+    CHECK(d.changed == (!same || must_move));
+    if (must_move) evicted.push_back(j.id());
+    // Placement validity, from the cluster alone.
+    if (in.options.place) {
+      const auto& type = c.types[static_cast<std::size_t>(cfg.type)];
+      int total = 0;
+      std::set<int> nodes;
+      for (const auto& s : d.placement) {
+        CHECK(s.node >= 0);
+        CHECK(s.node < type.num_nodes());
+        CHECK_FALSE(c.is_down(cfg.type, s.node));
+        CHECK(nodes.insert(s.node).second);
+        CHECK(static_cast<int>(s.gpu_ids.size()) == s.gpus);
+        for (int id : s.gpu_ids) {
+          CHECK(id >= 0);
+          CHECK(id < type.gpus_per_node());
+          CHECK_MESSAGE(gpu_owner.emplace(std::tuple{cfg.type, s.node, id}, j.id()).second, "GPU used twice");
+        }
+        total += s.gpus;
+        if (cfg.nodes >= 2) {
+          CHECK(s.gpus <= pow2_at_most(type.gpus_per_node()));
+          CHECK_MESSAGE(multi_node_owner.emplace(std::pair{cfg.type, s.node}, j.id()).second,
+                        "two distributed jobs on one node");
+        }
+      }
+      CHECK(total == d.gpus);
+      CHECK(static_cast<int>(d.placement.size()) == cfg.nodes);
+    }
+  }
+  CHECK(oracle_fits(c, chosen));  // capacity, reservations and failed nodes
+  CHECK(r.unmet == unmet);
+  CHECK(r.preempted == preempted);
+  CHECK(r.evicted == evicted);
+  // Status.
+  if (!unmet.empty()) {
+    CHECK(r.status == RoundStatus::infeasible);
+  } else if (r.fallback) {
+    CHECK((r.status == RoundStatus::error || r.status == RoundStatus::feasible));
+  } else {
+    CHECK((r.status == RoundStatus::optimal || r.status == RoundStatus::feasible));
+  }
+  // Objective: recomputed, and never better than the exhaustive optimum.
+  const double constant = pb.lambda * static_cast<double>(in.jobs.size());
+  const double rounding = 1e-12 * (1.0 + std::abs(optimum) + constant);
+  CHECK(std::abs(r.objective - objective) <= 1e-9 * (1.0 + std::abs(objective)) + rounding);
+  if (pb.p > 0)
+    CHECK(r.objective <= optimum + rounding + 1e-9 * std::abs(optimum));
+  else
+    CHECK(r.objective >= optimum - rounding - 1e-9 * std::abs(optimum));
+  // best_bound: a proven bound of the optimum, on the right side of the objective, or NaN.
+  if (std::isnan(r.best_bound)) {
+    CHECK(r.status != RoundStatus::optimal);
+  } else {
+    CHECK_FALSE((r.fallback && r.best_bound == r.objective));
+    const double tol = 1e-9 * (1.0 + std::abs(optimum) + constant);
+    if (pb.p > 0) {
+      CHECK(r.best_bound >= optimum - tol);
+      CHECK(r.best_bound >= r.objective);
+    } else {
+      CHECK(r.best_bound <= optimum + tol);
+      CHECK(r.best_bound <= r.objective);
+    }
+    const bool proven = within_documented_gap(r.objective, r.best_bound, in.options.relative_gap, constant);
+    if (r.status == RoundStatus::optimal) CHECK(proven);
+    if (proven)  // then the objective is within the gap of the exhaustive optimum
+      CHECK(std::abs(r.objective - optimum) <= in.options.relative_gap * std::max(std::abs(optimum), 1e-300) +
+                                                    1e-9 * (1.0 + std::abs(optimum) + constant));
+  }
+  tally.infeasible += !unmet.empty();
+  tally.fallback += r.fallback;
+  tally.moved += static_cast<long>(evicted.size());
+  tally.preempted += static_cast<long>(preempted.size());
+}
+
+}  // namespace
+
+TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
+  const long rounds = env_long("SIA_RECOMPUTE_ROUNDS", 120);
+  const auto seed = static_cast<std::uint32_t>(env_long("SIA_RECOMPUTE_SEED", 1));
+  // Byte-identical decisions are required only with SIA_RECOMPUTE_STRICT_TIES=1 until every kind
+  // of tie has a canonical rule (docs/reliability.md); the count of disagreements is printed.
+  const bool strict_ties = std::getenv("SIA_RECOMPUTE_STRICT_TIES") != nullptr;
+  std::mt19937 rng(seed);
+  const auto backends = real_backends();
+  Tally tally;
+  long disagreements = 0, price_disagreements = 0;
+  for (long k = 0; k < rounds; ++k) {
+    CAPTURE(seed);
+    CAPTURE(k);
+    OracleInstance in = make_round(rng, k);
+    const OracleProblem pb = oracle_problem(in.cluster, in.jobs, in.options);
+    auto best = oracle_search(in.cluster, pb, true);
+    if (!best) best = oracle_search(in.cluster, pb, false);
+    REQUIRE(best);
+    Request req;
+    req.cluster = in.cluster;
+    req.jobs = in.jobs;
+    req.options = in.options;
+    std::string reference, reference_backend;
+    std::vector<double> reference_prices;
+    bool all_optimal = true;
+    std::vector<std::string> texts;
+    for (const auto& b : backends) {
+      CAPTURE(b);
+      RoundOptions o = in.options;
+      o.backend = b;
+      const auto r = run_round(in.cluster, in.jobs, o);
+      if (const char* d = std::getenv("SIA_RECOMPUTE_DUMP"); d && std::atol(d) == k)
+        MESSAGE("p " << o.p << " lambda " << o.lambda << " gap " << o.relative_gap << " optimum " << *best << " "
+                     << b << ": " << decision_to_json(req, r));
+      check_fields(in, pb, *best, r, tally);
+      CHECK_FALSE(r.fallback);
+      const bool optimal =
+          r.status == RoundStatus::optimal ||
+          (r.status == RoundStatus::infeasible && std::isfinite(r.best_bound) &&
+           within_documented_gap(r.objective, r.best_bound, o.relative_gap,
+                                 o.lambda * static_cast<double>(in.jobs.size())));
+      all_optimal = all_optimal && optimal;
+      texts.push_back(comparable(req, r));
+      if (reference_backend.empty()) {
+        reference_backend = b;
+        reference_prices = r.prices;
+      } else if (!r.prices.empty() || !reference_prices.empty()) {
+        ++tally.priced;
+        bool same = r.prices.size() == reference_prices.size();
+        for (std::size_t t = 0; same && t < r.prices.size(); ++t)
+          same = std::abs(r.prices[t] - reference_prices[t]) <=
+                 1e-6 * (1.0 + std::abs(reference_prices[t]) + std::abs(r.prices[t]));
+        CHECK_MESSAGE(same, "prices differ between " << reference_backend << " and " << b);
+        tally.same_prices += same;
+        price_disagreements += !same;
+      }
+    }
+    ++tally.rounds;
+    // The canonical decision (docs/decision.md, docs/reliability.md): byte-identical when every
+    // backend proved its answer optimal.
+    if (all_optimal && texts.size() > 1) {
+      ++tally.optimal_all;
+      bool same = true;
+      for (const auto& t : texts) same = same && t == texts.front();
+      tally.identical += same;
+      if (!same) {
+        ++disagreements;
+        if (strict_ties)
+          for (std::size_t b = 1; b < texts.size(); ++b) {
+            CAPTURE(backends[b]);
+            CHECK(texts[b] == texts.front());
+          }
+      }
+    }
+  }
+  MESSAGE(tally.rounds << " rounds x " << backends.size() << " backends: " << tally.infeasible
+                       << " answers with unmet demand, " << tally.fallback << " fallbacks, " << tally.moved
+                       << " moved jobs, " << tally.preempted << " preempted jobs; " << tally.optimal_all
+                       << " rounds optimal on every backend, " << tally.identical << " byte-identical ("
+                       << disagreements << " not); prices compared " << tally.priced << ", equal "
+                       << tally.same_prices);
+  (void)price_disagreements;
+}
