@@ -78,7 +78,7 @@ void add_current_placements(std::mt19937& rng, OracleInstance& in) {
     std::vector<int> sizes;
     if (cur.nodes <= 1 && cur.gpus >= 2 && type.num_nodes() >= 2 && uni(0, 3) == 0) {
       sizes = {cur.gpus / 2, cur.gpus - cur.gpus / 2};  // split: breaks the rules
-      cur.nodes = 0;                                     // (a split states no node count)
+      cur.nodes = 0;                                    // (a split states no node count)
     } else {
       for (int left = cur.gpus; left > 0; left -= per_node) sizes.push_back(std::min(left, per_node));
       if (cur.nodes > 1 && static_cast<int>(sizes.size()) != cur.nodes) continue;  // a rigid count: skip
@@ -135,7 +135,8 @@ OracleInstance make_round(std::mt19937& rng, long k) {
     const double scale = uni(0, 1) ? 1e150 : 1e-150;
     for (auto& j : in.jobs) {
       const JobSpec orig = j;
-      j.goodput_fn([orig, scale](const GpuTypeSpec& g, const ConfigurationSpec& c) { return orig.goodput(g, c) * scale; });
+      j.goodput_fn(
+          [orig, scale](const GpuTypeSpec& g, const ConfigurationSpec& c) { return orig.goodput(g, c) * scale; });
     }
   }
   if (k % 5 == 2) {
@@ -285,7 +286,7 @@ void check_fields(const OracleInstance& in, const OracleProblem& pb, double opti
     if (r.status == RoundStatus::optimal) CHECK(proven);
     if (proven)  // then the objective is within the gap of the exhaustive optimum
       CHECK(std::abs(r.objective - optimum) <= in.options.relative_gap * std::max(std::abs(optimum), 1e-300) +
-                                                    1e-9 * (1.0 + std::abs(optimum) + constant));
+                                                   1e-9 * (1.0 + std::abs(optimum) + constant));
   }
   tally.infeasible += !unmet.empty();
   tally.fallback += r.fallback;
@@ -327,15 +328,14 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
       o.backend = b;
       const auto r = run_round(in.cluster, in.jobs, o);
       if (const char* d = std::getenv("SIA_RECOMPUTE_DUMP"); d && std::atol(d) == k)
-        MESSAGE("p " << o.p << " lambda " << o.lambda << " gap " << o.relative_gap << " optimum " << *best << " "
-                     << b << ": " << decision_to_json(req, r));
+        MESSAGE("p " << o.p << " lambda " << o.lambda << " gap " << o.relative_gap << " optimum " << *best << " " << b
+                     << ": " << decision_to_json(req, r));
       check_fields(in, pb, *best, r, tally);
       CHECK_FALSE(r.fallback);
       const bool optimal =
-          r.status == RoundStatus::optimal ||
-          (r.status == RoundStatus::infeasible && std::isfinite(r.best_bound) &&
-           within_documented_gap(r.objective, r.best_bound, o.relative_gap,
-                                 o.lambda * static_cast<double>(in.jobs.size())));
+          r.status == RoundStatus::optimal || (r.status == RoundStatus::infeasible && std::isfinite(r.best_bound) &&
+                                               within_documented_gap(r.objective, r.best_bound, o.relative_gap,
+                                                                     o.lambda * static_cast<double>(in.jobs.size())));
       all_optimal = all_optimal && optimal;
       texts.push_back(comparable(req, r));
       if (reference_backend.empty()) {
