@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,16 @@ struct RoundOptions {
   double p = -0.5;                  ///< fairness exponent, != 0
   double lambda = 1.1;              ///< penalty per job left without GPUs, > 0
   std::string backend = "default";  ///< MILP backend name (see milp/factory.hpp)
+  /// Wall-clock limit of the whole call (configuration set, goodputs, binary program, solve, tie
+  /// rules, placement): the round returns within about 10 % + 100 ms of it. When it is reached the
+  /// round returns the best valid allocation it has (a greedy one if the solver had no time:
+  /// `fallback`), with status `feasible`. Jobs whose goodputs were not evaluated in time keep
+  /// their current configuration when it fits, and waiting ones wait. None = no limit.
   std::optional<std::chrono::milliseconds> time_limit = std::chrono::milliseconds(10000);
+  /// Cancellation from another thread: a stop requested on this token ends the round as a reached
+  /// time limit does (status `feasible`, a valid allocation). Every built-in backend stops at its
+  /// next check (GLPK only between branch-and-bound nodes, not inside an LP solve).
+  std::stop_token stop;
   double relative_gap = 1e-4;
   bool place = true;  ///< compute placements (placement.hpp)
   /// Reference-compatibility: round utilities to 2 decimals as the authors' code does

@@ -54,7 +54,7 @@ int Problem::entry_of(std::size_t i, int config) const {
 }
 
 Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
-                      const RoundOptions& options) {
+                      const RoundOptions& options, const RoundDeadline* deadline) {
   Problem pb;
   pb.p = options.p;
   pb.lambda = options.lambda;
@@ -81,13 +81,19 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     ids[i] = j.id();
     const JobLimits lim = limits_of(j);
     nmin(static_cast<Eigen::Index>(i)) = effective_min_gpus(lim);
-    // Counts above the goodput model's limit per type (HasGpuLimit) are never enumerated.
-    type_limit.clear();
-    if (j.has_gpu_limit())
-      for (const auto& t : cluster.types) type_limit.push_back(j.gpu_limit(t));
-    auto candidates = valid_configs(pb.set, lim, type_limit);
+    // Past the deadline (checked every 16 jobs) the remaining jobs are not enumerated.
+    if (deadline && pb.unevaluated == 0 && i % 16 == 0 && deadline->passed()) pb.unevaluated = n - i;
+    std::vector<ValidConfig> candidates;
+    if (pb.unevaluated == 0) {
+      // Counts above the goodput model's limit per type (HasGpuLimit) are never enumerated.
+      type_limit.clear();
+      if (j.has_gpu_limit())
+        for (const auto& t : cluster.types) type_limit.push_back(j.gpu_limit(t));
+      candidates = valid_configs(pb.set, lim, type_limit);
+    }
     if (j.current()) {
       pb.current[i] = find_current_config(pb.set, cluster, j, i);
+      if (pb.unevaluated > 0) candidates.push_back(ValidConfig{pb.current[i], j.current()->gpus});
       if (!j.preemptible()) {
         pb.required.pinned[i] = 1;
         // A running non-preemptible job keeps what it holds, whatever the count rules say now.
@@ -99,8 +105,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
                     [](const ValidConfig& a, const ValidConfig& b) { return a.config < b.config; });
         }
       }
-    } else if (!j.preemptible()) {
-      pb.required.forced[i] = 1;
+    } else if (!j.preemptible() && pb.unevaluated == 0) {
+      pb.required.forced[i] = 1;  // (one not evaluated in time simply waits: the round says why)
     }
     double current_goodput = 0.0;
     double min_goodput = 0.0;

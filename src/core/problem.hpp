@@ -11,6 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "core/deadline.hpp"
+
 namespace sia::detail {
 
 /// A configuration a job may take this round, with its utility.
@@ -44,6 +46,9 @@ struct Problem {
   double model_lambda = 1.1;
   /// Σ over jobs of the job's largest utility: no allocation's utility sum exceeds it.
   double util_bound = 0.0;
+  /// Jobs whose configurations were not evaluated because the round's deadline passed while the
+  /// problem was built: each has at most its current configuration (valued alone).
+  std::size_t unevaluated = 0;
   [[nodiscard]] std::size_t num_jobs() const { return valid.size(); }
   /// Contribution of giving a job its entry e, in "bigger is better" units (with model_lambda).
   [[nodiscard]] double gain(const Entry& e) const { return p > 0 ? e.util + model_lambda : model_lambda - e.util; }
@@ -59,10 +64,12 @@ struct Problem {
  * @brief Builds the problem: validates every job, restricts the configuration set per job
  * (valid_configs.hpp), asks each job its raw goodputs, normalises, applies restart factors and
  * the exponent p (goodput_matrix.hpp). `set` is the cluster's configuration set, built once.
+ * Once `deadline` has passed, the remaining jobs are not enumerated: a running job gets only its
+ * current configuration, a waiting one none (Problem::unevaluated counts them).
  * @throws InvalidArgument naming the job and field.
  */
 [[nodiscard]] Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
-                                    const RoundOptions& options);
+                                    const RoundOptions& options, const RoundDeadline* deadline = nullptr);
 
 /// Value of product.md §2 step 4 for allocation `ch` (with the round's λ).
 [[nodiscard]] double objective_of(const Problem& pb, const Choice& ch);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/capacity_use.hpp"
+#include "core/deadline.hpp"
 #include "core/formulation.hpp"
 #include "core/greedy.hpp"
 #include "core/input_checks.hpp"
@@ -63,6 +64,12 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
                         std::span<const JobSpec> jobs) {
   SolveOutcome out;
   model_out = formulate(pb, req);
+  if (params.stop.stop_requested() || (params.time_limit && params.time_limit->count() == 0)) {
+    // The round's time is up (or it was cancelled): no solve, the greedy fallback answers.
+    out.result.status = MilpStatus::no_solution;
+    out.result.message = params.stop.stop_requested() ? "stop requested" : "no time left for the solver";
+    return out;
+  }
   if (warm) apply_warm_start(*warm, pb, cluster, jobs, model_out, params);
   if (model_out.milp.num_cols() == 0) {
     // Nothing to decide: no job has a usable configuration.
@@ -96,12 +103,6 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
   return out;
 }
 
-std::optional<std::chrono::milliseconds> remaining(const RoundOptions& o, Clock::time_point start) {
-  if (!o.time_limit) return std::nullopt;
-  const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-  return std::max(std::chrono::milliseconds(0), *o.time_limit - spent);
-}
-
 // Is `bound` within `gap` of `objective`, relative to the full objective (constant terms counted)?
 // Plus the numerical tolerance every backend works with, 1e-9·(1 + |objective| + λ·J): sums of
 // terms of that size carry rounding errors of that order (docs/decision.md).
@@ -119,7 +120,7 @@ bool within_gap(double objective, double bound, double gap, double constant) {
 SolveOutcome ensure_gap(const Problem& pb, const Requirements& req, MilpSolver& solver, MilpParams params,
                         double& solve_ms, Formulation& model, const WarmStart* warm, const ClusterSpec& cluster,
                         std::span<const JobSpec> jobs, SolveOutcome out, const RoundOptions& options,
-                        Clock::time_point start) {
+                        const RoundDeadline& deadline) {
   if (!out.ok || out.result.status != MilpStatus::optimal) return out;
   const double gap = options.relative_gap;
   const double constant = pb.lambda * static_cast<double>(pb.num_jobs());
@@ -131,7 +132,7 @@ SolveOutcome ensure_gap(const Problem& pb, const Requirements& req, MilpSolver& 
   const double inner = std::max(std::abs(own - model.milp.obj_offset), 1e-300);
   const double full = std::max(std::abs(own), 1e-300);
   params.relative_gap = std::clamp(0.5 * gap * full / inner, 1e-15, gap);
-  params.time_limit = remaining(options, start);
+  params.time_limit = deadline.remaining();
   Formulation again_model;
   SolveOutcome again = solve_once(pb, req, solver, params, solve_ms, again_model, warm, cluster, jobs);
   if (!again.ok || again.result.status != MilpStatus::optimal) return out;
@@ -170,7 +171,10 @@ bool on_down_node(const ClusterSpec& cluster, const CurrentAllocation& cur) {
 // its duals are the canonical prices unless a warm start was given.
 RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
                            MilpSolver& solver, Clock::time_point start, bool own_duals_are_canonical) {
-  const Problem pb = build_problem(make_configuration_set(cluster), cluster, jobs, options);
+  // RoundOptions::time_limit bounds the whole call: building stops enumerating at the deadline,
+  // the backend gets what is left, and no time left means the greedy fallback.
+  const RoundDeadline deadline(start, options.time_limit, options.stop);
+  const Problem pb = build_problem(make_configuration_set(cluster), cluster, jobs, options, &deadline);
   const std::size_t n = pb.num_jobs();
 
   RoundResult res;
@@ -197,22 +201,24 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   MilpParams params;
   params.relative_gap = options.relative_gap;
   params.lp_duals = options.compute_prices;
-  params.time_limit = remaining(options, start);
+  params.time_limit = deadline.remaining();
+  params.stop = options.stop;
   params.threads = options.threads;
   const WarmStart* warm = options.warm_start.get();
   Formulation model;
   SolveOutcome out = solve_once(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs);
-  out = ensure_gap(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options, start);
+  out = ensure_gap(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options,
+                   deadline);
   const bool any_forced = std::any_of(req.forced.begin(), req.forced.end(), [](char f) { return f != 0; });
   if (out.result.status == MilpStatus::infeasible && any_forced) {
     // The waiting non-preemptible jobs cannot all start: solve without that requirement and
     // report those left without GPUs.
     Requirements relaxed{req.pinned, std::vector<char>(n, 0)};
-    params.time_limit = remaining(options, start);
+    params.time_limit = deadline.remaining();
     out = solve_once(pb, relaxed, solver, params, res.solve_ms, model, warm, cluster, jobs);
-    params.time_limit = remaining(options, start);
+    params.time_limit = deadline.remaining();
     out = ensure_gap(pb, relaxed, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options,
-                     start);
+                     deadline);
     if (out.ok) req = std::move(relaxed);
     // Otherwise keep the requirement: the greedy fallback then serves those jobs first and reports the
     // ones it cannot serve in `unmet` (a backend that wrongly says "infeasible" twice must not
@@ -264,7 +270,8 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       pp.lp_duals = true;
       pp.relative_gap = 1.0;  // only the root relaxation matters here
       pp.threads = 1;
-      pp.time_limit = remaining(options, start);
+      pp.time_limit = deadline.remaining();
+      pp.stop = options.stop;
       double price_ms = 0.0;
       Formulation price_model;
       const SolveOutcome priced = solve_once(pb, req, *native, pp, price_ms, price_model, nullptr, cluster, jobs);
@@ -293,6 +300,16 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       res.message = "optimal for the binary program, but its bound does not prove the gap with lambda = " +
                     std::to_string(pb.lambda);
     }
+  }
+
+  if (pb.unevaluated > 0) {
+    // Cut short while building: the allocation is valid, but optimal only for the jobs evaluated.
+    if (res.status == RoundStatus::optimal) res.status = RoundStatus::feasible;
+    res.best_bound = std::numeric_limits<double>::quiet_NaN();
+    res.message = (options.stop.stop_requested() ? std::string("stop requested") : std::string("time limit reached")) +
+                  " while building the round: " + std::to_string(pb.unevaluated) +
+                  " jobs not evaluated (running ones keep their configuration where it fits, waiting ones wait)" +
+                  (res.message.empty() ? "" : "; " + res.message);
   }
 
   // Prices: the canonical duals of the capacity rows (above), as the marginal improvement of the

@@ -59,7 +59,8 @@ class NativeSolver final : public MilpSolver {
       return std::max(gap * std::abs(offset + sign * z), 1e-9 * (1.0 + std::abs(z)));
     };
     native::SearchOptions options;
-    if (params.time_limit) options.deadline = start + *params.time_limit;
+    options.deadline =
+        native::Deadline(params.time_limit ? std::optional(start + *params.time_limit) : std::nullopt, params.stop);
     options.threads = params.threads;
     options.debug = debug_;
     options.exact_prices = params.lp_duals;

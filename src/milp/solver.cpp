@@ -40,6 +40,12 @@ MilpResult MilpSolver::solve(const MilpModel& model, const MilpParams& params) {
     result.wall_time = std::chrono::steady_clock::now() - start;
     return result;
   }
+  if (params.stop.stop_requested()) {
+    result.status = MilpStatus::no_solution;
+    result.message = "stop requested before the solve";
+    result.wall_time = std::chrono::steady_clock::now() - start;
+    return result;
+  }
   try {
     result = do_solve(model, params);
   } catch (const std::exception& e) {

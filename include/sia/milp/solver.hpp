@@ -7,6 +7,7 @@
 #include <chrono>
 #include <limits>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,9 +42,13 @@ enum class LpMethod {
 /// Parameters of one solve.
 struct MilpParams {
   std::optional<std::chrono::milliseconds> time_limit;  ///< wall clock; none = no limit
-  double relative_gap = 1e-4;                           ///< stop when |bound-incumbent| <= gap*|incumbent|
-  int threads = 0;       ///< 0: all cores; 1: the calling thread (a hint: only native uses threads)
-  bool verbose = false;  ///< solver output on stderr when true
+  /// Cancellation: a stop requested on this token (from any thread) ends the solve as the time
+  /// limit does (`feasible` with the incumbent, or `no_solution`). Built-in backends check it at
+  /// entry and while they search (GLPK: between branch-and-bound nodes, not inside an LP solve).
+  std::stop_token stop;
+  double relative_gap = 1e-4;  ///< stop when |bound-incumbent| <= gap*|incumbent|
+  int threads = 0;             ///< 0: all cores; 1: the calling thread (a hint: only native uses threads)
+  bool verbose = false;        ///< solver output on stderr when true
   /// Fill MilpResult::row_duals from the root LP relaxation (costs one extra LP solve in some
   /// backends; the built-in CBC and GLPK backends honour it, others may ignore it).
   bool lp_duals = true;

@@ -30,13 +30,19 @@
 #include <sia/milp/solver.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
+#include <optional>
+#include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 // COIN-OR headers: only in this file.
+#include <CbcEventHandler.hpp>
 #include <CbcHeuristic.hpp>
 #include <CbcHeuristicDiveCoefficient.hpp>
 #include <CbcHeuristicDiveFractional.hpp>
@@ -47,6 +53,7 @@
 #include <CglKnapsackCover.hpp>
 #include <CglMixedIntegerRounding2.hpp>
 #include <CglProbing.hpp>
+#include <ClpEventHandler.hpp>
 #include <ClpSimplex.hpp>
 #include <ClpSolve.hpp>
 #include <CoinMessageHandler.hpp>
@@ -64,6 +71,45 @@ void quiet(CoinMessageHandler* h, bool verbose) {
   if (verbose) h->setFilePointer(stderr);
 }
 
+// Stops Clp (each LP solve: the root relaxation, CBC's own copies of it) and CBC (between nodes,
+// heuristics and cut passes) at the deadline or when a stop is requested from another thread. CBC's
+// own seconds limit is checked only between nodes, after the root (cuts included) is done, which let
+// a 1 s limit run 48.7 s on a 20,000-job round.
+struct StopRule {
+  std::optional<std::chrono::steady_clock::time_point> at;
+  std::stop_token stop;
+  [[nodiscard]] bool reached() const noexcept {
+    return stop.stop_requested() || (at && std::chrono::steady_clock::now() > *at);
+  }
+};
+
+class ClpStop final : public ClpEventHandler {
+ public:
+  explicit ClpStop(StopRule rule) : rule_(std::move(rule)) {}
+  int event(Event e) override {
+    // 0 = stop (status 5, "stopped by event"); -1 = carry on.
+    if (e == endOfIteration && rule_.reached()) return 0;
+    return -1;
+  }
+  ClpEventHandler* clone() const override { return new ClpStop(*this); }
+
+ private:
+  StopRule rule_;
+};
+
+class CbcStop final : public CbcEventHandler {
+ public:
+  explicit CbcStop(StopRule rule) : rule_(std::move(rule)) {}
+  CbcAction event(CbcEvent e) override {
+    if (e != endSearch && rule_.reached()) return stop;
+    return noAction;
+  }
+  CbcEventHandler* clone() const override { return new CbcStop(*this); }
+
+ private:
+  StopRule rule_;
+};
+
 class CbcSolver final : public MilpSolver {
   std::string_view do_name() const noexcept override { return "cbc"; }
   MilpResult do_solve(const MilpModel& model, const MilpParams& params) override;
@@ -80,6 +126,11 @@ MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const Mil
   options.setPresolveType(ClpSolve::presolveOff);
   if (params.time_limit) clp.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
   clp.initialSolve(options);
+  if (clp.status() == 5) {  // stopped by ClpStop
+    result.status = MilpStatus::no_solution;
+    result.message = "stopped at the time limit or on request";
+    return result;
+  }
   switch (clp.status()) {
     case 0:
       break;
@@ -144,7 +195,12 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   for (double c : model.obj) biggest = std::max(biggest, std::abs(c));
   const int exponent = biggest > 1e6 ? std::ilogb(biggest) : 0;  // cost = obj * 2^-exponent
 
+  const StopRule rule{
+      params.time_limit ? std::optional(std::chrono::steady_clock::now() + *params.time_limit) : std::nullopt,
+      params.stop};
+  const ClpStop clp_stop(rule);
   OsiClpSolverInterface lp;
+  lp.getModelPtr()->passInEventHandler(&clp_stop);  // copied, and copied on with the model into CBC
   quiet(lp.messageHandler(), params.verbose);
   lp.getModelPtr()->setLogLevel(params.verbose ? 1 : 0);
   quiet(lp.getModelPtr()->messageHandler(), params.verbose);
@@ -182,6 +238,13 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
 
   // Root LP relaxation: detects infeasible/unbounded relaxations early and gives the duals.
   lp.initialSolve();
+  if (rule.reached()) {
+    result.status = MilpStatus::no_solution;
+    result.message = "stopped at the time limit or on request in the root LP relaxation";
+    return result;
+  }
+  const double root_bound = lp.isProvenOptimal() ? std::ldexp(sign * lp.getObjValue(), exponent) + model.obj_offset
+                                                 : std::numeric_limits<double>::quiet_NaN();
   if (lp.isProvenPrimalInfeasible()) {
     result.status = MilpStatus::infeasible;
     result.message = "the LP relaxation is infeasible";
@@ -200,6 +263,8 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   }
 
   CbcModel cbc(lp);  // copies `lp`
+  const CbcStop cbc_stop(rule);
+  cbc.passInEventHandler(&cbc_stop);
   quiet(cbc.messageHandler(), params.verbose);
   cbc.setLogLevel(params.verbose ? 1 : 0);
   quiet(cbc.solver()->messageHandler(), params.verbose);
@@ -255,7 +320,10 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
 
   result.nodes = cbc.getNodeCount();
   const double* best = cbc.bestSolution();
-  const bool limited = cbc.isSecondsLimitReached() || cbc.status() == 1;
+  // Stopped by CbcStop/ClpStop: an LP cut short may have been taken for an infeasible node, so
+  // neither "infeasible" nor CBC's best possible value can be trusted; the root LP's bound can.
+  const bool stopped = rule.reached();
+  const bool limited = cbc.isSecondsLimitReached() || cbc.status() == 1 || stopped;
   if (best != nullptr) {
     result.values.assign(best, best + n);
     polish_values(model, result.values);
@@ -269,6 +337,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
     const double bound = cbc.getBestPossibleObjValue();
     if (std::isfinite(bound) && std::abs(bound) < 1e49)
       result.best_bound = std::ldexp(sign * bound, exponent) + model.obj_offset;
+    if (stopped) result.best_bound = root_bound;
     bool proven = cbc.isProvenOptimal() && !limited;
     if (!proven && std::isfinite(result.best_bound)) {
       // isProvenOptimal() is false after a limit even when the incumbent is within the gap.
@@ -282,6 +351,9 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
       result.message = limited ? "time limit reached" : "stopped before proving optimality";
     }
     if (!std::isfinite(result.best_bound) && result.status == MilpStatus::optimal) result.best_bound = result.objective;
+  } else if (stopped) {
+    result.status = MilpStatus::no_solution;
+    result.message = "stopped at the time limit or on request without an integer solution";
   } else if (cbc.isProvenInfeasible() || (cbc.status() == 0 && !limited)) {
     result.status = MilpStatus::infeasible;
     result.message = "no integer solution exists";

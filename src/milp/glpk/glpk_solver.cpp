@@ -190,6 +190,8 @@ extern "C" void sia_glpk_mip_callback(glp_tree* tree, void* info) {
   int active = 0, current = 0, total = 0;
   glp_ios_tree_size(tree, &active, &current, &total);
   job->nodes = total;
+  // Cancellation (MilpParams::stop) between nodes; the time limit is GLPK's own tm_lim.
+  if (job->params->stop.stop_requested()) glp_ios_terminate(tree);
 }
 
 /// All GLPK calls of one solve. Only trivially destructible locals (may be left by longjmp).
@@ -436,13 +438,15 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
       }
       break;
     case GLP_ETMLIM:
+    case GLP_ESTOP:  // stop requested (MilpParams::stop)
       if (has_solution) {
         set_solution();
         result.status = MilpStatus::feasible;
-        result.message = "time limit reached";
+        result.message = job.mip_rc == GLP_ESTOP ? "stop requested" : "time limit reached";
       } else {
         result.status = MilpStatus::no_solution;
-        result.message = "time limit reached without an integer solution";
+        result.message = job.mip_rc == GLP_ESTOP ? "stop requested without an integer solution"
+                                                 : "time limit reached without an integer solution";
       }
       break;
     case GLP_ENOPFS:

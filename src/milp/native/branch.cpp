@@ -47,7 +47,7 @@ class Search {
 
   bool limit_hit() {
     if (stopped_) return true;
-    if (nodes_ > limits_.max_nodes || (limits_.deadline && Clock::now() > *limits_.deadline)) stopped_ = true;
+    if (nodes_ > limits_.max_nodes || limits_.deadline.passed()) stopped_ = true;
     return stopped_;
   }
 

@@ -14,12 +14,13 @@
 #include <optional>
 #include <vector>
 
+#include "milp/native/deadline.hpp"
 #include "milp/native/relaxation.hpp"
 
 namespace sia::detail::native {
 
 struct BranchLimits {
-  std::optional<Clock::time_point> deadline;
+  Deadline deadline;
   long long max_nodes = 2'000'000;
 };
 

@@ -177,7 +177,7 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
     completion(key0, 0.0, -1);
     bool gave_up = false;
     for (int l = 0; l < NL && !gave_up; ++l) {
-      if (limits.deadline && (l & 15) == 0 && Clock::now() > *limits.deadline) {
+      if ((l & 15) == 0 && limits.deadline.passed()) {
         gave_up = true;
         break;
       }

@@ -19,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "milp/native/deadline.hpp"
 #include "milp/native/relaxation.hpp"
 
 namespace sia::detail::native {
@@ -35,7 +36,7 @@ struct DpOutcome {
 };
 
 struct DpLimits {
-  std::optional<Clock::time_point> deadline;
+  Deadline deadline;
   std::size_t max_states = 2'000'000;  ///< per layer
   std::size_t max_trail = 6'000'000;   ///< back-pointers kept for the solution
 };

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "milp/native/deadline.hpp"
 #include "milp/native/dense_lp.hpp"
 
 namespace sia::detail::native {
@@ -25,7 +26,9 @@ class FallbackBnb {
  public:
   FallbackBnb(const MilpModel& m, const MilpParams& params) : m_(m), params_(params) {
     sign_ = m.sense == MilpSense::maximize ? 1.0 : -1.0;
-    if (params.time_limit) deadline_ = std::chrono::steady_clock::now() + *params.time_limit;
+    deadline_ = Deadline(
+        params.time_limit ? std::optional(std::chrono::steady_clock::now() + *params.time_limit) : std::nullopt,
+        params.stop);
   }
 
   MilpResult run() {
@@ -147,7 +150,7 @@ class FallbackBnb {
 
   void node(std::vector<double>& lo, std::vector<double>& hi, bool root) {
     if (aborted_) return;
-    if (++nodes_ > 20000 || (deadline_ && std::chrono::steady_clock::now() > *deadline_)) {
+    if (++nodes_ > 20000 || deadline_.passed()) {
       aborted_ = true;
       return;
     }
@@ -203,7 +206,7 @@ class FallbackBnb {
   const MilpModel& m_;
   const MilpParams& params_;
   double sign_ = 1.0;
-  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  Deadline deadline_;
   long long nodes_ = 0;
   bool aborted_ = false, root_unbounded_ = false;
   double best_ = 0.0, root_bound_ = 0.0, open_bound_ = -std::numeric_limits<double>::infinity();

@@ -310,7 +310,7 @@ PriceEval Relaxation::evaluate_in(const Screen& sc, const std::vector<double>& l
   return out;
 }
 
-bool Relaxation::lp_infeasible(const Bounds* b, std::optional<Clock::time_point> deadline) const {
+bool Relaxation::lp_infeasible(const Bounds* b, const Deadline& deadline) const {
   // min over [0,1]^K of the positively homogeneous L0 by Kelley; < 0 proves infeasibility.
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
@@ -329,7 +329,7 @@ bool Relaxation::lp_infeasible(const Bounds* b, std::optional<Clock::time_point>
     for (std::size_t k = 0; k < Ku; ++k) c -= e.grad[k] * lam[k];
     cut_g.push_back(e.grad);
     cut_c.push_back(c);
-    if (deadline && Clock::now() > *deadline) return false;
+    if (deadline.passed()) return false;
     const auto master = solve_cut_master(cut_g, cut_c, std::vector<double>(Ku, 0.0), std::vector<double>(Ku, 1.0));
     if (!master.ok) return false;
     const double t = master.t;
@@ -410,7 +410,7 @@ std::vector<double> Relaxation::price_box() const {
 }
 
 KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b,
-                                  double target, int max_iter, std::optional<Clock::time_point> deadline, bool primal,
+                                  double target, int max_iter, const Deadline& deadline, bool primal,
                                   const std::vector<double>* trust) const {
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
@@ -525,7 +525,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     cut_c.push_back(c);
     cut_lam.push_back(lam);
     if (out.L <= target) return out;
-    if (deadline && Clock::now() > *deadline) return out;
+    if (deadline.passed()) return out;
     if (!boxed && !lam_master.empty() && !pure_next) {
       // Mis-price check: does the new cut raise the model at the master's minimiser?
       double at = c;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "milp/native/classes.hpp"
+#include "milp/native/deadline.hpp"
 #include "milp/native/parallel.hpp"
 #include "milp/native/problem.hpp"
 
@@ -89,7 +90,7 @@ class Relaxation {
   [[nodiscard]] PriceEval evaluate_feasibility(const std::vector<double>& lam, const Bounds* b) const;
 
   /// True when the LP relaxation under `b` is proven infeasible (by the feasibility Lagrangian).
-  [[nodiscard]] bool lp_infeasible(const Bounds* b, std::optional<Clock::time_point> deadline) const;
+  [[nodiscard]] bool lp_infeasible(const Bounds* b, const Deadline& deadline) const;
 
   /// The inner solution at lambda as counts (greedy fill by reduced value, ties to the lower item).
   /// Returns false when some class has no admissible assignment.
@@ -104,7 +105,7 @@ class Relaxation {
   /// the result carries the master's convex combination. `trust`: half-widths of a trust region
   /// around lam0 (a warm start that is probably close), grown as needed.
   KelleyResult minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b, double target,
-                        int max_iter, std::optional<Clock::time_point> deadline, bool primal,
+                        int max_iter, const Deadline& deadline, bool primal,
                         const std::vector<double>* trust = nullptr) const;
 
   /// The LP's primal counts from a KelleyResult's convex combination: per problem item of the

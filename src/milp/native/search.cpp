@@ -171,7 +171,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   // DP with its full effort and the branch and bound with the time left.
   BranchLimits bl;
   bl.deadline = options.deadline;
-  auto out_of_time = [&] { return options.deadline && Clock::now() > *options.deadline; };
+  auto out_of_time = [&] { return options.deadline.passed(); };
   auto run_dp = [&](std::size_t max_states, std::size_t max_trail) {
     const auto t_dp = Clock::now();
     DpLimits dl;

@@ -13,13 +13,14 @@
 #include <optional>
 #include <vector>
 
+#include "milp/native/deadline.hpp"
 #include "milp/native/problem.hpp"
 #include "milp/native/relaxation.hpp"
 
 namespace sia::detail::native {
 
 struct SearchOptions {
-  std::optional<Clock::time_point> deadline;
+  Deadline deadline;
   long long max_nodes = 2'000'000;
   int threads = 0;       ///< 0: all cores
   bool symmetry = true;  ///< merge interchangeable groups into classes
