@@ -28,7 +28,8 @@ double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(
 const sia::bench::RoundInstance& instance(const std::string& family, int gpus) {
   static std::map<std::pair<std::string, int>, sia::bench::RoundInstance> cache;
   auto it = cache.find({family, gpus});
-  if (it == cache.end()) it = cache.emplace(std::make_pair(family, gpus), sia::bench::make_instance(family, gpus, 1)).first;
+  if (it == cache.end())
+    it = cache.emplace(std::make_pair(family, gpus), sia::bench::make_instance(family, gpus, 1)).first;
   return it->second;
 }
 

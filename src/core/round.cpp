@@ -207,8 +207,8 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   const WarmStart* warm = options.warm_start.get();
   Formulation model;
   SolveOutcome out = solve_once(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs);
-  out = ensure_gap(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options,
-                   deadline);
+  out =
+      ensure_gap(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options, deadline);
   const bool any_forced = std::any_of(req.forced.begin(), req.forced.end(), [](char f) { return f != 0; });
   if (out.result.status == MilpStatus::infeasible && any_forced) {
     // The waiting non-preemptible jobs cannot all start: solve without that requirement and
@@ -402,8 +402,11 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     if (jobs[i].current()) res.preempted.push_back(d.job);
   }
   if (!res.unmet.empty()) {
-    res.status = RoundStatus::infeasible;
-    std::string msg = "demand of non-preemptible jobs cannot be met:";
+    // A round cut short while building does not know that the demand cannot be met: it stays
+    // `feasible` (time limit or stop), and says so.
+    if (pb.unevaluated == 0) res.status = RoundStatus::infeasible;
+    std::string msg = pb.unevaluated == 0 ? "demand of non-preemptible jobs cannot be met:"
+                                          : "non-preemptible jobs left without GPUs (not all evaluated in time):";
     for (const auto& u : res.unmet) msg += " " + u;
     res.message = res.message.empty() ? msg : msg + "; " + res.message;
   }
