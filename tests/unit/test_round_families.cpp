@@ -158,7 +158,14 @@ TEST_CASE("round.families.limits_at_scale_are_honest") {
     const auto quick = solve(big, "native", std::chrono::milliseconds(ms));
     CAPTURE(quick.message);
     REQUIRE(quick.status != sia::RoundStatus::error);
-    CHECK_FALSE(quick.fallback);
+    if (quick.fallback) {
+      // The limit bounds the whole round (issue 14): out of time before the solver, the greedy
+      // answers, with no bound and status feasible.
+      CHECK(quick.status == sia::RoundStatus::feasible);
+      CHECK(std::isnan(quick.best_bound));
+      CHECK(quick.message.find("time limit") != std::string::npos);
+      continue;
+    }
     REQUIRE(std::isfinite(quick.best_bound));
     CHECK(quick.best_bound <= quick.objective + 1e-9);
     CHECK(bound_holds(quick, exact.objective));
