@@ -30,7 +30,11 @@ struct Problem {
   std::vector<int> free_params;     // parameter index of each NLopt coordinate
   bool log_space = true;
   int evaluations = 0;
+  std::vector<double> log_compute, log_step;  // log(step - sync), log(step) of each observation
 };
+
+double objective(const PerfParams& p, std::span<const PerfObservation> obs, const double* log_compute,
+                 const double* log_step, double* grad);
 
 double nlopt_objective(unsigned n, const double* x, double* grad, void* data) {
   auto* pr = static_cast<Problem*>(data);
@@ -41,7 +45,8 @@ double nlopt_objective(unsigned n, const double* x, double* grad, void* data) {
     v[static_cast<std::size_t>(i)] = (pr->log_space && i < 6) ? std::exp(x[k]) : x[k];
   }
   double g[7] = {0, 0, 0, 0, 0, 0, 0};
-  const double f = fit_objective(from_array(v.data()), pr->obs, grad ? g : nullptr);
+  const double f = objective(from_array(v.data()), pr->obs, pr->log_compute.data(), pr->log_step.data(),
+                             grad ? g : nullptr);
   if (grad) {
     for (unsigned k = 0; k < n; ++k) {
       const int i = pr->free_params[k];
@@ -90,7 +95,11 @@ void validate(std::span<const PerfObservation> obs, const std::string& what) {
   }
 }
 
-double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, double* grad) {
+namespace {
+/// fit_objective with the logs of the observed times precomputed (`log_compute[i]`, `log_step[i]`, or null to
+/// compute them here): they do not change between the evaluations of one fit, and were a third of its logs.
+double objective(const PerfParams& p, std::span<const PerfObservation> obs, const double* log_compute,
+                 const double* log_step, double* grad) {
   const double m = static_cast<double>(obs.size());
   if (obs.empty()) {
     if (grad) std::fill(grad, grad + 7, 0.0);
@@ -101,7 +110,8 @@ double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, 
   // Accumulated sum(e * de/dparam) for both residual families.
   double g1[7] = {0, 0, 0, 0, 0, 0, 0};
   double g2[7] = {0, 0, 0, 0, 0, 0, 0};
-  for (const auto& o : obs) {
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    const PerfObservation& o = obs[i];
     const double a = p.alpha_c + p.beta_c * o.local_bsz;
     const double extra = std::max(static_cast<double>(o.replicas) - 2.0, 1e-8);
     int net = 0;  // 0: none, 1: inter-node, 2: intra-node
@@ -127,8 +137,8 @@ double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, 
     const double lopt = lu / gamma;
     const double wa = ea / (ea + en);
     const double wn = en / (ea + en);
-    const double e1 = la - std::log(o.step_time - o.sync_time);
-    const double e2 = lopt - std::log(o.step_time);
+    const double e1 = la - (log_compute ? log_compute[i] : std::log(o.step_time - o.sync_time));
+    const double e2 = lopt - (log_step ? log_step[i] : std::log(o.step_time));
     s1 += e1 * e1;
     s2 += e2 * e2;
     if (grad) {
@@ -166,12 +176,23 @@ double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, 
   }
   return f;
 }
+}  // namespace
+
+double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, double* grad) {
+  return objective(p, obs, nullptr, nullptr, grad);
+}
 
 FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const FitOptions& opt) {
   validate(obs);
   Problem pr;
   pr.obs = obs;
   pr.log_space = opt.log_space;
+  pr.log_compute.reserve(obs.size());
+  pr.log_step.reserve(obs.size());
+  for (const auto& o : obs) {
+    pr.log_compute.push_back(std::log(o.step_time - o.sync_time));
+    pr.log_step.push_back(std::log(o.step_time));
+  }
   std::array<double, 7> init = {1e-1, 1e-2, 1e-1, 1e-2, 1e-1, 1e-2, 1.0 + 1e-3};
   std::array<bool, 7> pinned{};
   // Pinning rules of the reference (goodput.py:fit_perf_params).

@@ -3,6 +3,9 @@
 #include <sia/sim/job.hpp>
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <unordered_map>
 
 namespace sia::sim {
 
@@ -23,6 +26,31 @@ PerfFitter default_perf_fitter() {
     FitOptions opt;
     opt.max_evaluations = 1000;
     return fit_perf_params(v, opt);
+  };
+}
+
+PerfFitter memoised_perf_fitter(PerfFitter inner, std::size_t capacity) {
+  struct Memo {
+    PerfFitter inner;
+    std::size_t capacity;
+    std::unordered_map<std::string, PerfParams> fits;
+    std::string key;  // reused buffer
+  };
+  auto memo = std::make_shared<Memo>(Memo{std::move(inner), std::max<std::size_t>(capacity, 1), {}, {}});
+  return [memo](const std::vector<StepObservation>& obs) {
+    std::string& key = memo->key;
+    key.clear();
+    for (const auto& o : obs) {  // exact bits: equal keys mean equal inputs
+      const int ints[3] = {o.nodes, o.replicas, o.local_bsz};
+      const double reals[2] = {o.step_time, o.sync_time};
+      key.append(reinterpret_cast<const char*>(ints), sizeof ints);
+      key.append(reinterpret_cast<const char*>(reals), sizeof reals);
+    }
+    if (const auto it = memo->fits.find(key); it != memo->fits.end()) return it->second;
+    const PerfParams p = memo->inner(obs);
+    if (memo->fits.size() >= memo->capacity) memo->fits.clear();
+    memo->fits.emplace(key, p);
+    return p;
   };
 }
 

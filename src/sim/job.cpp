@@ -115,7 +115,8 @@ bool SimJob::apply(const SimAllocation& a) {
   const bool shape_changed = new_placement != placement;
   alloc = next;
   placement = new_placement;
-  ++fit_generation;
+  // No fit_generation bump: what the scheduler knows of the job (its fitted models, its gradient statistics)
+  // does not change with its allocation, so its cached goodput estimates stay valid.
   if (next.empty()) {  // suspend: no restart counted now; the next resume counts
     atomic_bsz = 0;
     accum_steps = 0;

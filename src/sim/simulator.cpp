@@ -59,7 +59,8 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
   const double interval = options.interval_s > 0 ? options.interval_s : policy.default_interval_s();
   if (!(interval > 0) || !std::isfinite(interval))
     throw InvalidArgument("interval: must be a positive number of seconds");
-  const PerfFitter fitter = options.fitter ? options.fitter : default_perf_fitter();
+  // The default fit is memoised per simulation (same bits, one fit per distinct observation set).
+  const PerfFitter fitter = options.fitter ? options.fitter : memoised_perf_fitter(default_perf_fitter());
   const int nt = static_cast<int>(cluster.types.size());
 
   std::vector<std::unique_ptr<SimJob>> jobs;

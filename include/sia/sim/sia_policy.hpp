@@ -70,7 +70,9 @@ class SiaPolicy final : public Policy {
     int generation = -1;
     const SimCluster* cluster = nullptr;
     std::shared_ptr<void> estimator;  ///< the job's JobModel and its memo (private type)
+    std::uint64_t round = 0;          ///< last round the job was active in
   };
+  std::uint64_t round_ = 0;
   std::unique_ptr<MilpSolver> solver_;
   RoundResult last_;
   std::unordered_map<std::uint64_t, CachedEstimator> cache_;
