@@ -45,8 +45,8 @@ double nlopt_objective(unsigned n, const double* x, double* grad, void* data) {
     v[static_cast<std::size_t>(i)] = (pr->log_space && i < 6) ? std::exp(x[k]) : x[k];
   }
   double g[7] = {0, 0, 0, 0, 0, 0, 0};
-  const double f = objective(from_array(v.data()), pr->obs, pr->log_compute.data(), pr->log_step.data(),
-                             grad ? g : nullptr);
+  const double f =
+      objective(from_array(v.data()), pr->obs, pr->log_compute.data(), pr->log_step.data(), grad ? g : nullptr);
   if (grad) {
     for (unsigned k = 0; k < n; ++k) {
       const int i = pr->free_params[k];

@@ -182,3 +182,44 @@ TEST_CASE("sim.runner.progress_and_cancel") {
   ro.cancelled = [&] { return ++polls > 10; };
   CHECK_THROWS_AS(run_simulations(specs, ro), SimulationCancelled);
 }
+
+// Issue 19: the fits are memoised per simulation by their exact observations; a fit is a pure function of
+// them, so a simulation gives the same bits with and without the memo.
+TEST_CASE("sim.scale.memoised_fits_same_bits") {
+  const Inputs in;
+  auto specs = specs_of(in, {"sia"}, 1);
+  auto plain = specs;
+  plain[0].options.fitter = default_perf_fitter();  // a fitter given by the caller is used as it is
+  RunnerOptions ro;
+  ro.threads = 1;
+  const auto a = run_simulations(specs, ro);
+  const auto b = run_simulations(plain, ro);
+  require_same(a[0], b[0]);
+}
+
+TEST_CASE("sim.scale.memoised_fitter_calls_inner_once_per_observation_set") {
+  int calls = 0;
+  const PerfFitter inner = [&](const std::vector<StepObservation>& obs) {
+    ++calls;
+    PerfParams p;
+    p.alpha_c = obs.front().step_time;
+    return p;
+  };
+  const PerfFitter memo = memoised_perf_fitter(inner, 2);
+  const std::vector<StepObservation> x = {{1, 1, 32, 0.5, 0.0}}, y = {{1, 2, 32, 0.5, 0.1}},
+                                     z = {{1, 1, 32, 0.5, 0.0}, {1, 2, 32, 0.5, 0.1}};
+  CHECK(memo(x).alpha_c == 0.5);
+  CHECK(memo(x).alpha_c == 0.5);
+  CHECK(calls == 1);
+  (void)memo(y);
+  (void)memo(y);
+  CHECK(calls == 2);
+  (void)memo(z);  // the memo is full (capacity 2): emptied, then holds z
+  CHECK(calls == 3);
+  (void)memo(x);
+  CHECK(calls == 4);
+  std::vector<StepObservation> x2 = x;
+  x2[0].sync_time = 1e-300;  // another bit pattern: another fit
+  (void)memo(x2);
+  CHECK(calls == 5);
+}
