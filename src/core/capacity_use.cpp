@@ -16,6 +16,11 @@ void CapacityUse::add(int c) {
   for (std::size_t r = 0; r < set_->rows.size(); ++r) used_[r] += set_->row_usage(set_->rows[r], cfg);
 }
 
+void CapacityUse::remove(int c) {
+  const ConfigurationSpec& cfg = set_->configs[static_cast<std::size_t>(c)];
+  for (std::size_t r = 0; r < set_->rows.size(); ++r) used_[r] -= set_->row_usage(set_->rows[r], cfg);
+}
+
 bool CapacityUse::within_capacity() const {
   for (std::size_t r = 0; r < set_->rows.size(); ++r)
     if (used_[r] > set_->rows[r].capacity) return false;

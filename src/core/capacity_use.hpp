@@ -14,6 +14,8 @@ class CapacityUse {
   [[nodiscard]] bool fits(int c) const;
   /// Takes configuration `c`.
   void add(int c);
+  /// Gives configuration `c` back (taken before with add()).
+  void remove(int c);
   /// Is every row within its capacity?
   [[nodiscard]] bool within_capacity() const;
 

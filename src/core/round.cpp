@@ -123,7 +123,7 @@ SolveOutcome ensure_gap(const Problem& pb, const Requirements& req, MilpSolver& 
                         const RoundDeadline& deadline) {
   if (!out.ok || out.result.status != MilpStatus::optimal) return out;
   const double gap = options.relative_gap;
-  const double constant = pb.lambda * static_cast<double>(pb.num_jobs());
+  const double constant = pb.model_lambda * static_cast<double>(pb.num_jobs());  // what the sums hold
   double objective = objective_of(pb, out.choice);
   out.within_gap = within_gap(objective, round_bound(pb, out.result.best_bound), gap, constant);
   if (out.within_gap) return out;
@@ -234,6 +234,8 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     choice = out.choice;
     canonicalize_ties(pb, asked, choice);
     prefer_current_on_ties(pb, asked, choice);
+    canonicalize_equal_values(pb, asked, choice);
+    canonicalize_ties(pb, asked, choice);
     res.status = out.result.status == MilpStatus::optimal ? RoundStatus::optimal : RoundStatus::feasible;
     if (out.result.status == MilpStatus::feasible) res.message = "backend stopped at a limit: " + out.result.message;
     if (out.result.status == MilpStatus::optimal && !out.within_gap) {

@@ -1,6 +1,12 @@
 // Tie rules of the round (docs/reliability.md).
 #include "core/ties.hpp"
 
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/capacity_use.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -166,6 +172,155 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
       }
       break;
     }
+  }
+}
+
+void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choice& ch) {
+  const std::size_t n = pb.num_jobs();
+  auto rank = [&](std::size_t i, int c) {
+    const ConfigurationSpec& x = pb.set.configs[static_cast<std::size_t>(c)];
+    return std::tuple{c == pb.current[i] ? 0 : 1, x.gpus, x.type, x.nodes, c};
+  };
+  auto same_bits = [](double a, double b) {
+    if (a == 0.0 && b == 0.0) return true;
+    std::uint64_t x = 0, y = 0;
+    std::memcpy(&x, &a, sizeof x);
+    std::memcpy(&y, &b, sizeof y);
+    return x == y;
+  };
+  CapacityUse usage(pb.set);
+  std::map<int, std::set<std::size_t>> holders;  // configuration -> jobs holding it
+  for (std::size_t i = 0; i < n; ++i)
+    if (ch[i] >= 0) {
+      const int c = pb.config_of(ch, i);
+      usage.add(c);
+      holders[c].insert(i);
+    }
+  std::vector<int> better;
+  // Work bound for the searches over pairs of jobs (rounds of thousands of jobs): past it, the
+  // decision is still valid and of equal value, only maybe not the canonical one.
+  long long budget = 2'000'000;
+  std::tuple<int, std::size_t, int> pending{};
+  for (int pass = 0; pass < 64; ++pass) {
+    bool moved = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (ch[i] < 0 || req.pinned[i]) continue;
+      const int a = pb.config_of(ch, i);
+      if (a == pb.current[i]) continue;  // the status quo never moves
+      const double ua = pb.valid[i][static_cast<std::size_t>(ch[i])].util;
+      better.clear();
+      for (const Entry& e : pb.valid[i])
+        if (e.config != a && same_bits(e.util, ua) && rank(i, e.config) < rank(i, a)) better.push_back(e.config);
+      std::sort(better.begin(), better.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
+      for (const int b : better) {
+        usage.remove(a);
+        if (usage.fits(b)) {
+          usage.add(b);
+          ch[i] = pb.entry_of(i, b);
+          holders[a].erase(i);
+          holders[b].insert(i);
+          moved = true;
+          break;
+        }
+        usage.add(a);
+        bool swapped = false;
+        for (const std::size_t k : holders[b]) {
+          if (req.pinned[k] || pb.current[k] == b) continue;
+          const int ka = pb.entry_of(k, a);
+          if (ka < 0) continue;
+          const double kb_util = pb.valid[k][static_cast<std::size_t>(ch[k])].util;
+          if (!same_bits(pb.valid[k][static_cast<std::size_t>(ka)].util, kb_util)) continue;
+          if (k < i && !(rank(k, a) < rank(k, b))) continue;
+          ch[i] = pb.entry_of(i, b);
+          ch[k] = ka;
+          holders[a].erase(i);
+          holders[b].erase(k);
+          holders[a].insert(k);
+          holders[b].insert(i);
+          swapped = true;
+          break;
+        }
+        if (swapped) {
+          moved = true;
+          break;
+        }
+        // Both move: k leaves its configuration c for another d it values bit-identically, which
+        // makes room for b (e.g. i on B:1 and k on A:2 against i on A:1 and k on B:2).
+        usage.remove(a);
+        for (auto it = holders.begin(); !swapped && it != holders.end(); ++it) {
+          const int c = it->first;
+          if (pb.set.configs[static_cast<std::size_t>(c)].type != pb.set.configs[static_cast<std::size_t>(b)].type)
+            continue;
+          for (const std::size_t k : it->second) {
+            if (k == i || req.pinned[k] || pb.current[k] == c) continue;
+            if (budget-- <= 0) break;
+            const double uc = pb.valid[k][static_cast<std::size_t>(ch[k])].util;
+            usage.remove(c);
+            for (const Entry& e : pb.valid[k]) {
+              const int d = e.config;
+              if (d == c || !same_bits(e.util, uc)) continue;
+              if (k < i && !(rank(k, d) < rank(k, c))) continue;
+              if (!usage.fits(b)) break;
+              usage.add(b);
+              if (usage.fits(d)) {
+                usage.add(d);
+                ch[i] = pb.entry_of(i, b);
+                ch[k] = pb.entry_of(k, d);
+                holders[a].erase(i);
+                holders[b].insert(i);
+                pending = {c, k, d};
+                swapped = true;
+                break;
+              }
+              usage.remove(b);
+            }
+            if (swapped) break;
+            usage.add(c);
+          }
+        }
+        if (swapped) {
+          // holders[c] was being iterated: update it now.
+          const auto [c, k, d] = pending;
+          holders[c].erase(k);
+          holders[d].insert(k);
+          moved = true;
+          break;
+        }
+        usage.add(a);
+      }
+    }
+    // Who is served, among jobs of bit-identical value: an earlier job without GPUs takes the place
+    // of a later one (not running there, not required to run) when it values some configuration
+    // exactly as the later job values its own and that configuration fits in its place.
+    for (std::size_t i = 0; i < n; ++i) {
+      if (ch[i] >= 0) continue;
+      bool served = false;
+      for (std::size_t k = n; k-- > i + 1 && !served;) {
+        if (ch[k] < 0 || req.pinned[k] || req.forced[k]) continue;
+        const int c = pb.config_of(ch, k);
+        if (c == pb.current[k]) continue;
+        if (budget-- <= 0) break;
+        const double uc = pb.valid[k][static_cast<std::size_t>(ch[k])].util;
+        better.clear();
+        for (const Entry& e : pb.valid[i])
+          if (same_bits(e.util, uc)) better.push_back(e.config);
+        std::sort(better.begin(), better.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
+        usage.remove(c);
+        for (const int d : better)
+          if (usage.fits(d)) {
+            usage.add(d);
+            ch[i] = pb.entry_of(i, d);
+            ch[k] = -1;
+            holders[c].erase(k);
+            holders[d].insert(i);
+            served = true;
+            break;
+          }
+        if (!served) usage.add(c);
+      }
+      moved = moved || served;
+    }
+    if (!moved) break;
   }
 }
 

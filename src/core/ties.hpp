@@ -27,4 +27,17 @@ void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch);
  */
 void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& ch);
 
+/**
+ * @brief Ties between different multisets of configurations (e.g. A:1 + A:1 against B:1 + B:1 when
+ * both types score alike, or one job's 2 and 8 GPUs of equal utility): each job that does not hold
+ * its current configuration moves, in input order, to its best-ranked configuration of
+ * bit-identical utility — rank: its current configuration first, then fewer GPUs, lower GPU type
+ * index, fewer nodes — either alone when capacity allows, or by swapping with a job that holds that
+ * configuration and values both configurations bit-identically (a later job, or an earlier one that
+ * ranks the swap better too). Every move keeps the objective bit-identical and strictly lowers the
+ * input-ordered vector of ranks, so the procedure ends; repeated until nothing moves. Jobs on their
+ * current configuration, pinned jobs and jobs without GPUs never move.
+ */
+void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choice& ch);
+
 }  // namespace sia::detail

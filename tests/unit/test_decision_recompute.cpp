@@ -306,6 +306,7 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
   const auto backends = real_backends();
   Tally tally;
   long disagreements = 0, price_disagreements = 0;
+  std::map<std::string, long> not_proven;  // per backend: answers without a proven gap
   for (long k = 0; k < rounds; ++k) {
     CAPTURE(seed);
     CAPTURE(k);
@@ -322,6 +323,7 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
     std::vector<double> reference_prices;
     bool all_optimal = true;
     std::vector<std::string> texts;
+    std::vector<double> objectives;
     for (const auto& b : backends) {
       CAPTURE(b);
       RoundOptions o = in.options;
@@ -337,6 +339,13 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
                                                within_documented_gap(r.objective, r.best_bound, o.relative_gap,
                                                                      o.lambda * static_cast<double>(in.jobs.size())));
       all_optimal = all_optimal && optimal;
+      if (!optimal) {
+        ++not_proven[b];
+        if (std::getenv("SIA_RECOMPUTE_SHOW_UNPROVEN") && not_proven[b] <= 3)
+          MESSAGE(b << " k " << k << ": " << to_string(r.status) << " objective " << r.objective << " bound "
+                    << r.best_bound << " " << r.message);
+      }
+      objectives.push_back(r.objective);
       texts.push_back(comparable(req, r));
       if (reference_backend.empty()) {
         reference_backend = b;
@@ -354,8 +363,11 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
     }
     ++tally.rounds;
     // The canonical decision (docs/decision.md, docs/reliability.md): byte-identical when every
-    // backend proved its answer optimal.
-    if (all_optimal && texts.size() > 1) {
+    // backend proved its answer optimal with the same objective (equal-valued optima; two answers
+    // within relative_gap of each other but of different value are different decisions).
+    const bool equal_values =
+        std::all_of(objectives.begin(), objectives.end(), [&](double v) { return v == objectives.front(); });
+    if (all_optimal && equal_values && texts.size() > 1) {
       ++tally.optimal_all;
       bool same = true;
       for (const auto& t : texts) same = same && t == texts.front();
@@ -373,8 +385,9 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
   MESSAGE(tally.rounds << " rounds x " << backends.size() << " backends: " << tally.infeasible
                        << " answers with unmet demand, " << tally.fallback << " fallbacks, " << tally.moved
                        << " moved jobs, " << tally.preempted << " preempted jobs; " << tally.optimal_all
-                       << " rounds optimal on every backend, " << tally.identical << " byte-identical ("
-                       << disagreements << " not); prices compared " << tally.priced << ", equal "
-                       << tally.same_prices);
+                       << " rounds optimal with equal objectives on every backend, " << tally.identical
+                       << " byte-identical (" << disagreements << " not); prices compared " << tally.priced
+                       << ", equal " << tally.same_prices);
   (void)price_disagreements;
+  for (const auto& [b, count] : not_proven) MESSAGE(b << ": " << count << " answers without a proven gap");
 }

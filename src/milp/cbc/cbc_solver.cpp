@@ -339,6 +339,19 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
       result.best_bound = std::ldexp(sign * bound, exponent) + model.obj_offset;
     if (stopped) result.best_bound = root_bound;
     bool proven = cbc.isProvenOptimal() && !limited;
+    if (proven) {
+      // A finished search proves only what its pruning allowed: nodes within the allowable gaps of
+      // the incumbent were discarded, and getBestPossibleObjValue() may then report the incumbent
+      // itself (a false zero gap, found by the decision.recompute test). The bound it proves: the
+      // incumbent plus the allowable gap (CBC measures it on its own, scaled, objective without the
+      // constant), which is the tighter valid bound whenever CBC reports a tighter one.
+      const double slack = std::max(std::ldexp(1e-9, exponent), params.relative_gap * (1.0 + params.relative_gap) *
+                                                                    std::abs(result.objective - model.obj_offset));
+      const double guaranteed = maximize ? result.objective + slack : result.objective - slack;
+      if (!std::isfinite(result.best_bound) ||
+          (maximize ? result.best_bound < guaranteed : result.best_bound > guaranteed))
+        result.best_bound = guaranteed;
+    }
     if (!proven && std::isfinite(result.best_bound)) {
       // isProvenOptimal() is false after a limit even when the incumbent is within the gap.
       const double gap = std::abs(result.best_bound - result.objective);
