@@ -21,6 +21,7 @@ struct WarmRow {
   std::string family;
   int gpus = 0;
   double cold_solve_ms = 0.0, warm_solve_ms = 0.0, cold_round_ms = 0.0, warm_round_ms = 0.0;
+  double cold_cpu_ms = 0.0, warm_cpu_ms = 0.0;  ///< whole round, CPU of the process (all threads)
 };
 
 /// Markdown tables of every Warm and Solver benchmark that ran (nothing when none did).

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -194,5 +195,38 @@ TEST_CASE("round.families.limits_at_scale_are_honest") {
     CHECK(r.best_bound <= mid_exact.objective + 1e-6 * std::abs(mid_exact.objective));
     if (r.status == sia::RoundStatus::optimal)
       CHECK(r.objective <= mid_exact.objective + 2e-4 * std::abs(mid_exact.objective));
+  }
+}
+
+TEST_CASE("round.families.same_round_on_any_thread_count") {
+  // Part 4 of issue 20: the native backend's parallel work (pricing blocks of a fixed size, summed
+  // in block order) gives bit-identical rounds whatever RoundOptions::threads says.
+  for (const char* family : {"helios", "identical", "oversub"}) {
+    CAPTURE(family);
+    const auto in = sia::bench::make_instance(family, 2048, 4);
+    std::optional<sia::RoundResult> first;
+    for (int threads : {1, 2, 3, 8}) {
+      CAPTURE(threads);
+      sia::RoundOptions o;
+      o.backend = "native";
+      o.place = false;
+      o.threads = threads;
+      o.time_limit = std::nullopt;  // effort limits only: a time limit would depend on the load
+      const auto r = sia::run_round(in.cluster, in.jobs, o);
+      CAPTURE(r.message);
+      REQUIRE(r.status == sia::RoundStatus::optimal);
+      if (!first) {
+        first = r;
+        continue;
+      }
+      CHECK(r.objective == first->objective);
+      CHECK(r.best_bound == first->best_bound);
+      CHECK(r.prices == first->prices);
+      REQUIRE(r.decisions.size() == first->decisions.size());
+      for (std::size_t i = 0; i < r.decisions.size(); ++i) {
+        CHECK(r.decisions[i].config == first->decisions[i].config);
+        CHECK(r.decisions[i].gpus == first->decisions[i].gpus);
+      }
+    }
   }
 }
