@@ -101,7 +101,8 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyOptions& 
   const auto info = find_policy(name);
   if (!info)
     throw InvalidArgument("policy: unknown policy '" + std::string(name) + "' (known: " + registry().listing() + ")");
-  for (const auto& [key, value] : options.values()) {
+  for (const auto& entry : options.values()) {
+    const std::string& key = entry.first;  // not a structured binding: clang 14 cannot capture those in lambdas
     const bool declared = std::any_of(info->options.begin(), info->options.end(),
                                       [&](const PolicyOptionInfo& o) { return o.key == key; });
     if (declared) continue;
