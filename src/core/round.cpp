@@ -167,10 +167,8 @@ bool on_down_node(const ClusterSpec& cluster, const CurrentAllocation& cur) {
                      [&](const NodeShare& s) { return cluster.is_down(cur.type, s.node); });
 }
 
-// `own_duals_are_canonical`: `solver` is a fresh native instance (no state from earlier rounds), so
-// its duals are the canonical prices unless a warm start was given.
 RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
-                           MilpSolver& solver, Clock::time_point start, bool own_duals_are_canonical) {
+                           MilpSolver& solver, Clock::time_point start) {
   // RoundOptions::time_limit bounds the whole call: building stops enumerating at the deadline,
   // the backend gets what is left, and no time left means the greedy fallback.
   const RoundDeadline deadline(start, options.time_limit, options.stop);
@@ -266,7 +264,10 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   // one thread), by the same routine whichever backend chose the allocation. LP duals are not
   // unique when the relaxation is degenerate, so each backend's own duals would differ.
   if (options.compute_prices && out.ok && !res.fallback && model.milp.num_cols() > 0) {
-    if (!(own_duals_are_canonical && !warm && solver.name() == "native")) {
+    // A native backend without an explicit warm start keeps its own duals: they are the routine's
+    // numbers for a fresh instance, and an instance reused across rounds (the simulator's) is
+    // not charged a second LP per round — its duals may then differ where the LP's are not unique.
+    if (!(!warm && solver.name() == "native")) {
       auto native = make_milp_solver("native");
       MilpParams pp;
       pp.lp_duals = true;
@@ -422,14 +423,14 @@ RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
   const auto start = Clock::now();
   validate_options(options);
   auto solver = make_milp_solver(options.backend);
-  return run_round_impl(cluster, jobs, options, *solver, start, true);
+  return run_round_impl(cluster, jobs, options, *solver, start);
 }
 
 RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
                       MilpSolver& solver) {
   const auto start = Clock::now();
   validate_options(options);
-  return run_round_impl(cluster, jobs, options, solver, start, false);
+  return run_round_impl(cluster, jobs, options, solver, start);
 }
 
 }  // namespace sia
