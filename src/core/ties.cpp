@@ -188,6 +188,12 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
     std::memcpy(&y, &b, sizeof y);
     return x == y;
   };
+  auto bits_of = [](double u) {
+    if (u == 0.0) u = 0.0;  // -0 == +0
+    std::uint64_t x = 0;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+  };
   CapacityUse usage(pb.set);
   std::map<int, std::set<std::size_t>> holders;  // configuration -> jobs holding it
   for (std::size_t i = 0; i < n; ++i)
@@ -292,14 +298,29 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
     // Who is served, among jobs of bit-identical value: an earlier job without GPUs takes the place
     // of a later one (not running there, not required to run) when it values some configuration
     // exactly as the later job values its own and that configuration fits in its place.
+    // Candidates are found by utility (bits), so a round of thousands of jobs does not scan every pair.
+    std::unordered_map<std::uint64_t, std::set<std::size_t>> served_by_util;
+    for (std::size_t k = 0; k < n; ++k)
+      if (ch[k] >= 0 && !req.pinned[k] && !req.forced[k] && pb.config_of(ch, k) != pb.current[k])
+        served_by_util[bits_of(pb.valid[k][static_cast<std::size_t>(ch[k])].util)].insert(k);
     for (std::size_t i = 0; i < n; ++i) {
       if (ch[i] >= 0) continue;
       bool served = false;
-      for (std::size_t k = n; k-- > i + 1 && !served;) {
-        if (ch[k] < 0 || req.pinned[k] || req.forced[k]) continue;
+      // Latest candidate first: the last job of identical value gives way.
+      std::size_t best_k = 0;
+      bool found = false;
+      for (const Entry& e : pb.valid[i]) {
+        const auto it = served_by_util.find(bits_of(e.util));
+        if (it == served_by_util.end() || it->second.empty()) continue;
+        const std::size_t k = *it->second.rbegin();
+        if (k > i && (!found || k > best_k)) {
+          best_k = k;
+          found = true;
+        }
+      }
+      if (found && budget-- > 0) {
+        const std::size_t k = best_k;
         const int c = pb.config_of(ch, k);
-        if (c == pb.current[k]) continue;
-        if (budget-- <= 0) break;
         const double uc = pb.valid[k][static_cast<std::size_t>(ch[k])].util;
         better.clear();
         for (const Entry& e : pb.valid[i])
@@ -313,6 +334,9 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
             ch[k] = -1;
             holders[c].erase(k);
             holders[d].insert(i);
+            auto& list = served_by_util[bits_of(uc)];
+            list.erase(k);
+            if (!req.pinned[i] && !req.forced[i] && d != pb.current[i]) list.insert(i);
             served = true;
             break;
           }
