@@ -34,7 +34,7 @@ struct RoundOptions {
   std::optional<std::chrono::milliseconds> time_limit = std::chrono::milliseconds(10000);
   /// Cancellation from another thread: a stop requested on this token ends the round as a reached
   /// time limit does (status `feasible`, a valid allocation). Every built-in backend stops at its
-  /// next check (GLPK only between branch-and-bound nodes, not inside an LP solve).
+  /// next check (GLPK: between 100 ms slices of its LP relaxation and between branch-and-bound nodes).
   std::stop_token stop;
   double relative_gap = 1e-4;
   bool place = true;  ///< compute placements (placement.hpp)

@@ -67,7 +67,7 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
   if (params.stop.stop_requested() || (params.time_limit && params.time_limit->count() == 0)) {
     // The round's time is up (or it was cancelled): no solve, the greedy fallback answers.
     out.result.status = MilpStatus::no_solution;
-    out.result.message = params.stop.stop_requested() ? "stop requested" : "no time left for the solver";
+    out.result.message = params.stop.stop_requested() ? "stop requested" : "time limit reached before the solver";
     return out;
   }
   if (warm) apply_warm_start(*warm, pb, cluster, jobs, model_out, params);

@@ -44,7 +44,8 @@ struct MilpParams {
   std::optional<std::chrono::milliseconds> time_limit;  ///< wall clock; none = no limit
   /// Cancellation: a stop requested on this token (from any thread) ends the solve as the time
   /// limit does (`feasible` with the incumbent, or `no_solution`). Built-in backends check it at
-  /// entry and while they search (GLPK: between branch-and-bound nodes, not inside an LP solve).
+  /// entry and while they search (GLPK: between 100 ms slices of the root LP and between nodes; not
+  /// inside glp_interior).
   std::stop_token stop;
   double relative_gap = 1e-4;  ///< stop when |bound-incumbent| <= gap*|incumbent|
   int threads = 0;             ///< 0: all cores; 1: the calling thread (a hint: only native uses threads)
