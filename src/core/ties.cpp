@@ -207,6 +207,7 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
   // decision is still valid and of equal value, only maybe not the canonical one.
   long long budget = 2'000'000;
   std::tuple<int, std::size_t, int> pending{};
+  std::tuple<int, std::size_t, int> third_move{-1, 0, -1};
   for (int pass = 0; pass < 64; ++pass) {
     bool moved = false;
     for (std::size_t i = 0; i < n; ++i) {
@@ -253,6 +254,7 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
         // Both move: k leaves its configuration c for another d it values bit-identically, which
         // makes room for b (e.g. i on B:1 and k on A:2 against i on A:1 and k on B:2).
         usage.remove(a);
+        third_move = {-1, 0, -1};
         for (auto it = holders.begin(); !swapped && it != holders.end(); ++it) {
           const int c = it->first;
           if (pb.set.configs[static_cast<std::size_t>(c)].type != pb.set.configs[static_cast<std::size_t>(b)].type)
@@ -278,6 +280,48 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
                 swapped = true;
                 break;
               }
+              // Three move: a third job l leaves a configuration x of d's type for another y it
+              // values alike (e.g. eight identical jobs moving between two types that score alike).
+              bool third = false;
+              for (auto lt = holders.begin(); !third && lt != holders.end(); ++lt) {
+                const int x = lt->first;
+                if (pb.set.configs[static_cast<std::size_t>(x)].type !=
+                    pb.set.configs[static_cast<std::size_t>(d)].type)
+                  continue;
+                for (const std::size_t l : lt->second) {
+                  if (l == i || l == k || req.pinned[l] || pb.current[l] == x) continue;
+                  if (budget-- <= 0) break;
+                  const double ux = pb.valid[l][static_cast<std::size_t>(ch[l])].util;
+                  usage.remove(x);
+                  if (usage.fits(d)) {
+                    usage.add(d);
+                    for (const Entry& f : pb.valid[l]) {
+                      const int y = f.config;
+                      if (y == x || !same_bits(f.util, ux)) continue;
+                      if (l < i && !(rank(l, y) < rank(l, x))) continue;
+                      if (usage.fits(y)) {
+                        usage.add(y);
+                        third_move = {x, l, y};
+                        third = true;
+                        break;
+                      }
+                    }
+                    if (!third) usage.remove(d);
+                  }
+                  if (third) break;
+                  usage.add(x);
+                }
+              }
+              if (third) {
+                ch[i] = pb.entry_of(i, b);
+                ch[k] = pb.entry_of(k, d);
+                ch[std::get<1>(third_move)] = pb.entry_of(std::get<1>(third_move), std::get<2>(third_move));
+                holders[a].erase(i);
+                holders[b].insert(i);
+                pending = {c, k, d};
+                swapped = true;
+                break;
+              }
               usage.remove(b);
             }
             if (swapped) break;
@@ -289,6 +333,10 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
           const auto [c, k, d] = pending;
           holders[c].erase(k);
           holders[d].insert(k);
+          if (const auto [x, l, y] = third_move; x >= 0) {
+            holders[x].erase(l);
+            holders[y].insert(l);
+          }
           moved = true;
           break;
         }

@@ -34,7 +34,8 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
  * bit-identical utility — rank: its current configuration first, then fewer GPUs, lower GPU type
  * index, fewer nodes — either alone when capacity allows, or by swapping with a job that holds that
  * configuration and values both configurations bit-identically (a later job, or an earlier one that
- * ranks the swap better too). Every move keeps the objective bit-identical and strictly lowers the
+ * ranks the swap better too), or together with one or two other jobs that move to configurations
+ * they value alike to make room. Every move keeps the objective bit-identical and strictly lowers the
  * input-ordered vector of ranks, so the procedure ends; repeated until nothing moves. Jobs on their
  * current configuration, pinned jobs and jobs without GPUs never move.
  */
