@@ -132,7 +132,7 @@ SolveOutcome ensure_gap(const Problem& pb, const Requirements& req, MilpSolver& 
   const double inner = std::max(std::abs(own - model.milp.obj_offset), 1e-300);
   const double full = std::max(std::abs(own), 1e-300);
   params.relative_gap = std::clamp(0.5 * gap * full / inner, 1e-15, gap);
-  params.time_limit = deadline.remaining();
+  params.time_limit = deadline.for_backend();
   Formulation again_model;
   SolveOutcome again = solve_once(pb, req, solver, params, solve_ms, again_model, warm, cluster, jobs);
   if (!again.ok || again.result.status != MilpStatus::optimal) return out;
@@ -199,7 +199,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   MilpParams params;
   params.relative_gap = options.relative_gap;
   params.lp_duals = options.compute_prices;
-  params.time_limit = deadline.remaining();
+  params.time_limit = deadline.for_backend();
   params.stop = options.stop;
   params.threads = options.threads;
   const WarmStart* warm = options.warm_start.get();
@@ -212,9 +212,9 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     // The waiting non-preemptible jobs cannot all start: solve without that requirement and
     // report those left without GPUs.
     Requirements relaxed{req.pinned, std::vector<char>(n, 0)};
-    params.time_limit = deadline.remaining();
+    params.time_limit = deadline.for_backend();
     out = solve_once(pb, relaxed, solver, params, res.solve_ms, model, warm, cluster, jobs);
-    params.time_limit = deadline.remaining();
+    params.time_limit = deadline.for_backend();
     out = ensure_gap(pb, relaxed, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options,
                      deadline);
     if (out.ok) req = std::move(relaxed);
@@ -273,7 +273,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       pp.lp_duals = true;
       pp.relative_gap = 1.0;  // only the root relaxation matters here
       pp.threads = 1;
-      pp.time_limit = deadline.remaining();
+      pp.time_limit = deadline.for_backend();
       pp.stop = options.stop;
       double price_ms = 0.0;
       Formulation price_model;
