@@ -162,6 +162,15 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     for (const Entry& e : entries) best = std::max(best, e.util);
     pb.util_bound += best;
   }
+  // The objective must be a finite double for every allocation: Σ utilities and λ·J.
+  if (!std::isfinite(pb.util_bound))
+    throw InvalidArgument(
+        "jobs: the utilities (normalised goodput^p) of the jobs' best configurations sum to more than the largest "
+        "double (1.8e308); accepted: a finite sum (use goodputs of a narrower range or a smaller |p|)");
+  if (!std::isfinite(pb.lambda * static_cast<double>(n)) ||
+      !std::isfinite(pb.lambda * static_cast<double>(n) + pb.util_bound))
+    throw InvalidArgument("RoundOptions.lambda: " + std::to_string(pb.lambda) + " times " + std::to_string(n) +
+                          " jobs overflows a double; accepted range: 0 < lambda <= 1.7e308 / (number of jobs)");
   pb.model_lambda = pb.lambda;
   if (std::isfinite(pb.util_bound)) {
     const double clamp = 2.0 * pb.util_bound + 1.0;

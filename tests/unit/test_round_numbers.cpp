@@ -4,6 +4,7 @@
 // with the caller's λ, and no backend aborting the process.
 #include <doctest/doctest.h>
 
+#include <sia/error.hpp>
 #include <sia/goodput/efficiency.hpp>
 #include <sia/goodput/goodput_function.hpp>
 #include <sia/goodput_table.hpp>
@@ -195,4 +196,22 @@ TEST_CASE("goodput.numbers.gradient_statistics_near_dbl_max") {
   const auto r = run_round(c, jobs, {});
   CHECK(r.status == RoundStatus::optimal);
   CHECK(r.decisions[0].gpus >= 1);
+}
+
+TEST_CASE("round.numbers.overflowing_objective_is_rejected_naming_the_field") {
+  // Before: goodputs spanning 1e308 overflowed the objective to infinity and the round failed with
+  // an unrelated message ("MilpParams.relative_gap must be >= 0").
+  const auto cluster = small_cluster();
+  GoodputTable t0, t1;
+  t0.set("A", 1, 1).set("B", 4, 1e308);
+  t1.set("A", 1, 1).set("A", 2, 1e308);
+  const std::vector<JobSpec> jobs{JobSpec("J0").goodput_model(t0), JobSpec("J1").goodput_model(t1)};
+  RoundOptions o;
+  o.p = 1.0;
+  CHECK_THROWS_WITH_AS((void)run_round(cluster, jobs, o), doctest::Contains("utilities"), InvalidArgument);
+  // λ·J beyond the largest double: rejected with the accepted range.
+  RoundOptions big;
+  big.lambda = 1.7e308;
+  CHECK_THROWS_WITH_AS((void)run_round(cluster, jobs_of(2), big), doctest::Contains("RoundOptions.lambda"),
+                       InvalidArgument);
 }
