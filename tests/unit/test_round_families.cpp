@@ -164,7 +164,9 @@ TEST_CASE("round.families.limits_at_scale_are_honest") {
       // answers, with no bound and status feasible.
       CHECK(quick.status == sia::RoundStatus::feasible);
       CHECK(std::isnan(quick.best_bound));
-      CHECK(quick.message.find("time limit") != std::string::npos);
+      // Out of time while building ("... time limit ...") or with none left for the solver ("no
+      // time left for the solver"): which one depends on the machine's load.
+      CHECK(quick.message.find("time") != std::string::npos);
       continue;
     }
     REQUIRE(std::isfinite(quick.best_bound));
