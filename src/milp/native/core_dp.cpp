@@ -177,7 +177,7 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
     completion(key0, 0.0, -1);
     bool gave_up = false;
     for (int l = 0; l < NL && !gave_up; ++l) {
-      if ((l & 15) == 0 && limits.deadline.passed()) {
+      if (limits.deadline.passed()) {
         gave_up = true;
         break;
       }
@@ -186,13 +186,21 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
       next_node.clear();
       const int c = layer_class[static_cast<std::size_t>(l)];
       const int m0 = cmv_begin[static_cast<std::size_t>(c)], m1 = cmv_begin[static_cast<std::size_t>(c) + 1];
-      const std::size_t expect = cur_key.size() * static_cast<std::size_t>(1 + m1 - m0);
+      // A layer never holds more than max_states + 1 states (the pass gives up then): the table is
+      // sized for that, not for every state times every move (512 MB at 2 M states and 20 moves).
+      const std::size_t expect =
+          std::min(cur_key.size() * static_cast<std::size_t>(1 + m1 - m0), limits.max_states + 1);
       std::size_t tsize = 1024;
       while (tsize < 2 * expect) tsize <<= 1;
       table.assign(tsize, -1);
       const long long* inc_r = &inc[(static_cast<std::size_t>(l) + 1) * Ku];
       const long long* dec_r = &dec[(static_cast<std::size_t>(l) + 1) * Ku];
       for (std::size_t si = 0; si < cur_key.size() && !gave_up; ++si) {
+        // A layer of millions of states takes seconds: the deadline is checked inside it too.
+        if ((si & 4095) == 4095 && limits.deadline.passed()) {
+          gave_up = true;
+          break;
+        }
         for (int m = m0 - 1; m < m1; ++m) {  // m0 - 1 = keep the base item
           const double cost = cur_cost[si] + (m >= m0 ? mv_delta[static_cast<std::size_t>(m)] : 0.0);
           if (cost >= cut) continue;
