@@ -63,7 +63,9 @@ class StrictSax final : public nlohmann::json_sax<json> {
     Frame& f = frames_.back();
     if (f.value->contains(k)) {
       error_path_ = path(/*innermost_key=*/false);
-      error_ = "duplicate key \"" + k + "\"";
+      // The key is shortened like paths are: a 4 MB duplicate key is not echoed in full.
+      error_ = "duplicate key " +
+               (k.size() <= 64 ? json(k).dump(-1, ' ', false, json::error_handler_t::replace) : path_key("", k));
       return false;
     }
     f.key = std::move(k);
@@ -264,6 +266,8 @@ std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size
 }
 
 json parse_json_strict(std::string_view text, const JsonContext& ctx, int max_depth) {
+  // A UTF-8 byte-order mark (written by some Windows editors) is not JSON, but means nothing either.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   check_depth(text, ctx, max_depth);
   json root;
   StrictSax sax(root, max_depth);

@@ -676,3 +676,23 @@ TEST_CASE("request.parse.lost_allocation") {
   j["cluster"].erase("down");
   CHECK(sia::parse_request(j.dump(), "").jobs.at(0).current().has_value());
 }
+
+// Issue 14 §6: a UTF-8 byte-order mark is accepted; a huge duplicate key is not echoed in full.
+TEST_CASE("request: a UTF-8 BOM is accepted and a 4 MB duplicate key is shortened in the message") {
+  const std::string body =
+      R"({"cluster": {"gpu_types": [{"name": "A", "nodes": 1, "gpus_per_node": 2}]},
+          "jobs": [{"id": "j", "goodput": [{"gpu_type": "A", "gpus": 1, "value": 1}]}]})";
+  const sia::Request r = sia::parse_request("\xEF\xBB\xBF" + body, "bom.json");
+  CHECK(r.jobs.size() == 1);
+  const std::string key(4u << 20, 'k');
+  const std::string dup = R"({")" + key + R"(": 1, ")" + key + R"(": 2})";
+  try {
+    (void)sia::parse_request(dup, "dup.json");
+    FAIL("a duplicate key was accepted");
+  } catch (const sia::InvalidArgument& e) {
+    const std::string what = e.what();
+    CHECK(what.find("duplicate key") != std::string::npos);
+    CHECK(what.find("4194304 bytes") != std::string::npos);
+    CHECK(what.size() < 400);
+  }
+}
