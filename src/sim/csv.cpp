@@ -44,6 +44,8 @@ Csv Csv::parse(std::istream& in, std::string source) {
   std::size_t lineno = 0;
   while (std::getline(in, line)) {
     ++lineno;
+    // A UTF-8 byte-order mark (spreadsheet exports) would otherwise glue itself to the first column name.
+    if (lineno == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     if (trim(line).empty()) continue;  // blank lines (e.g. a trailing newline) carry no data
     CsvRow row = split(line, lineno);
     if (csv.header_.empty()) {

@@ -135,3 +135,13 @@ TEST_CASE("sim.inputs.profiles_errors") {
   c.types = {SimGpuType{"h100", "h100", 1, 8, 1}};
   CHECK_THROWS_WITH_AS((void)load_applications(dir, c, {w}), doctest::Contains("placements-h100.csv"), InvalidArgument);
 }
+
+// Issue 14 §6: a UTF-8 byte-order mark before the header is accepted (it hid the first column).
+TEST_CASE("sim.inputs.workload_csv_bom") {
+  std::istringstream in(
+      "\xEF\xBB\xBFname,time,application,num_replicas,batch_size,category\n"
+      "cifar10-0,107,cifar10,6,2048,\n");
+  const auto w = parse_workload_csv(in, "bom.csv");
+  REQUIRE(w.jobs.size() == 1);
+  CHECK(w.jobs[0].time == doctest::Approx(107));
+}
