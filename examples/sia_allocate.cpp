@@ -14,6 +14,7 @@
 #include <sia/round.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <exception>
 #include <iostream>
 #include <optional>
@@ -46,12 +47,16 @@ int main(int argc, char** argv) {
   app.add_option("--time-limit-ms", time_limit_ms, "Solver time limit in ms, overriding policy.time_limit_ms")
       ->check(CLI::Range(0LL, 2147483647LL));
   app.add_flag("--pretty", pretty, "Indent the decision JSON");
+  std::size_t max_bytes = sia::RequestLimits::max_bytes;
+  app.add_option("--max-request-bytes", max_bytes,
+                 "Reject a request larger than this, checked while reading (default 128 MiB)")
+      ->check(CLI::PositiveNumber);
   sia::programs::add_common_options(app, "sia_allocate");
   if (const auto code = sia::programs::parse(app, "sia_allocate", argc, argv)) return *code;
 
   sia::Request request;
   try {
-    request = sia::load_request(input);
+    request = sia::load_request(input, max_bytes);
     if (backend) {
       if (!sia::has_milp_solver(*backend)) {
         std::cerr << "sia_allocate: --backend: unknown MILP backend '" << *backend << "' (available: " << backend_list()

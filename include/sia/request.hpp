@@ -9,6 +9,7 @@
 #include <sia/job_spec.hpp>
 #include <sia/round.hpp>
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ struct RequestLimits {
   static constexpr long long max_gpu_types = 1'000;        ///< entries of `cluster.gpu_types`
   static constexpr long long max_gpus_per_type = 100'000;  ///< nodes × gpus_per_node of one type
   static constexpr int max_depth = 64;                     ///< nesting of arrays and objects
+  /// Default size limit of load_request(), checked while reading (so an endless or huge input stops
+  /// there, before any memory goes to it); `sia_allocate --max-request-bytes` changes it.
+  static constexpr std::size_t max_bytes = std::size_t{128} << 20;
 };
 
 /**
@@ -50,8 +54,11 @@ struct RequestLimits {
 [[nodiscard]] Request parse_request(std::string_view json_text, std::string_view source_name = "request");
 
 /// @brief Reads a request from a file ("-" reads standard input) and parses it.
-/// @throws InvalidArgument when the file cannot be read or the request is rejected.
-[[nodiscard]] Request load_request(const std::filesystem::path& file);
+/// @param max_bytes  size limit, checked while reading: a longer input is rejected once that many
+///                   bytes were read (default 128 MiB)
+/// @throws InvalidArgument when the file cannot be read, is larger than `max_bytes`, or the request
+///         is rejected.
+[[nodiscard]] Request load_request(const std::filesystem::path& file, std::size_t max_bytes = RequestLimits::max_bytes);
 
 /**
  * @brief Prints the decision of a round for a request (product.md §5), in the request's job order.

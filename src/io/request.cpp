@@ -597,11 +597,21 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
 
 namespace {
 
-// Whole stream as a string; read errors (libstdc++ throws from istreambuf_iterator, e.g. for a
+// Whole stream as a string, at most `max_bytes` (checked while reading, chunk by chunk, so an
+// endless stream stops there); read errors (libstdc++ throws from stream reads, e.g. for a
 // directory) become InvalidArgument naming the source.
-std::string read_all(std::istream& in, const std::string& source) {
+std::string read_all(std::istream& in, const std::string& source, std::size_t max_bytes) {
   try {
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text;
+    char buf[1 << 16];
+    while (in) {
+      in.read(buf, sizeof buf);
+      const auto n = static_cast<std::size_t>(in.gcount());
+      if (n > max_bytes - text.size())
+        throw InvalidArgument(source + ": the request is larger than the limit of " + std::to_string(max_bytes) +
+                              " bytes (sia_allocate --max-request-bytes)");
+      text.append(buf, n);
+    }
     if (in.bad()) throw InvalidArgument(source + ": cannot read the request");
     return text;
   } catch (const std::ios_base::failure& e) {
@@ -611,15 +621,15 @@ std::string read_all(std::istream& in, const std::string& source) {
 
 }  // namespace
 
-Request load_request(const std::filesystem::path& file) {
-  if (file == "-") return parse_request(read_all(std::cin, "<stdin>"), "<stdin>");
+Request load_request(const std::filesystem::path& file, std::size_t max_bytes) {
+  if (file == "-") return parse_request(read_all(std::cin, "<stdin>", max_bytes), "<stdin>");
   const std::string source = file.string();
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     throw InvalidArgument(source + ": cannot read the request: is a directory");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InvalidArgument(source + ": cannot open the request: " + std::strerror(errno));
-  return parse_request(read_all(in, source), source);
+  return parse_request(read_all(in, source, max_bytes), source);
 }
 
 std::string decision_to_json(const Request& request, const RoundResult& result, bool pretty) {

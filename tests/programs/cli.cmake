@@ -47,3 +47,14 @@ sia_program_test(cli.sia_fit_profiles.bad_dir sia_fit_profiles RC 2 ARGS ${CMAKE
 sia_program_test(cli.sia_simulate.unknown_cluster sia_simulate RC 2 ARGS --cluster nowhere STDOUT_EMPTY
                  STDERR "^sia_simulate: cluster: 'nowhere'")
 sia_program_test(cli.sia_simulate.experiment_without_name sia_simulate RC 2 ARGS experiment)
+# Issue 14 §6: the request's size is bounded while reading: an endless input (/dev/zero, which was read
+# until bad_alloc) and one over the limit are rejected with exit 2 naming the limit.
+if(EXISTS /dev/zero)
+  sia_program_test(cli.sia_allocate.endless_input sia_allocate RC 2 ARGS /dev/zero --max-request-bytes 100000
+                   STDOUT_EMPTY STDERR "/dev/zero: the request is larger than the limit of 100000 bytes")
+  sia_program_test(cli.sia_allocate.endless_input_default_limit sia_allocate RC 2 ARGS /dev/zero STDOUT_EMPTY
+                   STDERR "larger than the limit of 134217728 bytes")
+endif()
+sia_program_test(cli.sia_allocate.over_limit sia_allocate RC 2
+                 ARGS ${PROJECT_SOURCE_DIR}/examples/requests/table1.json --max-request-bytes 100 STDOUT_EMPTY
+                 STDERR "table1.json: the request is larger than the limit of 100 bytes")
