@@ -35,6 +35,16 @@ std::string clean_reason(std::string_view what) {
     const auto colon = what.find(": ");
     if (colon != std::string_view::npos) what.remove_prefix(colon + 2);
   }
+  // nlohmann quotes the whole token it was reading ("last read: '...'"): a megabyte-long unterminated
+  // string would be echoed in full; keep its start and its length.
+  constexpr std::string_view last_read = "; last read: '";
+  const auto lr = what.find(last_read);
+  constexpr std::size_t max_token = 64;
+  if (lr != std::string_view::npos && what.size() - lr - last_read.size() > max_token + 1) {
+    const std::size_t token = what.size() - lr - last_read.size() - 1;  // without the closing quote
+    return std::string(what.substr(0, lr + last_read.size() + max_token / 2)) + "...' (" + std::to_string(token) +
+           " bytes)";
+  }
   return std::string(what);
 }
 

@@ -696,3 +696,18 @@ TEST_CASE("request: a UTF-8 BOM is accepted and a 4 MB duplicate key is shortene
     CHECK(what.size() < 400);
   }
 }
+
+// Issue 14 §6: the JSON library's "last read" token of a malformed request is shortened (a 1 MB
+// unterminated string was echoed in full).
+TEST_CASE("request: a huge malformed token is not echoed in full") {
+  const std::string text = "{\"cluster\": \"" + std::string(1'000'000, 'x') + "\n\"}";
+  try {
+    (void)sia::parse_request(text, "big.json");
+    FAIL("malformed JSON was accepted");
+  } catch (const sia::InvalidArgument& e) {
+    const std::string what = e.what();
+    CHECK(what.find("big.json:") == 0);
+    CHECK(what.find("malformed JSON") != std::string::npos);
+    CHECK(what.size() < 400);
+  }
+}
