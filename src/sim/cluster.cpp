@@ -106,8 +106,18 @@ SimCluster parse_cluster_json(std::string_view text, std::string_view source, in
     if (c.type_index(t.name) >= 0) e.require("name").fail("duplicate GPU type '" + t.name + "'");
     t.profile = t.name;
     if (const auto p = e.get("profile")) t.profile = p->as_string();
-    t.nodes = static_cast<int>(e.require("nodes").as_integer(0, INT_MAX / 64)) * scale;
-    t.gpus_per_node = static_cast<int>(e.require("gpus_per_node").as_integer(1, INT_MAX / 64));
+    // Counts are ints: nodes x scale and the type's GPUs must fit, or they would silently wrap.
+    const long long nodes = e.require("nodes").as_integer(0, INT_MAX / 64) * static_cast<long long>(scale);
+    if (nodes > INT_MAX)
+      e.require("nodes").fail("integer overflow: " + std::to_string(nodes / scale) + " nodes x scale " +
+                              std::to_string(scale) + " = " + std::to_string(nodes) + " nodes, more than " +
+                              std::to_string(INT_MAX));
+    const long long per_node = e.require("gpus_per_node").as_integer(1, INT_MAX / 64);
+    if (nodes * per_node > INT_MAX)
+      e.fail("integer overflow: " + std::to_string(nodes) + " nodes x " + std::to_string(per_node) +
+             " GPUs = " + std::to_string(nodes * per_node) + " GPUs, more than " + std::to_string(INT_MAX));
+    t.nodes = static_cast<int>(nodes);
+    t.gpus_per_node = static_cast<int>(per_node);
     const int dflt = default_max_job_nodes(t.profile);
     t.max_job_nodes = dflt > 0 ? dflt : t.nodes;
     if (const auto m = e.get("max_job_nodes")) t.max_job_nodes = static_cast<int>(m->as_integer(0, INT_MAX / 64));

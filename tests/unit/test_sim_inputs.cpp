@@ -145,3 +145,13 @@ TEST_CASE("sim.inputs.workload_csv_bom") {
   REQUIRE(w.jobs.size() == 1);
   CHECK(w.jobs[0].time == doctest::Approx(107));
 }
+
+// Issue 14 §6: an integer overflow in a cluster file says so (nodes x scale wrapped silently before).
+TEST_CASE("sim.inputs.cluster_json_overflow") {
+  CHECK_THROWS_WITH_AS(
+      (void)parse_cluster_json(R"({"gpu_types":[{"name":"x","nodes":1000000,"gpus_per_node":1}]})", "o.json", 4096),
+      doctest::Contains("integer overflow"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(
+      (void)parse_cluster_json(R"({"gpu_types":[{"name":"x","nodes":1000000,"gpus_per_node":8192}]})", "o.json"),
+      doctest::Contains("integer overflow"), InvalidArgument);
+}
