@@ -9,8 +9,19 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+
+#include <unistd.h>
 
 using namespace sia::sim;
+
+namespace {
+// A scratch directory of this process: two test processes (the Release and the sanitizer suites, or two
+// checkouts on one machine) must not remove each other's outputs.
+std::filesystem::path scratch_dir(const std::string& name) {
+  return std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+}
+}  // namespace
 
 TEST_CASE("sim.experiments.registry") {
   const auto names = experiment_names();
@@ -30,7 +41,7 @@ TEST_CASE("sim.experiments.registry") {
                          return r;
                        }});
   ExperimentOptions o;
-  o.out_dir = std::filesystem::temp_directory_path() / "sia-test-echo";
+  o.out_dir = scratch_dir("sia-test-echo");
   const auto r = run_experiment("test-echo", o);
   REQUIRE(r.files.size() == 1);
   CHECK(std::filesystem::exists(r.files.front()));
@@ -51,7 +62,7 @@ TEST_CASE("sim.experiments.quick_runs") {
   CHECK(h.jobs.size() == 160);
   CHECK(std::is_sorted(h.jobs.begin(), h.jobs.end(), [](const auto& a, const auto& b) { return a.time < b.time; }));
 
-  const auto dir = std::filesystem::temp_directory_path() / "sia-test-experiments";
+  const auto dir = scratch_dir("sia-test-experiments");
   std::filesystem::remove_all(dir);
   std::ostringstream log;
   ExperimentOptions o;
@@ -86,7 +97,7 @@ TEST_CASE("sim.experiments.issue17_quick_runs") {
     MESSAGE("skipping: " << (data / "profiles").string() << " not found");
     return;
   }
-  const auto dir = std::filesystem::temp_directory_path() / "sia-test-experiments-17";
+  const auto dir = scratch_dir("sia-test-experiments-17");
   std::filesystem::remove_all(dir);
   std::ostringstream log;
   ExperimentOptions o;
