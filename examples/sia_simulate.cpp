@@ -10,6 +10,7 @@
 #include <sia/sim/catalogue.hpp>
 #include <sia/sim/cluster.hpp>
 #include <sia/sim/experiment.hpp>
+#include <sia/sim/limits.hpp>
 #include <sia/sim/metrics.hpp>
 #include <sia/sim/policy.hpp>
 #include <sia/sim/report.hpp>
@@ -22,12 +23,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "program_cli.hpp"
@@ -111,7 +114,7 @@ int main(int argc, char** argv) {
       "Without arguments: built-in models, synthetic Philly-like workload, paper-heterogeneous cluster."};
   std::string profiles, workload_path, cluster_name = "paper-heterogeneous", policies, out_dir, bootstrap = "tie";
   std::string backend = "default", dump_catalogue, force_category, pollux_search = "genetic";
-  std::uint64_t pollux_seed = 1;
+  long long pollux_seed = 1;
   int scale = 1;
   double interval = 0.0, rate = 20.0, hours = 8.0;
   int threads = 0;
@@ -119,7 +122,7 @@ int main(int argc, char** argv) {
   bool json = false, per_workload = false, round_utilities = false, no_projection = false, list_policies = false;
   bool tuned_jobs = false;
   std::vector<std::string> policy_options;
-  std::uint64_t seed = 1;
+  long long seed = 1, jobs_limit = 0;
   app.add_option("--profiles", profiles,
                  "artifact profiles directory (default: ../shared/data/sia-artifact/profiles "
                  "when --workload is given; the built-in catalogue otherwise)");
@@ -137,8 +140,9 @@ int main(int argc, char** argv) {
   app.add_option("--policy-option", policy_options,
                  "option of the policies, [policy.]key=value (repeatable; --list-policies shows them)");
   app.add_flag("--list-policies", list_policies, "list the registered policies and their options, and exit");
-  app.add_option("--interval", interval, "round length in seconds (default: the policy's, Sia 60)")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--interval", interval,
+                 "round length in seconds, in [0.001, 86400] (default: the policy's, Sia 60); a run needing more than "
+                 "2,000,000 rounds until its last submission is refused");
   app.add_option("--out", out_dir, "write per-job CSV, per-round JSON lines, summary.json and PNG plots here");
   app.add_flag("--json", json, "print the JSON report instead of the table");
   app.add_option("--threads", threads,
@@ -150,13 +154,15 @@ int main(int argc, char** argv) {
                "progress line on standard error (simulated time, jobs finished, rounds/s, ETA) even when it is not a "
                "terminal or with --json (default: only on a terminal, and not with --json)");
   app.add_flag("--no-progress", no_progress, "no progress line")->excludes("--progress");
-  app.add_option("--seed", seed, "seed of the synthetic workload")->capture_default_str();
-  app.add_option("--rate", rate, "synthetic workload: jobs per hour")
-      ->check(CLI::PositiveNumber)
+  app.add_option("--seed", seed, "seed of the synthetic workload, in [0, 2^63-1]")->capture_default_str();
+  app.add_option("--rate", rate, "synthetic workload: jobs per hour, in (0, 1e6]")->capture_default_str();
+  app.add_option("--hours", hours,
+                 "synthetic workload: hours of arrivals, in (0, 2160] (the 90-day horizon); rate x hours at most "
+                 "2,000,000 jobs")
       ->capture_default_str();
-  app.add_option("--hours", hours, "synthetic workload: hours of arrivals")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("--jobs", jobs_limit,
+                 "synthetic workload: exactly this many jobs (1 to 2,000,000), arriving at --rate for as long as "
+                 "that takes (instead of --hours)");
   app.add_option("--bootstrap", bootstrap,
                  "sia: first placement of a never-run job: tie (reference code, default) or profiled (paper: 1-GPU "
                  "profiles); = sia.first_placement")
@@ -187,7 +193,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   // Issue 17: the paper's knobs (§5.7) and limited adaptivity (Fig. 11).
   std::string p_value, lambda_value, mix, profiling, strong_rule;
-  std::uint64_t mix_seed = 1;
+  long long mix_seed = 1;
   app.add_option("--p", p_value, "sia: fairness exponent p in [-10, 10] without 0 (default -0.5); = sia.p")
       ->check(CLI::Range(-10.0, 10.0));
   app.add_option("--lambda", lambda_value,
@@ -274,9 +280,9 @@ int main(int argc, char** argv) {
     }
     // The shorthand flags are policy options (--list-policies); they come first so that an explicit
     // --policy-option given for the same key wins.
-    std::vector<std::string> option_entries = {"sia.backend=" + backend, "sia.first_placement=" + bootstrap,
-                                               "pollux.search=" + pollux_search,
-                                               "pollux.seed=" + std::to_string(pollux_seed)};
+    std::vector<std::string> option_entries = {
+        "sia.backend=" + backend, "sia.first_placement=" + bootstrap, "pollux.search=" + pollux_search,
+        "pollux.seed=" + std::to_string(sia::sim::checked_seed(pollux_seed, "--pollux-seed"))};
     if (no_projection) option_entries.push_back("sia.projection=none");
     if (!profiling.empty()) {
       if (no_projection || app.count("--bootstrap") > 0)
@@ -315,14 +321,27 @@ int main(int argc, char** argv) {
     }
     const auto cluster = sia::sim::load_cluster(cluster_name, scale);
     std::vector<sia::sim::Workload> workloads;
-    if (workload_path.empty())
-      workloads.push_back(sia::sim::synthetic_philly_workload(seed, rate, hours));
-    else
-      workloads = sia::sim::load_workloads(workload_path);
+    // Ranges of sim/limits.hpp: refused before any work, with what the run would need.
+    if (app.count("--interval") > 0) sia::sim::check_interval(interval, "--interval");
+    if (workload_path.empty()) {
+      if (jobs_limit != 0 && app.count("--hours") > 0) throw sia::InvalidArgument("--jobs and --hours: give one");
+      const std::optional<long long> n = app.count("--jobs") > 0 ? std::optional<long long>(jobs_limit) : std::nullopt;
+      sia::sim::check_synthetic(rate, n ? std::nullopt : std::optional<double>(hours), n);
+      workloads.push_back(sia::sim::synthetic_philly_workload(sia::sim::checked_seed(seed, "--seed"), rate,
+                                                              n ? HUGE_VAL : hours, n.value_or(0)));
+    } else {
+      if (app.count("--jobs") + app.count("--rate") + app.count("--hours") + app.count("--seed") > 0)
+        throw sia::InvalidArgument(
+            "--jobs, --rate, --hours and --seed shape the synthetic workload: not with --workload");
+      else
+        workloads = sia::sim::load_workloads(workload_path);
+    }
+    if (interval != 0)
+      for (const auto& w : workloads) sia::sim::check_run(w, interval, sia::sim::kDefaultHorizonS, "--interval");
     if (!mix.empty()) {
       if (!force_category.empty()) throw sia::InvalidArgument("--mix and --force-category both set the jobs' kinds");
       const auto m = sia::sim::parse_kind_mix(mix);
-      for (auto& w : workloads) sia::sim::apply_kind_mix(w, m, mix_seed);
+      for (auto& w : workloads) sia::sim::apply_kind_mix(w, m, sia::sim::checked_seed(mix_seed, "--mix-seed"));
     }
 
     sia::sim::ApplicationSet apps;

@@ -42,6 +42,7 @@ ExperimentResult run(const ExperimentOptions& o) {
     for (const auto& p : policies) {
       SimOptions sim;
       sim.horizon_s = 20 * make_policy(p)->default_interval_s();
+      sim.truncate = true;
       variants.push_back({std::to_string(k) + "/" + p, p, {}, cluster, apps, share_workloads(ws), sim});
     }
   }

@@ -54,6 +54,7 @@ ExperimentResult run(const ExperimentOptions& o) {
     for (const auto& policy : policies) {
       SimOptions sim;
       sim.horizon_s = s.horizon_h > 0 ? s.horizon_h * 3600 : 20 * make_policy(policy)->default_interval_s();
+      sim.truncate = true;
       const auto runs = run_policies({policy}, cluster, apps, workloads, o, sim);
       const auto& pr = runs.front();
       std::vector<double> ms;

@@ -283,6 +283,20 @@ ModelProfile load_model_profile(const fs::path& profiles_dir, const std::string&
   }
   if (mp.types.empty())
     throw InvalidArgument(dir.string() + ": no placements-<type>.csv files (model '" + model + "')");
+  // A data-parallel step includes its synchronisation: sync_time >= step_time is a broken measurement. The
+  // fit (sia_fit_profiles, goodput/fit.hpp) refuses it, so the simulator, which loads profiles here too, refuses
+  // it as well: both accept the same profiles. Pipeline rows hold per-micro-batch compute and all-reduce times
+  // instead (gpt_pmp: sync above step is normal there).
+  if (!mp.is_pipeline())
+    for (const TypeProfile& tp : mp.types)
+      for (const auto* rows : {&tp.placements, &tp.scalability})
+        for (const ProfileRow& r : *rows)
+          if (!(r.sync_time < r.step_time))
+            throw InvalidArgument(
+                (dir / ((rows == &tp.placements ? "placements-" : "scalability-") + tp.gpu_type + ".csv")).string() +
+                ":" + std::to_string(r.line) + ": sync_time: " + std::to_string(r.sync_time) +
+                " is not below step_time " + std::to_string(r.step_time) +
+                " (a data-parallel step includes its synchronisation)");
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (e.is_regular_file() && name.rfind("validation-", 0) == 0 && e.path().extension() == ".csv")

@@ -1,4 +1,5 @@
 #include <sia/error.hpp>
+#include <sia/sim/limits.hpp>
 #include <sia/sim/simulator.hpp>
 
 #include <algorithm>
@@ -56,9 +57,12 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
                    const SimOptions& options) {
   validate_inputs(cluster, apps, workload);
   const auto wall0 = std::chrono::steady_clock::now();
-  const double interval = options.interval_s > 0 ? options.interval_s : policy.default_interval_s();
-  if (!(interval > 0) || !std::isfinite(interval))
-    throw InvalidArgument("interval: must be a positive number of seconds");
+  // 0 = the policy's round length; anything else (NaN too) is checked, never replaced silently.
+  const double interval = options.interval_s != 0 ? options.interval_s : policy.default_interval_s();
+  // Refused before the first round (sim/limits.hpp): a round length out of range, a job submitted after the
+  // horizon (it could never run), more rounds than a run can take.
+  check_run(workload, interval, options.horizon_s,
+            options.interval_s != 0 ? "interval" : "policy '" + policy.name() + "' interval", options.truncate);
   // The default fit is memoised per simulation (same bits, one fit per distinct observation set).
   const PerfFitter fitter = options.fitter ? options.fitter : memoised_perf_fitter(default_perf_fitter());
   const int nt = static_cast<int>(cluster.types.size());

@@ -157,8 +157,9 @@ void apply_kind_mix(Workload& w, const KindMix& mix, std::uint64_t seed) {
                                                    : JobKind::adaptive;
 }
 
-Workload synthetic_philly_workload(std::uint64_t seed, double jobs_per_hour, double hours) {
-  if (!(jobs_per_hour > 0) || !(hours > 0) || !std::isfinite(jobs_per_hour * hours))
+Workload synthetic_philly_workload(std::uint64_t seed, double jobs_per_hour, double hours, long long max_jobs) {
+  if (!(jobs_per_hour > 0) || !std::isfinite(jobs_per_hour) || !(hours > 0) ||
+      (max_jobs <= 0 && !std::isfinite(jobs_per_hour * hours)))
     throw InvalidArgument("synthetic workload: rate and duration must be positive");
   struct Choice {
     const char* app;
@@ -186,7 +187,7 @@ Workload synthetic_philly_workload(std::uint64_t seed, double jobs_per_hour, dou
   w.name = "synthetic-philly";
   w.source = "built-in (seed " + std::to_string(seed) + ")";
   double t = 0.0;
-  for (int i = 0;; ++i) {
+  for (long long i = 0; max_jobs <= 0 || i < max_jobs; ++i) {
     t += exponential(rng, jobs_per_hour / 3600.0);
     if (t >= hours * 3600.0) break;
     const auto& m = mix[discrete(rng, weights)];
@@ -197,7 +198,7 @@ Workload synthetic_philly_workload(std::uint64_t seed, double jobs_per_hour, dou
     j.application = m.app;
     j.num_replicas = c.replicas;
     j.batch_size = c.bsz;
-    j.line = i + 2;
+    j.line = static_cast<int>(std::min<long long>(i + 2, 1LL << 30));
     w.jobs.push_back(std::move(j));
   }
   return w;

@@ -47,8 +47,11 @@ class SimulationCancelled : public Error {
 struct SimOptions {
   double interval_s = 0.0;          ///< round length; 0 = the policy's default
   double horizon_s = 90.0 * 86400;  ///< stop (jobs left unfinished) after this much simulated time
-  bool keep_round_log = false;      ///< keep per-round allocations (for --out)
-  PerfFitter fitter;                ///< empty = default_perf_fitter()
+  /// The horizon cuts the workload short on purpose (round-time experiments): jobs submitted after it are left
+  /// out. Otherwise such a job is an error before the run (it could never run; sim/limits.hpp).
+  bool truncate = false;
+  bool keep_round_log = false;  ///< keep per-round allocations (for --out)
+  PerfFitter fitter;            ///< empty = default_perf_fitter()
   /// Called after every round (and once more with `done` at the end); keep it cheap (throttle output yourself).
   std::function<void(const SimProgress&)> on_progress;
   /// Polled every round: true stops the simulation with SimulationCancelled (e.g. a wall-time limit).

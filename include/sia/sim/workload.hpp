@@ -72,6 +72,10 @@ struct KindMix {
  */
 void apply_kind_mix(Workload& w, const KindMix& mix, std::uint64_t seed);
 
-[[nodiscard]] Workload synthetic_philly_workload(std::uint64_t seed, double jobs_per_hour = 20.0, double hours = 8.0);
+/// @brief A synthetic workload with the artifact's job mix (the 8 Philly workloads' models and TunedJobs
+/// configurations): Poisson arrivals at `jobs_per_hour` for `hours`; with `max_jobs` > 0 at most that many jobs
+/// (`hours` may then be infinite: arrivals go on until `max_jobs`). Sizes: sim/limits.hpp's check_synthetic.
+[[nodiscard]] Workload synthetic_philly_workload(std::uint64_t seed, double jobs_per_hour = 20.0, double hours = 8.0,
+                                                 long long max_jobs = 0);
 
 }  // namespace sia::sim
