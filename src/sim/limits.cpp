@@ -24,8 +24,8 @@ std::string memory(double bytes) {
 
 void check_interval(double s, std::string_view what) {
   if (!std::isfinite(s) || s < kMinIntervalS || s > kMaxIntervalS)
-    throw InvalidArgument(std::string(what) + ": " + num(s) + " s is outside the range [" + num(kMinIntervalS) +
-                          ", " + num(kMaxIntervalS) + "] s of a round's length");
+    throw InvalidArgument(std::string(what) + ": " + num(s) + " s is outside the range [" + num(kMinIntervalS) + ", " +
+                          num(kMaxIntervalS) + "] s of a round's length");
 }
 
 void check_synthetic(double rate, std::optional<double> hours, std::optional<long long> jobs, double horizon_s) {
@@ -50,16 +50,16 @@ void check_synthetic(double rate, std::optional<double> hours, std::optional<lon
                             std::to_string(kMaxJobs) + "]");
     const double need_h = static_cast<double>(*jobs) / rate;
     if (need_h > horizon_h)
-      throw InvalidArgument("--jobs: " + std::to_string(*jobs) + " jobs at " + num(rate) + " jobs/h arrive over about " +
-                            num(need_h) + " h, beyond the simulation's horizon of " + num(horizon_h) +
-                            " h; raise --rate");
+      throw InvalidArgument("--jobs: " + std::to_string(*jobs) + " jobs at " + num(rate) +
+                            " jobs/h arrive over about " + num(need_h) + " h, beyond the simulation's horizon of " +
+                            num(horizon_h) + " h; raise --rate");
     return;
   }
   const double expected = rate * (hours ? *hours : 0.0);
   if (expected > static_cast<double>(kMaxJobs))
-    throw InvalidArgument("--rate/--hours: " + num(rate) + " jobs/h for " + num(hours ? *hours : 0.0) +
-                          " h is about " + num(expected) + " jobs, needing about " +
-                          memory(expected * kBytesPerJob) + " of memory; at most " + std::to_string(kMaxJobs) +
+    throw InvalidArgument("--rate/--hours: " + num(rate) + " jobs/h for " + num(hours ? *hours : 0.0) + " h is about " +
+                          num(expected) + " jobs, needing about " + memory(expected * kBytesPerJob) +
+                          " of memory; at most " + std::to_string(kMaxJobs) +
                           " jobs (use --jobs, a lower --rate or fewer --hours)");
 }
 

@@ -24,13 +24,13 @@
 
 namespace sia::sim {
 
-inline constexpr double kMinIntervalS = 1e-3;        ///< shortest round (s)
-inline constexpr double kMaxIntervalS = 86400.0;     ///< longest round (s)
-inline constexpr double kMaxRounds = 2e6;            ///< most rounds a run may need until its last submission
+inline constexpr double kMinIntervalS = 1e-3;             ///< shortest round (s)
+inline constexpr double kMaxIntervalS = 86400.0;          ///< longest round (s)
+inline constexpr double kMaxRounds = 2e6;                 ///< most rounds a run may need until its last submission
 inline constexpr double kDefaultHorizonS = 90.0 * 86400;  ///< SimOptions::horizon_s by default
-inline constexpr double kMaxRatePerHour = 1e6;       ///< synthetic arrivals per hour
-inline constexpr long long kMaxJobs = 2'000'000;     ///< jobs of one workload
-inline constexpr double kBytesPerJob = 4096;         ///< an upper bound of a job's memory while simulated
+inline constexpr double kMaxRatePerHour = 1e6;            ///< synthetic arrivals per hour
+inline constexpr long long kMaxJobs = 2'000'000;          ///< jobs of one workload
+inline constexpr double kBytesPerJob = 4096;              ///< an upper bound of a job's memory while simulated
 
 /// @brief Throws InvalidArgument("<what>: ...") unless `interval_s` is finite and in [kMinIntervalS, kMaxIntervalS].
 void check_interval(double interval_s, std::string_view what = "--interval");
