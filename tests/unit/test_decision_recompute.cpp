@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+
 #include <limits>
 #include <map>
 #include <memory>
@@ -30,6 +31,7 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include "test_env.hpp"
 
 #include "unit/fault_solver.hpp"
 #include "unit/round_oracle.hpp"
@@ -38,15 +40,6 @@ namespace {
 
 using namespace sia;
 using namespace sia::test;
-
-long env_long(const char* name, long fallback) {
-  if (const char* v = std::getenv(name)) {
-    char* end = nullptr;
-    const long x = std::strtol(v, &end, 10);
-    if (end != v && x > 0) return x;
-  }
-  return fallback;
-}
 
 std::vector<std::string> real_backends() {
   std::vector<std::string> out;

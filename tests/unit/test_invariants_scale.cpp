@@ -14,9 +14,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+
 #include <random>
 #include <string>
 #include <vector>
+#include "test_env.hpp"
 
 #include "unit/fault_solver.hpp"
 
@@ -24,14 +26,7 @@ namespace {
 
 using namespace sia;
 
-long env_long(const char* name, long fallback) {
-  if (const char* v = std::getenv(name)) {
-    char* end = nullptr;
-    const long x = std::strtol(v, &end, 10);
-    if (end != v && x > 0) return x;
-  }
-  return fallback;
-}
+using sia::test::env_long;
 
 }  // namespace
 
