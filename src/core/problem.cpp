@@ -154,8 +154,9 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     }
   }
   // λ far beyond every utility sum: the model uses λ' = 2·Σ max u + 1 instead (Problem::model_lambda),
-  // which ranks every allocation exactly as λ does. Only where λ would swamp the utilities' digits
-  // (a factor 2^20 above λ'); below that λ is used as given.
+  // which ranks every allocation exactly as λ does and keeps the utilities' differences within the
+  // backends' resolution (at up to 2^20·λ', λ = 1e9 beside utilities near 1 made CBC and GLPK prove
+  // wrong optima: decision.recompute.numerics_regressions).
   pb.util_bound = 0.0;
   for (const auto& entries : pb.valid) {
     double best = 0.0;
@@ -174,7 +175,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   pb.model_lambda = pb.lambda;
   if (std::isfinite(pb.util_bound)) {
     const double clamp = 2.0 * pb.util_bound + 1.0;
-    if (pb.lambda > std::ldexp(clamp, 20)) pb.model_lambda = clamp;
+    if (pb.lambda > clamp) pb.model_lambda = clamp;
   }
   return pb;
 }

@@ -40,9 +40,10 @@ struct Problem {
   double p = -0.5;
   double lambda = 1.1;  ///< the round's λ: the objective is reported with it
   /// The λ the binary program and the tie rules use. Equal to `lambda` unless λ exceeds
-  /// 2^20·(2·util_bound + 1): every λ' > util_bound orders all allocations the same way (more jobs
-  /// served always wins, then utility), so λ' = 2·util_bound + 1 gives the same optimal allocations
-  /// without drowning the utilities in λ's rounding (λ = 1e16 with utilities near 1 would).
+  /// 2·util_bound + 1: every λ' > util_bound orders all allocations the same way (more jobs served
+  /// always wins, then utility), so λ' = 2·util_bound + 1 gives the same optimal allocations without
+  /// drowning the utilities in λ (λ = 1e16 with utilities near 1 rounds them away; λ = 1e9 puts
+  /// their differences below CBC's and GLPK's tolerances once the objective is scaled near 1).
   double model_lambda = 1.1;
   /// Σ over jobs of the job's largest utility: no allocation's utility sum exceeds it.
   double util_bound = 0.0;

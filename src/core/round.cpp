@@ -131,7 +131,10 @@ SolveOutcome ensure_gap(const Problem& pb, const Requirements& req, MilpSolver& 
   const double own = std::isfinite(out.result.objective) ? out.result.objective : objective;
   const double inner = std::max(std::abs(own - model.milp.obj_offset), 1e-300);
   const double full = std::max(std::abs(own), 1e-300);
-  params.relative_gap = std::clamp(0.5 * gap * full / inner, 1e-15, gap);
+  const double scaled = 0.5 * gap * full / inner;
+  // NaN (an infinite objective from a misbehaving backend: inf/inf) must not reach the backend as
+  // its gap; std::clamp would pass it through.
+  params.relative_gap = std::isnan(scaled) ? 1e-15 : std::clamp(scaled, 1e-15, gap);
   params.time_limit = deadline.for_backend();
   Formulation again_model;
   SolveOutcome again = solve_once(pb, req, solver, params, solve_ms, again_model, warm, cluster, jobs);
@@ -297,8 +300,9 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   if (out.ok && res.status == RoundStatus::optimal && pb.model_lambda != pb.lambda) {
     // The backend proved its gap for the model's λ (Problem::model_lambda); with the round's λ the
     // proof holds only when the bound shows as many waiting jobs as the allocation has.
-    const double gap = std::abs(res.objective - res.best_bound);
-    if (!(gap <= options.relative_gap * std::max(std::abs(res.objective), 1e-9) * (1.0 + 1e-9) + 1e-9)) {
+    // The documented gap (docs/decision.md), the numerical tolerance of the binary program included.
+    if (!within_gap(res.objective, res.best_bound, options.relative_gap,
+                    pb.model_lambda * static_cast<double>(pb.num_jobs()))) {
       res.status = RoundStatus::feasible;
       res.message = "optimal for the binary program, but its bound does not prove the gap with lambda = " +
                     std::to_string(pb.lambda);

@@ -385,3 +385,79 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
   (void)price_disagreements;
   for (const auto& [b, count] : not_proven) MESSAGE(b << ": " << count << " answers without a proven gap");
 }
+
+TEST_CASE("decision.recompute.numerics_regressions") {
+  // Rounds of the 10^4-round runs (docs/reliability.md) on which CBC and GLPK once said `optimal` far
+  // from the optimum, with a bound that did not hold: λ = 1e9 beside utilities near 1 (uncapped
+  // below 2^20·(2T+1) then; CBC's cutoff increment and both backends' 1e-7 tolerances hid the
+  // utilities), λ = 1e-9 beside utilities near 1, coefficients of 1e75 beside λ = 1e9, and a p = 2
+  // objective of 2e8 with gap 1e-9. Each is replayed from its seed and checked on every backend.
+  const std::pair<std::uint32_t, long> cases[] = {{1, 753},  {1, 845},  {1, 2557}, {2, 3137},
+                                                  {2, 3917}, {2, 9907}, {3, 1217}, {3, 6037}};
+  for (const auto& [seed, target] : cases) {
+    CAPTURE(seed);
+    CAPTURE(target);
+    std::mt19937 rng(seed);
+    OracleInstance in;
+    for (long k = 0; k <= target; ++k) in = make_round(rng, k);
+    const OracleProblem pb = oracle_problem(in.cluster, in.jobs, in.options);
+    auto best = oracle_search(in.cluster, pb, true);
+    if (!best) best = oracle_search(in.cluster, pb, false);
+    REQUIRE(best);
+    Tally tally;
+    for (const auto& b : real_backends()) {
+      CAPTURE(b);
+      RoundOptions o = in.options;
+      o.backend = b;
+      check_fields(in, pb, *best, run_round(in.cluster, in.jobs, o), tally);
+    }
+  }
+}
+
+namespace {
+
+// A backend that solves right but reports a non-finite objective and no bound, and records the
+// gaps it is asked for (the round's second solve scales the gap by a ratio of objectives).
+class NonFiniteObjective final : public sia::MilpSolver {
+ public:
+  double objective;
+  std::vector<double> gaps;
+  explicit NonFiniteObjective(double v) : objective(v) {}
+
+ private:
+  std::string_view do_name() const noexcept override { return "nonfinite"; }
+  bool do_supports(sia::LpMethod) const noexcept override { return false; }
+  sia::MilpResult do_solve(const sia::MilpModel& m, const sia::MilpParams& p) override {
+    gaps.push_back(p.relative_gap);
+    auto r = sia::make_milp_solver("native")->solve(m, p);
+    r.objective = objective;
+    r.best_bound = std::numeric_limits<double>::quiet_NaN();
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("decision.recompute.non_finite_backend_objective") {
+  // A backend's NaN or infinite objective never becomes the gap of the round's second solve, and
+  // an "optimal" without a bound is reported `feasible` with no bound.
+  std::mt19937 rng(7);
+  for (double v : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity()}) {
+    CAPTURE(v);
+    for (int k = 0; k < 20; ++k) {
+      OracleInstance in = oracle_instance(rng, 1, 4, 3);
+      NonFiniteObjective backend(v);
+      const auto r = run_round(in.cluster, in.jobs, in.options, backend);
+      for (double g : backend.gaps) {
+        CHECK(std::isfinite(g));
+        CHECK(g > 0.0);
+        CHECK(g <= in.options.relative_gap);
+      }
+      CHECK(std::isfinite(r.objective));
+      if (backend.gaps.empty()) continue;  // nothing to solve (no job has a usable configuration)
+      CHECK(r.status != RoundStatus::optimal);
+      CHECK(std::isnan(r.best_bound));
+    }
+  }
+}

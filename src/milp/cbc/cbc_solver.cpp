@@ -65,6 +65,13 @@
 namespace sia::detail {
 namespace {
 
+// Absolute tolerances on the objective as CBC sees it (divided by a power of two so that its largest
+// magnitude is near 1, below): the gap at which the search may stop, and the improvement a node must
+// promise to be explored. The round's own absolute tolerance is 1e-9 of the objective's scale
+// (docs/decision.md), so the backend works ten times finer.
+constexpr double kAbsoluteGap = 1e-10;
+constexpr double kDualTolerance = 1e-10;
+
 void quiet(CoinMessageHandler* h, bool verbose) {
   if (h == nullptr) return;
   h->setLogLevel(verbose ? 1 : 0);
@@ -209,6 +216,11 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   // by the random conformance test under ASan), and sia's LPs are small enough without it.
   lp.setHintParam(OsiDoPresolveInInitial, false, OsiHintDo);
   lp.setHintParam(OsiDoPresolveInResolve, false, OsiHintDo);
+  // Clp's default dual tolerance (1e-7) treats reduced costs below it as zero: objective differences
+  // that small (utilities of 1e-9 beside a coefficient near 1, or drowned by λ) were invisible and
+  // CBC proved a wrong "optimal" (decision.recompute). The matrix is small integers, so reduced
+  // costs carry rounding errors near 1e-15: a tighter tolerance is safe. CBC copies it to its LPs.
+  lp.setDblParam(OsiDualTolerance, kDualTolerance);
 
   const double inf = lp.getInfinity();
   auto finite = [inf](double v) { return std::isinf(v) ? (v > 0 ? inf : -inf) : v; };
@@ -277,7 +289,12 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   }
   cbc.setNumberThreads(0);  // sequential inside; parallelism is across models
   cbc.setAllowableFractionGap(params.relative_gap);
-  cbc.setAllowableGap(1e-9);
+  cbc.setAllowableGap(kAbsoluteGap);
+  // CBC's default cutoff increment (1e-5) makes it prune every node whose bound is within 1e-5 of
+  // the incumbent, absolute, on the scaled objective (coefficients near 1): improvements smaller
+  // than that were never looked for, yet the search ended "optimal" (decision.recompute: λ = 1e9
+  // beside utilities near 1, objectives near 1e-9). Cut off at the absolute gap instead.
+  cbc.setCutoffIncrement(kAbsoluteGap);
   cbc.setUseElapsedTime(true);  // wall clock, not CPU time
   if (params.time_limit) cbc.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
 
@@ -345,8 +362,9 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
       // itself (a false zero gap, found by the decision.recompute test). The bound it proves: the
       // incumbent plus the allowable gap (CBC measures it on its own, scaled, objective without the
       // constant), which is the tighter valid bound whenever CBC reports a tighter one.
-      const double slack = std::max(std::ldexp(1e-9, exponent), params.relative_gap * (1.0 + params.relative_gap) *
-                                                                    std::abs(result.objective - model.obj_offset));
+      const double slack =
+          std::max(std::ldexp(kAbsoluteGap, exponent),
+                   params.relative_gap * (1.0 + params.relative_gap) * std::abs(result.objective - model.obj_offset));
       const double guaranteed = maximize ? result.objective + slack : result.objective - slack;
       if (!std::isfinite(result.best_bound) ||
           (maximize ? result.best_bound < guaranteed : result.best_bound > guaranteed))

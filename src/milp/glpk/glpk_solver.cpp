@@ -58,6 +58,16 @@ namespace {
 
 constexpr bool kUseMipPresolve = false;
 
+// Tolerances on the objective as GLPK sees it (the round divides it by a power of two so that its
+// largest magnitude is near 1). GLPK's defaults (1e-7) let it prune every node whose bound is within
+// 1e-7·(1 + |incumbent|) of the incumbent and take reduced costs below 1e-7 for zero: objective
+// differences that small (utilities near 1e-9 beside coefficients near 1) were invisible and GLPK
+// proved a wrong "optimal" (decision.recompute). The round's own absolute tolerance is 1e-9 of the
+// objective's scale (docs/decision.md); the matrix is small integers, so reduced costs carry
+// rounding errors near 1e-15 and these tighter values are safe.
+constexpr double kObjectiveTolerance = 1e-10;
+constexpr double kDualTolerance = 1e-10;
+
 // --- per-thread GLPK environment -----------------------------------------------------------------
 
 /// Frees this thread's GLPK environment when the thread exits.
@@ -240,6 +250,7 @@ void run_glpk(GlpkJob& job, glp_prob* p) {
     glp_init_smcp(&smcp);
     smcp.msg_lev = job.params->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
     smcp.presolve = job.mip_presolve ? GLP_ON : GLP_OFF;
+    smcp.tol_dj = kDualTolerance;
     // In slices of at most 100 ms, resumed from the basis reached: glp_simplex has no callback, so
     // a stop requested from another thread (MilpParams::stop) is seen between slices (a 20,000-job
     // relaxation ran 12 minutes before a stop could be noticed).
@@ -266,6 +277,7 @@ void run_glpk(GlpkJob& job, glp_prob* p) {
   iocp.msg_lev = job.params->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
   iocp.presolve = job.mip_presolve ? GLP_ON : GLP_OFF;
   iocp.mip_gap = job.params->relative_gap;
+  iocp.tol_obj = kObjectiveTolerance;
   iocp.tm_lim = remaining_ms(job);
   iocp.gmi_cuts = GLP_ON;
   iocp.mir_cuts = GLP_ON;
@@ -480,17 +492,15 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
 
   if (result.status == MilpStatus::optimal) {
     // What GLPK proves when it says optimal: the incumbent is within mip_gap of the optimum,
-    // measured on its own objective (without the model's constant). The last bound the callback
-    // saw may be older (looser); keep whichever of the two is tighter.
+    // measured on its own objective (without the model's constant), and no node within
+    // tol_obj·(1 + |incumbent|) of the incumbent was explored. The node bounds the callback saw are
+    // not credited when tighter: they come from LPs solved to GLPK's tolerances, and on objectives
+    // whose differences lie below them (a coefficient of 1e75 beside utilities near 1) they were
+    // the incumbent itself, far above the optimum (decision.recompute).
     const double inner = std::abs(result.objective - model.obj_offset);
-    const double slack = job.params->relative_gap * (inner + std::numeric_limits<double>::epsilon());
+    const double slack = std::max(job.params->relative_gap * (inner + std::numeric_limits<double>::epsilon()),
+                                  kObjectiveTolerance * (1.0 + std::abs(result.objective)));
     result.best_bound = maximize ? result.objective + slack : result.objective - slack;
-    if (std::isfinite(job.bound)) {
-      const double b = job.bound + model.obj_offset;
-      if (maximize ? (b >= result.objective && b < result.best_bound)
-                   : (b <= result.objective && b > result.best_bound))
-        result.best_bound = b;
-    }
   } else if (result.status == MilpStatus::feasible && std::isfinite(job.bound)) {
     const double b = job.bound + model.obj_offset;
     result.best_bound = maximize ? std::max(b, result.objective) : std::min(b, result.objective);
