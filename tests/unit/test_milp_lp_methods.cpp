@@ -7,7 +7,10 @@
 #include <sia/milp/factory.hpp>
 #include <sia/sim/gavel_policy.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <random>
+#include <stop_token>
 #include <string>
 
 namespace {
@@ -66,3 +69,54 @@ TEST_CASE("milp.lp_method.gavel_lp_on_every_interior_backend") {
   CHECK_THROWS_AS((void)sia::sim::gavel_solve_lp(T, {1, 1}, {1}, sia::sim::GavelLpMethod::interior, "nope"),
                   sia::BackendUnavailable);
 }
+
+#if SIA_HAS_GLPK
+namespace {
+// A feasible random LP (max Σ c·x, A x <= b, 0 <= x <= 1, A >= 0) large enough that GLPK's interior
+// point needs many iterations, each longer than a millisecond.
+sia::MilpModel interior_workload() {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(0.1, 1.0);
+  sia::MilpModel m;
+  m.sense = sia::MilpSense::maximize;
+  const int n = 400, rows = 200;
+  for (int j = 0; j < n; ++j) (void)m.add_col(u(rng), 0.0, 1.0, false);
+  for (int i = 0; i < rows; ++i) {
+    const int r = m.add_row(-sia::MilpModel::inf, 10.0 * u(rng));
+    for (int j = 0; j < n; ++j)
+      if (std::uniform_int_distribution<int>(0, 9)(rng) == 0) m.add_entry(r, j, u(rng));
+  }
+  return m;
+}
+}  // namespace
+
+TEST_CASE("milp.lp_method.glpk_interior_honours_limit_and_stop") {
+  // glp_interior has neither a callback nor a time limit; the GLPK backend stops it from its
+  // terminal hook, once per iteration (src/milp/glpk/glpk_solver.cpp).
+  auto glpk = sia::make_milp_solver("glpk");
+  const auto model = interior_workload();
+  sia::MilpParams p;
+  p.lp_method = sia::LpMethod::interior;
+  const auto full = glpk->solve(model, p);
+  REQUIRE(full.status == sia::MilpStatus::optimal);  // solvable: what follows is the limit's doing
+
+  p.time_limit = std::chrono::milliseconds(1);
+  const auto limited = glpk->solve(model, p);
+  CHECK(limited.status == sia::MilpStatus::no_solution);
+  CHECK(limited.message.find("time limit") != std::string::npos);
+
+  std::stop_source source;
+  source.request_stop();
+  p.time_limit.reset();
+  p.stop = source.get_token();
+  const auto stopped = glpk->solve(model, p);
+  CHECK(stopped.status == sia::MilpStatus::no_solution);
+  CHECK(stopped.message.find("stop requested") != std::string::npos);
+
+  // The thread's GLPK environment is usable after a stop: the same solve without limits again.
+  p.stop = {};
+  const auto again = glpk->solve(model, p);
+  REQUIRE(again.status == sia::MilpStatus::optimal);
+  CHECK(again.objective == doctest::Approx(full.objective).epsilon(1e-9));
+}
+#endif
