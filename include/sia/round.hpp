@@ -118,7 +118,8 @@ struct RoundResult {
  * - A job's `current()` is identified by its GPU type and GPU count (configurations of one type
  *   have distinct counts; `nodes` is informative). A rigid job may report its count instead of
  *   its footprint. A count that is no configuration of the cluster (e.g. its node failed) is
- *   rejected: clear `current` of a job that lost its GPUs.
+ *   rejected: clear `current` of a job that lost its GPUs (advance_round_state() in round_state.hpp
+ *   does it for a scheduler that keeps its state there).
  * - Rigid jobs: `min_gpus == max_gpus` is their count; JobDecision::gpus is the count and
  *   JobDecision::config the footprint configuration (valid_configs.hpp).
  * - A non-preemptible running job keeps its configuration (even if its count rules changed),

@@ -29,5 +29,6 @@
 #include <sia/milp/solver.hpp>
 #include <sia/placement.hpp>
 #include <sia/round.hpp>
+#include <sia/round_state.hpp>
 #include <sia/valid_configs.hpp>
 #include <sia/warm_start.hpp>

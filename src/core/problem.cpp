@@ -39,7 +39,8 @@ int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster,
       any = true;
     }
   if (!any) msg << " none (all its nodes are down)";
-  msg << " (clear `current` of a job whose GPUs were lost)";
+  msg << " (a job whose GPUs were lost holds nothing: clear its `current`, as sia::advance_round_state and "
+         "sia::forget_lost_allocations do)";
   throw InvalidArgument(msg.str());
 }
 
