@@ -37,7 +37,8 @@ JobRoundState round_state_of(const JobSpec& job) {
   if (s.restarts > 0) s.max_gpus_ever = std::max(s.max_gpus_ever, std::max(1, job.min_gpus()));
   if (job.kind() == JobKind::hybrid) {
     s.max_pipelines_ever = std::max(0, job.max_pipelines_ever().value_or(0));
-    if (s.current) s.max_pipelines_ever = std::max(s.max_pipelines_ever, s.current->gpus / pipeline_on(job, s.current->type));
+    if (s.current)
+      s.max_pipelines_ever = std::max(s.max_pipelines_ever, s.current->gpus / pipeline_on(job, s.current->type));
     if (s.has_run()) s.max_pipelines_ever = std::max(s.max_pipelines_ever, 1);
   }
   return s;

@@ -172,7 +172,8 @@ std::string next_request_json(std::string_view request_json, std::string_view de
     result.decisions[it->second].job = id;
   }
   for (std::size_t i = 0; i < req.jobs.size(); ++i)
-    if (!seen[i]) dctx.fail("", "job \"" + req.jobs[i].id() + "\" of the request is neither in allocations nor in unallocated");
+    if (!seen[i])
+      dctx.fail("", "job \"" + req.jobs[i].id() + "\" of the request is neither in allocations nor in unallocated");
 
   std::vector<JobRoundState> states;
   states.reserve(req.jobs.size());

@@ -111,8 +111,8 @@ TEST_CASE("core.round_state.lost_nodes_one_rule_for_state_and_request") {
   // For every current count and every set of failed nodes, the state and a request's job agree on
   // what is lost (sia_allocate forgets through forget_lost_allocations, schedulers through the state).
   for (int gpus : {1, 2, 4, 6, 8, 16}) {
-    for (const std::vector<int>& down : {std::vector<int>{}, std::vector<int>{0}, std::vector<int>{1},
-                                         std::vector<int>{0, 1}}) {
+    for (const std::vector<int>& down :
+         {std::vector<int>{}, std::vector<int>{0}, std::vector<int>{1}, std::vector<int>{0, 1}}) {
       const bool rigid = gpus == 6;  // 6 on 8-GPU nodes: a rigid count on its footprint
       sia::ClusterSpec c = two_nodes_of_8();
       c.down = {down};
