@@ -1,6 +1,8 @@
-# sia_allocate --next-request (docs/round-state.md): two rounds of the paper's Table 1 chained through
-# JSON. This file has two modes: include()d from tests/CMakeLists.txt it adds the test; run with
-# `cmake -P` by that test it runs the chain and checks it.
+# Programs on the round state (docs/round-state.md). `sia_allocate --next-request`: two rounds of the
+# paper's Table 1 chained through JSON — this file has two modes: include()d from tests/CMakeLists.txt
+# it adds the tests; run with `cmake -P` it runs that chain and checks it. `scheduler_loop`: 200
+# rounds with arrivals, completions and node failures; the program checks capacity, failed nodes, the
+# 2x rule, ages and restarts every round and prints its success line only when all hold.
 
 if(CMAKE_SCRIPT_MODE_FILE)
   # -DPROG=sia_allocate -DREQ=table1.json -DOUT=dir
@@ -50,4 +52,9 @@ if(TARGET sia_allocate)
                    -DREQ=${PROJECT_SOURCE_DIR}/examples/requests/table1.json
                    -DOUT=${CMAKE_CURRENT_BINARY_DIR}/next_request -P ${CMAKE_CURRENT_LIST_FILE})
   set_tests_properties(program.sia_allocate.next_request PROPERTIES PASS_REGULAR_EXPRESSION "round state chained")
+endif()
+if(TARGET scheduler_loop)
+  add_test(NAME program.scheduler_loop COMMAND scheduler_loop)
+  set_tests_properties(program.scheduler_loop PROPERTIES
+    PASS_REGULAR_EXPRESSION "scheduler loop: 200 rounds, .* invariants hold" FAIL_REGULAR_EXPRESSION "FAILED" TIMEOUT 120)
 endif()
