@@ -50,12 +50,12 @@ class Random {
 
 // What the loop knows about a job beyond sia's description and state: its work and its speed.
 struct Workload {
-  double work = 0.0;        // samples left to process
-  double scaling = 0.8;     // exponent of the speed-up curve
-  double speed[2] = {};     // samples/s of one GPU of each type
+  double work = 0.0;     // samples left to process
+  double scaling = 0.8;  // exponent of the speed-up curve
+  double speed[2] = {};  // samples/s of one GPU of each type
   int arrival_round = 0;
-  int restarts_seen = 0;    // counted by the loop, not by sia
-  int largest_seen = 0;     // largest count the job ran with, counted by the loop
+  int restarts_seen = 0;                       // counted by the loop, not by sia
+  int largest_seen = 0;                        // largest count the job ran with, counted by the loop
   std::optional<sia::CurrentAllocation> held;  // what the loop saw it hold (cleared when a failure killed it)
 };
 
@@ -112,9 +112,9 @@ int main(int argc, char** argv) {
   std::map<std::pair<int, int>, int> repair_round;  // failed node -> round it comes back
 
   Random rng(seed);
-  std::vector<sia::JobSpec> jobs;           // descriptions, in arrival order
-  std::vector<sia::JobRoundState> states;   // sia's state of each job, same order
-  std::vector<Workload> loads;              // the loop's own view, same order
+  std::vector<sia::JobSpec> jobs;          // descriptions, in arrival order
+  std::vector<sia::JobRoundState> states;  // sia's state of each job, same order
+  std::vector<Workload> loads;             // the loop's own view, same order
   sia::RoundOptions options;
   options.backend = "native";
   options.time_limit.reset();  // deterministic: every round solved to the gap
@@ -169,17 +169,18 @@ int main(int argc, char** argv) {
           auto& held = node_gpus[{t, s.node}];
           for (int g : s.gpu_ids)
             if (g < 0 || g >= cluster.types[static_cast<std::size_t>(t)].gpus_per_node() || !held.insert(g).second)
-              fail(round, "GPU " + std::to_string(g) + " of " + cluster.node_name(t, s.node) + " given twice or absent");
+              fail(round,
+                   "GPU " + std::to_string(g) + " of " + cluster.node_name(t, s.node) + " given twice or absent");
           placed += s.gpus;
         }
-        if (placed != d.gpus) fail(round, d.job + ": placement holds " + std::to_string(placed) + " GPUs, not " +
-                                              std::to_string(d.gpus));
+        if (placed != d.gpus)
+          fail(round, d.job + ": placement holds " + std::to_string(placed) + " GPUs, not " + std::to_string(d.gpus));
         // The 2x rule (adaptive jobs): a job that never ran takes its minimum; later at most twice its largest.
         if (jobs[i].kind() == sia::JobKind::adaptive) {
-          const int cap = loads[i].largest_seen == 0 ? jobs[i].min_gpus()
-                                                     : std::max(2 * loads[i].largest_seen, jobs[i].min_gpus());
-          if (d.gpus > cap) fail(round, d.job + " got " + std::to_string(d.gpus) + " GPUs, above the 2x cap " +
-                                            std::to_string(cap));
+          const int cap =
+              loads[i].largest_seen == 0 ? jobs[i].min_gpus() : std::max(2 * loads[i].largest_seen, jobs[i].min_gpus());
+          if (d.gpus > cap)
+            fail(round, d.job + " got " + std::to_string(d.gpus) + " GPUs, above the 2x cap " + std::to_string(cap));
         }
       }
       for (std::size_t t = 0; t < cluster.types.size(); ++t) {
@@ -197,7 +198,8 @@ int main(int argc, char** argv) {
           w.held.reset();
           continue;
         }
-        const bool same = w.held && w.held->type == d.config->type && by_node(w.held->placement) == by_node(d.placement);
+        const bool same =
+            w.held && w.held->type == d.config->type && by_node(w.held->placement) == by_node(d.placement);
         if (!same && w.largest_seen > 0) ++w.restarts_seen;
         // Progress: the round's goodput, minus the restart cost when it (re)started.
         const double run_s = same ? round_s : std::max(0.0, round_s - jobs[i].restart_cost_s());
@@ -229,7 +231,8 @@ int main(int argc, char** argv) {
         for (const Workload& w : loads)
           if (w.held && w.held->placement.size() > 1)
             for (const auto& sh : w.held->placement) wide.emplace_back(w.held->type, sh.node);
-        if (!wide.empty() && rng.uniform() < 0.5) std::tie(t, node) = wide[static_cast<std::size_t>(rng.below(static_cast<int>(wide.size())))];
+        if (!wide.empty() && rng.uniform() < 0.5)
+          std::tie(t, node) = wide[static_cast<std::size_t>(rng.below(static_cast<int>(wide.size())))];
         if (!next.is_down(t, node)) {
           next.down[static_cast<std::size_t>(t)].push_back(node);
           repair_round[{t, node}] = round + 11;
@@ -255,7 +258,8 @@ int main(int argc, char** argv) {
           fail(round, s.id + ": sia counts " + std::to_string(s.restarts) + " restarts, the loop saw " +
                           std::to_string(w.restarts_seen));
         if (s.max_gpus_ever != w.largest_seen) fail(round, s.id + ": largest count differs");
-        if (s.age_s != (round + 1 - w.arrival_round) * round_s) fail(round, s.id + ": age_s is not the time since arrival");
+        if (s.age_s != (round + 1 - w.arrival_round) * round_s)
+          fail(round, s.id + ": age_s is not the time since arrival");
         const bool was_lost = std::find(changes.lost.begin(), changes.lost.end(), s.id) != changes.lost.end();
         if (was_lost && s.current) fail(round, s.id + ": lost but still holds GPUs");
       }
