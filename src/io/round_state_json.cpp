@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -152,6 +153,11 @@ std::string next_request_json(std::string_view request_json, std::string_view de
     seen[it->second] = true;
     return it->second;
   };
+  // Jobs the decision lists in `rejected` (per-job rejection) may be absent from the parsed request:
+  // they get nothing, and their entries in the request are left as written.
+  std::vector<std::string> rejected_ids;
+  read_ids(decision, "rejected", dctx, rejected_ids);
+  const std::unordered_set<std::string> rejected(rejected_ids.begin(), rejected_ids.end());
   const auto nodes = node_names(req.cluster);
   if (const auto it = decision.find("allocations"); it != decision.end() && !it->is_null()) {
     const json& arr = as_array(*it, "allocations", dctx, static_cast<std::size_t>(INT_MAX));
@@ -166,6 +172,7 @@ std::string next_request_json(std::string_view request_json, std::string_view de
   read_ids(decision, "unallocated", dctx, without);
   for (const std::string& id : without) {
     const auto it = index.find(id);
+    if (it == index.end() && rejected.count(id) != 0) continue;  // a job the request reader set aside
     if (it == index.end()) dctx.fail("unallocated", "job \"" + id + "\" is not in the request");
     if (seen[it->second]) continue;  // also in `rejected`, or listed twice: it gets nothing either way
     seen[it->second] = true;

@@ -295,6 +295,9 @@ TEST_CASE("io.next_request.bad_input") {
   fails(R"({"allocations": [{"job": "J1", "gpu_type": "A", "nodes": 1, "gpus": 1},
                             {"job": "J1", "gpu_type": "A", "nodes": 1, "gpus": 1}], "unallocated": ["J2"]})",
         "appears twice");
+  // A job listed in `rejected` that the request reader set aside is skipped, not an error.
+  CHECK_NOTHROW((void)sia::next_request_json(
+      request, R"({"allocations": [], "unallocated": ["J1", "J2", "bad"], "rejected": [{"job": "bad"}]})", 1));
   // Unallocated entries may be objects with a reason (and a decision may carry fields this reader does not know).
   CHECK_NOTHROW((void)sia::next_request_json(
       request, R"({"allocations": [], "unallocated": [{"job": "J1", "reason": "capacity"}, "J2"], "new": 1})", 1));
