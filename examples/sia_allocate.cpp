@@ -102,9 +102,10 @@ int main(int argc, char** argv) {
   auto* next_opt = app.add_option("--next-request", next_request,
                                   "Print the next round's request instead: the request advanced by this decision "
                                   "file (docs/round-state.md)");
-  app.add_option("--elapsed", elapsed_s, "With --next-request: seconds until the next round")
-      ->check(CLI::NonNegativeNumber)
-      ->needs(next_opt);
+  auto* elapsed_opt = app.add_option("--elapsed", elapsed_s, "With --next-request: seconds until the next round")
+                          ->check(CLI::NonNegativeNumber)
+                          ->needs(next_opt);
+  next_opt->needs(elapsed_opt);  // no silent default: the state's ages depend on it
   sia::programs::add_common_options(app, "sia_allocate");
   if (const auto code = sia::programs::parse(app, "sia_allocate", argc, argv)) return *code;
   if (next_request) return print_next_request(input, *next_request, elapsed_s, pretty, max_bytes);
