@@ -6,3 +6,4 @@
 #include <sia/concepts/goodput_model.hpp>
 #include <sia/concepts/gpu_type.hpp>
 #include <sia/concepts/job.hpp>
+#include <sia/concepts/tenancy.hpp>

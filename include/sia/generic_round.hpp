@@ -17,6 +17,7 @@
 #include <sia/cluster.hpp>
 #include <sia/concepts/gpu_type.hpp>
 #include <sia/concepts/job.hpp>
+#include <sia/concepts/tenancy.hpp>
 #include <sia/configuration.hpp>
 #include <sia/gpu_type_spec.hpp>
 #include <sia/job_spec.hpp>
@@ -107,6 +108,8 @@ template <class J, class G>
                   { j.current() } -> std::convertible_to<std::optional<CurrentAllocation>>;
                 })
     s.current(std::optional<CurrentAllocation>(j.current()));
+  if constexpr (HasWeight<J>) s.weight(static_cast<double>(j.weight()));
+  if constexpr (HasTenant<J>) s.tenant(std::string(std::string_view(j.tenant())));
   // The round only calls these with configurations of the cluster, so c.type is a valid index.
   JobSpec::GoodputFn goodput = [&j, &types](const GpuTypeSpec&, const ConfigurationSpec& c) {
     return static_cast<double>(j.goodput(*types[static_cast<std::size_t>(c.type)], c));

@@ -51,6 +51,11 @@ class JobSpec {
   [[nodiscard]] const std::optional<int>& max_pipelines_ever() const noexcept { return max_pipelines_ever_; }
   [[nodiscard]] const std::optional<int>& max_gpus_ever() const noexcept { return max_gpus_ever_; }
   [[nodiscard]] const std::optional<CurrentAllocation>& current() const noexcept { return current_; }
+  /// Multiplies the job's whole term of the objective (utility when it runs, the λ penalty when it
+  /// waits; product.md §2 step 7): finite and > 0, default 1.
+  [[nodiscard]] double weight() const noexcept { return weight_; }
+  /// The tenant the job belongs to (RoundOptions::tenants); empty = none.
+  [[nodiscard]] const std::string& tenant() const noexcept { return tenant_; }
   [[nodiscard]] bool has_goodput() const noexcept { return static_cast<bool>(goodput_); }
   [[nodiscard]] bool has_batch_size() const noexcept { return static_cast<bool>(batch_); }
 
@@ -116,6 +121,14 @@ class JobSpec {
     max_gpus_ever_ = v;
     return *this;
   }
+  JobSpec& weight(double v) noexcept {
+    weight_ = v;
+    return *this;
+  }
+  JobSpec& tenant(std::string v) {
+    tenant_ = std::move(v);
+    return *this;
+  }
   JobSpec& current(std::optional<CurrentAllocation> v) {
     current_ = std::move(v);
     return *this;
@@ -166,6 +179,8 @@ class JobSpec {
   std::optional<int> max_pipelines_ever_;
   std::optional<int> max_gpus_ever_;
   std::optional<CurrentAllocation> current_;
+  double weight_ = 1.0;
+  std::string tenant_;
   GoodputFn goodput_;
   BatchFn batch_;
   LimitFn limit_;

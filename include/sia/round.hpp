@@ -7,6 +7,7 @@
 #include <sia/configuration.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/solver.hpp>
+#include <sia/tenant_spec.hpp>
 #include <sia/warm_start.hpp>
 
 #include <chrono>
@@ -51,6 +52,9 @@ struct RoundOptions {
   /// Threads the backend may use: 0 = all cores (default), 1 = the calling thread only. The
   /// native backend's answer is the same whatever the number.
   int threads = 0;
+  /// Tenants' caps and guarantees (tenant_spec.hpp), by name: JobSpec::tenant refers to them. A job
+  /// naming a tenant not listed here is an error. Empty = no tenant constraints.
+  std::vector<TenantSpec> tenants;
 };
 
 /// Outcome of a round.

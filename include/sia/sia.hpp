@@ -30,5 +30,6 @@
 #include <sia/placement.hpp>
 #include <sia/round.hpp>
 #include <sia/round_state.hpp>
+#include <sia/tenant_spec.hpp>
 #include <sia/valid_configs.hpp>
 #include <sia/warm_start.hpp>

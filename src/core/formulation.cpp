@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/capacity_use.hpp"
+#include "core/tenants.hpp"
 
 namespace sia::detail {
 
@@ -13,10 +14,10 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   auto& milp = m.milp;
   const bool maximize = pb.p > 0;
   milp.sense = maximize ? MilpSense::maximize : MilpSense::minimize;
-  const double j = static_cast<double>(pb.num_jobs());
-  // p > 0: max Σ A(u+λ) − λJ;  p < 0: min Σ A(u−λ) + λJ  (product.md §2 step 4 rewritten).
+  // p > 0: max Σ w·A(u+λ) − λW;  p < 0: min Σ w·A(u−λ) + λW  (product.md §2 step 4 rewritten, with
+  // the jobs' weights w and W = Σ w).
   const double lambda = pb.model_lambda;
-  milp.obj_offset = maximize ? -lambda * j : lambda * j;
+  milp.obj_offset = maximize ? -lambda * pb.total_weight : lambda * pb.total_weight;
   std::size_t ncols = 0;
   for (const auto& v : pb.valid) ncols += v.size();
   milp.obj.reserve(ncols);
@@ -29,7 +30,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     for (const Entry& v : pb.valid[i]) {
       if (req.pinned[i] && v.config != pb.current[i]) continue;
       const double lo = req.pinned[i] ? 1.0 : 0.0;
-      milp.add_col(maximize ? v.util + lambda : v.util - lambda, lo, 1.0, true);
+      milp.add_col(pb.weight[i] * (maximize ? v.util + lambda : v.util - lambda), lo, 1.0, true);
       m.cols.emplace_back(i, v);
     }
     const int count = milp.num_cols() - first;
@@ -62,6 +63,19 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
         milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));
     }
   }
+  // Tenant rows (tenants.hpp) after the capacity rows: caps and guarantees have the capacity rows'
+  // shape (non-negative GPU counts, an upper bound), so every backend, the native one included,
+  // reads them as more capacity rows.
+  m.tenant_rows = tenant_rows(pb, req);
+  for (const TenantRow& tr : m.tenant_rows) {
+    const int row = milp.add_row(-MilpModel::inf, static_cast<double>(tr.bound));
+    m.tenant_row.push_back(row);
+    for (std::size_t c = 0; c < m.cols.size(); ++c) {
+      const auto& [i, v] = m.cols[c];
+      const long long u = tenant_usage(pb, tr, i, v);
+      if (u != 0) milp.add_entry(row, static_cast<int>(c), static_cast<double>(u));
+    }
+  }
   return m;
 }
 
@@ -78,14 +92,16 @@ bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& 
   if (x.size() != m.cols.size() || !m.milp.is_feasible(x, 1e-6)) return false;
   out.assign(pb.num_jobs(), -1);
   CapacityUse usage(pb.set);
+  TenantUse tenants(pb, m.tenant_rows);
   for (std::size_t c = 0; c < x.size(); ++c) {
     if (!(x[c] > 0.5)) continue;
     const auto [i, v] = m.cols[c];
     if (out[i] >= 0) return false;
     out[i] = pb.entry_of(i, v.config);
     usage.add(v.config);
+    tenants.add(i, v);
   }
-  if (!usage.within_capacity()) return false;
+  if (!usage.within_capacity() || !tenants.within_bounds()) return false;
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
     if (req.pinned[i] && pb.config_of(out, i) != pb.current[i]) return false;
     if (req.forced[i] && out[i] < 0) return false;

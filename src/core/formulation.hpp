@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/problem.hpp"
+#include "core/tenants.hpp"
 
 namespace sia::detail {
 
@@ -15,14 +16,16 @@ struct Formulation {
   MilpModel milp;
   std::vector<std::pair<std::size_t, Entry>> cols;  ///< column -> (job, entry)
   std::vector<int> capacity_row;                    ///< ConfigurationSet row -> model row (-1 = none)
+  std::vector<TenantRow> tenant_rows;               ///< tenants' caps and guarantees (tenants.hpp)
+  std::vector<int> tenant_row;                      ///< tenant_rows[k] -> model row
 };
 
 /**
  * @brief One binary column per (job, usable configuration); per job a choice row (at most one, or
  * exactly one when forced); per capacity row of the configuration set a row over the columns it
- * counts (omitted when it counts none). A pinned job only has its current configuration, fixed
+ * counts (omitted when it counts none); then a row per tenant cap and guarantee (tenants.hpp). A pinned job only has its current configuration, fixed
  * to 1. Objective (the constant part in `obj_offset`):
- *   p > 0: max Σ A(u+λ) − λJ;   p < 0: min Σ A(u−λ) + λJ.
+ *   p > 0: max Σ w·A(u+λ) − λW;   p < 0: min Σ w·A(u−λ) + λW   (w: job weights, W = Σ w).
  */
 [[nodiscard]] Formulation formulate(const Problem& pb, const Requirements& req);
 
@@ -36,7 +39,7 @@ struct Formulation {
 
 /**
  * @brief Decodes a backend's solution and re-checks it independently of the backend: at most one
- * configuration per job, pins kept, forced jobs served, capacity respected. False when anything
+ * configuration per job, pins kept, forced jobs served, capacity and tenant rows respected. False when anything
  * is off (then `out` is unspecified).
  */
 [[nodiscard]] bool decode(const Problem& pb, const Formulation& f, const std::vector<double>& x,

@@ -1,12 +1,14 @@
 #include "core/greedy.hpp"
 
 #include "core/capacity_use.hpp"
+#include "core/tenants.hpp"
 
 namespace sia::detail {
 
 Choice greedy_allocation(const Problem& pb, const Requirements& req) {
   Choice out(pb.num_jobs(), -1);
   CapacityUse usage(pb.set);
+  TenantUse tenants(pb, tenant_rows(pb, req));
   auto pass = [&](auto&& select) {
     for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
       if (out[i] >= 0 || !select(i)) continue;
@@ -15,10 +17,10 @@ Choice greedy_allocation(const Problem& pb, const Requirements& req) {
       for (std::size_t k = 0; k < pb.valid[i].size(); ++k) {
         const int c = pb.valid[i][k].config;
         if (req.pinned[i] && c != pb.current[i]) continue;
-        const double g = pb.gain(pb.valid[i][k]);
+        const double g = pb.gain(i, pb.valid[i][k]);
         const bool must = req.pinned[i] || req.forced[i];
         if (!must && !(g > 0.0)) continue;
-        if ((best < 0 || g > best_gain) && usage.fits(c)) {
+        if ((best < 0 || g > best_gain) && usage.fits(c) && tenants.fits(i, pb.valid[i][k])) {
           best = static_cast<int>(k);
           best_gain = g;
         }
@@ -26,6 +28,7 @@ Choice greedy_allocation(const Problem& pb, const Requirements& req) {
       if (best >= 0) {
         out[i] = best;
         usage.add(pb.valid[i][static_cast<std::size_t>(best)].config);
+        tenants.add(i, pb.valid[i][static_cast<std::size_t>(best)]);
       }
     }
   };

@@ -76,6 +76,8 @@ void validate_job(const JobSpec& j, std::size_t i, int cluster_types) {
   if (!std::isfinite(j.age_s()) || j.age_s() < 0.0)
     field("age_s", "must be finite and >= 0 (got " + std::to_string(j.age_s()) + ")");
   if (j.restarts() < 0) field("restarts", "must be >= 0 (got " + std::to_string(j.restarts()) + ")");
+  if (!std::isfinite(j.weight()) || !(j.weight() > 0.0))
+    field("weight", "must be finite and > 0 (got " + std::to_string(j.weight()) + ")");
   if (!std::isfinite(j.restart_cost_s()) || j.restart_cost_s() < 0.0)
     field("restart_cost_s", "must be finite and >= 0 (got " + std::to_string(j.restart_cost_s()) + ")");
   if (j.max_gpus_ever() && *j.max_gpus_ever() < 0)

@@ -44,6 +44,50 @@ int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster,
   throw InvalidArgument(msg.str());
 }
 
+// Tenants: names unique and non-empty, caps and guarantees non-negative, per-type caps indexed by
+// the cluster's types, and guarantees that the cluster's GPUs (all nodes up, nothing reserved) can
+// hold together.
+void check_tenants(const std::vector<TenantSpec>& tenants, const ClusterSpec& cluster) {
+  std::unordered_set<std::string_view> names;
+  long long guaranteed = 0, total = 0;
+  for (const auto& t : cluster.types) total += static_cast<long long>(t.num_nodes()) * t.gpus_per_node();
+  for (std::size_t k = 0; k < tenants.size(); ++k) {
+    const TenantSpec& t = tenants[k];
+    const std::string label =
+        "RoundOptions.tenants[" + std::to_string(k) + "]" + (t.name.empty() ? std::string() : " ('" + t.name + "')");
+    if (t.name.empty()) throw InvalidArgument(label + ": empty name");
+    if (!names.insert(t.name).second) throw InvalidArgument(label + ": duplicate tenant name");
+    if (t.max_gpus && *t.max_gpus < 0)
+      throw InvalidArgument(label + ": max_gpus must be >= 0 (got " + std::to_string(*t.max_gpus) + ")");
+    if (t.guaranteed_gpus < 0)
+      throw InvalidArgument(label + ": guaranteed_gpus must be >= 0 (got " + std::to_string(t.guaranteed_gpus) + ")");
+    if (t.max_gpus && t.guaranteed_gpus > *t.max_gpus)
+      throw InvalidArgument(label + ": guaranteed_gpus (" + std::to_string(t.guaranteed_gpus) + ") exceeds max_gpus (" +
+                            std::to_string(*t.max_gpus) + ")");
+    if (!t.max_gpus_per_type.empty() && static_cast<int>(t.max_gpus_per_type.size()) != cluster.num_types())
+      throw InvalidArgument(label + ": max_gpus_per_type has " + std::to_string(t.max_gpus_per_type.size()) +
+                            " entries for " + std::to_string(cluster.num_types()) + " GPU types (-1 = no cap)");
+    for (std::size_t ty = 0; ty < t.max_gpus_per_type.size(); ++ty)
+      if (t.max_gpus_per_type[ty] < -1)
+        throw InvalidArgument(label + ": max_gpus_per_type[" + std::to_string(ty) + "] ('" + cluster.types[ty].name() +
+                              "') must be >= 0, or -1 for no cap (got " + std::to_string(t.max_gpus_per_type[ty]) +
+                              ")");
+    guaranteed += t.guaranteed_gpus;
+  }
+  if (guaranteed > total)
+    throw InvalidArgument("RoundOptions.tenants: guaranteed_gpus sum to " + std::to_string(guaranteed) +
+                          ", more than the cluster's " + std::to_string(total) + " GPUs");
+}
+
+int tenant_of(const std::vector<TenantSpec>& tenants, const JobSpec& j, std::size_t i) {
+  for (std::size_t k = 0; k < tenants.size(); ++k)
+    if (tenants[k].name == j.tenant()) return static_cast<int>(k);
+  std::string known;
+  for (const auto& t : tenants) known += (known.empty() ? "'" : ", '") + t.name + "'";
+  throw InvalidArgument(job_label(j, i) + ": tenant: unknown tenant '" + j.tenant() +
+                        "' (tenants: " + (known.empty() ? std::string("none") : known) + ")");
+}
+
 }  // namespace
 
 int Problem::entry_of(std::size_t i, int config) const {
@@ -65,6 +109,10 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   pb.current.assign(n, -1);
   pb.required.pinned.assign(n, 0);
   pb.required.forced.assign(n, 0);
+  pb.weight.assign(n, 1.0);
+  pb.tenant.assign(n, -1);
+  pb.tenants = options.tenants;
+  check_tenants(pb.tenants, cluster);
   // Raw goodputs, sparse by rows: only the configurations a job may take are stored.
   std::vector<Eigen::Triplet<double>> triplets;
   std::vector<std::vector<ValidConfig>> stored(n);  // per job, in column order: what row i stores
@@ -80,6 +128,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     validate_job(j, i, cluster.num_types());
     if (!seen.insert(j.id()).second) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
     ids[i] = j.id();
+    pb.weight[i] = j.weight();
+    if (!j.tenant().empty()) pb.tenant[i] = tenant_of(pb.tenants, j, i);
     const JobLimits lim = limits_of(j);
     nmin(static_cast<Eigen::Index>(i)) = effective_min_gpus(lim);
     // Past the deadline (checked every 16 jobs) the remaining jobs are not enumerated.
@@ -159,22 +209,28 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   // backends' resolution (at up to 2^20·λ', λ = 1e9 beside utilities near 1 made CBC and GLPK prove
   // wrong optima: decision.recompute.numerics_regressions).
   pb.util_bound = 0.0;
-  for (const auto& entries : pb.valid) {
+  pb.total_weight = 0.0;
+  pb.integer_weights = true;
+  for (std::size_t i = 0; i < n; ++i) {
     double best = 0.0;
-    for (const Entry& e : entries) best = std::max(best, e.util);
-    pb.util_bound += best;
+    for (const Entry& e : pb.valid[i]) best = std::max(best, e.util);
+    pb.util_bound += pb.weight[i] * best;
+    pb.total_weight += pb.weight[i];
+    pb.integer_weights = pb.integer_weights && pb.weight[i] == std::floor(pb.weight[i]);
   }
   // The objective must be a finite double for every allocation: Σ utilities and λ·J.
   if (!std::isfinite(pb.util_bound))
     throw InvalidArgument(
         "jobs: the utilities (normalised goodput^p) of the jobs' best configurations sum to more than the largest "
         "double (1.8e308); accepted: a finite sum (use goodputs of a narrower range or a smaller |p|)");
-  if (!std::isfinite(pb.lambda * static_cast<double>(n)) ||
-      !std::isfinite(pb.lambda * static_cast<double>(n) + pb.util_bound))
+  if (!std::isfinite(pb.lambda * pb.total_weight) || !std::isfinite(pb.lambda * pb.total_weight + pb.util_bound))
     throw InvalidArgument("RoundOptions.lambda: " + std::to_string(pb.lambda) + " times " + std::to_string(n) +
-                          " jobs overflows a double; accepted range: 0 < lambda <= 1.7e308 / (number of jobs)");
+                          " jobs (total weight " + std::to_string(pb.total_weight) +
+                          ") overflows a double; accepted range: 0 < lambda <= 1.7e308 / (total weight of the jobs)");
   pb.model_lambda = pb.lambda;
-  if (std::isfinite(pb.util_bound)) {
+  // With integer weights two allocations' waiting weights differ by 0 or at least 1, so every
+  // λ' > util_bound ranks them alike; with fractional weights no such λ' is known: λ is kept.
+  if (std::isfinite(pb.util_bound) && pb.integer_weights) {
     const double clamp = 2.0 * pb.util_bound + 1.0;
     if (pb.lambda > clamp) pb.model_lambda = clamp;
   }
@@ -183,6 +239,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
 
 double round_bound(const Problem& pb, double model_bound) {
   if (pb.model_lambda == pb.lambda || !std::isfinite(model_bound)) return model_bound;
+  // (Only with integer weights: m below counts waiting weight, an integer.)
   // With λ' > T = util_bound, an allocation leaving m jobs waiting is worth U + λ'm (p < 0, to
   // minimise) or U − λ'm (p > 0, to maximise), with 0 <= U <= T. The model bound therefore proves
   // at least m_lb jobs wait, and the round's optimum is the model's shifted by (λ − λ')·m >= that.
@@ -200,9 +257,9 @@ double objective_of(const Problem& pb, const Choice& ch) {
   double obj = 0.0;
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
     if (ch[i] < 0) {
-      obj += pb.p > 0 ? -pb.lambda : pb.lambda;
+      obj += pb.weight[i] * (pb.p > 0 ? -pb.lambda : pb.lambda);
     } else {
-      obj += pb.valid[i][static_cast<std::size_t>(ch[i])].util;
+      obj += pb.weight[i] * pb.valid[i][static_cast<std::size_t>(ch[i])].util;
     }
   }
   return obj;

@@ -6,6 +6,7 @@
 #include <sia/configuration_set.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/round.hpp>
+#include <sia/tenant_spec.hpp>
 
 #include <cstddef>
 #include <span>
@@ -45,14 +46,31 @@ struct Problem {
   /// drowning the utilities in λ (λ = 1e16 with utilities near 1 rounds them away; λ = 1e9 puts
   /// their differences below CBC's and GLPK's tolerances once the objective is scaled near 1).
   double model_lambda = 1.1;
-  /// Σ over jobs of the job's largest utility: no allocation's utility sum exceeds it.
+  /// Σ over jobs of the job's weight times its largest utility: no allocation's weighted utility
+  /// sum exceeds it.
   double util_bound = 0.0;
+  /// Per job: its weight (JobSpec::weight), which multiplies its whole term of the objective.
+  std::vector<double> weight;
+  double total_weight = 0.0;    ///< Σ weight: the λ terms of the objective hold λ·total_weight
+  bool integer_weights = true;  ///< every weight an integer (model_lambda may then differ from lambda)
+  /// The round's tenants (RoundOptions::tenants) and, per job, its tenant's index (-1 = none).
+  std::vector<TenantSpec> tenants;
+  std::vector<int> tenant;
   /// Jobs whose configurations were not evaluated because the round's deadline passed while the
   /// problem was built: each has at most its current configuration (valued alone).
   std::size_t unevaluated = 0;
   [[nodiscard]] std::size_t num_jobs() const { return valid.size(); }
-  /// Contribution of giving a job its entry e, in "bigger is better" units (with model_lambda).
-  [[nodiscard]] double gain(const Entry& e) const { return p > 0 ? e.util + model_lambda : model_lambda - e.util; }
+  /// Contribution of giving job i its entry e, in "bigger is better" units (with model_lambda and
+  /// the job's weight).
+  [[nodiscard]] double gain(std::size_t i, const Entry& e) const {
+    return weight[i] * (p > 0 ? e.util + model_lambda : model_lambda - e.util);
+  }
+  /// Every job of weight 1 (the paper's objective).
+  [[nodiscard]] bool uniform_weights() const {
+    for (double w : weight)
+      if (w != 1.0) return false;
+    return true;
+  }
   /// Position of configuration `config` in valid[i], or -1.
   [[nodiscard]] int entry_of(std::size_t i, int config) const;
   /// Configuration index job i gets in `ch` (-1 = none).
@@ -72,7 +90,7 @@ struct Problem {
 [[nodiscard]] Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
                                     const RoundOptions& options, const RoundDeadline* deadline = nullptr);
 
-/// Value of product.md §2 step 4 for allocation `ch` (with the round's λ).
+/// Value of product.md §2 step 4 for allocation `ch` (with the round's λ and the jobs' weights).
 [[nodiscard]] double objective_of(const Problem& pb, const Choice& ch);
 
 /**

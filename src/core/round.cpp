@@ -23,6 +23,7 @@
 #include "core/greedy.hpp"
 #include "core/input_checks.hpp"
 #include "core/problem.hpp"
+#include "core/tenants.hpp"
 #include "core/ties.hpp"
 #include "core/warm_start.hpp"
 
@@ -123,7 +124,7 @@ SolveOutcome ensure_gap(const Problem& pb, const Requirements& req, MilpSolver& 
                         const RoundDeadline& deadline) {
   if (!out.ok || out.result.status != MilpStatus::optimal) return out;
   const double gap = options.relative_gap;
-  const double constant = pb.model_lambda * static_cast<double>(pb.num_jobs());  // what the sums hold
+  const double constant = pb.model_lambda * pb.total_weight;  // what the sums hold
   double objective = objective_of(pb, out.choice);
   out.within_gap = within_gap(objective, round_bound(pb, out.result.best_bound), gap, constant);
   if (out.within_gap) return out;
@@ -237,6 +238,15 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     prefer_current_on_ties(pb, asked, choice);
     canonicalize_equal_values(pb, asked, choice);
     canonicalize_ties(pb, asked, choice);
+    // The tie rules move configurations between jobs of equal utility and only know capacity: with
+    // weights or tenants a move may change the objective or break a tenant row. Then the backend's
+    // allocation stands as it came.
+    if (!pb.tenants.empty() || !pb.uniform_weights()) {
+      const double solved = objective_of(pb, out.choice), tied = objective_of(pb, choice);
+      const double slack = 1e-12 * (1.0 + std::abs(solved) + pb.lambda * pb.total_weight);
+      const bool worse = pb.p > 0 ? tied < solved - slack : tied > solved + slack;
+      if (worse || !tenants_respected(pb, req, choice)) choice = out.choice;
+    }
     res.status = out.result.status == MilpStatus::optimal ? RoundStatus::optimal : RoundStatus::feasible;
     if (out.result.status == MilpStatus::feasible) res.message = "backend stopped at a limit: " + out.result.message;
     if (out.result.status == MilpStatus::optimal && !out.within_gap) {

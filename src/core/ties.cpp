@@ -30,7 +30,7 @@ void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch) {
   };
   auto same_job = [&](std::size_t a, std::size_t b) {
     return req.pinned[a] == req.pinned[b] && req.forced[a] == req.forced[b] && pb.current[a] == pb.current[b] &&
-           same_entries(a, b);
+           pb.weight[a] == pb.weight[b] && pb.tenant[a] == pb.tenant[b] && same_entries(a, b);
   };
   // Groups of interchangeable jobs, found through a hash of what makes jobs interchangeable
   // (sorting by hash, then comparing exactly within runs of equal hashes): the same groups as
@@ -102,7 +102,7 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
     if (req.pinned[i] && c != pb.current[i]) return std::nullopt;
     const int k = pb.entry_of(i, c);
     if (k < 0) return std::nullopt;
-    return pb.gain(pb.valid[i][static_cast<std::size_t>(k)]);
+    return pb.gain(i, pb.valid[i][static_cast<std::size_t>(k)]);
   };
   // Jobs holding each configuration that is not their current one, latest first.
   std::unordered_map<int, std::vector<std::size_t>> holders;

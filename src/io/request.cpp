@@ -138,8 +138,51 @@ std::vector<std::string> parse_node_names(const json& value, const std::string& 
   return names;
 }
 
+// cluster.tenants: {"<name>": {"max_gpus": N, "guaranteed_gpus": M, "max_gpus_per_type": {"<type>": K}}}
+// (tenant_spec.hpp). Guarantees together may not exceed the cluster's GPUs.
+std::vector<TenantSpec> parse_tenants(const json& value, const std::string& path, const ClusterSpec& c,
+                                      const JsonContext& ctx) {
+  if (!value.is_object())
+    ctx.fail(path, "must be an object {\"<tenant>\": {\"max_gpus\": N, \"guaranteed_gpus\": M}}, got " +
+                       detail::describe(value));
+  long long total = 0;
+  for (const auto& t : c.types) total += static_cast<long long>(t.num_nodes()) * t.gpus_per_node();
+  std::vector<TenantSpec> out;
+  long long guaranteed = 0;
+  for (const auto& item : value.items()) {
+    const std::string p = path_key(path, item.key());
+    if (item.key().empty()) ctx.fail(p, "a tenant name must not be empty");
+    ObjectReader t(item.value(), p, ctx, {"max_gpus", "guaranteed_gpus", "max_gpus_per_type"});
+    TenantSpec spec;
+    spec.name = item.key();
+    if (const auto m = t.integer("max_gpus", 0, INT_MAX)) spec.max_gpus = static_cast<int>(*m);
+    if (const auto g = t.integer("guaranteed_gpus", 0, INT_MAX)) spec.guaranteed_gpus = static_cast<int>(*g);
+    if (spec.max_gpus && spec.guaranteed_gpus > *spec.max_gpus)
+      ctx.fail(t.path("guaranteed_gpus"), std::to_string(spec.guaranteed_gpus) + " exceeds the tenant's max_gpus " +
+                                              std::to_string(*spec.max_gpus));
+    if (const json* per = t.get_non_null("max_gpus_per_type")) {
+      const std::string pp = t.path("max_gpus_per_type");
+      if (!per->is_object()) ctx.fail(pp, "must be an object {\"<gpu type>\": GPUs}, got " + detail::describe(*per));
+      spec.max_gpus_per_type.assign(c.types.size(), -1);
+      for (const auto& cap : per->items()) {
+        const std::string cp = path_key(pp, cap.key());
+        const int ty = c.type_index(cap.key());
+        if (ty < 0) ctx.fail(cp, "unknown GPU type " + quote_json(cap.key()));
+        spec.max_gpus_per_type[static_cast<std::size_t>(ty)] =
+            static_cast<int>(as_integer(cap.value(), cp, ctx, 0, INT_MAX));
+      }
+    }
+    guaranteed += spec.guaranteed_gpus;
+    out.push_back(std::move(spec));
+  }
+  if (guaranteed > total)
+    ctx.fail(path, "guaranteed_gpus sum to " + std::to_string(guaranteed) + ", more than the cluster's " +
+                       std::to_string(total) + " GPUs");
+  return out;
+}
+
 void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const JsonContext& ctx) {
-  ObjectReader cluster(value, "cluster", ctx, {"gpu_types", "reserved", "node_names", "down"});
+  ObjectReader cluster(value, "cluster", ctx, {"gpu_types", "reserved", "node_names", "down", "tenants"});
   ClusterSpec& c = req.cluster;
   const std::string types_path = cluster.path("gpu_types");
   const json& types =
@@ -225,6 +268,8 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
     const long long up = static_cast<long long>(g.num_nodes() - static_cast<int>(c.down[t].size())) * g.gpus_per_node();
     if (c.reserved[t] > up) c.reserved[t] = static_cast<int>(up);
   }
+  if (const json* v = cluster.get_non_null("tenants"))
+    req.options.tenants = parse_tenants(*v, cluster.path("tenants"), c, ctx);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -499,7 +544,7 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
                   PlacementState& placements, const JsonContext& ctx) {
   ObjectReader j(value, path, ctx,
                  {"id", "min_gpus", "max_gpus", "kind", "pipeline_size", "preemptible", "age_s", "restarts",
-                  "restart_cost_s", "max_gpus_ever", "current", "goodput", "model"});
+                  "restart_cost_s", "max_gpus_ever", "current", "goodput", "model", "weight", "tenant"});
   JobSpec job(as_string(j.require("id"), j.path("id"), ctx));
   if (const json* k = j.get("kind")) job.kind(parse_kind(*k, j.path("kind"), ctx));
 
@@ -532,6 +577,14 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
   if (const auto a = j.nonnegative("age_s")) job.age_s(*a);
   if (const auto r = j.integer("restarts", 0, INT_MAX)) job.restarts(static_cast<int>(*r));
   if (const auto s = j.nonnegative("restart_cost_s")) job.restart_cost_s(*s);
+  if (const auto w = j.number("weight")) {
+    if (!(*w > 0.0)) ctx.fail(j.path("weight"), "must be > 0, got " + detail::describe(*j.get("weight")));
+    job.weight(*w);
+  }
+  if (const auto t = j.string("tenant")) {
+    if (t->empty()) ctx.fail(j.path("tenant"), "must not be empty (leave it out for no tenant)");
+    job.tenant(*t);
+  }
   if (const json* m = j.get_non_null("max_gpus_ever"))
     job.max_gpus_ever(static_cast<int>(as_integer(*m, j.path("max_gpus_ever"), ctx, 0, INT_MAX)));
   if (const json* c = j.get_non_null("current"))
@@ -554,6 +607,19 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
     ctx.fail(j.path(), "job " + quote_json(job.id()) + " needs a \"goodput\" table or a \"model\"");
   }
   return job;
+}
+
+// A job's tenant must be one of cluster.tenants.
+void check_job_tenant(const JobSpec& job, const std::vector<TenantSpec>& tenants, const std::string& path,
+                      const JsonContext& ctx) {
+  if (job.tenant().empty()) return;
+  std::string known;
+  for (const auto& t : tenants) {
+    if (t.name == job.tenant()) return;
+    known += (known.empty() ? "" : ", ") + quote_json(t.name);
+  }
+  ctx.fail(path, "unknown tenant " + quote_json(job.tenant()) +
+                     " (cluster.tenants: " + (known.empty() ? std::string("none") : known) + ")");
 }
 
 // NaN and infinities are not JSON; a bound that is unknown prints as null.
@@ -585,6 +651,7 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::string p = path_index(jobs_path, i);
     req.jobs.push_back(parse_job(jobs[i], p, req.cluster, index, placements, ctx));
+    check_job_tenant(req.jobs.back(), req.options.tenants, path_key(p, "tenant"), ctx);
     const auto [it, inserted] = ids.emplace(req.jobs.back().id(), i);
     if (!inserted)
       ctx.fail(path_key(p, "id"),

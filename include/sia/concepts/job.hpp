@@ -27,7 +27,8 @@ namespace sia {
  * `max_gpus_ever()` -> std::optional<int> (rule off), `pipeline_sizes()` -> std::vector<int> (hybrid: GPUs
  * per pipeline on each GPU type, 0 = not there; valid_configs.hpp), `max_pipelines_ever()` -> std::optional<int>
  * (hybrid: the 2x rule in pipelines), `current()` -> std::optional<CurrentAllocation>
- * (none), `batch_size(t, c)` (HasBatchSize). The round calls `goodput` with the library's
+ * (none), `batch_size(t, c)` (HasBatchSize), `weight()` (1, HasWeight) and `tenant()` (none, HasTenant;
+ * concepts/tenancy.hpp). The round calls `goodput` with the library's
  * configuration type: a scheduler's job satisfies `Job<J, MyGpuType, ConfigurationSpec>`.
  */
 template <class J, class G, class C>
