@@ -189,7 +189,9 @@ std::string next_request_json(std::string_view request_json, std::string_view de
 
   ojson next = ojson::parse(request_json);  // already validated by parse_request
   for (auto& job : next["jobs"]) {
-    const auto it = index.find(job["id"].get<std::string>());
+    const auto id = job.is_object() ? job.find("id") : job.end();
+    if (id == job.end() || !id->is_string()) continue;  // not a job the reader kept (set aside as rejected)
+    const auto it = index.find(id->get<std::string>());
     if (it == index.end()) continue;  // not scheduled by this request (e.g. rejected): left as written
     const JobRoundState& s = states[it->second];
     job["current"] = s.current ? current_json(req.cluster, *s.current) : ojson(nullptr);
