@@ -311,8 +311,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     // The backend proved its gap for the model's λ (Problem::model_lambda); with the round's λ the
     // proof holds only when the bound shows as many waiting jobs as the allocation has.
     // The documented gap (docs/decision.md), the numerical tolerance of the binary program included.
-    if (!within_gap(res.objective, res.best_bound, options.relative_gap,
-                    pb.model_lambda * pb.total_weight)) {
+    if (!within_gap(res.objective, res.best_bound, options.relative_gap, pb.model_lambda * pb.total_weight)) {
       res.status = RoundStatus::feasible;
       res.message = "optimal for the binary program, but its bound does not prove the gap with lambda = " +
                     std::to_string(pb.lambda);

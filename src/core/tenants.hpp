@@ -12,11 +12,11 @@ namespace sia::detail {
 /// One tenant row: Σ over member jobs of the GPUs their chosen configuration uses on the row's
 /// types <= bound.
 struct TenantRow {
-  int tenant = 0;               ///< index into Problem::tenants
-  bool reservation = false;     ///< false: the tenant's cap (members: its jobs); true: its guarantee
-                                ///< (members: other tenants' preemptible jobs)
-  std::vector<char> on_type;    ///< per GPU type: counted on this row
-  long long bound = 0;          ///< GPUs
+  int tenant = 0;             ///< index into Problem::tenants
+  bool reservation = false;   ///< false: the tenant's cap (members: its jobs); true: its guarantee
+                              ///< (members: other tenants' preemptible jobs)
+  std::vector<char> on_type;  ///< per GPU type: counted on this row
+  long long bound = 0;        ///< GPUs
   enum class Kind { cap, cap_per_type, guarantee } kind = Kind::cap;
 };
 

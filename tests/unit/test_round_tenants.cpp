@@ -36,9 +36,9 @@ struct OracleRow {
 
 int free_gpus(const ClusterSpec& c, int t) {
   const auto& g = c.types[static_cast<std::size_t>(t)];
-  const int up = g.num_nodes() - static_cast<int>(c.down.size() > static_cast<std::size_t>(t)
-                                                      ? c.down[static_cast<std::size_t>(t)].size()
-                                                      : 0);
+  const int up =
+      g.num_nodes() -
+      static_cast<int>(c.down.size() > static_cast<std::size_t>(t) ? c.down[static_cast<std::size_t>(t)].size() : 0);
   return std::max(0, up * g.gpus_per_node() - c.reserved_gpus(t));
 }
 
@@ -100,8 +100,7 @@ std::vector<OracleRow> oracle_rows(const OracleInstance& in, const OracleProblem
     if (t.max_gpus) reserved = std::min<long long>(reserved, *t.max_gpus);
     if (reserved <= 0) continue;
     r.bound = left - reserved;
-    for (std::size_t i = 0; i < n; ++i)
-      r.member.push_back(tenant_of(i) != t.name && in.jobs[i].preemptible() ? 1 : 0);
+    for (std::size_t i = 0; i < n; ++i) r.member.push_back(tenant_of(i) != t.name && in.jobs[i].preemptible() ? 1 : 0);
     rows.push_back(r);
   }
   return rows;
@@ -404,7 +403,8 @@ TEST_CASE("round.tenants.json") {
       R"("jobs": [{"id": "a", "weight": 4, "tenant": "t", "goodput": [{"gpu_type": "A", "gpus": 1, "value": 1}, {"gpu_type": "A", "gpus": 2, "value": 2}]},
                   {"id": "b", "goodput": [{"gpu_type": "A", "gpus": 1, "value": 1}, {"gpu_type": "A", "gpus": 2, "value": 2}]}]})";
   auto req = parse_request(head + R"(, "tenants": {"t": {"max_gpus": 1, "guaranteed_gpus": 1,
-      "max_gpus_per_type": {"A": 1}}}}, )" + jobs);
+      "max_gpus_per_type": {"A": 1}}}}, )" +
+                           jobs);
   REQUIRE(req.options.tenants.size() == 1);
   CHECK(req.options.tenants[0].name == "t");
   CHECK(*req.options.tenants[0].max_gpus == 1);
@@ -424,13 +424,16 @@ TEST_CASE("round.tenants.json") {
     return "";
   };
   CHECK(error(head + R"(, "tenants": {"t": {"max_gpu": 1}}}, )" + jobs).find("max_gpu") != std::string::npos);
-  CHECK(error(head + R"(, "tenants": {"t": {"guaranteed_gpus": 3}}}, )" + jobs).find("sum to 3") !=
-        std::string::npos);
-  CHECK(error(head + R"(, "tenants": {"t": {"max_gpus_per_type": {"B": 1}}}}, )" + jobs)
-            .find("unknown GPU type \"B\"") != std::string::npos);
+  CHECK(error(head + R"(, "tenants": {"t": {"guaranteed_gpus": 3}}}, )" + jobs).find("sum to 3") != std::string::npos);
+  CHECK(
+      error(head + R"(, "tenants": {"t": {"max_gpus_per_type": {"B": 1}}}}, )" + jobs).find("unknown GPU type \"B\"") !=
+      std::string::npos);
   CHECK(error(head + "}, " + jobs).find("unknown tenant \"t\"") != std::string::npos);
-  CHECK(error(head + R"(, "tenants": {"t": {}}}, "jobs": [{"id": "a", "weight": 0, "goodput": [{"gpu_type": "A", "gpus": 1, "value": 1}]}]})")
-            .find("weight") != std::string::npos);
+  CHECK(
+      error(
+          head +
+          R"(, "tenants": {"t": {}}}, "jobs": [{"id": "a", "weight": 0, "goodput": [{"gpu_type": "A", "gpus": 1, "value": 1}]}]})")
+          .find("weight") != std::string::npos);
   // Concept jobs: weight and tenant are read when present.
   std::vector<MyJob> mine{{"light", 1.0, ""}, {"heavy", 3.0, "t"}, {"other", 1.0, ""}};
   std::vector<GpuTypeSpec> types{GpuTypeSpec("A", 1, 1)};
@@ -439,4 +442,3 @@ TEST_CASE("round.tenants.json") {
   const auto g = run_round(types, mine, o);
   CHECK(gpus_of(g, "heavy") == 1);
 }
-
