@@ -238,6 +238,9 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     prefer_current_on_ties(pb, asked, choice);
     canonicalize_equal_values(pb, asked, choice);
     canonicalize_ties(pb, asked, choice);
+    // Rule 5 (docs/decision.md): overrides the rules above when it settles. Its classes are defined by
+    // unweighted terms and capacity only, so not with weights or tenants.
+    if (pb.tenants.empty() && pb.uniform_weights()) (void)canonicalize_exactly(pb, asked, choice);
     // The tie rules move configurations between jobs of equal utility and only know capacity: with
     // weights or tenants a move may change the objective or break a tenant row. Then the backend's
     // allocation stands as it came.
