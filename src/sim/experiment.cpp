@@ -26,9 +26,9 @@ namespace sia::sim {
 namespace detail {
 
 std::vector<ExperimentInfo> builtin_experiments() {
-  return {experiment_table3(), experiment_fig1(),  experiment_table4(),    experiment_fig6(),
-          experiment_fig7(),   experiment_fig8(),  experiment_fig9(),      experiment_round_time(),
-          experiment_fig10(),  experiment_fig11(), experiment_profiling(), experiment_hybrid()};
+  return {experiment_table3(),    experiment_fig1(),   experiment_table4(),     experiment_fig6(),  experiment_fig7(),
+          experiment_fig8(),      experiment_fig9(),   experiment_round_time(), experiment_fig10(), experiment_fig11(),
+          experiment_profiling(), experiment_hybrid(), experiment_tenants()};
 }
 
 bool run_gnuplot(const std::filesystem::path& script) {

@@ -23,6 +23,7 @@ namespace sia::sim::detail {
 [[nodiscard]] ExperimentInfo experiment_fig11();
 [[nodiscard]] ExperimentInfo experiment_profiling();
 [[nodiscard]] ExperimentInfo experiment_hybrid();
+[[nodiscard]] ExperimentInfo experiment_tenants();
 
 /// One curve of a line chart.
 struct LineSeries {

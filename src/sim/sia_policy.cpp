@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace sia::sim {
 
@@ -210,10 +213,15 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     }
     // A raw pointer (the cache owns the estimator until the next round): the function needs no allocation.
     s.goodput_fn([e = est.get()](const GpuTypeSpec& t, const ConfigurationSpec& c) { return (*e)(t, c); });
+    if (!options_.tenants.empty()) {
+      const SimTenant& t = options_.tenants[tenant_index(job->name, options_.tenants.size())];
+      s.tenant(t.spec.name).weight(t.weight);
+    }
     specs.push_back(std::move(s));
   }
   if (cache_.size() > ctx.jobs.size()) std::erase_if(cache_, [&](const auto& kv) { return kv.second.round != round_; });
   RoundOptions ro = options_.round;
+  for (const SimTenant& t : options_.tenants) ro.tenants.push_back(t.spec);
   ro.place = false;  // the simulator charges restarts by shape; node ids do not matter (reference §6.3)
   last_ = run_round(cluster.spec(), specs, ro, *solver_);
   if (options_.on_round) options_.on_round(cluster.spec(), specs, last_);
@@ -222,6 +230,78 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     const auto& d = last_.decisions[i];
     if (d.config && d.gpus > 0) out[i] = SimAllocation{d.config->type, d.config->nodes, d.gpus};
   }
+  return out;
+}
+
+std::size_t tenant_index(std::string_view job_name, std::size_t tenants) noexcept {
+  if (tenants == 0) return 0;
+  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64-bit offset basis
+  for (const char c : job_name) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return static_cast<std::size_t>(h % tenants);
+}
+
+std::vector<SimTenant> parse_sim_tenants(std::string_view text, const std::vector<std::string>& cluster_types) {
+  std::vector<SimTenant> out;
+  auto fail = [&](std::string_view part, const std::string& why) {
+    throw InvalidArgument("policy 'sia' option 'tenants': '" + std::string(part) + "': " + why +
+                          " (form: name:weight=W,max=N,guarantee=M;name2:...)");
+  };
+  auto split = [](std::string_view s, char sep) {
+    std::vector<std::string_view> parts;
+    std::size_t b = 0;
+    for (std::size_t e = 0; e <= s.size(); ++e)
+      if (e == s.size() || s[e] == sep) {
+        parts.push_back(s.substr(b, e - b));
+        b = e + 1;
+      }
+    return parts;
+  };
+  auto number = [&](std::string_view part, std::string_view v) {
+    const std::string str(v);
+    char* end = nullptr;
+    const double x = std::strtod(str.c_str(), &end);
+    if (str.empty() || end != str.c_str() + str.size() || !std::isfinite(x)) fail(part, "not a number");
+    return x;
+  };
+  for (std::string_view part : split(text, ';')) {
+    if (part.empty()) continue;
+    const auto colon = part.find(':');
+    SimTenant t;
+    t.spec.name = std::string(part.substr(0, colon));
+    if (t.spec.name.empty()) fail(part, "empty tenant name");
+    for (const auto& o : out)
+      if (o.spec.name == t.spec.name) fail(part, "duplicate tenant");
+    if (colon != std::string_view::npos)
+      for (std::string_view kv : split(part.substr(colon + 1), ',')) {
+        if (kv.empty()) continue;
+        const auto eq = kv.find('=');
+        if (eq == std::string_view::npos) fail(part, "'" + std::string(kv) + "' is not key=value");
+        const std::string_view key = kv.substr(0, eq);
+        const double v = number(part, kv.substr(eq + 1));
+        const bool count = v >= 0 && v <= 1e7 && v == std::floor(v);
+        if (key == "weight") {
+          if (!(v > 0)) fail(part, "weight must be > 0");
+          t.weight = v;
+        } else if (key == "max" && count) {
+          t.spec.max_gpus = static_cast<int>(v);
+        } else if (key == "guarantee" && count) {
+          t.spec.guaranteed_gpus = static_cast<int>(v);
+        } else if (key.substr(0, 4) == "max_" && count && !cluster_types.empty()) {
+          const auto it = std::find(cluster_types.begin(), cluster_types.end(), key.substr(4));
+          if (it == cluster_types.end()) fail(part, "unknown GPU type '" + std::string(key.substr(4)) + "'");
+          t.spec.max_gpus_per_type.resize(cluster_types.size(), -1);
+          t.spec.max_gpus_per_type[static_cast<std::size_t>(it - cluster_types.begin())] = static_cast<int>(v);
+        } else {
+          fail(part, "unknown key '" + std::string(key) + "' or not a GPU count (weight, max, guarantee" +
+                         (cluster_types.empty() ? "" : ", max_<gpu type>") + ")");
+        }
+      }
+    out.push_back(std::move(t));
+  }
+  if (out.empty()) fail(text, "no tenant");
   return out;
 }
 
@@ -248,6 +328,9 @@ PolicyInfo builtin_policy_sia() {
       {"lambda", "1.1", "penalty per job left without GPUs, in [1e-6, 1000]"},
       {"max_gpus_per_job", "64", "largest GPU count of one job"},
       {"interval_s", "60", "round length (s)"},
+      {"tenants", "",
+       "tenants, jobs assigned by a hash of their name: name:weight=W,max=N,guarantee=M;name2:... (max_<type>=K "
+       "caps one GPU type; docs/decision.md, Tenants)"},
   };
   info.make = [](const PolicyOptions& o) {
     SiaPolicyOptions so;
@@ -277,6 +360,7 @@ PolicyInfo builtin_policy_sia() {
     so.round.lambda = o.number("lambda", so.round.lambda, 1e-6, 1e3);
     so.max_gpus_per_job = static_cast<int>(o.integer("max_gpus_per_job", so.max_gpus_per_job, 1, 1 << 20));
     so.interval_s = o.number("interval_s", so.interval_s, 1e-3, 1e9);
+    if (o.has("tenants")) so.tenants = parse_sim_tenants(o.text("tenants", ""));
     return std::unique_ptr<Policy>(std::make_unique<SiaPolicy>(so));
   };
   return info;

@@ -15,8 +15,26 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace sia::sim {
+
+/// @brief A tenant of the simulated cluster: its caps and guarantee (sia::TenantSpec) and the weight
+/// of its jobs. Jobs are assigned to tenants by name (tenant_index).
+struct SimTenant {
+  TenantSpec spec;
+  double weight = 1.0;
+};
+
+/// @brief The tenant (index below `tenants`) of the job called `job_name`: a fixed hash of the name
+/// (FNV-1a), so the assignment does not depend on the platform or on the order of arrival.
+[[nodiscard]] std::size_t tenant_index(std::string_view job_name, std::size_t tenants) noexcept;
+
+/// @brief Parses the sia policy's `tenants` option, `name:weight=W,max=N,guarantee=M;name2:...`
+/// (every key optional; `max_<gpu type>=K` caps one type of `cluster_types`).
+/// @throws InvalidArgument naming the part that is wrong.
+[[nodiscard]] std::vector<SimTenant> parse_sim_tenants(std::string_view text,
+                                                       const std::vector<std::string>& cluster_types = {});
 
 /// @brief Options of the Sia policy.
 struct SiaPolicyOptions {
@@ -35,6 +53,9 @@ struct SiaPolicyOptions {
   bool strong_scaling_2x = false;
   int max_gpus_per_job = 64;  ///< reference cap (pipelines for hybrid jobs)
   double interval_s = 60.0;
+  /// Tenants (issue 15): every job belongs to tenants[tenant_index(name, tenants.size())], takes its
+  /// weight, and the round applies their caps and guarantees. Empty = none (the paper's setting).
+  std::vector<SimTenant> tenants;
   /// Called after every round with its input and its result (e.g. the solver bench records the
   /// rounds of a simulated workload); the job specs' goodput functions are valid only during the call.
   std::function<void(const ClusterSpec&, std::span<const JobSpec>, const RoundResult&)> on_round;
