@@ -239,9 +239,10 @@ int main(int argc, char** argv) {
           ++failures;
           // The loop sees its jobs there die.
           for (Workload& w : loads)
-            if (w.held && w.held->type == t)
-              for (const auto& s : w.held->placement)
-                if (s.node == node) w.held.reset();
+            if (w.held && w.held->type == t &&
+                std::any_of(w.held->placement.begin(), w.held->placement.end(),
+                            [node](const sia::NodeShare& s) { return s.node == node; }))
+              w.held.reset();
           if (verbose) std::cout << "round " << round << ": node " << next.node_name(t, node) << " failed\n";
         }
       }
