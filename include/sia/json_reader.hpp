@@ -5,9 +5,11 @@
 /// with the JSON library kept private.
 ///
 /// Strict: malformed JSON, numbers that overflow a double, duplicate keys, nesting deeper than the
-/// limit and trailing content are rejected. Every error is a sia::InvalidArgument
-/// `<source>: <line>:<column>: <reason>` (syntax) or `<source>: <field path>: <reason>` (content),
-/// e.g. `mine.json: gpu_types[1].nodes: must be an integer in [0, 1000000], got -1`.
+/// limit, arrays of more than 1,000,000 elements, more than 16,000,000 values and trailing content
+/// are rejected. Every error is a sia::InvalidArgument `<source>:<line>:<column>: <reason>`
+/// (syntax) or `<source>:<line>:<column>: <field path>: <reason>` (content; the position is the
+/// value's, or its object's when a field is missing), e.g.
+/// `mine.json:7:16: gpu_types[1].nodes: must be an integer in [0, 1000000], got -1`.
 /// @code
 /// const sia::JsonDocument doc = sia::JsonDocument::parse(text, "cluster.json");
 /// const sia::JsonValue root = doc.root();

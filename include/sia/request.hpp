@@ -30,6 +30,11 @@ struct RequestLimits {
   static constexpr long long max_gpu_types = 1'000;        ///< entries of `cluster.gpu_types`
   static constexpr long long max_gpus_per_type = 100'000;  ///< nodes × gpus_per_node of one type
   static constexpr int max_depth = 64;                     ///< nesting of arrays and objects
+  /// Elements of any one array and JSON values in the whole request (scalars, arrays and objects),
+  /// checked while parsing: the parse tree of a request within max_bytes stays bounded (a 128 MiB
+  /// `[[],[],...]` would otherwise take several GB).
+  static constexpr std::size_t max_array_elements = 1'000'000;
+  static constexpr std::size_t max_json_values = 16'000'000;
   /// Default size limit of load_request(), checked while reading (so an endless or huge input stops
   /// there, before any memory goes to it); `sia_allocate --max-request-bytes` changes it.
   static constexpr std::size_t max_bytes = std::size_t{128} << 20;

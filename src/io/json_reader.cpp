@@ -10,6 +10,7 @@ namespace sia {
 using nlohmann::json;
 
 struct JsonDocument::Impl {
+  std::string text;  // kept for the line and column of errors found after parsing
   detail::JsonContext ctx;
   json tree;
 };
@@ -19,8 +20,8 @@ const json& node(const void* p) { return *static_cast<const json*>(p); }
 }  // namespace
 
 JsonDocument JsonDocument::parse(std::string_view text, std::string source, int max_depth) {
-  auto impl = std::make_shared<Impl>(Impl{detail::JsonContext(std::move(source)), json()});
-  impl->tree = detail::parse_json_strict(text, impl->ctx, max_depth);
+  auto impl = std::make_shared<Impl>(Impl{std::string(text), detail::JsonContext(std::move(source)), json()});
+  impl->tree = detail::parse_json_strict(impl->text, impl->ctx, max_depth);
   JsonDocument d;
   d.impl_ = std::move(impl);
   return d;

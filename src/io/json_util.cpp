@@ -1,15 +1,25 @@
 // Strict JSON parsing and checked field access for sia's JSON formats.
 #include "io/json_util.hpp"
 
+#include <sia/request.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <utility>
 #include <vector>
 
+#include "io/json_position.hpp"
+
 namespace sia::detail {
+
+static_assert(JsonLimits{}.max_depth == RequestLimits::max_depth);
+static_assert(JsonLimits{}.max_array_elements == RequestLimits::max_array_elements);
+static_assert(JsonLimits{}.max_values == RequestLimits::max_json_values);
+
 namespace {
 
 using nlohmann::json;
@@ -48,12 +58,44 @@ std::string clean_reason(std::string_view what) {
   return std::string(what);
 }
 
+// The parser's input, a byte pointer that also tells how far the parser has read: SAX callbacks
+// carry no position, and errors found while building the tree (a duplicate key, an array over the
+// limit) should name their line and column.
+class CountingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  CountingIterator(const char* p, const char** read) : p_(p), read_(read) {}
+  reference operator*() const { return *p_; }
+  CountingIterator& operator++() {
+    *read_ = ++p_;
+    return *this;
+  }
+  CountingIterator operator++(int) {
+    CountingIterator old = *this;
+    ++*this;
+    return old;
+  }
+  friend bool operator==(const CountingIterator& a, const CountingIterator& b) { return a.p_ == b.p_; }
+  friend bool operator!=(const CountingIterator& a, const CountingIterator& b) { return a.p_ != b.p_; }
+
+ private:
+  const char* p_;
+  const char** read_;
+};
+
 // Builds the document like nlohmann's own DOM parser, but also rejects duplicate keys (nlohmann
-// silently keeps the last one, which would hide a mistake in a request) and remembers where in
-// the document an error happened so the message can name the field.
+// silently keeps the last one, which would hide a mistake in a request), enforces JsonLimits
+// before the tree grows, and remembers where in the document an error happened so the message
+// can name the field, the line and the column.
 class StrictSax final : public nlohmann::json_sax<json> {
  public:
-  StrictSax(json& root, int max_depth) : root_(root), max_depth_(max_depth) {}
+  StrictSax(json& root, const JsonLimits& limits, std::string_view text, const char* const& read)
+      : root_(root), limits_(limits), text_(text), read_(read) {}
 
   bool null() override { return add(json(nullptr)); }
   bool boolean(bool v) override { return add(json(v)); }
@@ -76,6 +118,7 @@ class StrictSax final : public nlohmann::json_sax<json> {
       // The key is shortened like paths are: a 4 MB duplicate key is not echoed in full.
       error_ = "duplicate key " +
                (k.size() <= 64 ? json(k).dump(-1, ' ', false, json::error_handler_t::replace) : path_key("", k));
+      at(scalar_start(text_, read()));
       return false;
     }
     f.key = std::move(k);
@@ -85,21 +128,45 @@ class StrictSax final : public nlohmann::json_sax<json> {
                    const nlohmann::detail::exception& ex) override {
     error_path_ = path();
     error_ = clean_reason(ex.what());
-    error_position_ = position;
-    has_position_ = true;
+    // nlohmann reports the number of bytes read; the offending byte is the last one read.
+    at(position == 0 ? 0 : position - 1);
+    syntax_ = true;
     return false;
   }
 
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
   [[nodiscard]] const std::string& error_path() const noexcept { return error_path_; }
-  [[nodiscard]] bool has_position() const noexcept { return has_position_; }
-  [[nodiscard]] std::size_t error_position() const noexcept { return error_position_; }
+  [[nodiscard]] bool syntax() const noexcept { return syntax_; }
+  [[nodiscard]] std::optional<std::size_t> error_position() const noexcept { return error_position_; }
 
  private:
   struct Frame {
     json* value;
     std::string key;  // last key read, for objects
   };
+
+  [[nodiscard]] std::size_t read() const { return static_cast<std::size_t>(read_ - text_.data()); }
+  void at(std::size_t offset) { error_position_ = offset; }
+
+  // Counts the value about to be added; false (with the error set) past a limit.
+  bool admit(bool container) {
+    // Where the value starts: a container was just opened, a scalar was just read.
+    const auto start = [&] { return container ? read() - 1 : scalar_start(text_, read()); };
+    if (++values_ > limits_.max_values) {
+      error_path_ = path();
+      error_ = "more than " + std::to_string(limits_.max_values) + " JSON values in the document (the limit)";
+      at(start());
+      return false;
+    }
+    if (!frames_.empty() && frames_.back().value->is_array() &&
+        frames_.back().value->size() >= limits_.max_array_elements) {
+      error_path_ = path();  // names the element past the limit
+      error_ = "more than " + std::to_string(limits_.max_array_elements) + " elements in one array (the limit)";
+      at(start());
+      return false;
+    }
+    return true;
+  }
 
   json* place(json&& v) {
     if (frames_.empty()) {
@@ -116,14 +183,17 @@ class StrictSax final : public nlohmann::json_sax<json> {
     return &slot;
   }
   bool add(json&& v) {
+    if (!admit(false)) return false;
     place(std::move(v));
     return true;
   }
   bool open(json&& v) {
-    if (static_cast<int>(frames_.size()) >= max_depth_) {  // defensive: the pre-scan catches this first
-      error_ = "nesting deeper than " + std::to_string(max_depth_) + " levels";
+    if (static_cast<int>(frames_.size()) >= limits_.max_depth) {  // defensive: the pre-scan catches this first
+      error_ = "nesting deeper than " + std::to_string(limits_.max_depth) + " levels";
+      at(read() - 1);
       return false;
     }
+    if (!admit(true)) return false;
     json* p = place(std::move(v));
     frames_.push_back(Frame{p, {}});
     return true;
@@ -150,12 +220,15 @@ class StrictSax final : public nlohmann::json_sax<json> {
   }
 
   json& root_;
-  int max_depth_;
+  const JsonLimits& limits_;
+  std::string_view text_;
+  const char* const& read_;  // how far the parser has read (CountingIterator)
+  std::size_t values_ = 0;
   std::vector<Frame> frames_;
   std::string error_;
   std::string error_path_;
-  std::size_t error_position_ = 0;
-  bool has_position_ = false;
+  std::optional<std::size_t> error_position_;
+  bool syntax_ = false;
 };
 
 // Depth of brackets outside strings, checked before parsing so that absurdly nested input is
@@ -178,11 +251,7 @@ void check_depth(std::string_view text, const JsonContext& ctx, int max_depth) {
     if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) {
-        const auto [line, col] = line_column(text, i);
-        ctx.fail(std::to_string(line) + ":" + std::to_string(col),
-                 "JSON nested deeper than " + std::to_string(max_depth) + " levels");
-      }
+      if (++depth > max_depth) ctx.fail_at(i, "", "JSON nested deeper than " + std::to_string(max_depth) + " levels");
     } else if (c == ']' || c == '}') {
       --depth;
     }
@@ -191,15 +260,53 @@ void check_depth(std::string_view text, const JsonContext& ctx, int max_depth) {
 
 }  // namespace
 
+JsonContext::JsonContext(std::string source) : source_(std::move(source)) {}
+JsonContext::JsonContext(JsonContext&&) noexcept = default;
+JsonContext& JsonContext::operator=(JsonContext&&) noexcept = default;
+JsonContext::~JsonContext() = default;
+
+void JsonContext::attach(std::string_view text) const { locator_ = std::make_unique<JsonLocator>(text); }
+
 void JsonContext::fail(std::string_view path, std::string_view message) const {
-  std::string out;
-  if (!source_.empty()) out += source_;
-  if (!path.empty()) {
-    // A position "3:14" is glued to the source name like compilers do; a field path is not.
-    const bool is_position = path.find_first_not_of("0123456789:") == std::string_view::npos;
-    if (!out.empty()) out += is_position ? ":" : ": ";
-    out += path;
+  if (path.empty() && locator_) {
+    // Another parser's message "<path>: <reason>" (the model form's): positioned by its path when
+    // that is a path of the document.
+    const auto colon = message.find(": ");
+    if (colon != std::string_view::npos && colon > 0) {
+      const std::string_view inner = message.substr(0, colon);
+      if (inner.find_first_of(" ,") == std::string_view::npos) {
+        if (const auto found = locator_->find(inner); found && found->whole_path)
+          fail_at(found->offset, inner, message.substr(colon + 2));
+      }
+    }
   }
+  fail_located(path, message, false);
+}
+
+void JsonContext::fail_at_key(std::string_view path, std::string_view message) const {
+  fail_located(path, message, true);
+}
+
+void JsonContext::fail_located(std::string_view path, std::string_view message, bool at_key) const {
+  if (locator_ && !path.empty()) {
+    if (const auto found = locator_->find(path))
+      fail_at(at_key && found->whole_path && found->key ? *found->key : found->offset, path, message);
+  }
+  std::string out = source_;
+  if (!path.empty()) out += (out.empty() ? "" : ": ") + std::string(path);
+  if (!out.empty()) out += ": ";
+  out += message;
+  throw InvalidArgument(out);
+}
+
+void JsonContext::fail_at(std::size_t offset, std::string_view path, std::string_view message) const {
+  std::string out = source_;
+  if (locator_) {
+    // Glued to the source name like compilers do.
+    const auto [line, col] = locator_->line_column(offset);
+    out += (out.empty() ? "" : ":") + std::to_string(line) + ":" + std::to_string(col);
+  }
+  if (!path.empty()) out += (out.empty() ? "" : ": ") + std::string(path);
   if (!out.empty()) out += ": ";
   out += message;
   throw InvalidArgument(out);
@@ -260,45 +367,39 @@ std::string describe(const json& value) {
   }
 }
 
-std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  std::size_t line = 1;
-  std::size_t col = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
-json parse_json_strict(std::string_view text, const JsonContext& ctx, int max_depth) {
+json parse_json_strict(std::string_view text, const JsonContext& ctx, const JsonLimits& limits) {
+  ctx.attach(text);  // positions count from the start of the text, byte-order mark included
   // A UTF-8 byte-order mark (written by some Windows editors) is not JSON, but means nothing either.
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  check_depth(text, ctx, max_depth);
+  const std::size_t bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  const std::string_view body = text.substr(bom);
+  check_depth(text, ctx, limits.max_depth);
   json root;
-  StrictSax sax(root, max_depth);
+  const char* read = body.data();
+  StrictSax sax(root, limits, body, read);
   bool ok = false;
   try {
-    ok = json::sax_parse(text.begin(), text.end(), &sax, json::input_format_t::json, /*strict=*/true);
+    ok = json::sax_parse(CountingIterator(body.data(), &read), CountingIterator(body.data() + body.size(), &read), &sax,
+                         json::input_format_t::json, /*strict=*/true);
   } catch (const json::exception& e) {  // sax_parse reports through the handler; this is a safety net
     ctx.fail("", "malformed JSON: " + clean_reason(e.what()));
   }
   if (!ok) {
-    if (sax.has_position()) {
-      // nlohmann reports the number of bytes read; the offending byte is the last one read.
-      const std::size_t pos = sax.error_position();
-      const auto [line, col] = line_column(text, pos == 0 ? 0 : pos - 1);
+    const std::string reason = sax.error().empty() ? "malformed JSON" : sax.error();
+    if (sax.syntax()) {
       std::string msg = "malformed JSON";
       if (!sax.error_path().empty()) msg += " at " + sax.error_path();
-      ctx.fail(std::to_string(line) + ":" + std::to_string(col), msg + ": " + sax.error());
+      ctx.fail_at(bom + sax.error_position().value_or(0), "", msg + ": " + reason);
     }
-    ctx.fail(sax.error_path(), sax.error().empty() ? "malformed JSON" : sax.error());
+    if (const auto pos = sax.error_position()) ctx.fail_at(bom + *pos, sax.error_path(), reason);
+    ctx.fail(sax.error_path(), reason);
   }
   return root;
+}
+
+json parse_json_strict(std::string_view text, const JsonContext& ctx, int max_depth) {
+  JsonLimits limits;
+  limits.max_depth = max_depth;
+  return parse_json_strict(text, ctx, limits);
 }
 
 long long as_integer(const json& value, std::string_view path, const JsonContext& ctx, long long lo, long long hi) {
@@ -370,7 +471,7 @@ ObjectReader::ObjectReader(const json& value, std::string path, const JsonContex
       if (!known.empty()) known += ", ";
       known += a;
     }
-    ctx.fail(path_key(path_, k), "unknown field (known fields: " + known + ")");
+    ctx.fail_at_key(path_key(path_, k), "unknown field (known fields: " + known + ")");
   }
 }
 

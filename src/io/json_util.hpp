@@ -3,8 +3,10 @@
 /// @brief Private helpers for sia's JSON formats: strict parsing with positions, and readers
 /// that check types, ranges and unknown fields while naming the offending field path.
 ///
-/// Every error is a sia::InvalidArgument whose message starts with the source name, then either
-/// `line:column` (malformed JSON) or the field path (`jobs[1].goodput[3].value`), then the reason.
+/// Every error is a sia::InvalidArgument `<source>:<line>:<column>: <field path>: <reason>`, e.g.
+/// `req.json:12:18: jobs[3].min_gpus: must be an integer in [1, ...], got 0`: the position is the
+/// value's (a key's for unknown and duplicate keys); malformed JSON has no field path, and a
+/// context with no text (or a path not in it) gives `<source>: <field path>: <reason>`.
 
 #include <sia/error.hpp>
 
@@ -12,25 +14,53 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace sia::detail {
 
+class JsonLocator;
+
 /// Limits that protect the parsers from absurd input (documented in the README).
 inline constexpr int kMaxJsonDepth = 64;
 
-/// Where errors come from: the source name (file name, "<stdin>", ...) used as message prefix.
+/// What one document may hold, checked while parsing, before the parse tree grows: nesting,
+/// elements of one array, values in all (a 128 MiB `[[],[],...]` would otherwise become a tree
+/// of several GB).
+struct JsonLimits {
+  int max_depth = kMaxJsonDepth;
+  std::size_t max_array_elements = 1'000'000;  ///< RequestLimits::max_array_elements
+  std::size_t max_values = 16'000'000;         ///< RequestLimits::max_json_values
+};
+
+/// Where errors come from: the source name (file name, "<stdin>", ...) used as message prefix,
+/// and the text, so that a field path can be turned into a line and a column.
 class JsonContext {
  public:
-  explicit JsonContext(std::string source) : source_(std::move(source)) {}
+  explicit JsonContext(std::string source);
+  JsonContext(JsonContext&&) noexcept;
+  JsonContext& operator=(JsonContext&&) noexcept;
+  ~JsonContext();
+
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
-  /// Throws InvalidArgument "<source>: <path>: <message>" (parts omitted when empty).
+  /// Lets errors name the line and column of the field in `text` (which must outlive the context's
+  /// use); parse_json_strict() attaches the text it parses. Const: it changes only messages.
+  void attach(std::string_view text) const;
+  /// Throws InvalidArgument "<source>:<line>:<col>: <path>: <message>" (parts omitted when empty
+  /// or unknown). An empty path with a message that starts "<path>: " (another parser's message)
+  /// is positioned by that path.
   [[noreturn]] void fail(std::string_view path, std::string_view message) const;
+  /// Like fail(), at the key of the member `path` names (unknown and duplicate fields).
+  [[noreturn]] void fail_at_key(std::string_view path, std::string_view message) const;
+  /// Like fail(), at byte `offset` of the attached text.
+  [[noreturn]] void fail_at(std::size_t offset, std::string_view path, std::string_view message) const;
 
  private:
+  [[noreturn]] void fail_located(std::string_view path, std::string_view message, bool at_key) const;
   std::string source_;
+  mutable std::unique_ptr<JsonLocator> locator_;
 };
 
 /// `parent.key`, or `parent["key"]` when the key is not a plain identifier.
@@ -39,16 +69,18 @@ class JsonContext {
 [[nodiscard]] std::string path_index(std::string_view parent, std::size_t index);
 /// Short description of a value for messages: `-1`, `"abc" (a string)`, `an object`, ...
 [[nodiscard]] std::string describe(const nlohmann::json& value);
-/// 1-based line and column of byte offset `offset` of `text` (columns count bytes).
-[[nodiscard]] std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset);
 
 /**
  * @brief Parses `text` as one JSON document, strictly.
  *
  * Rejects, with `<source>:<line>:<column>: <reason>`: malformed JSON, numbers that overflow a
- * double (`1e999`), nesting deeper than `max_depth` (checked by a scan *before* parsing, so deep
- * input cannot exhaust the stack), duplicate keys in an object (named by path), trailing content.
+ * double (`1e999`), nesting deeper than `limits.max_depth` (checked by a scan *before* parsing, so
+ * deep input cannot exhaust the stack), duplicate keys in an object (named by path), trailing
+ * content, an array longer than `limits.max_array_elements` and more than `limits.max_values`
+ * values (both while parsing, before the tree grows). Attaches `text` to `ctx` (JsonContext::attach).
  */
+[[nodiscard]] nlohmann::json parse_json_strict(std::string_view text, const JsonContext& ctx, const JsonLimits& limits);
+/// parse_json_strict() with the default limits but nesting `max_depth`.
 [[nodiscard]] nlohmann::json parse_json_strict(std::string_view text, const JsonContext& ctx,
                                                int max_depth = kMaxJsonDepth);
 

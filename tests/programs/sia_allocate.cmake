@@ -84,7 +84,7 @@ sia_allocate_test(sia_allocate.placement RC 0 ARGS ${_sia_allocate_data}/placeme
                   STDOUT "\"job\": \"running\",[^}]*\"gpu_type\": \"B\",[^}]*\"placement\": \\[[^]]*\"node\": \"b-0\"")
 # Rejected requests: exit 2, the field on stderr, nothing on stdout.
 sia_allocate_test(sia_allocate.reject.bad_value RC 2 ARGS ${_sia_allocate_data}/bad_goodput_value.json STDOUT_EMPTY
-                  STDERR "bad_goodput_value.json: jobs\\[1\\]\\.goodput\\[3\\]\\.value: must be finite and >= 0, got -1")
+                  STDERR "bad_goodput_value.json:93:15: jobs\\[1\\]\\.goodput\\[3\\]\\.value: must be finite and >= 0, got -1")
 sia_allocate_test(sia_allocate.reject.malformed RC 2 STDIN ${_sia_allocate_data}/bad_malformed.json STDOUT_EMPTY
                   STDERR "<stdin>:4:[0-9]+: malformed JSON")
 sia_allocate_test(sia_allocate.reject.missing_file RC 2 ARGS ${_sia_allocate_data}/does-not-exist.json STDOUT_EMPTY

@@ -236,7 +236,7 @@ TEST_CASE("request.bad.deep_nesting") {
 TEST_CASE("request.bad.unknown_fields") {
   json j = base_request();
   j["extra"] = 1;
-  CHECK_REJECTS(j, "req.json: extra: unknown field (known fields: cluster, policy, jobs, warm_start)");
+  CHECK_REJECTS(j, "req.json:1:110: extra: unknown field (known fields: cluster, policy, jobs, warm_start)");
   j = base_request();
   j["jobs"][0]["goodput"][1]["valeu"] = 1;
   CHECK_REJECTS(j, "jobs[0].goodput[1].valeu: unknown field");
@@ -302,7 +302,7 @@ TEST_CASE("request.bad.types") {
 TEST_CASE("request.bad.values") {
   json j = base_request();
   j["jobs"][0]["goodput"][0]["value"] = -1;
-  CHECK_REJECTS(j, "req.json: jobs[0].goodput[0].value: must be finite and >= 0, got -1");
+  CHECK_REJECTS(j, "req.json:1:163: jobs[0].goodput[0].value: must be finite and >= 0, got -1");
   j = base_request();
   j["jobs"][0]["min_gpus"] = -2;
   CHECK_REJECTS(j, "jobs[0].min_gpus: must be an integer in [1, 2147483647], got -2");
@@ -651,10 +651,10 @@ TEST_CASE("request.parse.model") {
   // Errors inside the model name the field and the source.
   json j = json::parse(data("model.json"));
   j["jobs"][0]["model"]["colour"] = 1;
-  CHECK_REJECTS(j, "req.json: jobs[0].model.colour: unknown field");
+  CHECK_REJECTS(j, "jobs[0].model.colour: unknown field");
   j = json::parse(data("model.json"));
   j["jobs"][1]["model"]["perf"]["v100"] = j["jobs"][1]["model"]["perf"]["rtx"];
-  CHECK_REJECTS(j, "req.json: jobs[1].model.perf.v100: unknown GPU type");
+  CHECK_REJECTS(j, "jobs[1].model.perf.v100: unknown GPU type");
   j = json::parse(data("model.json"));
   j["jobs"][1]["model"]["perf"]["rtx"]["alpha_c"] = "fast";
   CHECK_REJECTS(j, "jobs[1].model.perf.rtx.alpha_c: must be a number");
