@@ -16,6 +16,21 @@
 
 namespace sia::programs {
 
+/// `'<text>'`, or its first 32 bytes and its length when longer than 64 bytes: a value given on
+/// the command line or read from a file is never echoed in full (a 100 kB option would bury the message).
+inline std::string quoted(std::string_view text) {
+  constexpr std::size_t max_shown = 64;
+  if (text.size() <= max_shown) return "'" + std::string(text) + "'";
+  return "'" + std::string(text.substr(0, max_shown / 2)) + "...' (" + std::to_string(text.size()) + " bytes)";
+}
+
+/// `message` itself, or, when longer than `max_bytes`, its start and its length (CLI11 quotes
+/// the values it rejects in full).
+inline std::string shortened(std::string_view message, std::size_t max_bytes = 512) {
+  if (message.size() <= max_bytes) return std::string(message);
+  return std::string(message.substr(0, max_bytes / 2)) + "... (" + std::to_string(message.size()) + " bytes)";
+}
+
 /// Adds `--version` (prints "<program> <version>") and the exit-status table to the help footer.
 inline void add_common_options(CLI::App& app, const std::string& program) {
   app.set_version_flag("--version", program + " " + SIA_VERSION_STRING, "Print the version and exit");
@@ -36,8 +51,8 @@ inline std::optional<int> parse(CLI::App& app, const std::string& program, int a
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << program << ": ";
-    (void)app.exit(e);  // CLI11's message and a hint to run --help
+    // CLI11's message (shortened) and its hint to run --help.
+    std::cerr << program << ": " << shortened(e.what()) << "\nRun with --help for more information.\n";
     return to_int(ExitCode::bad_input);
   }
 }

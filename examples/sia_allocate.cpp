@@ -115,8 +115,8 @@ int main(int argc, char** argv) {
     request = sia::load_request(input, max_bytes);
     if (backend) {
       if (!sia::has_milp_solver(*backend)) {
-        std::cerr << "sia_allocate: --backend: unknown MILP backend '" << *backend << "' (available: " << backend_list()
-                  << ", default)\n";
+        std::cerr << "sia_allocate: --backend: unknown MILP backend " << sia::programs::quoted(*backend)
+                  << " (available: " << backend_list() << ", default)\n";
         return exit_rejected;
       }
       request.options.backend = *backend;

@@ -28,6 +28,8 @@ ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__)
 # Private headers the tests may reach into, and why.
 TEST_HOOKS = {
     "io/model_json.hpp": "the `model` JSON form is tested without a whole request",
+    "io/json_position.hpp": "positions of many errors in one long array, without a request",
+    "io/json_util.hpp": "the JSON size limits, checked with small values",
     "milp/glpk/glpk_testing.hpp": "provokes GLPK's error hook",
     "sim/pollux_genetic.hpp": "Pollux's NSGA-II operators are tested one by one",
     # The native backend's engine, piece by piece against exhaustive search and the explicit LP.

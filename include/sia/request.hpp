@@ -35,6 +35,9 @@ struct RequestLimits {
   /// `[[],[],...]` would otherwise take several GB).
   static constexpr std::size_t max_array_elements = 1'000'000;
   static constexpr std::size_t max_json_values = 16'000'000;
+  /// Bytes of a job id, GPU type name or node name (UTF-8): names are echoed in decisions, logs
+  /// and messages, and a name this long is a mistake, not a name.
+  static constexpr std::size_t max_name_bytes = 256;
   /// Default size limit of load_request(), checked while reading (so an endless or huge input stops
   /// there, before any memory goes to it); `sia_allocate --max-request-bytes` changes it.
   static constexpr std::size_t max_bytes = std::size_t{128} << 20;

@@ -81,8 +81,8 @@ std::optional<Step> next_step(std::string_view path, std::size_t& i) {
   if (i >= path.size()) return std::nullopt;
   const auto ident = [&](std::size_t from) -> std::optional<Step> {
     std::size_t j = from;
-    while (j < path.size() && (std::isalnum(static_cast<unsigned char>(path[j])) != 0 || path[j] == '_' ||
-                               path[j] == '-'))
+    while (j < path.size() &&
+           (std::isalnum(static_cast<unsigned char>(path[j])) != 0 || path[j] == '_' || path[j] == '-'))
       ++j;
     if (j == from) return std::nullopt;
     Step s = std::string(path.substr(from, j - from));

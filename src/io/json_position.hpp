@@ -26,7 +26,7 @@ class JsonLocator {
   explicit JsonLocator(std::string_view text);
 
   struct Found {
-    std::size_t offset = 0;  ///< of the value (the deepest one of the path found)
+    std::size_t offset = 0;          ///< of the value (the deepest one of the path found)
     std::optional<std::size_t> key;  ///< of its key, when it is an object member
     bool whole_path = false;         ///< false when only an enclosing value was found
   };
@@ -42,7 +42,8 @@ class JsonLocator {
 
  private:
   [[nodiscard]] std::optional<std::size_t> element(std::size_t array, std::size_t index);
-  [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> member(std::size_t object, std::string_view key) const;
+  [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> member(std::size_t object,
+                                                                          std::string_view key) const;
 
   std::string_view text_;
   std::size_t start_ = 0;  ///< after a byte-order mark

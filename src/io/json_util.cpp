@@ -446,6 +446,14 @@ std::string as_string(const json& value, std::string_view path, const JsonContex
   return s;
 }
 
+std::string as_name(const json& value, std::string_view path, const JsonContext& ctx) {
+  std::string s = as_string(value, path, ctx);
+  if (s.size() > RequestLimits::max_name_bytes)
+    ctx.fail(path, "a name of " + std::to_string(s.size()) + " bytes (" + describe(value) +
+                       "), more than the limit of " + std::to_string(RequestLimits::max_name_bytes) + " bytes");
+  return s;
+}
+
 bool as_bool(const json& value, std::string_view path, const JsonContext& ctx) {
   if (!value.is_boolean()) ctx.fail(path, "must be true or false, got " + describe(value));
   return value.get<bool>();

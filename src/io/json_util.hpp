@@ -94,6 +94,9 @@ class JsonContext {
 /// Checks `value` is a string (non-empty unless `allow_empty`).
 [[nodiscard]] std::string as_string(const nlohmann::json& value, std::string_view path, const JsonContext& ctx,
                                     bool allow_empty = false);
+/// Checks `value` is a name (a job id, a GPU type or node name): a non-empty string of at most
+/// RequestLimits::max_name_bytes bytes.
+[[nodiscard]] std::string as_name(const nlohmann::json& value, std::string_view path, const JsonContext& ctx);
 /// Checks `value` is true or false.
 [[nodiscard]] bool as_bool(const nlohmann::json& value, std::string_view path, const JsonContext& ctx);
 /// Checks `value` is an array with at most `max_size` elements.

@@ -134,7 +134,7 @@ std::vector<std::string> parse_node_names(const json& value, const std::string& 
     ctx.fail(path, "names " + std::to_string(arr.size()) + " nodes, but the type has " + std::to_string(nodes));
   std::vector<std::string> names;
   names.reserve(arr.size());
-  for (std::size_t i = 0; i < arr.size(); ++i) names.push_back(as_string(arr[i], path_index(path, i), ctx));
+  for (std::size_t i = 0; i < arr.size(); ++i) names.push_back(detail::as_name(arr[i], path_index(path, i), ctx));
   return names;
 }
 
@@ -195,7 +195,7 @@ void parse_cluster(const json& value, Request& req, NodeDirectory& dir, const Js
   long long total_gpus = 0;
   for (std::size_t t = 0; t < ntypes; ++t) {
     ObjectReader g(types[t], path_index(types_path, t), ctx, {"name", "nodes", "gpus_per_node", "node_names"});
-    std::string name = as_string(g.require("name"), g.path("name"), ctx);
+    std::string name = detail::as_name(g.require("name"), g.path("name"), ctx);
     if (name.empty()) ctx.fail(g.path("name"), "must not be empty");
     if (c.type_index(name) >= 0) ctx.fail(g.path("name"), "duplicate GPU type " + quote_json(name));
     const auto nodes = as_integer(g.require("nodes"), g.path("nodes"), ctx, 0, RequestLimits::max_gpus_per_type);
@@ -545,7 +545,7 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
   ObjectReader j(value, path, ctx,
                  {"id", "min_gpus", "max_gpus", "kind", "pipeline_size", "preemptible", "age_s", "restarts",
                   "restart_cost_s", "max_gpus_ever", "current", "goodput", "model", "weight", "tenant"});
-  JobSpec job(as_string(j.require("id"), j.path("id"), ctx));
+  JobSpec job(detail::as_name(j.require("id"), j.path("id"), ctx));
   if (const json* k = j.get("kind")) job.kind(parse_kind(*k, j.path("kind"), ctx));
 
   const auto pipeline = j.integer("pipeline_size", 1, RequestLimits::max_gpus_per_type);

@@ -8,9 +8,9 @@
 
 namespace sia::sim {
 
-int SimCluster::total_gpus() const noexcept {
-  int n = 0;
-  for (int t = 0; t < static_cast<int>(types.size()); ++t) n += type_gpus(t);
+long long SimCluster::total_gpus() const noexcept {
+  long long n = 0;
+  for (const auto& g : types) n += static_cast<long long>(g.nodes) * g.gpus_per_node;
   return n;
 }
 
@@ -63,6 +63,10 @@ void check_scale(int scale) {
 
 void check_has_gpus(const SimCluster& c, std::string_view source) {
   if (c.types.empty() || c.total_gpus() <= 0) throw InvalidArgument(std::string(source) + ": the cluster has no GPUs");
+  // The rounds and the simulator count a cluster's GPUs in int.
+  if (c.total_gpus() > INT_MAX)
+    throw InvalidArgument(std::string(source) + ": integer overflow: the cluster has " +
+                          std::to_string(c.total_gpus()) + " GPUs in all, more than " + std::to_string(INT_MAX));
 }
 
 }  // namespace
@@ -83,8 +87,15 @@ SimCluster cluster_preset(std::string_view name, int scale) {
     throw InvalidArgument("cluster: unknown preset '" + std::string(name) + "' (known: " + known +
                           "; or give a path to a cluster JSON file)");
   }
-  for (auto& t : c.types) t.nodes *= scale;
+  for (auto& t : c.types) {
+    if (static_cast<long long>(t.nodes) * scale * t.gpus_per_node > INT_MAX)
+      throw InvalidArgument("cluster scale: integer overflow: " + std::to_string(t.nodes) + " nodes of type '" +
+                            t.name + "' x scale " + std::to_string(scale) + " x " + std::to_string(t.gpus_per_node) +
+                            " GPUs, more than " + std::to_string(INT_MAX) + " GPUs");
+    t.nodes *= scale;
+  }
   if (scale > 1) c.name += " x" + std::to_string(scale);
+  check_has_gpus(c, c.name);
   return c;
 }
 

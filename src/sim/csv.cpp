@@ -21,6 +21,14 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b);
 }
 
+// A field or column name quoted for a message: a pathological one (a megabyte-long field) is
+// shortened, with its length, so the message stays readable.
+std::string shown(std::string_view s) {
+  constexpr std::size_t max_shown = 64;
+  if (s.size() <= max_shown) return "'" + std::string(s) + "'";
+  return "'" + std::string(s.substr(0, max_shown / 2)) + "...' (" + std::to_string(s.size()) + " bytes)";
+}
+
 CsvRow split(const std::string& line, std::size_t lineno) {
   CsvRow row;
   row.line = lineno;
@@ -76,7 +84,7 @@ std::optional<std::size_t> Csv::find_column(std::string_view name) const {
 
 std::size_t Csv::column(std::string_view name) const {
   if (const auto c = find_column(name)) return *c;
-  throw InvalidArgument(source_ + ":" + std::to_string(header_line_) + ": missing column '" + std::string(name) + "'");
+  throw InvalidArgument(source_ + ":" + std::to_string(header_line_) + ": missing column " + shown(name));
 }
 
 void Csv::require_rows() const {
@@ -101,8 +109,8 @@ double Csv::number(const CsvRow& row, std::size_t col) const {
   errno = 0;
   const double v = decimal ? std::strtod(f.text.c_str(), &end) : 0.0;
   if (!decimal || end != f.text.c_str() + f.text.size() || errno == ERANGE)
-    fail(row, col, "column '" + header_[col] + "': not a number: '" + f.text + "'");
-  if (!std::isfinite(v)) fail(row, col, "column '" + header_[col] + "': not a finite number: '" + f.text + "'");
+    fail(row, col, "column " + shown(header_[col]) + ": not a number: " + shown(f.text));
+  if (!std::isfinite(v)) fail(row, col, "column " + shown(header_[col]) + ": not a finite number: " + shown(f.text));
   return v;
 }
 
@@ -110,8 +118,8 @@ long long Csv::integer(const CsvRow& row, std::size_t col, long long lo, long lo
   const double v = number(row, col);
   if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
     fail(row, col,
-         "column '" + header_[col] + "': expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-             "], got '" + row.fields[col].text + "'");
+         "column " + shown(header_[col]) + ": expected an integer in [" + std::to_string(lo) + ", " +
+             std::to_string(hi) + "], got " + shown(row.fields[col].text));
   return static_cast<long long>(v);
 }
 

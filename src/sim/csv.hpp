@@ -44,7 +44,8 @@ class Csv {
 
   /// Throws "<source>:<line>:<col + 1>: <message>" (column omitted for col = npos).
   [[noreturn]] void fail(const CsvRow& row, std::size_t col, const std::string& message) const;
-  /// Field `col` as a finite number ("column '<name>': not a number: '<text>'" otherwise).
+  /// Field `col` as a finite number ("column '<name>': not a number: '<text>'" otherwise; a text
+  /// or name over 64 bytes is shown by its start and its length).
   [[nodiscard]] double number(const CsvRow& row, std::size_t col) const;
   /// Field `col` as an integer in [lo, hi].
   [[nodiscard]] long long integer(const CsvRow& row, std::size_t col, long long lo, long long hi) const;

@@ -303,7 +303,7 @@ std::vector<SimAllocation> ShockwavePolicy::allocate(const PolicyContext& ctx) {
   const std::size_t nt = cluster.types.size();
   const std::size_t nj = ctx.jobs.size();
   ++round_;
-  const int G = cluster.total_gpus();
+  const int G = static_cast<int>(cluster.total_gpus());  // at most INT_MAX: the cluster loaders check
   std::vector<SimAllocation> out(nj);
   if (nj == 0 || G <= 0) return out;
   const double share = std::min(1.0, static_cast<double>(G) / static_cast<double>(nj));

@@ -191,3 +191,26 @@ TEST_CASE("io.json_reader.element_limits_while_parsing") {
                                   std::to_string(sia::RequestLimits::max_array_elements) +
                                   "]: more than 1000000 elements in one array (the limit)");
 }
+
+// Issue 14 part 6: job ids, GPU type names and node names longer than RequestLimits::max_name_bytes
+// are refused (a 200 MB id used to be accepted and echoed into the decision).
+TEST_CASE("io.request.name_length_limit") {
+  const std::string ok(sia::RequestLimits::max_name_bytes, 'n');
+  const std::string over(sia::RequestLimits::max_name_bytes + 1, 'n');
+  const auto request = [](const std::string& type, const std::string& node, const std::string& job) {
+    return R"({"cluster": {"gpu_types": [{"name": ")" + type +
+           R"(", "nodes": 1, "gpus_per_node": 2, "node_names": [")" + node + R"("]}]}, "jobs": [{"id": ")" + job +
+           R"(", "goodput": [{"gpu_type": ")" + type + R"(", "gpus": 1, "value": 1}]}]})";
+  };
+  CHECK(request_error(request(ok, ok, ok)) == "no error");
+  const std::string limit = "more than the limit of 256 bytes";
+  CHECK(request_error(request(over, "n0", "j")).find("cluster.gpu_types[0].name: a name of 257 bytes") !=
+        std::string::npos);
+  CHECK(request_error(request("a", over, "j")).find("cluster.gpu_types[0].node_names[0]: a name of 257 bytes") !=
+        std::string::npos);
+  const std::string msg = request_error(request("a", "n0", over));
+  CHECK(msg.find("req.json:1:") == 0);
+  CHECK(msg.find("jobs[0].id: a name of 257 bytes") != std::string::npos);
+  CHECK(msg.find(limit) != std::string::npos);
+  CHECK(msg.size() < 200);  // the name itself is not echoed in full
+}

@@ -155,3 +155,40 @@ TEST_CASE("sim.inputs.cluster_json_overflow") {
       (void)parse_cluster_json(R"({"gpu_types":[{"name":"x","nodes":1000000,"gpus_per_node":8192}]})", "o.json"),
       doctest::Contains("integer overflow"), InvalidArgument);
 }
+
+// Issue 14 part 6: a cluster's GPU count is summed without wrapping, and clusters the rounds
+// cannot count (more than INT_MAX GPUs) are refused with "integer overflow" instead of "no GPUs".
+TEST_CASE("sim.inputs.cluster_total_gpus_does_not_overflow") {
+  SimCluster big;
+  for (int t = 0; t < 3; ++t) big.types.push_back({"t" + std::to_string(t), "t", 1 << 24, 64, 1});
+  CHECK(big.total_gpus() == 3LL * (1LL << 30));
+  // Two types of 2^30 GPUs each: each fits an int, their sum does not.
+  const std::string two = R"({"gpu_types":[{"name":"a","nodes":16777216,"gpus_per_node":64},
+                                          {"name":"b","nodes":16777216,"gpus_per_node":64}]})";
+  CHECK_THROWS_WITH_AS((void)parse_cluster_json(two, "big.json"),
+                       "big.json: integer overflow: the cluster has 2147483648 GPUs in all, more than 2147483647",
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS((void)cluster_preset("paper-homogeneous", 1 << 26), doctest::Contains("integer overflow"),
+                       InvalidArgument);
+}
+
+// Issue 14 part 6: a CSV field that is not a number is quoted by its start and its length, not in full.
+TEST_CASE("sim.inputs.csv_messages_shorten_long_fields") {
+  const auto parse = [](const std::string& text) {
+    std::istringstream in(text);
+    return parse_workload_csv(in, "w.csv");
+  };
+  const std::string h = "name,time,application,num_replicas,batch_size\n";
+  try {
+    (void)parse(h + "a," + std::string(100000, '7') + "x,cifar10,1,128\n");
+    FAIL("no error");
+  } catch (const InvalidArgument& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("w.csv:2:2: column 'time': not a number: '77777") == 0);
+    CHECK(msg.find("...' (100001 bytes)") != std::string::npos);
+    CHECK(msg.size() < 200);
+  }
+  CHECK_THROWS_WITH_AS(parse(h + "a,1,cifar10,1.5,128\n"),
+                       doctest::Contains("w.csv:2:4: column 'num_replicas': expected an integer in ["),
+                       InvalidArgument);
+}

@@ -27,7 +27,9 @@ struct SimCluster {
   std::string name;
   std::vector<SimGpuType> types;
 
-  [[nodiscard]] int total_gpus() const noexcept;
+  /// Summed in long long, so that it cannot wrap; load_cluster(), parse_cluster_json() and
+  /// cluster_preset() refuse clusters of more than INT_MAX GPUs (the rounds count in int).
+  [[nodiscard]] long long total_gpus() const noexcept;
   [[nodiscard]] int type_gpus(int t) const noexcept;
   [[nodiscard]] int type_index(std::string_view name) const noexcept;
   /// The cluster as the round sees it.
