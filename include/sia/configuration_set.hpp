@@ -58,6 +58,24 @@ enum class CountMatch {
 [[nodiscard]] std::optional<ConfigurationSpec> held_configuration(int type, int vnode_size, int up_nodes, int gpus,
                                                                   std::optional<int> rigid_count) noexcept;
 
+/**
+ * @brief What a rigid job that uses `gpus` GPUs of configuration `c` counts in the capacity row of
+ * threshold `h` (a power of two), on a type whose largest virtual node has `vnode_size` GPUs.
+ *
+ * Why: a rigid count that is no configuration size (6 on 8-GPU nodes, 10 = 8 + 2) is charged its
+ * count, not its footprint, while every allocation meeting the rows stays placeable. Its pieces:
+ * (n − 1) whole virtual nodes when `c` spans n >= 2 nodes, and a tail t = gpus − (n − 1)·s (the
+ * whole count on one node when n = 1). A tail that is a power of two is an ordinary item. Any
+ * other tail occupies a slot of F = bit_ceil(t) GPUs on one node and frees the rest of it, F − t,
+ * as bins of the sizes of its binary digits (8 − 6 = 2: one 2-GPU bin). With power-of-two items
+ * and bins, "items >= h fit into bins >= h for every h" is exact (see CapacityRow), and moving the
+ * freed bins to the item side gives the tail the charge t + ((F − t) mod h) for h <= F, 0 above:
+ * its count in row 1, F in rows h that no piece of F − t can serve. Two such tails may share a
+ * node (3 + 3 on a 8-GPU node) but not when their slots do not fit together (5 + 3 is refused).
+ * `gpus` >= c.gpus (or <= 0) gives the configuration's own charge.
+ */
+[[nodiscard]] int rigid_row_usage(int h, const ConfigurationSpec& c, int gpus, int vnode_size) noexcept;
+
 /// @brief All configurations of a cluster and the capacity rows that bound them.
 struct ConfigurationSet {
   std::vector<ConfigurationSpec> configs;  ///< grouped by type, in cluster type order
@@ -69,6 +87,16 @@ struct ConfigurationSet {
 
   /// GPUs that configuration `c` counts in row `r` (0 if the row does not apply).
   [[nodiscard]] int row_usage(const CapacityRow& r, const ConfigurationSpec& c) const noexcept;
+  /// GPUs that a job using `gpus` GPUs of configuration `c` counts in row `r`: row_usage(r, c)
+  /// when it uses all of them; for a rigid job on its footprint, the charge of its pieces
+  /// (rigid_row_usage()).
+  [[nodiscard]] int row_usage(const CapacityRow& r, const ConfigurationSpec& c, int gpus) const noexcept;
+
+  /// Adds the rows of every power-of-two threshold 1, 2, ..., vnode_size[type] that the type
+  /// does not have yet (in threshold order, beside the type's other rows). A rigid job that uses
+  /// fewer GPUs than its footprint needs them (see rigid_row_usage()); without such jobs the
+  /// missing rows are implied by the others.
+  void add_all_thresholds(int type);
 
   /// Index in `configs` of the configuration of `type` matching `gpus` (configuration_of_count()).
   [[nodiscard]] std::optional<int> find(int type, int gpus, CountMatch match = CountMatch::exact) const noexcept;

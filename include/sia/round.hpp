@@ -88,8 +88,8 @@ struct RoundResult {
   double solve_ms = 0.0;               ///< time in the backend
   double total_ms = 0.0;               ///< whole round
   std::vector<JobDecision> decisions;  ///< one per input job, in input order
-  std::vector<int> gpus_used;          ///< per type: GPUs of the chosen configurations (a rigid job
-                                       ///< counts its footprint, see valid_configs.hpp)
+  std::vector<int> gpus_used;          ///< per type: GPUs the jobs use (JobDecision::gpus summed; a
+                                       ///< rigid job counts its count, not its footprint)
   /// Per type: marginal improvement of the round's objective per extra GPU of the type (LP duals
   /// of its capacity rows in the round's LP relaxation, the same routine for every backend;
   /// positive = more GPUs help, for either sign of p). Empty when not asked for, when the LP gave

@@ -1,6 +1,8 @@
 #pragma once
 // Private to the round: GPUs a set of chosen configurations takes in every capacity row of the
-// configuration set (CapacityRow), to check an allocation or grow one greedily.
+// configuration set (CapacityRow), to check an allocation or grow one greedily. Every entry is a
+// configuration and the GPUs its job uses there: a rigid job on its footprint is charged its count
+// (rigid_row_usage), not the footprint.
 #include <sia/configuration_set.hpp>
 
 #include <vector>
@@ -10,16 +12,18 @@ namespace sia::detail {
 class CapacityUse {
  public:
   explicit CapacityUse(const ConfigurationSet& s) : set_(&s), used_(s.rows.size(), 0) {}
-  /// Would configuration `c` still fit?
-  [[nodiscard]] bool fits(int c) const;
-  /// Takes configuration `c`.
-  void add(int c);
-  /// Gives configuration `c` back (taken before with add()).
-  void remove(int c);
+  /// Would configuration `c`, used with `gpus` GPUs (a rigid job may use fewer than c has;
+  /// ConfigurationSet::row_usage), still fit?
+  [[nodiscard]] bool fits(int c, int gpus) const;
+  /// Takes configuration `c` used with `gpus` GPUs.
+  void add(int c, int gpus) { change(c, gpus, +1); }
+  /// Gives configuration `c` used with `gpus` GPUs back (taken before with add()).
+  void remove(int c, int gpus) { change(c, gpus, -1); }
   /// Is every row within its capacity?
   [[nodiscard]] bool within_capacity() const;
 
  private:
+  void change(int c, int gpus, int sign);
   const ConfigurationSet* set_;
   std::vector<long long> used_;
 };

@@ -149,6 +149,58 @@ int ConfigurationSet::row_usage(const CapacityRow& r, const ConfigurationSpec& c
   return item >= r.min_item_gpus ? c.gpus : 0;
 }
 
+int ConfigurationSet::row_usage(const CapacityRow& r, const ConfigurationSpec& c, int gpus) const noexcept {
+  if (c.type != r.type || c.nodes < 1 || c.gpus < 1) return 0;
+  if (gpus <= 0 || gpus >= c.gpus) return row_usage(r, c);
+  return rigid_row_usage(r.min_item_gpus, c, gpus, vnode_size[static_cast<std::size_t>(c.type)]);
+}
+
+int rigid_row_usage(int h, const ConfigurationSpec& c, int gpus, int vnode_size) noexcept {
+  if (c.nodes < 1 || c.gpus < 1 || h < 1) return 0;
+  if (gpus <= 0 || gpus >= c.gpus) return c.gpus / c.nodes >= h ? c.gpus : 0;
+  // Whole virtual nodes first (a multi-node footprint), then the tail on one node.
+  const int whole = c.nodes >= 2 ? std::min(c.nodes - 1, gpus / std::max(1, vnode_size)) : 0;
+  const int shares = c.nodes >= 2 ? whole * vnode_size : 0;
+  const int tail = gpus - shares;
+  int use = vnode_size >= h ? shares : 0;
+  if (tail > 0) {
+    const int slot = static_cast<int>(std::bit_ceil(static_cast<unsigned>(tail)));
+    if (slot >= h) use += tail + ((slot - tail) & (h - 1));
+  }
+  return use;
+}
+
+void ConfigurationSet::add_all_thresholds(int type) {
+  if (type < 0 || type >= static_cast<int>(vnode_size.size())) return;
+  const auto t = static_cast<std::size_t>(type);
+  const int s = vnode_size[t];
+  if (s < 2) return;
+  // The type's capacity of threshold h is that of its existing row with the largest threshold
+  // <= h (a row is omitted only when a lower one has the same capacity).
+  std::vector<CapacityRow> mine, out;
+  std::size_t at = rows.size();
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (rows[r].type == type) {
+      mine.push_back(rows[r]);
+      at = std::min(at, r);
+    }
+  if (mine.empty()) return;
+  std::vector<CapacityRow> full;
+  for (int h = 1; h <= s; h *= 2) {
+    CapacityRow row{type, h, mine.front().capacity};
+    for (const CapacityRow& m : mine)
+      if (m.min_item_gpus <= h) row.capacity = m.capacity;
+    full.push_back(row);
+  }
+  if (full.size() == mine.size()) return;
+  out.reserve(rows.size() + full.size() - mine.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (r == at) out.insert(out.end(), full.begin(), full.end());
+    if (rows[r].type != type) out.push_back(rows[r]);
+  }
+  rows = std::move(out);
+}
+
 ConfigurationSet make_configuration_set(const ClusterSpec& cluster) {
   validate_cluster(cluster);
   ConfigurationSet set;

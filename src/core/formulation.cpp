@@ -50,15 +50,18 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   for (const auto& [i, v] : m.cols) {
     const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(v.config)];
     for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)])
-      if (pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg) != 0) counts[static_cast<std::size_t>(r)] = 1;
+      if (pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus) != 0)
+        counts[static_cast<std::size_t>(r)] = 1;
   }
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (counts[r]) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
   for (std::size_t c = 0; c < m.cols.size(); ++c) {
-    const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(m.cols[c].second.config)];
+    const Entry& v = m.cols[c].second;
+    const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(v.config)];
     for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
-      const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg);
+      // Per entry, not per configuration: a rigid job on its footprint is charged its count.
+      const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus);
       if (u != 0)
         milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));
     }
@@ -98,7 +101,7 @@ bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& 
     const auto [i, v] = m.cols[c];
     if (out[i] >= 0) return false;
     out[i] = pb.entry_of(i, v.config);
-    usage.add(v.config);
+    usage.add(v.config, v.gpus);
     tenants.add(i, v);
   }
   if (!usage.within_capacity() || !tenants.within_bounds()) return false;

@@ -20,15 +20,16 @@ Choice greedy_allocation(const Problem& pb, const Requirements& req) {
         const double g = pb.gain(i, pb.valid[i][k]);
         const bool must = req.pinned[i] || req.forced[i];
         if (!must && !(g > 0.0)) continue;
-        if ((best < 0 || g > best_gain) && usage.fits(c) && tenants.fits(i, pb.valid[i][k])) {
+        if ((best < 0 || g > best_gain) && usage.fits(c, pb.valid[i][k].gpus) && tenants.fits(i, pb.valid[i][k])) {
           best = static_cast<int>(k);
           best_gain = g;
         }
       }
       if (best >= 0) {
         out[i] = best;
-        usage.add(pb.valid[i][static_cast<std::size_t>(best)].config);
-        tenants.add(i, pb.valid[i][static_cast<std::size_t>(best)]);
+        const Entry& e = pb.valid[i][static_cast<std::size_t>(best)];
+        usage.add(e.config, e.gpus);
+        tenants.add(i, e);
       }
     }
   };

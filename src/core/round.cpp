@@ -189,8 +189,9 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     CapacityUse usage(pb.set);
     for (std::size_t i = 0; i < n; ++i) {
       if (!req.pinned[i]) continue;
-      if (usage.fits(pb.current[i])) {
-        usage.add(pb.current[i]);
+      const int used = jobs[i].current()->gpus;  // a rigid job on its footprint: its count
+      if (usage.fits(pb.current[i], used)) {
+        usage.add(pb.current[i], used);
       } else {
         req.pinned[i] = 0;  // left without GPUs: reported in `unmet` (from the final allocation)
       }
@@ -359,7 +360,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(cfg)];
       d.config = c;
       d.gpus = v.gpus;
-      res.gpus_used[static_cast<std::size_t>(c.type)] += c.gpus;
+      res.gpus_used[static_cast<std::size_t>(c.type)] += v.gpus;
       if (j.has_batch_size())
         d.batch =
             j.batch_size(cluster.types[static_cast<std::size_t>(c.type)], ConfigurationSpec{c.type, c.nodes, v.gpus});
@@ -390,7 +391,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       if (placed.status[i] == PlacementStatus::dropped) {
         // Only reachable if the allocation exceeded what the cluster can hold (the capacity
         // rows make this impossible); the job is reported evicted and left without GPUs.
-        res.gpus_used[static_cast<std::size_t>(d.config->type)] -= d.config->gpus;
+        res.gpus_used[static_cast<std::size_t>(d.config->type)] -= d.gpus;
         d.config.reset();
         d.gpus = 0;
         d.batch.reset();

@@ -105,6 +105,7 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
     if (k < 0) return std::nullopt;
     return pb.gain(i, pb.valid[i][static_cast<std::size_t>(k)]);
   };
+  auto gpus_on = [&](std::size_t i, int c) { return pb.valid[i][static_cast<std::size_t>(pb.entry_of(i, c))].gpus; };
   // Jobs holding each configuration that is not their current one, latest first.
   std::unordered_map<int, std::vector<std::size_t>> holders;
   for (std::size_t i = n; i-- > 0;) {
@@ -158,6 +159,9 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
       const auto gi_cur = gain_on(i, cur);
       if (!gi_other || !gi_cur) continue;
       if (!(*gk_cur + *gi_other >= *gi_cur + *gk_other)) continue;
+      // The swap keeps the capacity rows only when both jobs use as many GPUs on each
+      // configuration (a rigid job on its footprint is charged its count, not the footprint).
+      if (gpus_on(k, cur) != gpus_on(i, cur) || (other >= 0 && gpus_on(i, other) != gpus_on(k, other))) continue;
       ch[k] = pb.entry_of(k, cur);
       ch[i] = other < 0 ? -1 : pb.entry_of(i, other);
       list.erase(list.begin() + static_cast<std::ptrdiff_t>(pos));
@@ -195,12 +199,17 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
     std::memcpy(&x, &u, sizeof x);
     return x;
   };
+  // GPUs job `job` uses on configuration `config` (a rigid job on its footprint: its count): what
+  // the capacity rows charge it there (CapacityUse).
+  auto gpus_of = [&](std::size_t job, int config) {
+    return pb.valid[job][static_cast<std::size_t>(pb.entry_of(job, config))].gpus;
+  };
   CapacityUse usage(pb.set);
   std::map<int, std::set<std::size_t>> holders;  // configuration -> jobs holding it
   for (std::size_t i = 0; i < n; ++i)
     if (ch[i] >= 0) {
       const int c = pb.config_of(ch, i);
-      usage.add(c);
+      usage.add(c, gpus_of(i, c));
       holders[c].insert(i);
     }
   std::vector<int> better;
@@ -221,16 +230,16 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
         if (e.config != a && same_bits(e.util, ua) && rank(i, e.config) < rank(i, a)) better.push_back(e.config);
       std::sort(better.begin(), better.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
       for (const int b : better) {
-        usage.remove(a);
-        if (usage.fits(b)) {
-          usage.add(b);
+        usage.remove(a, gpus_of(i, a));
+        if (usage.fits(b, gpus_of(i, b))) {
+          usage.add(b, gpus_of(i, b));
           ch[i] = pb.entry_of(i, b);
           holders[a].erase(i);
           holders[b].insert(i);
           moved = true;
           break;
         }
-        usage.add(a);
+        usage.add(a, gpus_of(i, a));
         bool swapped = false;
         for (const std::size_t k : holders[b]) {
           if (req.pinned[k] || pb.current[k] == b) continue;
@@ -239,6 +248,10 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
           const double kb_util = pb.valid[k][static_cast<std::size_t>(ch[k])].util;
           if (!same_bits(pb.valid[k][static_cast<std::size_t>(ka)].util, kb_util)) continue;
           if (k < i && !(rank(k, a) < rank(k, b))) continue;
+          // A swap keeps the capacity rows only when both jobs are charged alike on both
+          // configurations (a rigid job on its footprint is charged its count).
+          if (gpus_of(i, b) != gpus_of(k, b) || pb.valid[k][static_cast<std::size_t>(ka)].gpus != gpus_of(i, a))
+            continue;
           ch[i] = pb.entry_of(i, b);
           ch[k] = ka;
           holders[a].erase(i);
@@ -254,7 +267,7 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
         }
         // Both move: k leaves its configuration c for another d it values bit-identically, which
         // makes room for b (e.g. i on B:1 and k on A:2 against i on A:1 and k on B:2).
-        usage.remove(a);
+        usage.remove(a, gpus_of(i, a));
         third_move = {-1, 0, -1};
         for (auto it = holders.begin(); !swapped && it != holders.end(); ++it) {
           const int c = it->first;
@@ -264,15 +277,15 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
             if (k == i || req.pinned[k] || pb.current[k] == c) continue;
             if (budget-- <= 0) break;
             const double uc = pb.valid[k][static_cast<std::size_t>(ch[k])].util;
-            usage.remove(c);
+            usage.remove(c, gpus_of(k, c));
             for (const Entry& e : pb.valid[k]) {
               const int d = e.config;
               if (d == c || !same_bits(e.util, uc)) continue;
               if (k < i && !(rank(k, d) < rank(k, c))) continue;
-              if (!usage.fits(b)) break;
-              usage.add(b);
-              if (usage.fits(d)) {
-                usage.add(d);
+              if (!usage.fits(b, gpus_of(i, b))) break;
+              usage.add(b, gpus_of(i, b));
+              if (usage.fits(d, gpus_of(k, d))) {
+                usage.add(d, gpus_of(k, d));
                 ch[i] = pb.entry_of(i, b);
                 ch[k] = pb.entry_of(k, d);
                 holders[a].erase(i);
@@ -293,24 +306,24 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
                   if (l == i || l == k || req.pinned[l] || pb.current[l] == x) continue;
                   if (budget-- <= 0) break;
                   const double ux = pb.valid[l][static_cast<std::size_t>(ch[l])].util;
-                  usage.remove(x);
-                  if (usage.fits(d)) {
-                    usage.add(d);
+                  usage.remove(x, gpus_of(l, x));
+                  if (usage.fits(d, gpus_of(k, d))) {
+                    usage.add(d, gpus_of(k, d));
                     for (const Entry& f : pb.valid[l]) {
                       const int y = f.config;
                       if (y == x || !same_bits(f.util, ux)) continue;
                       if (l < i && !(rank(l, y) < rank(l, x))) continue;
-                      if (usage.fits(y)) {
-                        usage.add(y);
+                      if (usage.fits(y, gpus_of(l, y))) {
+                        usage.add(y, gpus_of(l, y));
                         third_move = {x, l, y};
                         third = true;
                         break;
                       }
                     }
-                    if (!third) usage.remove(d);
+                    if (!third) usage.remove(d, gpus_of(k, d));
                   }
                   if (third) break;
-                  usage.add(x);
+                  usage.add(x, gpus_of(l, x));
                 }
               }
               if (third) {
@@ -323,10 +336,10 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
                 swapped = true;
                 break;
               }
-              usage.remove(b);
+              usage.remove(b, gpus_of(i, b));
             }
             if (swapped) break;
-            usage.add(c);
+            usage.add(c, gpus_of(k, c));
           }
         }
         if (swapped) {
@@ -341,7 +354,7 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
           moved = true;
           break;
         }
-        usage.add(a);
+        usage.add(a, gpus_of(i, a));
       }
     }
     // Who is served, among jobs of bit-identical value: an earlier job without GPUs takes the place
@@ -375,10 +388,10 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
         for (const Entry& e : pb.valid[i])
           if (same_bits(e.util, uc)) better.push_back(e.config);
         std::sort(better.begin(), better.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
-        usage.remove(c);
+        usage.remove(c, gpus_of(k, c));
         for (const int d : better)
-          if (usage.fits(d)) {
-            usage.add(d);
+          if (usage.fits(d, gpus_of(i, d))) {
+            usage.add(d, gpus_of(i, d));
             ch[i] = pb.entry_of(i, d);
             ch[k] = -1;
             holders[c].erase(k);
@@ -389,7 +402,7 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
             served = true;
             break;
           }
-        if (!served) usage.add(c);
+        if (!served) usage.add(c, gpus_of(k, c));
       }
       moved = moved || served;
     }

@@ -65,17 +65,17 @@ void CapacityModel::change_dist(int node, int delta) {
 void CapacityModel::add_kept(const ModelJob& j, int sign) {
   for (const auto& [node, gpus] : j.held) {
     change_free(node, -sign * gpus);
-    if (j.distributed) change_dist(node, sign);
+    // Only a whole share makes a node a distributed job's; a rigid job's tail is an item.
+    if (j.distributed && gpus >= s_) change_dist(node, sign);
   }
 }
 
 void CapacityModel::add_demand(const ModelJob& j, int sign) {
-  if (j.distributed) {
-    shares_ += sign * j.nodes;
-    return;
-  }
-  for (int l = 0; l < levels_ && (1 << l) <= j.footprint; ++l)
-    items_[static_cast<std::size_t>(l)] += sign * j.footprint;
+  if (j.distributed) shares_ += sign * j.nodes;
+  const int slot = j.slot;
+  const int used = j.used > 0 ? std::min(j.used, slot) : slot;
+  for (int l = 0; l < levels_ && (1 << l) <= slot; ++l)
+    items_[static_cast<std::size_t>(l)] += sign * (used + ((slot - used) & ((1 << l) - 1)));
 }
 
 bool CapacityModel::feasible() const noexcept {
@@ -219,7 +219,7 @@ std::vector<int> useful_candidates(const CapacityModel& m, const std::vector<Mod
   const bool need_node = m.eligible() < m.distributed_demand();
   for (std::size_t c = 0; c < cand.size(); ++c) {
     const ModelJob& j = cand[c];
-    bool ok = m.conflicts() > 0;
+    bool ok = m.conflicts() > 0 || (j.distributed && j.slot > 0 && (j.slot < h || need_node));
     if (!ok && !j.distributed) {
       ok = j.footprint < h;
       if (!ok && need_node)

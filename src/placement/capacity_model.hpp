@@ -25,10 +25,19 @@
 namespace sia::detail {
 
 /// @brief A job of one GPU type as the capacity model sees it.
+///
+/// A rigid job may use fewer GPUs than its configuration: a single-node one uses `used` < g GPUs
+/// of a slot of g; a multi-node one takes n − 1 whole shares and a tail of `used` GPUs in a slot
+/// of `slot` (a power of two < s). Such a slot counts `used + ((slot − used) mod h)` at threshold
+/// h <= slot (the rest of the slot serves smaller items: rigid_row_usage in configuration_set.hpp),
+/// and placing it on any node with at least `slot` free GPUs lowers C_h by no more than that, so
+/// the construction argument above holds unchanged.
 struct ModelJob {
   bool distributed = false;               ///< multi-node configuration
-  int nodes = 1;                          ///< n (distributed jobs)
+  int nodes = 1;                          ///< whole shares of s GPUs to place (distributed jobs)
   int footprint = 0;                      ///< single-node: g (power of two); distributed: n·s
+  int slot = 0;                           ///< the single-node item: g, or a distributed job's tail slot (0: none)
+  int used = 0;                           ///< GPUs the item uses (< slot for a rigid job's remainder)
   std::vector<std::pair<int, int>> held;  ///< (node, GPUs) currently held (keep candidates only)
 };
 

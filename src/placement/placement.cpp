@@ -27,6 +27,20 @@ struct JobState {
   bool candidate = false;      // unchanged configuration with a valid placement: may be kept
   [[nodiscard]] const ConfigurationSpec& cfg() const { return *req->config; }
   [[nodiscard]] bool distributed() const { return req->config && req->config->nodes >= 2; }
+  /// Whole virtual nodes of `s` GPUs a distributed job takes: n, or n − 1 when a rigid job uses
+  /// fewer GPUs than its configuration (the rest, its tail, goes on one node as a single item).
+  [[nodiscard]] int whole_shares() const {
+    if (!distributed()) return 0;
+    return used >= cfg().gpus ? cfg().nodes : cfg().nodes - 1;
+  }
+  /// GPUs of the job's single-node item (a single-node job, or a distributed job's tail; 0 = none).
+  [[nodiscard]] int item_used(int s) const { return distributed() ? used - whole_shares() * s : used; }
+  /// The power-of-two slot that item is placed in (its configuration's size for a single-node job).
+  [[nodiscard]] int item_slot(int s) const {
+    const int u = item_used(s);
+    if (u <= 0) return 0;
+    return distributed() ? static_cast<int>(std::bit_ceil(static_cast<unsigned>(u))) : cfg().gpus;
+  }
 };
 
 struct TypeInfo {
@@ -218,7 +232,7 @@ class TypePlacer {
     JobState& js = jobs_[static_cast<std::size_t>(j)];
     for (const NodeShare& sh : js.cur) {
       for (int id : sh.gpu_ids) take(sh.node, id, j);
-      if (js.distributed()) ++dist_[static_cast<std::size_t>(sh.node)];
+      if (js.distributed() && sh.gpus >= ti_.s) ++dist_[static_cast<std::size_t>(sh.node)];
     }
     out_[static_cast<std::size_t>(j)] = js.cur;
   }
@@ -259,9 +273,9 @@ class TypePlacer {
         any = true;
       }
       if (any) {
-        arcs.push_back({source, 2 + static_cast<int>(m), js.cfg().nodes, 0});
+        arcs.push_back({source, 2 + static_cast<int>(m), js.whole_shares(), 0});
         arc_meaning.emplace_back(m, -1);
-        total += js.cfg().nodes;
+        total += js.whole_shares();
       }
     }
     if (total > 0) {
@@ -294,17 +308,15 @@ class TypePlacer {
     std::size_t next = 0;
     for (std::size_t m = 0; m < movers.size(); ++m) {
       const JobState& js = jobs_[static_cast<std::size_t>(movers[m])];
-      while (static_cast<int>(assigned[m].size()) < js.cfg().nodes) {
+      while (static_cast<int>(assigned[m].size()) < js.whole_shares()) {
         if (next >= rest.size()) throw Error("internal error: placement ran out of eligible nodes");
         assigned[m].push_back(rest[next++]);
       }
       std::sort(assigned[m].begin(), assigned[m].end());
-      int remaining = js.used;
+      // Whole shares only: a rigid job's tail is placed with the single-node items of its slot.
       std::vector<NodeShare> shares;
       for (int node : assigned[m]) {
-        const int g = std::min(s, remaining);
-        remaining -= g;
-        shares.push_back(fill(node, movers[m], g, s, js));
+        shares.push_back(fill(node, movers[m], s, s, js));
         ++dist_[static_cast<std::size_t>(node)];
       }
       out_[static_cast<std::size_t>(movers[m])] = std::move(shares);
@@ -318,16 +330,27 @@ class TypePlacer {
     std::set<std::pair<int, int>> by_free;  // (free, node) of up nodes
     for (int i = 0; i < ti_.nodes; ++i)
       if (ti_.up[static_cast<std::size_t>(i)]) by_free.emplace(free_[static_cast<std::size_t>(i)], i);
+    const int s = ti_.s;
     auto put = [&](int j, int node, int g) {
       by_free.erase({free_[static_cast<std::size_t>(node)], node});
       const JobState& js = jobs_[static_cast<std::size_t>(j)];
-      out_[static_cast<std::size_t>(j)] = {fill(node, j, js.used, g, js)};
+      auto& out = out_[static_cast<std::size_t>(j)];
+      if (!js.distributed()) out.clear();  // a distributed job's tail joins its whole shares
+      out.push_back(fill(node, j, js.item_used(s), g, js));
+      std::sort(out.begin(), out.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
       by_free.emplace(free_[static_cast<std::size_t>(node)], node);
     };
-    for (int g = ti_.s; g >= 1; g /= 2) {
+    // A tail goes on a node the job does not hold yet, where there is one (else it joins a share:
+    // possible only on nodes larger than s, and then the job spans fewer nodes).
+    auto holds = [&](int j, int node) {
+      for (const NodeShare& sh : out_[static_cast<std::size_t>(j)])
+        if (sh.node == node) return true;
+      return false;
+    };
+    for (int g = s; g >= 1; g /= 2) {
       std::vector<int> cls;
       for (int j : movers)
-        if (jobs_[static_cast<std::size_t>(j)].cfg().gpus == g) cls.push_back(j);
+        if (jobs_[static_cast<std::size_t>(j)].item_slot(s) == g) cls.push_back(j);
       if (cls.empty()) continue;
       std::vector<char> done(cls.size(), 0);
       // Flow: source -> job (1) -> previous node with room (1, cost g - overlap)
@@ -342,6 +365,7 @@ class TypePlacer {
         bool any = false;
         for (const NodeShare& sh : prev_shares(jobs_[static_cast<std::size_t>(cls[k])])) {
           if (!ti_.up[static_cast<std::size_t>(sh.node)] || free_[static_cast<std::size_t>(sh.node)] < g) continue;
+          if (holds(cls[k], sh.node)) continue;
           auto [it, inserted] = node_vertex.emplace(sh.node, next_vertex);
           if (inserted) ++next_vertex;
           arcs.push_back({2 + static_cast<int>(k), it->second, 1, g - std::min(sh.gpus, g)});
@@ -372,6 +396,11 @@ class TypePlacer {
         if (done[k]) continue;
         auto it = by_free.lower_bound({g, -1});
         if (it == by_free.end()) throw Error("internal error: placement found no node with room");
+        for (auto other = it; other != by_free.end(); ++other)
+          if (!holds(cls[k], other->second)) {
+            it = other;
+            break;
+          }
         put(cls[k], it->second, g);
       }
     }
@@ -465,8 +494,10 @@ class TypePlacer {
 detail::ModelJob model_job(const TypeInfo& ti, const JobState& js, bool with_held) {
   detail::ModelJob m;
   m.distributed = js.distributed();
-  m.nodes = js.cfg().nodes;
+  m.nodes = js.whole_shares();
   m.footprint = m.distributed ? js.cfg().nodes * ti.s : js.cfg().gpus;
+  m.slot = js.item_slot(ti.s);
+  m.used = js.item_used(ti.s);
   if (with_held)
     for (const NodeShare& sh : js.cur) m.held.emplace_back(sh.node, sh.gpus);
   return m;
@@ -550,7 +581,12 @@ PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementReque
     std::sort(dist_movers.begin(), dist_movers.end());
     std::sort(single_movers.begin(), single_movers.end());
     placer.place_distributed(dist_movers, single_movers);
-    placer.place_single(single_movers);
+    // Single-node items: single-node jobs and the tails of distributed rigid jobs.
+    std::vector<int> item_movers = single_movers;
+    for (int j : dist_movers)
+      if (jobs[static_cast<std::size_t>(j)].item_slot(ti.s) > 0) item_movers.push_back(j);
+    std::sort(item_movers.begin(), item_movers.end());
+    placer.place_single(item_movers);
     result.reserved[static_cast<std::size_t>(t)] = placer.place_reserved(reserved);
 
     // An evicted job that landed on exactly its old GPUs did not move after all.

@@ -218,7 +218,9 @@ inline bool moved(const ClusterSpec& cluster, const RoundOptions& opt, const Cur
 inline void check_round_valid(const ClusterSpec& cluster, const std::vector<JobSpec>& jobs, const RoundOptions& opt,
                               const RoundResult& r) {
   REQUIRE(r.decisions.size() == jobs.size());
-  const auto set = make_configuration_set(cluster);
+  auto set = make_configuration_set(cluster);
+  // Every threshold row: a rigid job on its footprint is charged its count (rigid_row_usage).
+  for (int t = 0; t < cluster.num_types(); ++t) set.add_all_thresholds(t);
   const std::set<std::string> unmet(r.unmet.begin(), r.unmet.end());
   CHECK(unmet.size() == r.unmet.size());
   if (!unmet.empty()) CHECK(r.status == RoundStatus::infeasible);
@@ -243,8 +245,8 @@ inline void check_round_valid(const ClusterSpec& cluster, const std::vector<JobS
       CHECK(d.gpus >= 1);
       CHECK(d.gpus <= c.gpus);
       CHECK(job.goodput(cluster.types[static_cast<std::size_t>(c.type)], c) > 0.0);
-      for (std::size_t k = 0; k < set.rows.size(); ++k) row_use[k] += set.row_usage(set.rows[k], c);
-      used[static_cast<std::size_t>(c.type)] += c.gpus;
+      for (std::size_t k = 0; k < set.rows.size(); ++k) row_use[k] += set.row_usage(set.rows[k], c, d.gpus);
+      used[static_cast<std::size_t>(c.type)] += d.gpus;
       if (opt.place && !d.placement.empty()) {
         const int size = cluster.types[static_cast<std::size_t>(c.type)].gpus_per_node();
         int total = 0;

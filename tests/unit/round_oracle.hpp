@@ -18,6 +18,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -35,7 +36,35 @@ inline int largest_pow2_at_most(int r) {
 
 struct OracleConfig {
   int type, nodes, gpus;
+  int used = 0;  // GPUs the job uses (a rigid count below the configuration's size); 0 = all
 };
+
+// The power-of-two pieces of a chosen configuration on one node each, and the bins it frees: a
+// configuration used whole is `nodes` items of gpus/nodes GPUs. A rigid job using fewer GPUs
+// (product contract: charged its count) is nodes − 1 whole virtual nodes plus its remainder on
+// one node; a remainder that is no power of two sits in the smallest power-of-two slot holding it,
+// and the rest of that slot is free for other items as bins of its binary digits (8 − 6 = 2).
+struct OraclePieces {
+  std::vector<int> items, bins;
+};
+
+inline OraclePieces oracle_pieces(const OracleConfig& x) {
+  OraclePieces p;
+  const int per_node = x.gpus / x.nodes;
+  if (x.used <= 0 || x.used >= x.gpus) {
+    p.items.assign(static_cast<std::size_t>(x.nodes), per_node);
+    return p;
+  }
+  const int whole = x.nodes >= 2 ? x.nodes - 1 : 0;
+  p.items.assign(static_cast<std::size_t>(whole), per_node);
+  const int rest = x.used - whole * per_node;
+  int slot = 1;
+  while (slot < rest) slot *= 2;
+  p.items.push_back(slot);
+  for (int bit = 0; bit < 17; ++bit)
+    if ((slot - rest) & (1 << bit)) p.bins.push_back(1 << bit);
+  return p;
+}
 
 inline std::vector<OracleConfig> oracle_configs(const ClusterSpec& c) {
   std::vector<OracleConfig> out;
@@ -61,14 +90,20 @@ inline bool oracle_fits(const ClusterSpec& c, const std::vector<OracleConfig>& c
         g.num_nodes() -
         (t < static_cast<int>(c.down.size()) ? static_cast<int>(c.down[static_cast<std::size_t>(t)].size()) : 0);
     for (int h = 1; h <= 1 << 16; h *= 2) {
-      long long items = 0;
-      for (const auto& x : chosen)
-        if (x.type == t && x.gpus / x.nodes >= h) items += x.gpus;
+      long long items = 0, freed = 0;
+      for (const auto& x : chosen) {
+        if (x.type != t) continue;
+        const OraclePieces p = oracle_pieces(x);
+        for (int it : p.items)
+          if (it >= h) items += it;
+        for (int b : p.bins)
+          if (b >= h) freed += b;
+      }
       long long bins = 0;
       for (int bit = 0; bit < 17; ++bit)
         if ((g.gpus_per_node() & (1 << bit)) && (1 << bit) >= h) bins += 1 << bit;
       bins *= up;
-      if (items > std::max(0LL, bins - c.reserved_gpus(t))) return false;
+      if (items > std::max(0LL, bins - c.reserved_gpus(t)) + freed) return false;
     }
   }
   return true;
@@ -85,12 +120,17 @@ inline bool ffd_places(const ClusterSpec& c, const std::vector<OracleConfig>& ch
       for (int bit = 16; bit >= 0; --bit)
         if (g.gpus_per_node() & (1 << bit)) bins.push_back(1 << bit);
     }
-    std::vector<int> items;
+    // (item, bins it frees once placed), largest item first: the freed bins are smaller than
+    // their item, so they exist before any item that could use them is placed.
+    std::vector<std::pair<int, std::vector<int>>> items;
     for (const auto& x : chosen)
-      if (x.type == t)
-        for (int k = 0; k < x.nodes; ++k) items.push_back(x.gpus / x.nodes);
-    std::sort(items.rbegin(), items.rend());
-    for (int it : items) {
+      if (x.type == t) {
+        OraclePieces p = oracle_pieces(x);
+        for (std::size_t k = 0; k < p.items.size(); ++k)
+          items.emplace_back(p.items[k], k + 1 == p.items.size() ? p.bins : std::vector<int>{});
+      }
+    std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [it, freed] : items) {
       bool placed = false;
       for (int& b : bins)
         if (b >= it) {
@@ -99,14 +139,16 @@ inline bool ffd_places(const ClusterSpec& c, const std::vector<OracleConfig>& ch
           break;
         }
       if (!placed) return false;
+      bins.insert(bins.end(), freed.begin(), freed.end());
     }
   }
   return true;
 }
 
 struct OracleEntry {
-  int config;   // index into oracle_configs
-  double util;  // u_ij
+  int config;    // index into oracle_configs
+  double util;   // u_ij
+  int used = 0;  // GPUs the job uses there
 };
 
 struct OracleResult {
@@ -159,13 +201,13 @@ inline OracleProblem oracle_problem(const ClusterSpec& c, const std::vector<JobS
     }
     if (pin && std::none_of(cand.begin(), cand.end(), [&](auto& e) { return e.first == cur; }))
       cand.push_back({cur, j.current()->gpus});
-    std::vector<std::pair<int, double>> raw;
+    std::vector<std::tuple<int, double, int>> raw;
     double gmin = 0;
     for (auto [k, used] : cand) {
       const auto& x = pb.configs[static_cast<std::size_t>(k)];
       const double g = j.goodput(c.types[static_cast<std::size_t>(x.type)], ConfigurationSpec{x.type, x.nodes, used});
       if (g > 0) {
-        raw.push_back({k, g});
+        raw.push_back({k, g, used});
         gmin = gmin == 0 ? g : std::min(gmin, g);
       }
     }
@@ -173,7 +215,7 @@ inline OracleProblem oracle_problem(const ClusterSpec& c, const std::vector<JobS
     double r = (T < S || T + S <= 0) ? 1.0 : std::max(0.0, (T - N * S) / (T + S));
     if (cur < 0) r = 1.0;
     std::vector<OracleEntry> es;
-    for (auto [k, g] : raw) {
+    for (auto [k, g, used] : raw) {
       double G = lo * g / gmin;
       if (k != cur) G *= r;
       if (!(G > 0)) continue;
@@ -181,7 +223,7 @@ inline OracleProblem oracle_problem(const ClusterSpec& c, const std::vector<JobS
       double u = std::pow(G, o.p);
       if (o.p < 0 && u > 1e6) u = 1e6;
       if (o.round_utilities) u = std::nearbyint(u * 100) / 100;
-      es.push_back({k, u});
+      es.push_back({k, u, used});
     }
     pb.entries.push_back(es);
     pb.pinned.push_back(pin ? cur : -1);
@@ -205,6 +247,7 @@ inline std::optional<double> oracle_search(const ClusterSpec& c, const OraclePro
     if (!must) self(self, i + 1, obj + (pb.p > 0 ? -pb.lambda : pb.lambda));
     for (const auto& e : pb.entries[i]) {
       chosen.push_back(pb.configs[static_cast<std::size_t>(e.config)]);
+      chosen.back().used = e.used;
       if (oracle_fits(c, chosen)) self(self, i + 1, obj + e.util);
       chosen.pop_back();
     }

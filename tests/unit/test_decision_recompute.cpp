@@ -205,7 +205,7 @@ void check_fields(const OracleInstance& in, const OracleProblem& pb, double opti
     const OracleEntry* e = entry_of(pb, i, cfg);
     REQUIRE_MESSAGE(e != nullptr, "configuration not usable by the job");
     objective += e->util;
-    chosen.push_back({cfg.type, cfg.nodes, cfg.gpus});
+    chosen.push_back({cfg.type, cfg.nodes, cfg.gpus, d.gpus});
     // Pins: a non-preemptible running job keeps its configuration (never unmet while it has GPUs).
     bool same = false;
     if (j.current()) {
@@ -235,8 +235,10 @@ void check_fields(const OracleInstance& in, const OracleProblem& pb, double opti
         total += s.gpus;
         if (cfg.nodes >= 2) {
           CHECK(s.gpus <= pow2_at_most(type.gpus_per_node()));
-          CHECK_MESSAGE(multi_node_owner.emplace(std::pair{cfg.type, s.node}, j.id()).second,
-                        "two distributed jobs on one node");
+          // Whole shares never meet on a node; a rigid job's remainder is a single-node item.
+          if (s.gpus == pow2_at_most(type.gpus_per_node()))
+            CHECK_MESSAGE(multi_node_owner.emplace(std::pair{cfg.type, s.node}, j.id()).second,
+                          "two distributed jobs on one node");
         }
       }
       CHECK(total == d.gpus);

@@ -220,20 +220,37 @@ TEST_CASE("placement.eviction.minimal_and_reported") {
   CHECK(again.evicted == res.evicted);
 }
 
-TEST_CASE("placement.eviction.distributed_conflict") {
-  // Two rigid distributed jobs (5 GPUs on a (2, 8) footprint) share node 1: one of them moves.
+TEST_CASE("placement.rigid_tails_share_a_node") {
+  // Two rigid distributed jobs (5 GPUs on a (2, 8) footprint: a whole node and a 1-GPU remainder)
+  // whose remainders share node 1: remainders are single-node items, so both stay.
   const auto c = cluster_of({{"T", 4, 4}});
   const std::vector<PlacementRequest> reqs{
       request("d1", ConfigurationSpec{0, 2, 8}, 5, on(0, {{0, 4, {}}, {1, 1, {}}})),
       request("d2", ConfigurationSpec{0, 2, 8}, 5, on(0, {{1, 1, {}}, {2, 4, {}}})),
   };
   const auto res = place_v(c, reqs);
-  CHECK(res.evicted == std::vector<std::size_t>{0});
+  CHECK(res.evicted.empty());
+  CHECK(res.status[0] == PlacementStatus::kept);
   CHECK(res.status[1] == PlacementStatus::kept);
-  // d1 keeps node 0 (its old node, free again) and takes the free node 3.
+}
+
+TEST_CASE("placement.rigid_remainder_beside_a_rigid_job") {
+  // The example: a rigid 10-GPU job (whole node + 2) and a rigid 6-GPU job on two 8-GPU
+  // nodes. The 6 is placed in an 8-GPU slot first; its 2 free GPUs take the 10's remainder.
+  const auto c = cluster_of({{"T", 2, 8}});
+  const std::vector<PlacementRequest> reqs{
+      request("ten", ConfigurationSpec{0, 2, 16}, 10, std::nullopt),
+      request("six", ConfigurationSpec{0, 1, 8}, 6, std::nullopt),
+  };
+  const auto res = place_v(c, reqs);
+  CHECK(res.dropped.empty());
   REQUIRE(res.placements[0].size() == 2);
-  CHECK(res.placements[0][0].node == 0);
-  CHECK(res.placements[0][1].node == 3);
+  CHECK(res.placements[0][0].gpus + res.placements[0][1].gpus == 10);
+  REQUIRE(res.placements[1].size() == 1);
+  CHECK(res.placements[1][0].gpus == 6);
+  const auto& ten = res.placements[0];
+  const int tail_node = ten[0].gpus == 2 ? ten[0].node : ten[1].node;
+  CHECK(res.placements[1][0].node == tail_node);
 }
 
 TEST_CASE("placement.stale_placement_is_replaced") {

@@ -99,7 +99,8 @@ inline void check_rules(const ClusterSpec& c, const std::vector<PlacementRequest
       total += sh.gpus;
       if (cfg.nodes >= 2) {
         CHECK(sh.gpus <= s);
-        const int n = ++dist_on_node[{t, sh.node}];
+        // Whole shares never meet on a node; a rigid job's remainder is a single-node item.
+        const int n = sh.gpus == s ? ++dist_on_node[{t, sh.node}] : 1;
         CHECK_MESSAGE(n == 1, "two distributed jobs share node " << sh.node);
       }
     }

@@ -90,7 +90,7 @@ int instance_count() {
 std::vector<OracleConfig> chosen_of(const RoundResult& r) {
   std::vector<OracleConfig> out;
   for (const auto& d : r.decisions)
-    if (d.config) out.push_back({d.config->type, d.config->nodes, d.config->gpus});
+    if (d.config) out.push_back({d.config->type, d.config->nodes, d.config->gpus, d.gpus});
   return out;
 }
 
@@ -143,7 +143,7 @@ TEST_CASE("round.conformance.exhaustive") {
       for (int x : in.cluster.reserved) no_reservations &= x == 0;
       if (no_reservations) CHECK(ffd_places(in.cluster, chosen));
       std::vector<int> used(in.cluster.types.size(), 0);
-      for (const auto& x : chosen) used[static_cast<std::size_t>(x.type)] += x.gpus;
+      for (const auto& x : chosen) used[static_cast<std::size_t>(x.type)] += x.used > 0 ? x.used : x.gpus;
       CHECK(used == r.gpus_used);
       // Pins kept; reported objective is the §2 step 4 value of the returned allocation.
       double obj = 0;
