@@ -6,8 +6,9 @@
 ///  - a single-node configuration (1, g) is placed on one node;
 ///  - a multi-node configuration (n, n·s), where s is the largest power of two <= the node size
 ///    (the largest virtual node), takes s GPUs on each of n distinct nodes; no two distributed
-///    jobs ever share a node (a node holds at most one virtual node of size s, so this is also
-///    what the configuration set assumes);
+///    jobs ever share a node with whole shares (a node holds at most one virtual node of size s,
+///    so this is also what the configuration set assumes; a rigid job's remainder, below, is a
+///    single-node item);
 ///  - failed nodes (ClusterSpec::down) are never used; jobs currently on them are re-placed;
 ///  - a job whose configuration is unchanged keeps exactly its GPUs when its current placement is
 ///    known and follows the rules; a job whose size changes prefers the nodes (and GPUs) it had;
@@ -22,9 +23,13 @@
 /// PlacementResult::reserved; a caller whose reservations sit on known GPUs should mark those
 /// nodes down instead.
 ///
-/// Rigid jobs may use fewer GPUs than their configuration (the footprint): the Placer reserves
-/// room for the footprint while placing (so every allocation meeting the capacity rows fits) but
-/// reports only the used GPUs; a multi-node rigid job fills its nodes in order (s, s, ..., rest).
+/// Rigid jobs may use fewer GPUs than their configuration (the footprint): a single-node one is
+/// placed in a free power-of-two block of the footprint's size and leaves the rest of it to
+/// smaller jobs; a multi-node one takes s GPUs on each of n − 1 nodes and its remainder on one
+/// more node, placed as a single-node item of the next power of two (it may share that node with
+/// other jobs, distributed ones included; on nodes larger than s, when no other node has room, a
+/// node of its own). This is what the capacity rows charge (rigid_row_usage in
+/// configuration_set.hpp), so every allocation meeting them fits.
 ///
 /// Everything is deterministic: the same input gives the same placement.
 

@@ -125,7 +125,8 @@ struct RoundResult {
  *   rejected: clear `current` of a job that lost its GPUs (advance_round_state() in round_state.hpp
  *   does it for a scheduler that keeps its state there).
  * - Rigid jobs: `min_gpus == max_gpus` is their count; JobDecision::gpus is the count and
- *   JobDecision::config the footprint configuration (valid_configs.hpp).
+ *   JobDecision::config the footprint configuration (valid_configs.hpp); the capacity rows charge
+ *   the count, not the footprint (rigid_row_usage in configuration_set.hpp).
  * - A non-preemptible running job keeps its configuration (even if its count rules changed),
  *   provided its goodput there is > 0; if running non-preemptible jobs alone exceed the
  *   capacity (a reservation grew), they are kept in input order while they fit and the others

@@ -48,7 +48,8 @@ struct JobLimits {
 };
 
 /// @brief A configuration a job may take: index into ConfigurationSet::configs, and the GPUs the
-/// job uses on it (fewer than the configuration's GPUs only for a rigid job's footprint).
+/// job uses on it (fewer than the configuration's GPUs only for a rigid job's footprint; the
+/// capacity rows charge the GPUs used, rigid_row_usage()).
 struct ValidConfig {
   int config = 0;
   int gpus = 0;
@@ -116,8 +117,8 @@ struct ValidConfig {
  * Rigid jobs get at most one configuration per GPU type: the one whose size equals their count
  * or, when the count is not a configuration size (e.g. 3 GPUs, or 12 GPUs on 8-GPU nodes), their
  * *footprint*: the smallest configuration of that type with at least that many GPUs. The job
- * uses `count` GPUs, the footprint's GPUs are what it blocks (a partial node is never shared
- * with a whole-node shape, see CapacityRow).
+ * uses `count` GPUs and is charged them in the capacity rows (rigid_row_usage(): whole virtual
+ * nodes plus a remainder whose power-of-two slot serves smaller items).
  *
  * `type_limit` (optional, one entry per GPU type): the largest GPU count of each type with a
  * positive goodput (HasGpuLimit); configurations asking for more of the type are left out.
