@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
         const sia::JobDecision& d = r.decisions[i];
         if (!d.config) continue;
         const int t = d.config->type;
-        used[static_cast<std::size_t>(t)] += d.config->gpus;
+        used[static_cast<std::size_t>(t)] += d.gpus;  // a rigid job is charged its count, not its footprint
         int placed = 0;
         for (const auto& s : d.placement) {
           if (cluster.is_down(t, s.node)) fail(round, d.job + " placed on failed node " + cluster.node_name(t, s.node));
