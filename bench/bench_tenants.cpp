@@ -96,9 +96,8 @@ const bool registered = [] {
     for (const auto& b : sia::available_milp_solvers())
       for (const char* v : {"plain", "weights", "tenants"}) {
         const std::string variant = v;
-        benchmark::RegisterBenchmark(
-            ("Tenants/" + b + "/" + std::to_string(64 * scale) + "/" + variant).c_str(),
-            [b, scale, variant](benchmark::State& st) { run(st, b, scale, variant); })
+        benchmark::RegisterBenchmark(("Tenants/" + b + "/" + std::to_string(64 * scale) + "/" + variant).c_str(),
+                                     [b, scale, variant](benchmark::State& st) { run(st, b, scale, variant); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
       }

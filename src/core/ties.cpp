@@ -470,11 +470,11 @@ class CanonicalSearch {
     auto take = [&](std::size_t job, int k, int sign) {
       if (!by_sum_) left_[term_bits(term(job, k))] -= sign;
       if (k >= 0) {
-        const int c = pb_.valid[job][static_cast<std::size_t>(k)].config;
+        const Entry& e = pb_.valid[job][static_cast<std::size_t>(k)];
         if (sign > 0)
-          usage.add(c);
+          usage.add(e.config, e.gpus);
         else
-          usage.remove(c);
+          usage.remove(e.config, e.gpus);
       }
       if (req_.forced[job] && k < 0) forced_now += sign;
     };
@@ -494,7 +494,7 @@ class CanonicalSearch {
         if (!by_sum_ && left_[term_bits(term(job, k))] == 0) continue;
         if (k < 0) {
           if (req_.forced[job] && forced_now + 1 > forced_limit) continue;
-        } else if (!usage.fits(pb_.valid[job][static_cast<std::size_t>(k)].config)) {
+        } else if (const Entry& e = pb_.valid[job][static_cast<std::size_t>(k)]; !usage.fits(e.config, e.gpus)) {
           continue;
         }
         if (by_sum_) {

@@ -74,6 +74,6 @@ TEST_CASE("sim.tenants.cap_holds_every_round") {
     peak_a = std::max(peak_a, a);
     peak_total = std::max(peak_total, total);
   }
-  CHECK(peak_a == 12);      // the cap binds under this load
-  CHECK(peak_total > 12);   // and tenant b uses the rest
+  CHECK(peak_a == 12);     // the cap binds under this load
+  CHECK(peak_total > 12);  // and tenant b uses the rest
 }
