@@ -6,6 +6,7 @@ PACKAGES=(
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libnlopt-dev libcli11-dev libqhull-dev
   libtbb-dev coinor-libcbc-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev libglpk-dev
   doctest-dev libbenchmark-dev gnuplot-nox clang clang-format libclang-rt-14-dev libc++-14-dev libc++abi-14-dev
+  python3-jsonschema
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

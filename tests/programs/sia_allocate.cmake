@@ -108,6 +108,7 @@ sia_allocate_test(sia_allocate.time_limit_zero RC 0 ARGS ${_sia_allocate_data}/m
                   STDOUT "\"status\":\"(optimal|feasible)\"")
 # The example requests of examples/requests/ stay valid.
 file(GLOB _sia_example_requests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/requests/*.json)
+list(FILTER _sia_example_requests EXCLUDE REGEX "\\.schema\\.json$")  # the JSON Schemas (io.schemas)
 foreach(_request ${_sia_example_requests})
   get_filename_component(_name ${_request} NAME_WE)
   sia_allocate_test(sia_allocate.example.${_name} RC 0 ARGS ${_request} STDOUT "^\\{\"status\":\"optimal\"")
