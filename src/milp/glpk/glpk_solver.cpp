@@ -69,7 +69,9 @@ constexpr bool kUseMipPresolve = false;
 // differences that small (utilities near 1e-9 beside coefficients near 1) were invisible and GLPK
 // proved a wrong "optimal" (decision.recompute). The round's own absolute tolerance is 1e-9 of the
 // objective's scale (docs/decision.md); the matrix is small integers, so reduced costs carry
-// rounding errors near 1e-15 and these tighter values are safe.
+// rounding errors near 1e-15 and these tighter values are safe. (The LPs of the branch-and-bound
+// nodes keep GLPK's default tolerances: glp_iocp has no setting for them; hence the bound credited
+// below.)
 constexpr double kObjectiveTolerance = 1e-10;
 constexpr double kDualTolerance = 1e-10;
 
