@@ -97,7 +97,8 @@ TEST_CASE("hardening.determinism.backends_agree_on_ties") {
   // configurations of equal value reachable by moving up to three jobs at once (A:1+A:1 vs B:1+B:1
   // when both types score the same) are canonicalised by the round (docs/decision.md, "Ties").
   // {10, 2, 2, -0.5, true} and {8, 2, 1, 1.0, false} disagreed between backends before the rule
-  // (canonicalize_equal_values). NOT covered: multisets that differ by moving four or more jobs.
+  // (canonicalize_equal_values); moves of four or more jobs are settled by canonicalize_exactly
+  // (decision.recompute.tie_regressions).
   for (const Case c : {Case{6, 1, 1, -0.5, false}, Case{16, 1, 2, -0.5, false}, Case{5, 2, 2, 1.0, true},
                        Case{10, 2, 2, -0.5, true}, Case{8, 2, 1, 1.0, false}}) {
     CAPTURE(c.jobs);

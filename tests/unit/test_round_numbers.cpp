@@ -63,8 +63,8 @@ TEST_CASE("round.numbers.huge_lambda_solved_right_on_every_backend") {
       for (const auto& backend : available_milp_solvers()) {
         // Every job's best utility is 4 (p = 1) or 1 (p = -0.5): a λ above their sum T ranks allocations
         // exactly as any larger λ (one more job served always wins, then utility). λ = T + 1 gives the
-        // reference allocation in moderate numbers, without the round's own λ clamp (which starts at
-        // 2^20·(2T + 1)), from the same backend (equal-valued optima may differ between backends).
+        // reference allocation in moderate numbers, without the round's own λ clamp (which starts above
+        // 2T + 1), from the same backend.
         const double ref_lambda = (p > 0 ? 4.0 : 1.0) * n + 1.0;
         RoundOptions ref_o;
         ref_o.p = p;
