@@ -174,6 +174,7 @@ std::optional<std::pair<std::size_t, std::size_t>> JsonLocator::member(std::size
 }
 
 std::optional<JsonLocator::Found> JsonLocator::find(std::string_view path) {
+  const std::lock_guard<std::mutex> lock(mutex_);
   if (root_ >= text_.size()) return std::nullopt;
   Found found{root_, std::nullopt, false};
   std::size_t i = 0;
@@ -201,6 +202,7 @@ std::optional<JsonLocator::Found> JsonLocator::find(std::string_view path) {
 }
 
 std::pair<std::size_t, std::size_t> JsonLocator::line_column(std::size_t offset) {
+  const std::lock_guard<std::mutex> lock(mutex_);
   offset = std::max(std::min(offset, text_.size()), start_);
   if (offset < lc_offset_) {  // before the last answer: count again from the start
     lc_offset_ = start_;

@@ -6,8 +6,11 @@
 /// Nothing is recorded while parsing, so a request that parses cleanly pays nothing: the text is
 /// scanned when an error is reported. The element offsets of the arrays walked are cached, so many
 /// errors in one long array (a rejected job each) cost one pass over it, not one pass per error.
+/// The cache is guarded by a mutex: copies of a JsonDocument share one locator and may fail in
+/// several threads at once.
 
 #include <cstddef>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -45,6 +48,7 @@ class JsonLocator {
   [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> member(std::size_t object,
                                                                           std::string_view key) const;
 
+  std::mutex mutex_;
   std::string_view text_;
   std::size_t start_ = 0;  ///< after a byte-order mark
   std::size_t root_ = 0;

@@ -152,6 +152,9 @@ std::vector<TenantSpec> parse_tenants(const json& value, const std::string& path
   for (const auto& item : value.items()) {
     const std::string p = path_key(path, item.key());
     if (item.key().empty()) ctx.fail(p, "a tenant name must not be empty");
+    if (item.key().size() > RequestLimits::max_name_bytes)
+      ctx.fail_at_key(p, "a name of " + std::to_string(item.key().size()) + " bytes, more than the limit of " +
+                             std::to_string(RequestLimits::max_name_bytes) + " bytes");
     ObjectReader t(item.value(), p, ctx, {"max_gpus", "guaranteed_gpus", "max_gpus_per_type"});
     TenantSpec spec;
     spec.name = item.key();

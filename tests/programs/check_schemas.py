@@ -154,6 +154,7 @@ rejected += [
     (["cluster", "gpu_types", 0], "gpus_per_node", 0), (["cluster", "gpu_types", 0], "name", ""),
     (["cluster", "gpu_types", 0], "name", "A" * 257), (["cluster"], "gpu_types", []),
     (["cluster"], "reserved", {"A": -1}), (["cluster", "tenants", "t"], "max_gpus", -1),
+    (["cluster", "tenants"], "T" * 257, {}),
     (["policy"], "p", 0), (["policy"], "lambda", 0), (["policy"], "lambda", -1), (["policy"], "relative_gap", 1.5),
     (["policy"], "time_limit_ms", -1), (["policy"], "threads", 5000), (["policy"], "place", 1),
     (["policy"], "backend", ""), (["jobs", 0], "min_gpus", 0), (["jobs", 0], "max_gpus", 0),
