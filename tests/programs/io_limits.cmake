@@ -20,3 +20,11 @@ sia_allocate_test(io.allocate.backend_not_echoed RC 2 ARGS ${_io_data}/table1_p1
 string(REPEAT "1" 5000 _long_number)
 sia_allocate_test(io.allocate.option_not_echoed RC 2 ARGS ${_io_data}/table1_p1.json --time-limit-ms ${_long_number}
                   STDOUT_EMPTY STDERR "^sia_allocate: [^\n]*\\.\\.\\. \\([0-9]+ bytes\\)\nRun with --help")
+# sia_simulate's cluster files use the same reader: content errors name line and column too.
+if(TARGET sia_simulate)
+  add_test(NAME io.simulate.cluster_error_position
+           COMMAND ${CMAKE_COMMAND} -DPROG=$<TARGET_FILE:sia_simulate>
+                   "-DARGS=--cluster|${PROJECT_SOURCE_DIR}/tests/data/io/bad_cluster.json" -DEXPECT_RC=2 -DSTDOUT_EMPTY=1
+                   "-DSTDERR_REGEX=bad_cluster.json:2:27: gpu_types\\[0\\]\\.nodes: must be an integer in \\[0, [0-9]+\\], got -1"
+                   -P ${CMAKE_CURRENT_LIST_FILE})
+endif()
