@@ -76,6 +76,15 @@ enum class CountMatch {
  */
 [[nodiscard]] int rigid_row_usage(int h, const ConfigurationSpec& c, int gpus, int vnode_size) noexcept;
 
+/**
+ * @brief The thresholds whose rows a rigid job using `gpus` GPUs of `c` needs beyond the set's own
+ * rows, as a bit mask of the thresholds h (bit h set): those where its charge exceeds its charge
+ * at h/2, i.e. h = 2b for every binary digit b of F − t (t its remainder, F its slot). Elsewhere,
+ * with the capacity unchanged from h/2 to h, row h/2 implies row h. 0 for a count that is its
+ * configuration's size or whose remainder is a power of two (10 = 8 + 2 on 8-GPU nodes).
+ */
+[[nodiscard]] unsigned rigid_thresholds(const ConfigurationSpec& c, int gpus, int vnode_size) noexcept;
+
 /// @brief All configurations of a cluster and the capacity rows that bound them.
 struct ConfigurationSet {
   std::vector<ConfigurationSpec> configs;  ///< grouped by type, in cluster type order
@@ -92,10 +101,13 @@ struct ConfigurationSet {
   /// (rigid_row_usage()).
   [[nodiscard]] int row_usage(const CapacityRow& r, const ConfigurationSpec& c, int gpus) const noexcept;
 
-  /// Adds the rows of every power-of-two threshold 1, 2, ..., vnode_size[type] that the type
-  /// does not have yet (in threshold order, beside the type's other rows). A rigid job that uses
-  /// fewer GPUs than its footprint needs them (see rigid_row_usage()); without such jobs the
-  /// missing rows are implied by the others.
+  /// Adds the row of threshold `h` (a power of two <= vnode_size[type]) to the type if it does
+  /// not have it (in threshold order, beside the type's other rows), with the capacity of the
+  /// virtual nodes of at least h GPUs minus the reserved ones. Rows the set leaves out are implied
+  /// by lower ones for whole configurations; a rigid remainder's charge can grow from h/2 to h
+  /// (rigid_thresholds()), and then row h is needed.
+  void add_threshold(int type, int h);
+  /// add_threshold() for every h = 1, 2, ..., vnode_size[type] (all valid; most implied).
   void add_all_thresholds(int type);
 
   /// Index in `configs` of the configuration of `type` matching `gpus` (configuration_of_count()).

@@ -170,35 +170,40 @@ int rigid_row_usage(int h, const ConfigurationSpec& c, int gpus, int vnode_size)
   return use;
 }
 
+unsigned rigid_thresholds(const ConfigurationSpec& c, int gpus, int vnode_size) noexcept {
+  if (c.nodes < 1 || c.gpus < 1 || gpus <= 0 || gpus >= c.gpus) return 0;
+  const int whole = c.nodes >= 2 ? std::min(c.nodes - 1, gpus / std::max(1, vnode_size)) : 0;
+  const int tail = gpus - (c.nodes >= 2 ? whole * vnode_size : 0);
+  if (tail <= 0) return 0;
+  const auto slot = std::bit_ceil(static_cast<unsigned>(tail));
+  return (slot - static_cast<unsigned>(tail)) << 1;  // digit b of F - t needs the row h = 2b
+}
+
+void ConfigurationSet::add_threshold(int type, int h) {
+  if (type < 0 || type >= static_cast<int>(vnode_size.size()) || h < 1 ||
+      h > vnode_size[static_cast<std::size_t>(type)])
+    return;
+  // The type's capacity at threshold h is that of its row with the largest threshold <= h (the
+  // set omits a row only when a lower one has the same capacity); rows stay grouped by type, in
+  // threshold order.
+  std::size_t at = 0;
+  const CapacityRow* below = nullptr;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].type != type) continue;
+    if (rows[r].min_item_gpus == h) return;
+    if (rows[r].min_item_gpus < h) {
+      below = &rows[r];
+      at = r + 1;  // right after the type's last lower threshold
+    }
+  }
+  if (below == nullptr) return;  // a type with no row has no capacity to add to
+  const CapacityRow row{type, h, below->capacity};
+  rows.insert(rows.begin() + static_cast<std::ptrdiff_t>(at), row);
+}
+
 void ConfigurationSet::add_all_thresholds(int type) {
   if (type < 0 || type >= static_cast<int>(vnode_size.size())) return;
-  const auto t = static_cast<std::size_t>(type);
-  const int s = vnode_size[t];
-  if (s < 2) return;
-  // The type's capacity of threshold h is that of its existing row with the largest threshold
-  // <= h (a row is omitted only when a lower one has the same capacity).
-  std::vector<CapacityRow> mine, out;
-  std::size_t at = rows.size();
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    if (rows[r].type == type) {
-      mine.push_back(rows[r]);
-      at = std::min(at, r);
-    }
-  if (mine.empty()) return;
-  std::vector<CapacityRow> full;
-  for (int h = 1; h <= s; h *= 2) {
-    CapacityRow row{type, h, mine.front().capacity};
-    for (const CapacityRow& m : mine)
-      if (m.min_item_gpus <= h) row.capacity = m.capacity;
-    full.push_back(row);
-  }
-  if (full.size() == mine.size()) return;
-  out.reserve(rows.size() + full.size() - mine.size());
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (r == at) out.insert(out.end(), full.begin(), full.end());
-    if (rows[r].type != type) out.push_back(rows[r]);
-  }
-  rows = std::move(out);
+  for (int h = 2; h <= vnode_size[static_cast<std::size_t>(type)]; h *= 2) add_threshold(type, h);
 }
 
 ConfigurationSet make_configuration_set(const ClusterSpec& cluster) {

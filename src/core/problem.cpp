@@ -204,16 +204,19 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       pb.valid[i].push_back(Entry{v.config, v.gpus, uit.value()});
     }
   }
-  // A rigid job charged less than its footprint needs every threshold row of its type
-  // (rigid_row_usage); other types keep the rows they have (the missing ones are implied there).
-  std::vector<char> partial(pb.set.vnode_size.size(), 0);
+  // A rigid job charged less than its footprint may need threshold rows its type does not have
+  // (rigid_thresholds: its charge grows between two thresholds of equal capacity).
+  std::vector<unsigned> needed(pb.set.vnode_size.size(), 0);
   for (const auto& entries : pb.valid)
     for (const Entry& e : entries) {
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(e.config)];
-      if (e.gpus < c.gpus) partial[static_cast<std::size_t>(c.type)] = 1;
+      if (e.gpus < c.gpus)
+        needed[static_cast<std::size_t>(c.type)] |=
+            rigid_thresholds(c, e.gpus, pb.set.vnode_size[static_cast<std::size_t>(c.type)]);
     }
-  for (std::size_t t = 0; t < partial.size(); ++t)
-    if (partial[t]) pb.set.add_all_thresholds(static_cast<int>(t));
+  for (std::size_t t = 0; t < needed.size(); ++t)
+    for (int h = 2; h > 0 && static_cast<unsigned>(h) <= needed[t]; h *= 2)
+      if (needed[t] & static_cast<unsigned>(h)) pb.set.add_threshold(static_cast<int>(t), h);
   // λ far beyond every utility sum: the model uses λ' = 2·Σ max u + 1 instead (Problem::model_lambda),
   // which ranks every allocation exactly as λ does and keeps the utilities' differences within the
   // backends' resolution (at up to 2^20·λ', λ = 1e9 beside utilities near 1 made CBC and GLPK prove

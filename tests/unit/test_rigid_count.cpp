@@ -290,3 +290,24 @@ TEST_CASE("rigid_count.brute_force") {
   CHECK(beats_footprint > 0);
   MESSAGE(rounds << " rounds; " << beats_footprint << " of 300 instances better than the footprint rule");
 }
+
+TEST_CASE("rigid_count.only_needed_thresholds") {
+  // 6 in an 8-GPU slot frees 2: its charge grows from 6 (h = 2) to 8 (h = 4) -> row 4 only.
+  CHECK(rigid_thresholds(ConfigurationSpec{0, 1, 8}, 6, 8) == 4u);
+  CHECK(rigid_thresholds(ConfigurationSpec{0, 1, 8}, 5, 8) == 6u);    // frees 2 + 1: rows 2 and 4
+  CHECK(rigid_thresholds(ConfigurationSpec{0, 2, 16}, 10, 8) == 0u);  // 8 + 2: a power-of-two remainder
+  CHECK(rigid_thresholds(ConfigurationSpec{0, 2, 16}, 13, 8) == 6u);  // 8 + 5
+  CHECK(rigid_thresholds(ConfigurationSpec{0, 1, 8}, 8, 8) == 0u);
+  // A round with a rigid 6 on 8-GPU nodes: its type gets the h = 4 row; the charge there is 8.
+  const ClusterSpec c = cluster_of({GpuTypeSpec("T", 2, 8)});
+  for (const auto& backend : available_milp_solvers()) {
+    CAPTURE(backend);
+    RoundOptions o;
+    o.backend = backend;
+    // 6 + 6 + 2 + 2 fit (two 8-GPU slots, each with 2 free); a third 2 does not.
+    const auto r = run_round(
+        c, std::vector<JobSpec>{rigid("a", 6, "T"), rigid("b", 6, "T"), fixed("c", 2, "T"), fixed("d", 2, "T")}, o);
+    for (const auto& d : r.decisions) CHECK(d.config.has_value());
+    check_placements(c, r);
+  }
+}
