@@ -6,7 +6,8 @@
    and every decision it prints for them (several backends and options, so that optional fields appear) against the
    decision schema; so is the next request `--next-request` prints.
 3. Strictness: requests with an unknown field at every level, values out of range and values of the wrong type are
-   rejected by both the program (exit 2) and the schema; a few unusual but valid forms are accepted by both.
+   rejected by both the program (exit 2, or the job listed in the decision's `rejected`) and the schema; a few
+   unusual but valid forms are accepted by both.
 4. The field lists of the parser (every ObjectReader and reject_unknown list in src/io) and the keys the decision
    printer writes are the properties of the schemas: a field added to the program without its schema fails here.
 
@@ -64,6 +65,14 @@ def write(name, doc):
     return path
 
 
+def rejects_a_job(p):
+    """The program answered but rejected a job (per-job rejection: the decision's `rejected` list)."""
+    try:
+        return bool(json.loads(p.stdout).get("rejected"))
+    except ValueError:
+        return False
+
+
 # --- 2. accepted requests, their decisions, the next request ---------------------------------------------------
 help_text = run(["--help"]).stdout
 backends = [b for b in ("native", "cbc", "glpk") if b in help_text]
@@ -76,7 +85,9 @@ for path in requests:
     short = os.path.relpath(path, ROOT)
     runs = [[]] + [["--backend", b] for b in backends] + [["--time-limit-ms", "0"]]
     first = run([path])
-    if first.returncode == 2:  # rejected by the program: the schema need not catch semantic errors
+    # Rejected by the program, as a whole (exit 2) or job by job (`rejected`): the schema need not
+    # catch semantic errors.
+    if first.returncode == 2 or rejects_a_job(first):
         continue
     try:
         doc = load(path)
@@ -176,10 +187,10 @@ for doc in (rich, with_model):
     cases.append((([], "policy", doc.get("policy")), True, doc))
 for (path, key, value), ok, doc in cases:
     d = mutated(path, key, value, doc)
-    what = f"{'.'.join(map(str, path)) or '<root>'}.{key} = {'<deleted>' if value is DELETE else json.dumps(value)[:40]}"
+    what = f"{'.'.join(map(str, path)) or '<root>'}.{key[:40]} = {'<deleted>' if value is DELETE else json.dumps(value)[:40]}"
     p = run([write("mutated.json", d)])
     schema_ok = not errors(req_v, d)
-    program_ok = p.returncode != 2
+    program_ok = p.returncode != 2 and not rejects_a_job(p)
     if program_ok != ok:
         fail(f"{what}: sia_allocate {'accepts' if program_ok else 'rejects'} it (exit {p.returncode}: "
              f"{p.stderr.strip()[:200]}), expected {'acceptance' if ok else 'rejection'}")
