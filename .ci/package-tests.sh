@@ -84,8 +84,9 @@ else
   check install.static build_and_install "$work/build-static" "$static_prefix" \
     -DBUILD_SHARED_LIBS=OFF -DSIA_WITH_CBC=ON -DSIA_WITH_GLPK=ON
 fi
+# The shared install is also the library alone (SIA_BUILD_SIM=OFF) with its programs (examples on).
 check install.shared build_and_install "$work/build-shared" "$shared_prefix" \
-  -DBUILD_SHARED_LIBS=ON -DSIA_WITH_CBC=ON -DSIA_WITH_GLPK=OFF
+  -DBUILD_SHARED_LIBS=ON -DSIA_WITH_CBC=ON -DSIA_WITH_GLPK=OFF -DSIA_BUILD_SIM=OFF -DSIA_BUILD_EXAMPLES=ON
 
 # The installed tree: header-only build dependencies must not leak, paths must be relative.
 installed_tree() {  # <prefix>
@@ -113,9 +114,46 @@ installed_tree() {  # <prefix>
       PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" pkg-config --static --cflags --libs "$(basename "$pc" .pc)" ||
       { echo "pkg-config rejects $pc"; return 1; }
   done
+  # Backend include directories stay private: not in `pkg-config --cflags sia`, not in the exported targets.
+  local cflags
+  cflags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags sia) || return 1
+  if grep -E -i 'coin|glpk' <<<"$cflags"; then
+    echo "pkg-config --cflags sia leaks a backend's include directory: $cflags"
+    return 1
+  fi
+  if grep -n -E 'INTERFACE_INCLUDE_DIRECTORIES.*(coin|glpk)' "$cmakedir"/siaTargets*.cmake; then
+    echo "a backend's include directory leaks into the exported targets"
+    return 1
+  fi
+  # The licence, and every document an installed header cites, installed under share/doc/sia.
+  test -f "$prefix/share/doc/sia/LICENSE" || { echo "LICENSE not installed"; return 1; }
+  local doc missing=0
+  for doc in $(grep -rhoE '[A-Za-z0-9_./-]+\.md\b' "$prefix/include" | sort -u); do
+    if [[ ! -f "$prefix/share/doc/sia/$doc" ]]; then
+      echo "an installed header cites $doc, which is not installed (share/doc/sia/$doc):"
+      grep -rn -F "$doc" "$prefix/include" | head -3
+      missing=1
+    fi
+  done
+  [[ $missing -eq 0 ]] || return 1
+  # The installed programs report the package's version (when they were built).
+  local version prog
+  version=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion sia) || return 1
+  for prog in sia_allocate sia_simulate sia_fit_profiles; do
+    if [[ -x "$prefix/bin/$prog" ]]; then
+      [[ "$("$prefix/bin/$prog" --version)" == "$prog $version" ]] ||
+        { echo "$prog --version: '$("$prefix/bin/$prog" --version)', package version $version"; return 1; }
+    fi
+  done
+  test -x "$prefix/bin/sia_allocate" || { echo "sia_allocate not installed"; return 1; }
 }
 if requires install.static tree.static; then check tree.static installed_tree "$static_prefix"; fi
 if requires install.shared tree.shared; then check tree.shared installed_tree "$shared_prefix"; fi
+# SIA_BUILD_SIM=OFF: the library alone, no simulator in the install.
+if requires install.shared tree.library_alone; then
+  check tree.library_alone bash -c "! compgen -G '$shared_prefix/lib/libsia_sim*' && test ! -e '$shared_prefix/include/sia/sim' &&
+    test ! -e '$shared_prefix/lib/pkgconfig/sia-sim.pc' && test ! -e '$shared_prefix/bin/sia_simulate' && test -x '$shared_prefix/bin/sia_allocate'"
+fi
 
 # --------------------------------------------------------------------------------------------
 # Consumers
@@ -141,7 +179,7 @@ if requires install.static find_package.static; then
 fi
 if requires install.shared find_package.shared; then
   check find_package.shared cmake_consumer "$pkg/find_package" "$work/c-fp-shared" "cbc" -- \
-    -DCMAKE_PREFIX_PATH="$shared_prefix" -DSIA_COMPONENTS="core;sia;cbc$sim_component" -DSIA_EXPECT_LINKAGE=SHARED \
+    -DCMAKE_PREFIX_PATH="$shared_prefix" -DSIA_COMPONENTS="core;sia;cbc" -DSIA_EXPECT_LINKAGE=SHARED \
     -DSIA_EXPECT_PREFIX="$shared_prefix"
 fi
 
@@ -169,6 +207,9 @@ expect_configure_error() {  # <prefix> <components> <word the message must conta
 if requires install.shared find_package.missing_glpk; then
   check find_package.missing_glpk expect_configure_error "$shared_prefix" "core;cbc;glpk" glpk
 fi
+if requires install.shared find_package.missing_sim; then
+  check find_package.missing_sim expect_configure_error "$shared_prefix" "core;sim" sim
+fi
 if requires install.static find_package.unknown_component; then
   check find_package.unknown_component expect_configure_error "$static_prefix" "core;cpbc" cpbc
 fi
@@ -191,8 +232,32 @@ pkg_config_consumer() {  # <prefix> <build-dir> [STATIC=1]
 if requires install.static pkg_config.static; then
   check pkg_config.static pkg_config_consumer "$static_prefix" "$work/c-pc-static" STATIC=1
 fi
-if requires install.shared pkg_config.shared; then
-  check pkg_config.shared pkg_config_consumer "$shared_prefix" "$work/c-pc-shared"
+
+# The README's snippets as a user types them (tests/package/readme/make_consumer.sh): its C++ round, its
+# find_package lines and its pkg-config Makefile, against both installs; each prints libsia's version,
+# which must be the package's.
+readme_consumer() {  # <cmake|make> <prefix> <dir>
+  local how=$1 prefix=$2 dir=$3 out version
+  rm -rf "$dir" && bash "$pkg/readme/make_consumer.sh" "$src/README.md" "$dir" || return 1
+  version=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion sia) || return 1
+  if [[ $how == cmake ]]; then
+    cmake -S "$dir" -B "$dir/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" &&
+      cmake --build "$dir/build" && out=$("$dir/build/my_scheduler") || return 1
+  else
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" make -C "$dir" my_scheduler &&
+      out=$(LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$dir/my_scheduler") || return 1
+  fi
+  echo "$out"
+  [[ $out == "sia $version" ]] || { echo "expected 'sia $version'"; return 1; }
+}
+if requires install.static readme.find_package.static; then
+  check readme.find_package.static readme_consumer cmake "$static_prefix" "$work/c-readme-fp-static"
+fi
+if requires install.static readme.pkg_config.static; then
+  check readme.pkg_config.static readme_consumer make "$static_prefix" "$work/c-readme-pc-static"
+fi
+if requires install.shared readme.pkg_config.shared; then
+  check readme.pkg_config.shared readme_consumer make "$shared_prefix" "$work/c-readme-pc-shared"
 fi
 
 check add_subdirectory cmake_consumer "$pkg/add_subdirectory" "$work/c-subdir" "cbc" -- \

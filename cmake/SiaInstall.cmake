@@ -34,6 +34,32 @@ endif()
 install(TARGETS ${_sia_targets} EXPORT siaTargets FILE_SET HEADERS
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The programs, when built (SIA_BUILD_EXAMPLES): sia_allocate is the interface of schedulers written in other
+# languages. A shared libsia is found relative to them, so the installed tree stays relocatable.
+set(_sia_programs "")
+foreach(_sia_p sia_allocate sia_simulate sia_fit_profiles)
+  if(TARGET ${_sia_p})
+    list(APPEND _sia_programs ${_sia_p})
+    if(NOT CMAKE_INSTALL_RPATH AND NOT WIN32)
+      file(RELATIVE_PATH _sia_rel "/sia-root/${CMAKE_INSTALL_BINDIR}" "/sia-root/${CMAKE_INSTALL_LIBDIR}")
+      if(APPLE)
+        set_target_properties(${_sia_p} PROPERTIES INSTALL_RPATH "@loader_path/${_sia_rel}")
+      else()
+        set_target_properties(${_sia_p} PROPERTIES INSTALL_RPATH "$ORIGIN/${_sia_rel}")
+      endif()
+    endif()
+  endif()
+endforeach()
+if(_sia_programs)
+  install(TARGETS ${_sia_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+# The licence, and the documents the installed headers cite (share/doc/sia).
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
+# sia_allocate's request and decision reference, with its example requests.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/requests/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/requests)
+
 install(EXPORT siaTargets NAMESPACE sia:: DESTINATION ${SIA_INSTALL_CMAKEDIR})
 configure_package_config_file(cmake/siaConfig.cmake.in ${PROJECT_BINARY_DIR}/siaConfig.cmake
                               INSTALL_DESTINATION ${SIA_INSTALL_CMAKEDIR})
@@ -64,33 +90,53 @@ endif()
 _sia_pc_path(SIA_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 _sia_pc_path(SIA_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 
-# Private dependencies, needed only by `pkg-config --static`. CBC comes with .pc files
-# (Debian, vcpkg); GLPK only sometimes (vcpkg writes glpk.pc, Debian ships none: plain -lglpk).
-set(_sia_req_private nlopt tbb)
-set(_sia_libs_private "")
+# Private dependencies. A static libsia always needs them at the consumer's link step, so they go into
+# `Libs` / `Requires` and the line for shared linking (`pkg-config --libs sia`) works on either install; a
+# shared libsia keeps them private (`--static` only). CBC and GLPK are listed by their link flags, never
+# by `Requires[.private]`: pkg-config adds the Cflags of every required module (private ones too) to
+# `--cflags sia`, which would leak CBC's include directory into consumers' compile flags.
+set(_sia_libs "")
 if(SIA_HAS_CBC)
-  list(APPEND _sia_req_private cbc osi-clp)
+  if(SIA_PC_CBC_FOUND AND SIA_PC_CBC_LDFLAGS)
+    list(APPEND _sia_libs ${SIA_PC_CBC_LDFLAGS})
+  else()
+    list(APPEND _sia_libs -lCbcSolver -lCbc -lCgl -lOsiClp -lClpSolver -lClp -lOsi -lCoinUtils)
+  endif()
 endif()
 if(SIA_HAS_GLPK)
-  if(SIA_PC_GLPK_FOUND)
-    list(APPEND _sia_req_private glpk)
+  if(SIA_PC_GLPK_FOUND AND SIA_PC_GLPK_LDFLAGS)
+    list(APPEND _sia_libs ${SIA_PC_GLPK_LDFLAGS})
   else()
-    list(APPEND _sia_libs_private -lglpk)
+    list(APPEND _sia_libs -lglpk)
   endif()
 endif()
 if(CMAKE_THREAD_LIBS_INIT)
-  list(APPEND _sia_libs_private ${CMAKE_THREAD_LIBS_INIT})
+  list(APPEND _sia_libs ${CMAKE_THREAD_LIBS_INIT})
 endif()
-list(JOIN _sia_req_private " " SIA_PC_REQUIRES_PRIVATE)
-list(JOIN _sia_libs_private " " SIA_PC_LIBS_PRIVATE)
+list(REMOVE_DUPLICATES _sia_libs)
+list(JOIN _sia_libs " " _sia_libs)
+if(SIA_SHARED)
+  set(SIA_PC_REQUIRES "eigen3")
+  set(SIA_PC_REQUIRES_PRIVATE "nlopt tbb")
+  set(SIA_PC_LIBS "")
+  set(SIA_PC_LIBS_PRIVATE "${_sia_libs}")
+else()
+  set(SIA_PC_REQUIRES "eigen3 nlopt tbb")
+  set(SIA_PC_REQUIRES_PRIVATE "")
+  set(SIA_PC_LIBS " ${_sia_libs}")
+  set(SIA_PC_LIBS_PRIVATE "")
+endif()
 configure_file(cmake/sia.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/sia.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/sia.pc DESTINATION ${SIA_INSTALL_PKGCONFIGDIR})
 
 if(SIA_HAS_SIM)
   # The simulator links libsia (its LPs go through libsia's MILP layer) and, when built with it, qhull_r.
   set(_sia_sim_libs_private "")
-  if(SIA_HAS_QHULL)
+  set(_sia_sim_libs "")
+  if(SIA_HAS_QHULL AND SIA_SHARED)
     set(_sia_sim_libs_private "-lqhull_r")
+  elseif(SIA_HAS_QHULL)
+    set(_sia_sim_libs " -lqhull_r")  # a static libsia_sim always needs it
   endif()
   string(JOIN "\n" _sia_sim_pc
     "prefix=${SIA_PC_PREFIX}"
@@ -102,7 +148,7 @@ if(SIA_HAS_SIM)
     "Version: ${PROJECT_VERSION}"
     "Requires: sia = ${PROJECT_VERSION}"
     "Cflags: -I\${includedir}"
-    "Libs: -L\${libdir} -lsia_sim"
+    "Libs: -L\${libdir} -lsia_sim${_sia_sim_libs}"
     "Libs.private: ${_sia_sim_libs_private}"
     "")
   file(WRITE ${PROJECT_BINARY_DIR}/pkgconfig/sia-sim.pc "${_sia_sim_pc}")

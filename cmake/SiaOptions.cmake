@@ -3,6 +3,8 @@ option(SIA_BUILD_TESTS "Build the tests" ${PROJECT_IS_TOP_LEVEL})
 option(SIA_BUILD_EXAMPLES "Build the programs in examples/" ${PROJECT_IS_TOP_LEVEL})
 option(SIA_BUILD_BENCH "Build the benchmarks (Google Benchmark)" OFF)
 option(SIA_INSTALL "Generate install rules" ${PROJECT_IS_TOP_LEVEL})
+# OFF: the library alone (sia::core, sia::sia, sia_allocate and the small examples), installed without the simulator.
+option(SIA_BUILD_SIM "Build the trace-driven simulator sia::sim (and sia_simulate, sia_fit_profiles)" ON)
 # Optional simulator dependency; the Conan and vcpkg packages pass it OFF explicitly (their simulator keeps the
 # 2-D interpolation), so a package never depends on what the build machine happens to have.
 option(SIA_WITH_QHULL "Use qhull for the simulator's 3-D ground-truth interpolation (if found)" ON)

@@ -2,8 +2,8 @@
 // What sia's three command-line programs (sia_allocate, sia_simulate, sia_fit_profiles) share: option
 // parsing with CLI11 mapped onto the one exit-status table (<sia/exit_code.hpp>), `--version`, and
 // one form of error message, `<program>: <source>:<line>:<column>: <field>: <reason>`.
-#include <sia/build_config.hpp>
 #include <sia/exit_code.hpp>
+#include <sia/version.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -31,9 +31,10 @@ inline std::string shortened(std::string_view message, std::size_t max_bytes = 5
   return std::string(message.substr(0, max_bytes / 2)) + "... (" + std::to_string(message.size()) + " bytes)";
 }
 
-/// Adds `--version` (prints "<program> <version>") and the exit-status table to the help footer.
+/// Adds `--version` (prints "<program> <version>", libsia's own sia::version()) and the exit-status
+/// table to the help footer.
 inline void add_common_options(CLI::App& app, const std::string& program) {
-  app.set_version_flag("--version", program + " " + SIA_VERSION_STRING, "Print the version and exit");
+  app.set_version_flag("--version", program + " " + std::string(sia::version()), "Print the version and exit");
   app.footer(std::string(exit_code_help) + "\n");
 }
 

@@ -1,6 +1,6 @@
 // sia_allocate: one Sia scheduling round as JSON (product.md §5).
 //
-//   sia_allocate [request.json|-] [--backend NAME] [--time-limit-ms N] [--pretty]
+//   sia_allocate [request.json|-] [--backend NAME] [--time-limit-ms N] [--pretty] [--verbose]
 //   sia_allocate request.json --next-request decision.json --elapsed SECONDS [--pretty]
 //
 // Reads the request from the file (standard input when absent or "-"), runs the round and prints
@@ -16,6 +16,7 @@
 #include <sia/request.hpp>
 #include <sia/round.hpp>
 #include <sia/round_state_json.hpp>
+#include <sia/round_log.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -93,6 +94,9 @@ int main(int argc, char** argv) {
   app.add_option("--time-limit-ms", time_limit_ms, "Solver time limit in ms, overriding policy.time_limit_ms")
       ->check(CLI::Range(0LL, 2147483647LL));
   app.add_flag("--pretty", pretty, "Indent the decision JSON");
+  bool verbose = false;
+  app.add_flag("-v,--verbose,--log", verbose,
+               "Print the round's phases on standard error (timings, sizes, backend status, nodes, gap)");
   std::size_t max_bytes = sia::RequestLimits::max_bytes;
   app.add_option("--max-request-bytes", max_bytes,
                  "Reject a request larger than this, checked while reading (default 128 MiB)")
@@ -122,6 +126,8 @@ int main(int argc, char** argv) {
       request.options.backend = *backend;
     }
     if (time_limit_ms) request.options.time_limit = std::chrono::milliseconds(*time_limit_ms);
+    if (verbose)
+      request.options.log = [](const sia::RoundEvent& e) { std::cerr << "sia_allocate: " << sia::format(e) << '\n'; };
   } catch (const std::exception& e) {  // InvalidArgument naming the field: 2; out of memory: 1
     return sia::programs::report("sia_allocate", e);
   }

@@ -3,8 +3,8 @@
 /// @brief run_round() over a scheduler's own GPU-type and job types (no conversion by the caller).
 ///
 /// Any range of objects modelling GpuType and any range of objects modelling Job<J, G> can be
-/// passed directly; the optional members of the Job concept (concepts/job.hpp) are detected and
-/// used when present. The objects are only borrowed for the duration of the call: the round asks
+/// passed directly; the optional members of the Job concept (job_members.hpp) are detected
+/// and used when present. The objects are only borrowed for the duration of the call: the round asks
 /// the caller's jobs for goodputs (`j.goodput(t, c)` with the caller's own GPU type object `t`)
 /// and batch sizes while it runs.
 /// @code
@@ -20,6 +20,7 @@
 #include <sia/concepts/tenancy.hpp>
 #include <sia/configuration.hpp>
 #include <sia/gpu_type_spec.hpp>
+#include <sia/job_members.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/solver.hpp>
 #include <sia/round.hpp>
@@ -70,44 +71,20 @@ template <GpuTypeRange Types>
 /// Wraps one caller job as a JobSpec that borrows it (and the caller's GPU type objects).
 template <class J, class G>
 [[nodiscard]] JobSpec borrow_job(const J& j, const std::vector<const G*>& types) {
+  // A type that declares its optional members (`using sia_members = JobMembers<...>`) gets a compile
+  // error naming any of them that is misspelt or mistyped (job_members.hpp).
+  static_assert(check_declared_members<J, G>());
   JobSpec s(std::string(std::string_view(j.id())));
   s.min_gpus(static_cast<int>(j.min_gpus())).max_gpus(static_cast<int>(j.max_gpus())).kind(JobKind(j.kind()));
-  if constexpr (requires {
-                  { j.preemptible() } -> std::convertible_to<bool>;
-                })
-    s.preemptible(j.preemptible());
-  if constexpr (requires {
-                  { j.age_s() } -> std::convertible_to<double>;
-                })
-    s.age_s(static_cast<double>(j.age_s()));
-  if constexpr (requires {
-                  { j.restarts() } -> std::convertible_to<int>;
-                })
-    s.restarts(static_cast<int>(j.restarts()));
-  if constexpr (requires {
-                  { j.restart_cost_s() } -> std::convertible_to<double>;
-                })
-    s.restart_cost_s(static_cast<double>(j.restart_cost_s()));
-  if constexpr (requires {
-                  { j.pipeline_size() } -> std::convertible_to<int>;
-                })
-    s.pipeline_size(static_cast<int>(j.pipeline_size()));
-  if constexpr (requires {
-                  { j.pipeline_sizes() } -> std::convertible_to<std::vector<int>>;
-                })
-    s.pipeline_sizes(std::vector<int>(j.pipeline_sizes()));
-  if constexpr (requires {
-                  { j.max_pipelines_ever() } -> std::convertible_to<std::optional<int>>;
-                })
-    s.max_pipelines_ever(std::optional<int>(j.max_pipelines_ever()));
-  if constexpr (requires {
-                  { j.max_gpus_ever() } -> std::convertible_to<std::optional<int>>;
-                })
-    s.max_gpus_ever(std::optional<int>(j.max_gpus_ever()));
-  if constexpr (requires {
-                  { j.current() } -> std::convertible_to<std::optional<CurrentAllocation>>;
-                })
-    s.current(std::optional<CurrentAllocation>(j.current()));
+  if constexpr (HasPreemptible<J>) s.preemptible(j.preemptible());
+  if constexpr (HasAge<J>) s.age_s(static_cast<double>(j.age_s()));
+  if constexpr (HasRestarts<J>) s.restarts(static_cast<int>(j.restarts()));
+  if constexpr (HasRestartCost<J>) s.restart_cost_s(static_cast<double>(j.restart_cost_s()));
+  if constexpr (HasPipelineSize<J>) s.pipeline_size(static_cast<int>(j.pipeline_size()));
+  if constexpr (HasPipelineSizes<J>) s.pipeline_sizes(std::vector<int>(j.pipeline_sizes()));
+  if constexpr (HasMaxPipelinesEver<J>) s.max_pipelines_ever(std::optional<int>(j.max_pipelines_ever()));
+  if constexpr (HasMaxGpusEver<J>) s.max_gpus_ever(std::optional<int>(j.max_gpus_ever()));
+  if constexpr (HasCurrentAllocation<J>) s.current(std::optional<CurrentAllocation>(j.current()));
   if constexpr (HasWeight<J>) s.weight(static_cast<double>(j.weight()));
   if constexpr (HasTenant<J>) s.tenant(std::string(std::string_view(j.tenant())));
   // The round only calls these with configurations of the cluster, so c.type is a valid index.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file goodput_matrix.hpp
-/// @brief The goodput matrix of a round (product.md §2 steps 1-3): normalisation, restart
+/// @brief The goodput matrix of a round (README.md, "What a round does", step 3): normalisation, restart
 /// factor and fairness exponent, on Eigen matrices (jobs x configurations).
 ///
 /// A raw goodput of 0 marks a configuration that is not valid for the job. Everything here is
@@ -74,7 +74,7 @@ inline void normalize_rows(SparseGoodputMatrix& g, const Eigen::Ref<const Eigen:
 }
 
 /**
- * @brief The restart factor of paper Eq. 3 with product.md's clamping:
+ * @brief The restart factor of paper Eq. 3, clamped:
  * `r = max(0, (T - N*S) / (T + S))`, and `r = 1` while `T < S` (or when T + S = 0).
  * @param age_s T, seconds since the job started (>= 0)
  * @param restarts N, restarts so far (>= 0)
@@ -96,7 +96,7 @@ struct RestartInput {
 
 /**
  * @brief Multiplies every entry of row i except its current column by the job's restart factor
- * (product.md §2 step 2). Rows of jobs without a current configuration are unchanged. An entry
+ * (README.md, "What a round does", step 3). Rows of jobs without a current configuration are unchanged. An entry
  * that becomes 0 is not usable.
  */
 inline void apply_restart_factors(GoodputMatrix& g, std::span<const RestartInput> jobs) {
@@ -160,7 +160,7 @@ inline double utility_of(double v, double p, bool round, Eigen::Index i, Eigen::
 /**
  * @brief Utilities `u_ij = G_ij^p` for entries with `G_ij > 0` (others 0: check G for validity,
  * not u, because a rounded utility may legitimately be 0). With `round` (reference
- * compatibility, sia-reference-behaviour.md §9.2) utilities are rounded to 2 decimals.
+ * compatibility: the authors' code does) utilities are rounded to 2 decimals.
  * For p < 0, utilities above max_negative_p_utility are clipped to it.
  * @throws InvalidArgument when p is 0 or not finite, or when a utility overflows (names the job,
  *         from `job_ids` when given, else its row).

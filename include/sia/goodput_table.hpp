@@ -23,7 +23,7 @@ namespace sia {
 
 /**
  * @brief Goodputs listed per configuration; a configuration absent from the table has goodput 0
- * (not usable), as in the `goodput` tables of `sia_allocate` requests (product.md §5).
+ * (not usable), as in the `goodput` tables of `sia_allocate` requests (examples/requests/README.md).
  *
  * An entry may name the node count too; a lookup first tries (type, gpus, nodes), then
  * (type, gpus) with any node count. Rigid jobs are asked for their count, not their footprint

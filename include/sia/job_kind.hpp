@@ -1,6 +1,6 @@
 #pragma once
 /// @file job_kind.hpp
-/// @brief JobKind, the adaptivity kind of a job (product.md §1), and its names: the one place
+/// @brief JobKind, the adaptivity kind of a job (paper §3.4), and its names: the one place
 /// where the kinds are spelled out (request JSON, workload CSV, reports and command lines use it).
 
 #include <array>
@@ -9,7 +9,7 @@
 
 namespace sia {
 
-/// Adaptivity kind of a job (product.md §1).
+/// Adaptivity kind of a job (paper §3.4).
 enum class JobKind {
   adaptive,        ///< GPU type, count and batch size chosen by sia
   strong_scaling,  ///< fixed batch size; type and count chosen

@@ -2,7 +2,7 @@
 /// @file placement.hpp
 /// @brief The Placer (paper §3.1, §3.3): concrete nodes and GPUs for a round's allocation.
 ///
-/// Rules (product.md §2, paper §3.1):
+/// Rules (README.md, "What a round does", step 6; paper §3.1):
 ///  - a single-node configuration (1, g) is placed on one node;
 ///  - a multi-node configuration (n, n·s), where s is the largest power of two <= the node size
 ///    (the largest virtual node), takes s GPUs on each of n distinct nodes; no two distributed

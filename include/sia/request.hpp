@@ -1,6 +1,6 @@
 #pragma once
 /// @file request.hpp
-/// @brief One round as JSON (product.md §5): parse a request, print a decision.
+/// @brief One round as JSON (examples/requests/README.md): parse a request, print a decision.
 ///
 /// This is the layer behind `sia_allocate`, usable directly by C++ programs that receive
 /// requests from elsewhere. The JSON library stays private to libsia.
@@ -44,8 +44,7 @@ struct RequestLimits {
 };
 
 /**
- * @brief Parses and validates a request (product.md §5, plus node names, failed nodes and current
- * placements).
+ * @brief Parses and validates a request (every field: examples/requests/README.md).
  *
  * Checks everything that can be checked without solving: JSON syntax, unknown fields, types
  * (strings, integers, finite numbers, booleans), ranges, duplicate job ids and type names, unknown
@@ -69,7 +68,7 @@ struct RequestLimits {
 [[nodiscard]] Request load_request(const std::filesystem::path& file, std::size_t max_bytes = RequestLimits::max_bytes);
 
 /**
- * @brief Prints the decision of a round for a request (product.md §5), in the request's job order.
+ * @brief Prints the decision of a round for a request (examples/requests/README.md), in the request's job order.
  * Every field's meaning: docs/decision.md.
  *
  * Fields: `status`, `objective`, `best_bound`, `backend`, `solve_ms`, `allocations` (job,

@@ -1,6 +1,6 @@
 #pragma once
 /// @file round.hpp
-/// @brief One Sia scheduling round (product.md §2): jobs + cluster in, allocation + placement out.
+/// @brief One Sia scheduling round (README.md, "What a round does"): jobs + cluster in, allocation + placement out.
 
 #include <sia/allocation.hpp>
 #include <sia/cluster.hpp>
@@ -8,6 +8,7 @@
 #include <sia/job_spec.hpp>
 #include <sia/milp/solver.hpp>
 #include <sia/tenant_spec.hpp>
+#include <sia/round_log.hpp>
 #include <sia/warm_start.hpp>
 
 #include <chrono>
@@ -22,7 +23,7 @@
 
 namespace sia {
 
-/// Options of a round (in sia_allocate's JSON request: the `policy` object, a name fixed by product.md §5).
+/// Options of a round (in sia_allocate's JSON request: the `policy` object, examples/requests/README.md).
 struct RoundOptions {
   double p = -0.5;                  ///< fairness exponent, != 0
   double lambda = 1.1;              ///< penalty per job left without GPUs, > 0
@@ -39,8 +40,8 @@ struct RoundOptions {
   std::stop_token stop;
   double relative_gap = 1e-4;
   bool place = true;  ///< compute placements (placement.hpp)
-  /// Reference-compatibility: round utilities to 2 decimals as the authors' code does
-  /// (sia-reference-behaviour.md §9.2). Off by default.
+  /// Reference-compatibility: round utilities to 2 decimals as the authors' code does.
+  /// Off by default.
   bool round_utilities = false;
   /// Report RoundResult::prices (docs/decision.md): the capacity-row duals of the round's LP
   /// relaxation, computed by one routine whatever the backend (an extra native LP solve unless the
@@ -55,6 +56,9 @@ struct RoundOptions {
   /// Tenants' caps and guarantees (tenant_spec.hpp), by name: JobSpec::tenant refers to them. A job
   /// naming a tenant not listed here is an error. Empty = no tenant constraints.
   std::vector<TenantSpec> tenants;
+  /// Observer of the round (round_log.hpp): one event per phase with its timing, the problem's size,
+  /// the backend's status, nodes, objective, bound and gap. Empty (default): no event is built.
+  RoundLog log;
 };
 
 /// Outcome of a round.
@@ -81,8 +85,9 @@ struct JobDecision {
 /// Result of a round.
 struct RoundResult {
   RoundStatus status = RoundStatus::error;
-  std::string backend;     ///< backend that produced the allocation
-  double objective = 0.0;  ///< value of product.md §2 step 4 (λ terms counted) for the returned allocation
+  std::string backend;  ///< backend that produced the allocation
+  double objective =
+      0.0;  ///< value of the objective (README.md, "What a round does", step 3; λ terms counted) for the returned allocation
   /// Proven bound on the optimal value (lower when p < 0, upper when p > 0); NaN when none is known.
   double best_bound = std::numeric_limits<double>::quiet_NaN();
   double solve_ms = 0.0;               ///< time in the backend
@@ -112,7 +117,7 @@ struct RoundResult {
 /**
  * @brief Runs one round on sia's own job type.
  *
- * What it does (product.md §2): builds the configuration set (configuration_set.hpp), restricts
+ * What it does (README.md, "What a round does"): builds the configuration set (configuration_set.hpp), restricts
  * it per job (valid_configs.hpp), asks every job for its raw goodput on each remaining
  * configuration (0 = not usable), normalises, applies restart factors and the exponent p
  * (goodput_matrix.hpp), solves the binary program with the backend, checks the backend's answer

@@ -1,6 +1,6 @@
 #pragma once
 /// @file valid_configs.hpp
-/// @brief Per-job restriction of the configuration set (product.md §2 step 6).
+/// @brief Per-job restriction of the configuration set (README.md, "What a round does", step 2).
 
 #include <sia/concepts/job.hpp>
 #include <sia/configuration_set.hpp>
@@ -57,8 +57,8 @@ struct ValidConfig {
 };
 
 /**
- * @brief The smallest GPU count the job may run with: its normalisation constant Nmin (product.md
- * §2 step 1). Rigid: its count; hybrid: the smallest multiple of P that is >= max(min_gpus, P);
+ * @brief The smallest GPU count the job may run with: its normalisation constant Nmin (README.md,
+ * "What a round does", step 3). Rigid: its count; hybrid: the smallest multiple of P that is >= max(min_gpus, P);
  * otherwise min_gpus. Assumes validated limits (min >= 1, P >= 1).
  */
 [[nodiscard]] inline int effective_min_gpus(const JobLimits& l) noexcept {

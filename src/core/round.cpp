@@ -52,6 +52,27 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// RoundOptions::log: one event per phase, built only when a log is set (round_log.hpp).
+class PhaseLog {
+ public:
+  PhaseLog(const RoundLog& log, Clock::time_point start) : log_(log), start_(start), last_(start) {}
+  explicit operator bool() const noexcept { return static_cast<bool>(log_); }
+  void emit(RoundEvent e) {
+    const auto now = Clock::now();
+    e.elapsed_ms = std::chrono::duration<double, std::milli>(now - start_).count();
+    e.phase_ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    log_(e);
+  }
+  static double gap(double objective, double bound) {
+    return std::abs(objective - bound) / std::max(std::abs(objective), 1e-9);  // NaN when either is
+  }
+
+ private:
+  const RoundLog& log_;
+  Clock::time_point start_, last_;
+};
+
 struct SolveOutcome {
   MilpResult result;
   Choice choice;
@@ -181,6 +202,28 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
 
   RoundResult res;
   res.backend = std::string(solver.name());
+  PhaseLog log(options.log, start);
+  if (log) {
+    RoundEvent e(RoundPhase::problem);
+    e.jobs = static_cast<std::ptrdiff_t>(n);
+    e.configurations = static_cast<std::ptrdiff_t>(pb.set.configs.size());
+    e.candidates = 0;
+    for (const auto& v : pb.valid) e.candidates += static_cast<std::ptrdiff_t>(v.size());
+    e.unevaluated = static_cast<std::ptrdiff_t>(pb.unevaluated);
+    log.emit(e);
+  }
+  const auto log_solve = [&log, &res](const SolveOutcome& o) {
+    if (!log) return;
+    RoundEvent e(RoundPhase::solve);
+    e.backend = res.backend;
+    e.status = to_string(o.result.status);
+    e.nodes = o.result.nodes;
+    e.objective = o.result.objective;
+    e.best_bound = o.result.best_bound;
+    e.gap = PhaseLog::gap(o.result.objective, o.result.best_bound);
+    e.message = o.result.message;
+    log.emit(e);
+  };
 
   // Pins that cannot all be honoured (capacity shrank under running non-preemptible jobs): keep
   // them greedily in input order, report the rest.
@@ -212,6 +255,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
   SolveOutcome out = solve_once(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs);
   out =
       ensure_gap(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options, deadline);
+  log_solve(out);
   const bool any_forced = std::any_of(req.forced.begin(), req.forced.end(), [](char f) { return f != 0; });
   if (out.result.status == MilpStatus::infeasible && any_forced) {
     // The waiting non-preemptible jobs cannot all start: solve without that requirement and
@@ -222,6 +266,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     params.time_limit = deadline.for_backend();
     out = ensure_gap(pb, relaxed, solver, params, res.solve_ms, model, warm, cluster, jobs, std::move(out), options,
                      deadline);
+    log_solve(out);
     if (out.ok) req = std::move(relaxed);
     // Otherwise keep the requirement: the greedy fallback then serves those jobs first and reports the
     // ones it cannot serve in `unmet` (a backend that wrongly says "infeasible" twice must not
@@ -273,6 +318,11 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       if (st == MilpStatus::optimal || st == MilpStatus::feasible) res.message += " with an invalid solution";
       if (!out.result.message.empty()) res.message += ": " + out.result.message;
       res.message += "; greedy fallback allocation";
+    }
+    if (log) {
+      RoundEvent e(RoundPhase::fallback);
+      e.message = res.message;
+      log.emit(e);
     }
   }
 
@@ -344,6 +394,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
         res.prices[static_cast<std::size_t>(pb.set.rows[r].type)] +=
             sign * out.result.row_duals[static_cast<std::size_t>(model.capacity_row[r])];
     for (double& x : res.prices) x += 0.0;
+    if (log) log.emit(RoundEvent(RoundPhase::prices));
   }
 
   // Decisions, in input order.
@@ -403,6 +454,13 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
       }
     }
     if (dropped) res.objective = objective_of(pb, choice);
+    if (log) {
+      RoundEvent e(RoundPhase::placement);
+      e.allocated = std::count_if(res.decisions.begin(), res.decisions.end(),
+                                  [](const JobDecision& d) { return d.config.has_value(); });
+      e.evicted = static_cast<std::ptrdiff_t>(res.evicted.size());
+      log.emit(e);
+    }
   }
 
   if (!options.place)
@@ -431,6 +489,19 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     res.message = res.message.empty() ? msg : msg + "; " + res.message;
   }
   res.total_ms = ms_since(start);
+  if (log) {
+    RoundEvent e(RoundPhase::done);
+    e.backend = res.backend;
+    e.status = to_string(res.status);
+    e.objective = res.objective;
+    e.best_bound = res.best_bound;
+    e.gap = PhaseLog::gap(res.objective, res.best_bound);
+    e.allocated = std::count_if(res.decisions.begin(), res.decisions.end(),
+                                [](const JobDecision& d) { return d.config.has_value(); });
+    e.evicted = static_cast<std::ptrdiff_t>(res.evicted.size());
+    e.message = res.message;
+    log.emit(e);
+  }
   return res;
 }
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <string>
 
 namespace sia {
 
@@ -33,7 +35,87 @@ TypeModel make_seed_type_model(std::string gpu_type, std::span<const PerfObserva
   return t;
 }
 
+namespace {
+
+// "JobModel.<field>: must be <rule>, got <value>".
+[[noreturn]] void bad_field(const char* field, const char* rule, const std::string& got) {
+  throw InvalidArgument(std::string("JobModel.") + field + ": must be " + rule + ", got " + got);
+}
+std::string show(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+// The checks of one type that do not depend on the job (validate() checks the rest).
+void check_type(const TypeModel& t) {
+  if (t.gpu_type.empty()) throw InvalidArgument("JobModel.add_type: empty GPU type name");
+  const std::string w = "JobModel.types['" + t.gpu_type + "']";
+  if (t.perf) sia::validate(*t.perf, w + ".perf");
+  if (t.seed) sia::validate(*t.seed, w + ".seed");
+  if (t.min_local < 0) throw InvalidArgument(w + ".min_local: must be >= 0, got " + std::to_string(t.min_local));
+  if (t.max_local < 0) throw InvalidArgument(w + ".max_local: must be >= 0, got " + std::to_string(t.max_local));
+  if (t.max_local > 0 && t.min_local > t.max_local)
+    throw InvalidArgument(w + ".min_local: " + std::to_string(t.min_local) + " > max_local " +
+                          std::to_string(t.max_local));
+  if (t.gpus_per_node < 0)
+    throw InvalidArgument(w + ".gpus_per_node: must be >= 0, got " + std::to_string(t.gpus_per_node));
+  if (!std::isfinite(t.xput1) || t.xput1 < 0.0)
+    throw InvalidArgument(w + ".xput1: must be a finite number >= 0, got " + show(t.xput1));
+  if (t.stages < 1) throw InvalidArgument(w + ".stages: must be >= 1, got " + std::to_string(t.stages));
+  if (t.max_nodes < 0) throw InvalidArgument(w + ".max_nodes: must be >= 0, got " + std::to_string(t.max_nodes));
+}
+
+}  // namespace
+
+JobModel& JobModel::kind(JobKind k) {
+  if (std::find(all_job_kinds.begin(), all_job_kinds.end(), k) == all_job_kinds.end())
+    bad_field("kind", "a JobKind", std::to_string(static_cast<int>(k)));
+  kind_ = k;
+  return *this;
+}
+JobModel& JobModel::init_batch_size(double b) {
+  if (!std::isfinite(b) || !(b > 0.0) || b > 1e12)
+    bad_field("init_batch_size", "a finite number in (0, 1e12]", show(b));
+  init_batch_ = b;
+  return *this;
+}
+JobModel& JobModel::max_batch_size(double b) {
+  if (!std::isfinite(b) || b < 0.0 || b > 1e12)
+    bad_field("max_batch_size", "a finite number in [0, 1e12] (0: the initial batch size)", show(b));
+  max_batch_ = b;
+  return *this;
+}
+JobModel& JobModel::grad(std::optional<GradParams> g) {
+  if (g) sia::validate(*g, "JobModel.grad");
+  grad_ = std::move(g);
+  return *this;
+}
+JobModel& JobModel::projection(ProjectionMode m) {
+  mode_ = m;
+  return *this;
+}
+JobModel& JobModel::first_placement(FirstPlacement f) {
+  first_ = f;
+  return *this;
+}
+JobModel& JobModel::known_type(std::string name) {
+  known_type_ = std::move(name);
+  return *this;
+}
+JobModel& JobModel::microbatches(int m) {
+  if (m < 1) bad_field("microbatches", ">= 1", std::to_string(m));
+  microbatches_ = m;
+  return *this;
+}
+JobModel& JobModel::candidates(int n) {
+  if (n < 1 || n > 100000) bad_field("candidates", "in [1, 100000]", std::to_string(n));
+  candidates_ = n;
+  return *this;
+}
+
 JobModel& JobModel::add_type(TypeModel t) {
+  check_type(t);
   for (auto& e : types_)
     if (e.gpu_type == t.gpu_type) {
       e = std::move(t);
@@ -77,6 +159,17 @@ void JobModel::validate(const std::string& what) const {
   }
 }
 
+BatchLimits JobModel::limits_at(const TypeModel& tm, int gpus) const noexcept {
+  BatchLimits l = limits(tm);
+  if (kind_ == JobKind::adaptive && !grad_) {
+    // One candidate: the smallest batch of the tuning range (optimize_batch: [max(init, min_local*R),
+    // max_batch]); none when even that exceeds max_batch_size, as with statistics.
+    const double smallest = std::max(init_batch_, (tm.min_local > 0 ? tm.min_local : 1.0) * std::max(gpus, 1));
+    if (smallest <= l.max_batch_size * (1.0 + 1e-12)) l.max_batch_size = smallest;
+  }
+  return l;
+}
+
 const TypeModel* JobModel::known() const noexcept {
   if (!known_type_.empty()) {
     const TypeModel* t = type(known_type_);
@@ -111,7 +204,7 @@ GoodputChoice JobModel::first_placement_value(const TypeModel& y, int n, int g) 
       break;
   }
   if (!y.seed) return GoodputChoice{};
-  return GoodputFunction{*y.seed, grad_, init_batch_}.optimize(n, g, limits(y));
+  return GoodputFunction{*y.seed, grad_, init_batch_}.optimize(n, g, limits_at(y, g));
 }
 
 GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept {
@@ -120,7 +213,7 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& 
   const int g = c.gpus;
   if (y == nullptr || n < 1 || g < n) return GoodputChoice{};
   if (y->max_nodes > 0 && n > y->max_nodes) return GoodputChoice{};
-  const BatchLimits lim = limits(*y);
+  const BatchLimits lim = limits_at(*y, g);
 
   if (kind_ == JobKind::hybrid) {
     const PerfParams* p = y->perf ? &*y->perf : (y->seed ? &*y->seed : nullptr);
@@ -150,7 +243,7 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& 
   const double rx = xput1(*x);
   if (!(ry > 0.0) || !(rx > 0.0)) return GoodputChoice{};
   const int nx = x->gpus_per_node > 0 ? (g + x->gpus_per_node - 1) / x->gpus_per_node : n;
-  GoodputChoice r = GoodputFunction{*x->perf, grad_, init_batch_}.optimize(std::max(nx, 1), g, limits(*x));
+  GoodputChoice r = GoodputFunction{*x->perf, grad_, init_batch_}.optimize(std::max(nx, 1), g, limits_at(*x, g));
   r.goodput = r.goodput * ry / rx;
   r.throughput = r.throughput * ry / rx;
   if (!std::isfinite(r.goodput)) return GoodputChoice{};

@@ -27,7 +27,9 @@ function(sia_program_test name target)
 endfunction()
 
 foreach(_prog sia_allocate sia_simulate sia_fit_profiles)
-  sia_program_test(cli.${_prog}.version ${_prog} RC 0 ARGS --version STDOUT "^${_prog} [0-9]+\\.[0-9]+")
+  # The package version (CMake's project version), the same string as sia::version().
+  string(REPLACE "." "\\." _sia_version_re "${PROJECT_VERSION}")
+  sia_program_test(cli.${_prog}.version ${_prog} RC 0 ARGS --version STDOUT "^${_prog} ${_sia_version_re}[^0-9.]*$")
   sia_program_test(cli.${_prog}.help ${_prog} RC 0 ARGS --help
                    STDOUT "--version.*Exit status: 0 done; 2 bad input.*3 not solved.*1 internal error")
   # A usage error is bad input (2), named by the program, whatever CLI11's own code for it.

@@ -63,6 +63,9 @@ endfunction()
 # Table 1 of the paper: J1 -> (1, 4, B), J2 -> (1, 2, A), with p = 1 and p = -0.5.
 set(_table1_out
     "^\\{\"status\":\"optimal\",.*\"allocations\":\\[\\{\"job\":\"J1\",\"gpu_type\":\"B\",\"nodes\":1,\"gpus\":4,.*\\{\"job\":\"J2\",\"gpu_type\":\"A\",\"nodes\":1,\"gpus\":2,.*\"unallocated\":\\[\\]")
+# --verbose: the round's phases on standard error (round_log.hpp), the decision unchanged on standard output.
+sia_allocate_test(sia_allocate.verbose RC 0 ARGS ${_sia_allocate_data}/table1_p1.json --verbose
+                  STDOUT "^{\"status\":\"optimal\"" STDERR "^sia_allocate: problem [0-9.]+ ms \\(\\+[0-9.]+\\): 2 jobs, 5 configurations, 10 candidates.*sia_allocate: solve .*backend [a-z]+, optimal, [0-9]+ nodes.*gap.*sia_allocate: done .*optimal.*2 allocated")
 sia_allocate_test(sia_allocate.table1.p_positive RC 0 ARGS ${_sia_allocate_data}/table1_p1.json STDOUT "${_table1_out}")
 sia_allocate_test(sia_allocate.table1.p_negative RC 0 ARGS ${_sia_allocate_data}/table1_p_negative.json
                   STDOUT "${_table1_out}")

@@ -11,3 +11,9 @@ static_assert(std::is_same_v<decltype(sia::make_configuration_set(std::declval<c
 static_assert(sia::GoodputModel<sia::GoodputTable, sia::GpuTypeSpec, sia::ConfigurationSpec>);
 
 TEST_CASE("static.umbrella") { CHECK(sia::to_string(sia::RoundStatus::optimal) == "optimal"); }
+
+// The library, its headers and the CMake package agree on the version (CMake's project version).
+TEST_CASE("static.version") {
+  CHECK(sia::version() == SIA_PROJECT_VERSION);
+  CHECK(sia::header_version == sia::version());
+}

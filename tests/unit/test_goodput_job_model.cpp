@@ -122,7 +122,10 @@ TEST_CASE("goodput.job_model.reference_variant") {
   const sia::GpuTypeSpec ty("y", 4, 8);
   // 16 GPUs of Y (2 nodes of 8) = X's curve on ceil(16/4) = 4 nodes, times 500/250.
   const sia::GoodputChoice got = m.evaluate(ty, sia::ConfigurationSpec{1, 2, 16});
-  const sia::GoodputChoice want = sia::GoodputFunction{kKnown, std::nullopt, 32}.optimize(4, 16, m.limits(x));
+  // No gradient statistics: the smallest batch 16 GPUs hold, max(32, 8 * 16) = 128 (grad()).
+  sia::BatchLimits lim = m.limits(x);
+  lim.max_batch_size = 128;
+  const sia::GoodputChoice want = sia::GoodputFunction{kKnown, std::nullopt, 32}.optimize(4, 16, lim);
   CHECK(got.goodput == doctest::Approx(2.0 * want.goodput));
   CHECK(got.batch.local_batch == want.batch.local_batch);
 }
@@ -176,14 +179,62 @@ TEST_CASE("goodput.job_model.kinds_and_validation") {
   CHECK_THROWS_WITH_AS(bad.validate("jobs[0].model"), doctest::Contains("jobs[0].model.max_batch_size"),
                        sia::InvalidArgument);
   sia::TypeModel t = known_type("x");
-  t.min_local = 256;
-  sia::JobModel bad2 = sia::JobModel().init_batch_size(64).max_batch_size(512).add_type(t);
-  CHECK_THROWS_WITH_AS(bad2.validate("m"), doctest::Contains("m.types['x'].local_batch"), sia::InvalidArgument);
-  sia::JobModel bad3 = sia::JobModel().init_batch_size(64).grad(sia::GradParams{-1, 2});
-  CHECK_THROWS_AS(bad3.validate(), sia::InvalidArgument);
+  t.min_local = 256;  // > max_local 128: refused when added
+  CHECK_THROWS_WITH_AS(sia::JobModel().add_type(t), "JobModel.types['x'].min_local: 256 > max_local 128",
+                       sia::InvalidArgument);
+  CHECK_THROWS_WITH_AS(sia::JobModel().grad(sia::GradParams{-1, 2}), doctest::Contains("JobModel.grad"),
+                       sia::InvalidArgument);
   // Invalid configurations are simply not usable.
   CHECK(m.goodput(x, sia::ConfigurationSpec{0, 2, 1}) == 0.0);
   CHECK(m.goodput(x, sia::ConfigurationSpec{0, 0, 0}) == 0.0);
+}
+
+// Each setter refuses a bad value at once, naming the field and the value (issue 15).
+TEST_CASE("goodput.job_model.setters_validate") {
+  using sia::InvalidArgument;
+  CHECK_THROWS_WITH_AS(sia::JobModel().init_batch_size(-1),
+                       "JobModel.init_batch_size: must be a finite number in (0, 1e12], got -1", InvalidArgument);
+  CHECK_THROWS_WITH_AS(sia::JobModel().init_batch_size(std::nan("")), doctest::Contains("got nan"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(sia::JobModel().max_batch_size(1e13), doctest::Contains("JobModel.max_batch_size"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(sia::JobModel().microbatches(0), "JobModel.microbatches: must be >= 1, got 0", InvalidArgument);
+  CHECK_THROWS_WITH_AS(sia::JobModel().candidates(0), doctest::Contains("JobModel.candidates"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(sia::JobModel().kind(static_cast<sia::JobKind>(9)), doctest::Contains("JobModel.kind"),
+                       InvalidArgument);
+  sia::TypeModel t = known_type("x");
+  t.stages = 0;
+  CHECK_THROWS_WITH_AS(sia::JobModel().add_type(t), "JobModel.types['x'].stages: must be >= 1, got 0", InvalidArgument);
+  t = known_type("");
+  CHECK_THROWS_WITH_AS(sia::JobModel().add_type(t), doctest::Contains("empty GPU type name"), InvalidArgument);
+  t = known_type("x");
+  t.perf->alpha_c = -1;
+  CHECK_THROWS_WITH_AS(sia::JobModel().add_type(t), doctest::Contains("JobModel.types['x'].perf"), InvalidArgument);
+  // A refused value leaves the model as it was.
+  sia::JobModel m = sia::JobModel().init_batch_size(32);
+  CHECK_THROWS_AS(m.init_batch_size(0), InvalidArgument);
+  CHECK(m.init_batch_size() == 32);
+}
+
+// Without gradient statistics an adaptive job runs at its initial batch size (the smallest its GPUs
+// hold), not the largest the limits allow; with them it tunes its batch.
+TEST_CASE("goodput.job_model.no_grad_starts_at_init_batch") {
+  sia::JobModel m = sia::JobModel().init_batch_size(32).max_batch_size(2048).add_type(known_type("x"));
+  const sia::GpuTypeSpec x("x", 4, 4);
+  CHECK(m.batch_size(x, sia::ConfigurationSpec{0, 1, 1}).global_batch == 32);
+  CHECK(m.batch_size(x, sia::ConfigurationSpec{0, 1, 2}).global_batch == 32);
+  // 8 GPUs x min_local 8 = 64 > 32: the smallest batch the GPUs hold.
+  CHECK(m.batch_size(x, sia::ConfigurationSpec{0, 2, 8}).global_batch == 64);
+  CHECK(m.goodput(x, sia::ConfigurationSpec{0, 2, 8}) > 0.0);
+  // A configuration whose smallest batch exceeds max_batch_size is not usable, as with statistics.
+  sia::JobModel small = sia::JobModel().init_batch_size(32).max_batch_size(32).add_type(known_type("x"));
+  CHECK(small.goodput(x, sia::ConfigurationSpec{0, 2, 8}) == 0.0);
+  // With statistics the batch is tuned (here: larger than the initial one on 1 GPU).
+  m.grad(sia::GradParams{0.5, 20.0});
+  CHECK(m.batch_size(x, sia::ConfigurationSpec{0, 1, 1}).global_batch > 32);
+  // Strong-scaling jobs keep their fixed batch with or without statistics.
+  sia::JobModel s = sia::JobModel().kind(sia::JobKind::strong_scaling).init_batch_size(32).max_batch_size(256);
+  s.add_type(known_type("x"));
+  CHECK(s.batch_size(x, sia::ConfigurationSpec{0, 1, 2}).global_batch == 256);
 }
 
 TEST_CASE("goodput.job_model.seed_type_model") {

@@ -27,8 +27,10 @@ namespace sia {
  * `max_gpus_ever()` -> std::optional<int> (rule off), `pipeline_sizes()` -> std::vector<int> (hybrid: GPUs
  * per pipeline on each GPU type, 0 = not there; valid_configs.hpp), `max_pipelines_ever()` -> std::optional<int>
  * (hybrid: the 2x rule in pipelines), `current()` -> std::optional<CurrentAllocation>
- * (none), `batch_size(t, c)` (HasBatchSize), `weight()` (1, HasWeight) and `tenant()` (none, HasTenant;
- * concepts/tenancy.hpp). The round calls `goodput` with the library's
+ * (none), `batch_size(t, c)` (HasBatchSize), `gpu_limit(t)` (HasGpuLimit), `weight()` (1, HasWeight) and
+ * `tenant()` (none, HasTenant; concepts/tenancy.hpp). Each has a public concept, `describe_job_type<J, G>()`
+ * reports which a type provides and `using sia_members = JobMembers<...>` makes a misspelt one a compile
+ * error (job_members.hpp). The round calls `goodput` with the library's
  * configuration type: a scheduler's job satisfies `Job<J, MyGpuType, ConfigurationSpec>`.
  */
 template <class J, class G, class C>

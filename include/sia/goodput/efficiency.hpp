@@ -2,7 +2,7 @@
 /// @file goodput/efficiency.hpp
 /// @brief Statistical efficiency from gradient statistics (Pollux / AdaScale gain).
 ///
-/// Reference: sia-reference-behaviour.md §1.3. With `scale = batch / init_batch_size`:
+/// Pollux (OSDI 2021) §3.1, as the reference code computes it. With `scale = batch / init_batch_size`:
 /// @code
 /// gain(batch)       = (var + sqr) / (var / scale + sqr)     (1 when the denominator is not > 0)
 /// efficiency(batch) = gain(batch) / scale

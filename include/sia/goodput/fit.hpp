@@ -1,6 +1,7 @@
 #pragma once
 /// @file goodput/fit.hpp
-/// @brief Fitting PerfParams to observed step times (sia-reference-behaviour.md §1.2).
+/// @brief Fitting PerfParams to observed step times, with the objective, bounds and priors of the
+/// authors' reference code.
 ///
 /// The objective is the reference's (`goodput.py:_obj_fn`):
 /// @code

@@ -1,7 +1,7 @@
 #pragma once
 /// @file goodput/goodput_function.hpp
 /// @brief Goodput = throughput x statistical efficiency, and the goodput-maximising batch size
-/// of a configuration (sia-reference-behaviour.md §1.4).
+/// of a configuration (Pollux, OSDI 2021).
 ///
 /// Usage:
 /// @code

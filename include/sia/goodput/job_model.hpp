@@ -20,7 +20,7 @@
 ///      `T_Y(N, G, b, s) = T_Y^seed(1, 1, b, s) * T_X(N, G, b, s) / T_X(1, 1, b, s)`, batch optimised
 ///      within Y's own limits on Y's topology; 1-GPU configurations use Y's seed directly (Eq. 1 is
 ///      exact there); no seed: not usable.
-///    - `reference` (sia-reference-behaviour.md §2): X's optimised goodput on
+///    - `reference` (the authors' simulator): X's optimised goodput on
 ///      `ceil(G / X.gpus_per_node)` nodes with X's batch limits, times `xput1(Y) / xput1(X)` (the
 ///      max/max 1-GPU throughputs, TypeModel::xput1). Put the types in cluster order.
 ///    - `equal` (the paper's "No Prof" ablation, §5.7: no profiles at all): Y is assumed to run as X
@@ -41,7 +41,8 @@
 /// rigid jobs run the fixed global batch `max_batch_size` (BatchLimits::tune = false); hybrid
 /// jobs use the pipeline model (pipeline.hpp) with TypeModel::stages GPUs per pipeline and
 /// `microbatches` micro-batches (no projection across types: the stage count differs per type).
-/// Gradient statistics are optional: without them the efficiency is 1 (goodput = throughput).
+/// Gradient statistics are optional: without them the efficiency is 1 (goodput = throughput) and an
+/// adaptive job keeps its initial batch size (grad()).
 /// The result is never NaN.
 
 #include <sia/concepts/goodput_model.hpp>
@@ -107,44 +108,25 @@ struct TypeModel {
  */
 class JobModel {
  public:
-  JobModel& kind(JobKind k) {
-    kind_ = k;
-    return *this;
-  }
-  JobModel& init_batch_size(double b) {
-    init_batch_ = b;
-    return *this;
-  }
+  // Each setter checks its own value and throws InvalidArgument naming the field and the value
+  // ("JobModel.init_batch_size: must be a finite number in (0, 1e12], got -1"); validate() adds the
+  // checks that relate fields (max_batch_size >= init_batch_size, known_type, local batch ranges).
+  JobModel& kind(JobKind k);
+  JobModel& init_batch_size(double b);
   /// Largest global batch (adaptive) or the fixed global batch (strong-scaling, rigid, hybrid cap).
-  JobModel& max_batch_size(double b) {
-    max_batch_ = b;
-    return *this;
-  }
-  JobModel& grad(std::optional<GradParams> g) {
-    grad_ = g;
-    return *this;
-  }
-  JobModel& projection(ProjectionMode m) {
-    mode_ = m;
-    return *this;
-  }
-  JobModel& first_placement(FirstPlacement f) {
-    first_ = f;
-    return *this;
-  }
-  JobModel& known_type(std::string name) {
-    known_type_ = std::move(name);
-    return *this;
-  }
-  JobModel& microbatches(int m) {
-    microbatches_ = m;
-    return *this;
-  }
-  JobModel& candidates(int n) {
-    candidates_ = n;
-    return *this;
-  }
-  /// Adds (or replaces, by name) the model of one type.
+  JobModel& max_batch_size(double b);
+  /// Gradient statistics. Without them an adaptive job runs at its initial batch size (or the smallest
+  /// global batch its GPUs hold, min_local per GPU, within max_batch_size): the statistical efficiency
+  /// that makes a larger batch worth its cost is unknown until the job reports them, and efficiency 1
+  /// would always favour the largest batch.
+  JobModel& grad(std::optional<GradParams> g);
+  JobModel& projection(ProjectionMode m);
+  JobModel& first_placement(FirstPlacement f);
+  JobModel& known_type(std::string name);
+  JobModel& microbatches(int m);
+  JobModel& candidates(int n);
+  /// Adds (or replaces, by name) the model of one type; checks the type's own fields (name, perf, seed,
+  /// local batch range, node size, xput1, stages, max_nodes) and throws InvalidArgument naming the first bad one.
   JobModel& add_type(TypeModel t);
 
   [[nodiscard]] JobKind kind() const noexcept { return kind_; }
@@ -184,6 +166,9 @@ class JobModel {
   }
 
  private:
+  /// limits(tm) for a configuration of `gpus` GPUs: an adaptive job without gradient statistics gets
+  /// only its smallest valid batch, max(init_batch_size, min_local * gpus).
+  [[nodiscard]] BatchLimits limits_at(const TypeModel& tm, int gpus) const noexcept;
   [[nodiscard]] const TypeModel* known() const noexcept;
   [[nodiscard]] double xput1(const TypeModel& tm) const noexcept;
   [[nodiscard]] GoodputChoice first_placement_value(const TypeModel& y, int nodes, int gpus) const noexcept;

@@ -1,7 +1,7 @@
 #pragma once
 /// @file goodput/pipeline.hpp
 /// @brief GPipe model of hybrid-parallel jobs: a P-GPU pipeline replicated by data parallelism
-/// (paper §3.4 "Support for other parallelization techniques"; sia-reference-behaviour.md §4 PMP).
+/// (paper §3.4 "Support for other parallelization techniques"; the reference code's PMP model).
 ///
 /// With S stages (= P GPUs per pipeline), M micro-batches of size m per pipeline and step,
 /// D data-parallel pipelines on N nodes (G = D * S GPUs):

@@ -12,7 +12,7 @@
 /// i.e. B keeps A's compute:communication scaling and its own single-GPU speed. `T_B(1, 1, ...)`
 /// comes from B's 1-GPU model (fitted on B's seed profile: all network terms pinned).
 ///
-/// The reference simulator's variant (sia-reference-behaviour.md §2) scales the known type's goodput
+/// The reference simulator's variant scales the known type's goodput
 /// by the constant ratio of 1-GPU throughputs `max(local_bsz)/max(step_time)` (one_gpu_throughput()).
 /// JobModel (job_model.hpp) applies either; this header holds the formulas they share with
 /// `sia_fit_profiles` and the simulator.

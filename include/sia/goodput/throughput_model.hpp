@@ -2,7 +2,7 @@
 /// @file goodput/throughput_model.hpp
 /// @brief Pollux's seven-parameter throughput model (PerfParams) and its formulas.
 ///
-/// Reference: sia-reference-behaviour.md §1.1 (`goodput.py`), Pollux (OSDI 2021) §3.2.
+/// Reference: the authors' `goodput.py`, Pollux (OSDI 2021) §3.2.
 /// With N nodes, R data-parallel replicas, local ("atomic") batch b per GPU and s extra
 /// accumulation micro-steps:
 /// @code

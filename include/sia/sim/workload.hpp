@@ -1,6 +1,6 @@
 #pragma once
 /// @file sim/workload.hpp
-/// @brief Workloads: the CSV format of product.md §4 (`name,time,application,num_replicas,batch_size[,category]`),
+/// @brief Workloads: the CSV format (`name,time,application,num_replicas,batch_size[,category]`),
 /// a file or a directory of files, and the synthetic Philly-like workload of the embedded default.
 
 #include <sia/concepts/job.hpp>
