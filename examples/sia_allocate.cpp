@@ -15,8 +15,8 @@
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 #include <sia/round.hpp>
-#include <sia/round_state_json.hpp>
 #include <sia/round_log.hpp>
+#include <sia/round_state_json.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -120,12 +120,12 @@ inline constexpr std::size_t job_member_count = 13;
 }
 /// What the round assumes when the member is absent.
 [[nodiscard]] constexpr std::string_view default_of(JobMember m) noexcept {
-  constexpr std::array<std::string_view, job_member_count> s{"true",         "0",
-                                                             "0",            "30",
-                                                             "1",            "pipeline_size() on every type",
-                                                             "rule off",     "rule off",
-                                                             "waiting",      "no batch size reported",
-                                                             "no limit",     "1",
+  constexpr std::array<std::string_view, job_member_count> s{"true",     "0",
+                                                             "0",        "30",
+                                                             "1",        "pipeline_size() on every type",
+                                                             "rule off", "rule off",
+                                                             "waiting",  "no batch size reported",
+                                                             "no limit", "1",
                                                              "none"};
   return s[static_cast<std::size_t>(m)];
 }
@@ -151,12 +151,18 @@ struct JobTypeDescription {
 template <class J, class G>
 [[nodiscard]] constexpr JobTypeDescription describe_job_type() noexcept {
   JobTypeDescription d;
-  d.members = {HasPreemptible<J>,      HasAge<J>,
-               HasRestarts<J>,         HasRestartCost<J>,
-               HasPipelineSize<J>,     HasPipelineSizes<J>,
-               HasMaxPipelinesEver<J>, HasMaxGpusEver<J>,
-               HasCurrentAllocation<J>, HasBatchSize<J, G, ConfigurationSpec>,
-               HasGpuLimit<J, G>,      HasWeight<J>,
+  d.members = {HasPreemptible<J>,
+               HasAge<J>,
+               HasRestarts<J>,
+               HasRestartCost<J>,
+               HasPipelineSize<J>,
+               HasPipelineSizes<J>,
+               HasMaxPipelinesEver<J>,
+               HasMaxGpusEver<J>,
+               HasCurrentAllocation<J>,
+               HasBatchSize<J, G, ConfigurationSpec>,
+               HasGpuLimit<J, G>,
+               HasWeight<J>,
                HasTenant<J>};
   return d;
 }

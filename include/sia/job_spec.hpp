@@ -52,7 +52,7 @@ class JobSpec {
   [[nodiscard]] const std::optional<int>& max_gpus_ever() const noexcept { return max_gpus_ever_; }
   [[nodiscard]] const std::optional<CurrentAllocation>& current() const noexcept { return current_; }
   /// Multiplies the job's whole term of the objective (utility when it runs, the λ penalty when it
-  /// waits; product.md §2 step 7): finite and > 0, default 1.
+  /// waits; docs/decision.md): finite and > 0, default 1.
   [[nodiscard]] double weight() const noexcept { return weight_; }
   /// The tenant the job belongs to (RoundOptions::tenants); empty = none.
   [[nodiscard]] const std::string& tenant() const noexcept { return tenant_; }

@@ -7,8 +7,8 @@
 #include <sia/configuration.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/solver.hpp>
-#include <sia/tenant_spec.hpp>
 #include <sia/round_log.hpp>
+#include <sia/tenant_spec.hpp>
 #include <sia/warm_start.hpp>
 
 #include <chrono>

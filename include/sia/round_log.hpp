@@ -38,9 +38,9 @@ struct RoundEvent {
   std::ptrdiff_t candidates = -1;      ///< (job, configuration) pairs with goodput > 0: the binary variables
   std::ptrdiff_t unevaluated = -1;     ///< jobs not evaluated before the time limit (0 normally)
   // solve
-  std::string_view backend;                                    ///< backend name (solve, done)
-  std::string_view status;                                     ///< backend status (solve) or round status (done)
-  long long nodes = -1;                                        ///< branch-and-bound nodes, when the backend says
+  std::string_view backend;                                      ///< backend name (solve, done)
+  std::string_view status;                                       ///< backend status (solve) or round status (done)
+  long long nodes = -1;                                          ///< branch-and-bound nodes, when the backend says
   double objective = std::numeric_limits<double>::quiet_NaN();   ///< solve, done
   double best_bound = std::numeric_limits<double>::quiet_NaN();  ///< solve, done
   /// |objective - best_bound| / max(|objective|, 1e-9) (solve, done), NaN without both.

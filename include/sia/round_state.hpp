@@ -30,7 +30,7 @@ struct JobRoundState {
   /// Empty = it holds nothing (it never ran, was stopped, or lost its GPUs to failed nodes).
   std::optional<CurrentAllocation> current;
   /// Seconds since the job was submitted. It grows by the elapsed time every round whatever the job
-  /// did — a restart does not reset it: the restart factor (product.md §2 step 2) weighs the time
+  /// did — a restart does not reset it: the restart factor (README.md, "What a round does", step 3) weighs the time
   /// lost to restarts, `restarts` × restart cost, against this whole age.
   double age_s = 0.0;
   /// How many times the job (re)started after its first start: each round in which it gets GPUs with

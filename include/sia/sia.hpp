@@ -29,9 +29,9 @@
 #include <sia/milp/solver.hpp>
 #include <sia/placement.hpp>
 #include <sia/round.hpp>
+#include <sia/round_log.hpp>
 #include <sia/round_state.hpp>
 #include <sia/tenant_spec.hpp>
-#include <sia/round_log.hpp>
 #include <sia/valid_configs.hpp>
 #include <sia/version.hpp>
 #include <sia/warm_start.hpp>

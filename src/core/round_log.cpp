@@ -8,12 +8,18 @@ namespace sia {
 
 std::string_view to_string(RoundPhase p) noexcept {
   switch (p) {
-    case RoundPhase::problem: return "problem";
-    case RoundPhase::solve: return "solve";
-    case RoundPhase::fallback: return "fallback";
-    case RoundPhase::prices: return "prices";
-    case RoundPhase::placement: return "placement";
-    case RoundPhase::done: return "done";
+    case RoundPhase::problem:
+      return "problem";
+    case RoundPhase::solve:
+      return "solve";
+    case RoundPhase::fallback:
+      return "fallback";
+    case RoundPhase::prices:
+      return "prices";
+    case RoundPhase::placement:
+      return "placement";
+    case RoundPhase::done:
+      return "done";
   }
   return "unknown";
 }

@@ -3,9 +3,9 @@
 // compile-fail test (tests/static/compile_fail/, ctest static.compile_fail.*).
 #include <doctest/doctest.h>
 
-#include <sia/job_members.hpp>
 #include <sia/generic_round.hpp>
 #include <sia/gpu_type_spec.hpp>
+#include <sia/job_members.hpp>
 
 #include <algorithm>
 #include <optional>

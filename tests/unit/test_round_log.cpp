@@ -115,8 +115,8 @@ TEST_CASE("round_log.fallback_and_options") {
   CHECK(r.fallback);
   std::vector<RoundPhase> phases;
   for (const auto& s : seen) phases.push_back(s.event.phase);
-  CHECK(phases == std::vector<RoundPhase>{RoundPhase::problem, RoundPhase::solve, RoundPhase::fallback,
-                                          RoundPhase::done});
+  CHECK(phases ==
+        std::vector<RoundPhase>{RoundPhase::problem, RoundPhase::solve, RoundPhase::fallback, RoundPhase::done});
   CHECK(seen[1].status == "no_solution");
   CHECK(seen[2].line.find("greedy fallback") != std::string::npos);
   CHECK(seen.back().status == to_string(r.status));
