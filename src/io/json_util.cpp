@@ -274,8 +274,11 @@ void JsonContext::fail(std::string_view path, std::string_view message) const {
     if (colon != std::string_view::npos && colon > 0) {
       const std::string_view inner = message.substr(0, colon);
       if (inner.find_first_of(" ,") == std::string_view::npos) {
-        if (const auto found = locator_->find(inner); found && found->whole_path)
-          fail_at(found->offset, inner, message.substr(colon + 2));
+        if (const auto found = locator_->find(inner); found && found->whole_path) {
+          const std::string_view reason = message.substr(colon + 2);
+          const bool at_key = reason.substr(0, 13) == "unknown field" && found->key;
+          fail_at(at_key ? *found->key : found->offset, inner, reason);
+        }
       }
     }
   }

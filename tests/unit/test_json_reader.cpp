@@ -124,6 +124,9 @@ TEST_CASE("io.json_reader.content_errors_name_line_and_column") {
   // The model form's own parser names the path; its message is positioned by that path.
   text = request_with(R"({"id": "j3", "model": {"init_batch_size": 0}})");
   CHECK(request_error(text).find("req.json:" + position_of(text, "0}}") + ": jobs[3].model.init_batch_size: ") == 0);
+  text = request_with(R"({"id": "j3", "model": {"init_batch_size": 8, "colour": 1}})");
+  CHECK(request_error(text).find("req.json:" + position_of(text, "\"colour\"") +
+                                 ": jobs[3].model.colour: unknown field") == 0);
 }
 
 TEST_CASE("io.json_reader.public_reader_names_positions") {
