@@ -107,6 +107,12 @@ struct RoundResult {
   std::vector<std::string> unmet;
   /// Running jobs (with a `current` allocation) left without GPUs by the returned allocation.
   std::vector<std::string> preempted;
+  /// Jobs left without GPUs because of tenants (RoundOptions::tenants): one of their configurations
+  /// fits the GPUs the allocation leaves free, but each such one would break their tenant's cap or
+  /// another tenant's guarantee. In input order.
+  std::vector<std::string> tenant_capped;
+  /// GPUs each tenant's jobs use in the returned allocation (indexed like RoundOptions::tenants).
+  std::vector<int> tenant_gpus;
   bool fallback = false;  ///< allocation came from the greedy fallback
   std::string message;    ///< detail for non-optimal statuses
   /// What the next round can start from (RoundOptions::warm_start): this round's capacity-row

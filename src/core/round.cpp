@@ -472,6 +472,13 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
         res.evicted.push_back(d.job);
       }
     }
+  // Tenants (docs/decision.md "Tenants"): who waits because of them, and what each tenant holds.
+  if (!pb.tenants.empty()) {
+    const auto held = held_by_tenants(pb, req, choice);
+    for (std::size_t i = 0; i < n; ++i)
+      if (held[i]) res.tenant_capped.push_back(res.decisions[i].job);
+    res.tenant_gpus = tenant_gpus(pb, choice);
+  }
   // From the final allocation (after tie rules and placement), in input order.
   for (std::size_t i = 0; i < n; ++i) {
     const JobDecision& d = res.decisions[i];

@@ -1,6 +1,8 @@
 // Tenants' caps and guarantees as rows of the round (tenants.hpp, docs/decision.md "Tenants").
 #include "core/tenants.hpp"
 
+#include "core/capacity_use.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <utility>
@@ -128,6 +130,38 @@ bool TenantUse::within_bounds() const {
   for (std::size_t r = 0; r < rows_.size(); ++r)
     if (used_[r] > rows_[r].bound) return false;
   return true;
+}
+
+std::vector<char> held_by_tenants(const Problem& pb, const Requirements& req, const Choice& ch) {
+  std::vector<char> out(pb.num_jobs(), 0);
+  if (pb.tenants.empty()) return out;
+  CapacityUse capacity(pb.set);
+  TenantUse use(pb, tenant_rows(pb, req));
+  for (std::size_t i = 0; i < pb.num_jobs(); ++i)
+    if (ch[i] >= 0) {
+      const Entry& e = pb.valid[i][static_cast<std::size_t>(ch[i])];
+      capacity.add(e.config);
+      use.add(i, e);
+    }
+  for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
+    if (ch[i] >= 0) continue;
+    bool fits_capacity = false, fits_both = false;
+    for (const Entry& e : pb.valid[i]) {
+      if (!capacity.fits(e.config)) continue;
+      fits_capacity = true;
+      fits_both = fits_both || use.fits(i, e);
+    }
+    out[i] = fits_capacity && !fits_both ? 1 : 0;
+  }
+  return out;
+}
+
+std::vector<int> tenant_gpus(const Problem& pb, const Choice& ch) {
+  std::vector<int> out(pb.tenants.size(), 0);
+  for (std::size_t i = 0; i < pb.num_jobs(); ++i)
+    if (ch[i] >= 0 && pb.tenant[i] >= 0)
+      out[static_cast<std::size_t>(pb.tenant[i])] += pb.valid[i][static_cast<std::size_t>(ch[i])].gpus;
+  return out;
 }
 
 bool tenants_respected(const Problem& pb, const Requirements& req, const Choice& ch) {

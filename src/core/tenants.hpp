@@ -45,6 +45,16 @@ class TenantUse {
   std::vector<long long> used_;
 };
 
+/**
+ * @brief Per job: 1 when the job gets no GPUs in `ch` although one of its configurations fits the
+ * GPUs `ch` leaves free, and every such configuration is refused by a tenant row (its tenant's cap,
+ * or another tenant's guarantee) — the job waits because of tenants, not capacity.
+ */
+[[nodiscard]] std::vector<char> held_by_tenants(const Problem& pb, const Requirements& req, const Choice& ch);
+
+/// GPUs the jobs of each tenant use in `ch` (indexed like Problem::tenants).
+[[nodiscard]] std::vector<int> tenant_gpus(const Problem& pb, const Choice& ch);
+
 /// Does allocation `ch` respect every tenant row?
 [[nodiscard]] bool tenants_respected(const Problem& pb, const Requirements& req, const Choice& ch);
 

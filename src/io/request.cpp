@@ -779,6 +779,13 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
   if (!result.unmet.empty()) d["unmet"] = result.unmet;
   if (!result.evicted.empty()) d["evicted"] = result.evicted;
   if (!result.preempted.empty()) d["preempted"] = result.preempted;
+  if (!result.tenant_capped.empty()) d["tenant_capped"] = result.tenant_capped;
+  if (!result.tenant_gpus.empty() && result.tenant_gpus.size() == request.options.tenants.size()) {
+    const auto& tenants = request.options.tenants;
+    ojson t = ojson::object();
+    for (std::size_t k = 0; k < tenants.size(); ++k) t[tenants[k].name] = ojson{{"gpus", result.tenant_gpus[k]}};
+    d["tenants"] = std::move(t);
+  }
   if (result.fallback) d["fallback"] = true;  // the backend gave nothing usable: greedy allocation
   if (!result.message.empty()) d["message"] = result.message;
   return d.dump(pretty ? 2 : -1, ' ', false, ojson::error_handler_t::replace);
