@@ -140,14 +140,14 @@ std::vector<char> held_by_tenants(const Problem& pb, const Requirements& req, co
   for (std::size_t i = 0; i < pb.num_jobs(); ++i)
     if (ch[i] >= 0) {
       const Entry& e = pb.valid[i][static_cast<std::size_t>(ch[i])];
-      capacity.add(e.config);
+      capacity.add(e.config, e.gpus);
       use.add(i, e);
     }
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
     if (ch[i] >= 0) continue;
     bool fits_capacity = false, fits_both = false;
     for (const Entry& e : pb.valid[i]) {
-      if (!capacity.fits(e.config)) continue;
+      if (!capacity.fits(e.config, e.gpus)) continue;
       fits_capacity = true;
       fits_both = fits_both || use.fits(i, e);
     }
