@@ -298,7 +298,7 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
 namespace sia::detail::native {
 
 double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam, double budget, int modulus,
-                          const std::vector<int>& rows, std::size_t max_states) {
+                          const std::vector<int>& rows, std::size_t max_states, double* work_left) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   const int K = static_cast<int>(rows.size()), C = cls.size();
@@ -329,7 +329,8 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
                     std::min<std::size_t>(static_cast<std::size_t>(cls.mult[static_cast<std::size_t>(c)]), states)) *
                 static_cast<double>(states) * moves;
     }
-    if (work > 5e7) return 0.0;
+    if (work > (work_left != nullptr ? *work_left : 5e7)) return 0.0;
+    if (work_left != nullptr) *work_left -= work;
   }
   // Residual of the base modulo M, and each class's cheap moves as residue shifts.
   std::vector<long long> R(static_cast<std::size_t>(K));
@@ -431,6 +432,7 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
   // Each modulus skips itself when its work would exceed ~5e7 operations (see above).
   constexpr std::size_t kStates = 1u << 16;
   double lift = 0.0;
+  double work_left = 5e7;
   for (int M : {2, 4, 8, 16}) {
     // As many rows as M^rows <= kStates allows, the dearest first.
     std::size_t states = 1;
@@ -441,7 +443,7 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
     }
     std::vector<int> rows(by_price.begin(), by_price.begin() + n);
     std::sort(rows.begin(), rows.end());
-    lift = std::max(lift, modular_cost_bound(rel, lam, budget, M, rows, kStates));
+    lift = std::max(lift, modular_cost_bound(rel, lam, budget, M, rows, kStates, &work_left));
     if (lift >= budget) break;
   }
   return lift;
