@@ -12,7 +12,10 @@
 #include <sia/configuration_set.hpp>
 #include <sia/goodput_table.hpp>
 #include <sia/milp/factory.hpp>
+#include <sia/request.hpp>
 #include <sia/round.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -309,5 +312,36 @@ TEST_CASE("rigid_count.only_needed_thresholds") {
         c, std::vector<JobSpec>{rigid("a", 6, "T"), rigid("b", 6, "T"), fixed("c", 2, "T"), fixed("d", 2, "T")}, o);
     for (const auto& d : r.decisions) CHECK(d.config.has_value());
     check_placements(c, r);
+  }
+}
+
+TEST_CASE("rigid_count.json_form") {
+  // The same example through the JSON request and decision (sia_allocate's form), every backend.
+  for (const auto& backend : available_milp_solvers()) {
+    CAPTURE(backend);
+    const nlohmann::json in = {{"cluster", {{"gpu_types", {{{"name", "T"}, {"nodes", 2}, {"gpus_per_node", 8}}}}}},
+                               {"policy", {{"backend", backend}}},
+                               {"jobs",
+                                {{{"id", "ten"},
+                                  {"kind", "rigid"},
+                                  {"min_gpus", 10},
+                                  {"max_gpus", 10},
+                                  {"goodput", {{{"gpu_type", "T"}, {"gpus", 10}, {"value", 1}}}}},
+                                 {{"id", "six"},
+                                  {"kind", "rigid"},
+                                  {"min_gpus", 6},
+                                  {"max_gpus", 6},
+                                  {"goodput", {{{"gpu_type", "T"}, {"gpus", 6}, {"value", 1}}}}}}}};
+    const Request req = parse_request(in.dump(), "rigid.json");
+    const RoundResult r = run_round(req.cluster, req.jobs, req.options);
+    const auto out = nlohmann::json::parse(decision_to_json(req, r));
+    CHECK(out["status"] == "optimal");
+    REQUIRE(out["allocations"].size() == 2);
+    CHECK(out["allocations"][0]["job"] == "ten");
+    CHECK(out["allocations"][0]["gpus"] == 10);
+    CHECK(out["allocations"][0]["config_gpus"] == 16);
+    CHECK(out["allocations"][1]["gpus"] == 6);
+    CHECK(out["allocations"][1]["config_gpus"] == 8);
+    CHECK((!out.contains("unallocated") || out["unallocated"].empty()));
   }
 }
