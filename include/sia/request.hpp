@@ -20,8 +20,12 @@ namespace sia {
 /// @brief A parsed `sia_allocate` request: everything run_round() needs.
 struct Request {
   ClusterSpec cluster;        ///< GPU types, reservations, node names, failed nodes
-  std::vector<JobSpec> jobs;  ///< in request order; goodput tables are attached as goodput functions
-  RoundOptions options;       ///< the request's `policy` over RoundOptions' defaults
+  std::vector<JobSpec> jobs;  ///< the accepted jobs, in request order; goodput tables are attached as goodput functions
+  RoundOptions options;       ///< the request's `policy` (and `options.strict`) over RoundOptions' defaults
+  /// Jobs of the request rejected by the parser (job-level errors, `options.strict` false), in
+  /// request order: `index` is the position in the request's `jobs` array, `field` the JSON path.
+  /// They are not in `jobs`; decision_to_json() puts them back in request order.
+  std::vector<RejectedJob> rejected;
 };
 
 /// @brief Sizes beyond which a request is rejected as absurd rather than attempted.
@@ -52,6 +56,11 @@ struct RequestLimits {
  * placements (unknown node, more GPUs than the node has, a GPU held twice, a size that disagrees
  * with the configuration).
  *
+ * Job-level errors (anything wrong inside one entry of `jobs`, except its id duplicating another)
+ * reject that job alone (Request::rejected) unless the request says `"options": {"strict": true}`;
+ * request-level errors (JSON syntax, cluster, policy, warm start, options, duplicate job ids,
+ * sizes) always throw.
+ *
  * @param json_text    the request
  * @param source_name  prefix of error messages (a file name, "<stdin>"); may be empty
  * @throws InvalidArgument naming the source and the field, e.g.
@@ -73,8 +82,9 @@ struct RequestLimits {
  *
  * Fields: `status`, `objective`, `best_bound`, `backend`, `solve_ms`, `allocations` (job,
  * gpu_type, nodes, gpus; `batch_size`/`local_batch`/`accumulation_steps` when the round chose a
- * batch size; `placement` [{node, gpus, gpu_ids}] when it computed one), `unallocated`, and, when
- * non-empty, `prices`, `unmet`, `preempted`, `evicted`, `fallback` (true when the allocation is the greedy
+ * batch size; `placement` [{node, gpus, gpu_ids}] and `placement_status` when it computed one),
+ * `unallocated` ([{job, reason, detail}]), and, when non-empty, `rejected` ([{job, field, reason}]),
+ * `prices`, `unmet`, `preempted`, `evicted`, `fallback` (true when the allocation is the greedy
  * fallback because the backend produced none) and `message`. Numbers are printed so that they read
  * back as the same double; NaN or infinite values (an unknown bound) print as null.
  *

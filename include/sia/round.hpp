@@ -7,11 +7,13 @@
 #include <sia/configuration.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/solver.hpp>
+#include <sia/placement.hpp>
 #include <sia/round_log.hpp>
 #include <sia/tenant_spec.hpp>
 #include <sia/warm_start.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -59,6 +61,13 @@ struct RoundOptions {
   /// Observer of the round (round_log.hpp): one event per phase with its timing, the problem's size,
   /// the backend's status, nodes, objective, bound and gap. Empty (default): no event is built.
   RoundLog log;
+  /// All-or-nothing input (docs/decision.md, "Rejected jobs"): when true, a job-level error (a job
+  /// field out of range, a `current` allocation that is not a configuration of the cluster, a
+  /// goodput that is NaN or negative, ...) throws InvalidArgument for the whole round. When false
+  /// (default) that job alone is rejected: it is listed in RoundResult::rejected, gets no GPUs,
+  /// and the other jobs are scheduled. Round-level errors (cluster, options, duplicate job ids)
+  /// always throw.
+  bool strict = false;
 };
 
 /// Outcome of a round.
@@ -70,6 +79,31 @@ enum class RoundStatus {
 };
 [[nodiscard]] std::string_view to_string(RoundStatus s) noexcept;
 
+/// Why a job gets no GPUs this round (docs/decision.md, "Reasons"). One per job without GPUs.
+enum class PendingReason {
+  none,                    ///< the job has GPUs
+  rejected,                ///< its input was rejected (RoundResult::rejected says why)
+  not_evaluated,           ///< the round's time limit or a stop came before its configurations were evaluated
+  no_valid_configuration,  ///< no configuration of the up cluster is allowed by its limits, has goodput > 0
+                           ///< and is worth more than waiting
+  unmet,                   ///< non-preemptible, with a usable configuration, but the non-preemptible demand
+                           ///< cannot all be met (it is in RoundResult::unmet)
+  tenant_cap,              ///< its tenant's GPU cap is reached
+  capacity,                ///< none of its usable configurations fits in the up GPUs left after reservations
+                           ///< and non-preemptible running jobs: it would run in a larger cluster
+  outbid,                  ///< a usable configuration fits, but the allocation gives those GPUs to other jobs
+};
+[[nodiscard]] std::string_view to_string(PendingReason r) noexcept;
+
+/// A job the round did not consider because its input is invalid (RoundOptions::strict false).
+struct RejectedJob {
+  std::string job;        ///< its id (may be empty: an id that could not be read)
+  std::size_t index = 0;  ///< its position in the input (the jobs span; the request's `jobs` array)
+  std::string field;      ///< the offending field (JobSpec member, or JSON path in a request)
+  std::string reason;     ///< what is wrong, as the all-or-nothing error would say it
+  bool running = false;   ///< it had a current allocation: it is also in RoundResult::preempted
+};
+
 /// The decision for one job.
 struct JobDecision {
   std::string job;                          ///< job id
@@ -80,6 +114,11 @@ struct JobDecision {
   /// The job must (re)start: its configuration differs from `current`, or its configuration is the
   /// same but its placement differs from a known current placement (docs/decision.md).
   bool changed = false;
+  /// Why the job gets no GPUs (PendingReason::none when it has some), with a short explanation.
+  PendingReason reason = PendingReason::none;
+  std::string detail;
+  /// How placement treated the job (placement.hpp); empty when placements were not computed.
+  std::optional<PlacementStatus> placement_status;
 };
 
 /// Result of a round.
@@ -105,7 +144,8 @@ struct RoundResult {
   std::vector<std::string> evicted;
   /// Non-preemptible jobs (running or waiting) left without GPUs by the returned allocation.
   std::vector<std::string> unmet;
-  /// Running jobs (with a `current` allocation) left without GPUs by the returned allocation.
+  /// Running jobs (with a `current` allocation) left without GPUs by the returned allocation,
+  /// rejected running jobs included.
   std::vector<std::string> preempted;
   /// Jobs left without GPUs because of tenants (RoundOptions::tenants): one of their configurations
   /// fits the GPUs the allocation leaves free, but each such one would break their tenant's cap or
@@ -113,6 +153,9 @@ struct RoundResult {
   std::vector<std::string> tenant_capped;
   /// GPUs each tenant's jobs use in the returned allocation (indexed like RoundOptions::tenants).
   std::vector<int> tenant_gpus;
+  /// Jobs rejected for invalid input (RoundOptions::strict false), in input order. Each has a
+  /// decision without GPUs and PendingReason::rejected; it is not part of the objective.
+  std::vector<RejectedJob> rejected;
   bool fallback = false;  ///< allocation came from the greedy fallback
   std::string message;    ///< detail for non-optimal statuses
   /// What the next round can start from (RoundOptions::warm_start): this round's capacity-row
@@ -151,8 +194,12 @@ struct RoundResult {
  * - Ties (allocations of equal objective) are broken the same way for every backend: the status
  *   quo wins (a running job is not moved or suspended in favour of a job of exactly equal value),
  *   and interchangeable jobs get their configurations in input order (docs/reliability.md).
+ * - A job whose own input is invalid is rejected alone (RoundResult::rejected; docs/decision.md),
+ *   unless `options.strict`. A rejected running job is preempted.
+ * - Every job without GPUs has a JobDecision::reason (PendingReason) and `detail`.
  *
- * @throws InvalidArgument on bad input (names the job, type or field); BackendUnavailable for an
+ * @throws InvalidArgument on bad input of the round (the cluster, the options, duplicate job ids,
+ *         and, with `options.strict`, any job: names the job, type or field); BackendUnavailable for an
  *         unknown `options.backend`. Solver trouble is never thrown: it is reported in
  *         RoundResult::status with a valid allocation.
  */

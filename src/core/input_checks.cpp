@@ -2,11 +2,37 @@
 #include "core/input_checks.hpp"
 
 #include <sia/error.hpp>
+#include <sia/lost_allocations.hpp>
 
 #include <cmath>
+#include <sstream>
 #include <string>
+#include <utility>
 
 namespace sia::detail {
+
+void fail_job(const JobSpec& j, std::size_t i, std::string field, std::string reason) {
+  std::string message = job_label(j, i) + ": " + field + " " + reason;
+  throw JobError(i, std::move(field), std::move(reason), message);
+}
+
+int current_config_index(const ConfigurationSet& set, const ClusterSpec& cluster, const JobSpec& j, std::size_t i) {
+  if (const auto c = current_configuration(set, j)) return *c;
+  const auto& cur = *j.current();
+  std::ostringstream msg;
+  msg << "(" << cur.gpus << " GPUs of type '" << cluster.types[static_cast<std::size_t>(cur.type)].name()
+      << "') is not a configuration of the cluster; GPU counts of that type:";
+  bool any = false;
+  for (const ConfigurationSpec& c : set.configs)
+    if (c.type == cur.type) {
+      msg << ' ' << c.gpus;
+      any = true;
+    }
+  if (!any) msg << " none (all its nodes are down)";
+  msg << " (a job whose GPUs were lost holds nothing: clear its `current`, as sia::advance_round_state and "
+         "sia::forget_lost_allocations do)";
+  fail_job(j, i, "current", msg.str());
+}
 
 std::string job_label(const JobSpec& j, std::size_t i) {
   // Appended piece by piece: g++ 12 -O2 warns falsely (-Wrestrict) on `"job #" + std::to_string(i)`.
@@ -46,10 +72,8 @@ void validate_options(const RoundOptions& o) {
 }
 
 void validate_job(const JobSpec& j, std::size_t i, int cluster_types) {
-  if (j.id().empty()) throw InvalidArgument(job_label(j, i) + ": empty id");
-  auto field = [&](const char* name, const std::string& what) {
-    throw InvalidArgument(job_label(j, i) + ": " + name + " " + what);
-  };
+  auto field = [&](const char* name, const std::string& what) { fail_job(j, i, name, what); };
+  if (j.id().empty()) field("id", "is empty");
   if (j.min_gpus() < 1) field("min_gpus", "must be >= 1 (got " + std::to_string(j.min_gpus()) + ")");
   if (j.max_gpus() < j.min_gpus())
     field("min_gpus", "(" + std::to_string(j.min_gpus()) + ") > max_gpus (" + std::to_string(j.max_gpus()) + ")");

@@ -23,27 +23,6 @@ JobLimits limits_of(const JobSpec& j) {
                    j.pipeline_sizes(), j.max_pipelines_ever()};
 }
 
-// Index of the configuration a job currently holds (configuration_set.hpp: type and count
-// identify it; a rigid job's count may name its footprint).
-int find_current_config(const ConfigurationSet& set, const ClusterSpec& cluster, const JobSpec& j, std::size_t i) {
-  if (const auto c = current_configuration(set, j)) return *c;
-  const auto& cur = *j.current();
-  std::ostringstream msg;
-  msg << job_label(j, i) << ": current allocation (" << cur.gpus << " GPUs of type '"
-      << cluster.types[static_cast<std::size_t>(cur.type)].name()
-      << "') is not a configuration of the cluster; GPU counts of that type:";
-  bool any = false;
-  for (const ConfigurationSpec& c : set.configs)
-    if (c.type == cur.type) {
-      msg << ' ' << c.gpus;
-      any = true;
-    }
-  if (!any) msg << " none (all its nodes are down)";
-  msg << " (a job whose GPUs were lost holds nothing: clear its `current`, as sia::advance_round_state and "
-         "sia::forget_lost_allocations do)";
-  throw InvalidArgument(msg.str());
-}
-
 // Tenants: names unique and non-empty, caps and guarantees non-negative, per-type caps indexed by
 // the cluster's types, and guarantees that the cluster's GPUs (all nodes up, nothing reserved) can
 // hold together.
@@ -84,8 +63,10 @@ int tenant_of(const std::vector<TenantSpec>& tenants, const JobSpec& j, std::siz
     if (tenants[k].name == j.tenant()) return static_cast<int>(k);
   std::string known;
   for (const auto& t : tenants) known += (known.empty() ? "'" : ", '") + t.name + "'";
-  throw InvalidArgument(job_label(j, i) + ": tenant: unknown tenant '" + j.tenant() +
-                        "' (tenants: " + (known.empty() ? std::string("none") : known) + ")");
+  std::string reason =
+      "unknown tenant '" + j.tenant() + "' (tenants: " + (known.empty() ? std::string("none") : known) + ")";
+  const std::string message = job_label(j, i) + ": tenant: " + reason;
+  throw JobError(i, "tenant", std::move(reason), message);  // a job-level error (RoundOptions::strict)
 }
 
 }  // namespace
@@ -143,7 +124,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       candidates = valid_configs(pb.set, lim, type_limit);
     }
     if (j.current()) {
-      pb.current[i] = find_current_config(pb.set, cluster, j, i);
+      pb.current[i] = current_config_index(pb.set, cluster, j, i);
       if (pb.unevaluated > 0) candidates.push_back(ValidConfig{pb.current[i], j.current()->gpus});
       if (!j.preemptible()) {
         pb.required.pinned[i] = 1;
@@ -165,8 +146,13 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(v.config)];
       const auto& type = cluster.types[static_cast<std::size_t>(c.type)];
       const ConfigurationSpec asked{c.type, c.nodes, v.gpus};
-      const double g = j.goodput(type, asked);
-      check_goodput(g, j.id(), type.name(), asked);
+      double g = 0.0;
+      try {
+        g = j.goodput(type, asked);
+        check_goodput(g, j.id(), type.name(), asked);
+      } catch (const InvalidArgument& e) {  // the job's own goodput: a job-level error
+        throw JobError(i, "goodput", e.what(), e.what());
+      }
       if (v.config == pb.current[i]) current_goodput = g;
       if (!(g > 0.0)) continue;
       // A hybrid job's worst configuration is worth its pipeline on the type holding it (the reference's
@@ -180,9 +166,10 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     }
     if (pb.required.pinned[i] && !(current_goodput > 0.0)) {
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
-      throw InvalidArgument(job_label(j, i) + ": non-preemptible and running on " + std::to_string(c.gpus) +
-                            " GPUs of type '" + cluster.types[static_cast<std::size_t>(c.type)].name() +
-                            "', but its goodput there is 0");
+      fail_job(j, i, "current",
+               "is " + std::to_string(c.gpus) + " GPUs of type '" +
+                   cluster.types[static_cast<std::size_t>(c.type)].name() +
+                   "', but the job is non-preemptible and its goodput there is 0");
     }
     restarts[i] = RestartInput{pb.current[i], j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s()};
   }

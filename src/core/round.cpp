@@ -4,6 +4,7 @@
 // rules (ties.cpp), and turns the allocation into decisions with placements.
 #include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
+#include <sia/lost_allocations.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/placement.hpp>
 #include <sia/round.hpp>
@@ -14,6 +15,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -41,6 +44,28 @@ std::string_view to_string(RoundStatus s) noexcept {
       return "error";
   }
   return "error";
+}
+
+std::string_view to_string(PendingReason r) noexcept {
+  switch (r) {
+    case PendingReason::none:
+      return "none";
+    case PendingReason::rejected:
+      return "rejected";
+    case PendingReason::not_evaluated:
+      return "not_evaluated";
+    case PendingReason::no_valid_configuration:
+      return "no_valid_configuration";
+    case PendingReason::unmet:
+      return "unmet";
+    case PendingReason::tenant_cap:
+      return "tenant_cap";
+    case PendingReason::capacity:
+      return "capacity";
+    case PendingReason::outbid:
+      return "outbid";
+  }
+  return "none";
 }
 
 namespace {
@@ -192,12 +217,89 @@ bool on_down_node(const ClusterSpec& cluster, const CurrentAllocation& cur) {
                      [&](const NodeShare& s) { return cluster.is_down(cur.type, s.node); });
 }
 
-RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
-                           MilpSolver& solver, Clock::time_point start) {
+// "2 GPUs of type 'A'" (the GPUs the entry's job uses).
+std::string describe_entry(const Problem& pb, const ClusterSpec& cluster, const Entry& e) {
+  const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(e.config)];
+  std::string s =
+      std::to_string(e.gpus) + " GPUs of type '" + cluster.types[static_cast<std::size_t>(c.type)].name() + "'";
+  if (c.nodes > 1) s += " on " + std::to_string(c.nodes) + " nodes";
+  return s;
+}
+
+// Why each job of the final allocation `choice` waits (docs/decision.md, "Reasons"), in the order
+// of the definitions there: the first that applies.
+void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<const JobSpec> jobs, const Choice& choice,
+                     RoundResult& res) {
+  const std::size_t n = pb.num_jobs();
+  // GPUs left after reservations, failed nodes (both already out of the capacity rows) and the
+  // non-preemptible running jobs that keep their configuration; and GPUs left by the allocation.
+  CapacityUse after_pins(pb.set), after_all(pb.set);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int c = pb.config_of(choice, i);
+    if (c < 0) continue;
+    after_all.add(c);
+    if (pb.required.pinned[i]) after_pins.add(c);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    JobDecision& d = res.decisions[i];
+    if (d.config) continue;
+    const auto& valid = pb.valid[i];
+    if (valid.empty() && i >= n - pb.unevaluated) {
+      d.reason = PendingReason::not_evaluated;
+      d.detail = "the round's time limit (or a stop) came before its configurations were evaluated";
+      continue;
+    }
+    const Entry* smallest = nullptr;  // a usable configuration worth more than waiting, fewest GPUs
+    const Entry* fitting = nullptr;   // one that fits after reservations and pins
+    const Entry* free_now = nullptr;  // one that fits in what the allocation leaves free
+    std::size_t worth = 0;
+    for (const Entry& e : valid) {
+      if (!(pb.gain(e) > 0.0)) continue;
+      ++worth;
+      if (smallest == nullptr || e.gpus < smallest->gpus) smallest = &e;
+      if (fitting == nullptr && after_pins.fits(e.config)) fitting = &e;
+      if (free_now == nullptr && after_all.fits(e.config)) free_now = &e;
+    }
+    if (worth == 0) {
+      d.reason = PendingReason::no_valid_configuration;
+      d.detail = valid.empty()
+                     ? "no configuration of the up cluster meets its limits (min_gpus, max_gpus, kind, 2x rule) "
+                       "with goodput > 0"
+                     : "waiting is worth more than each of its " + std::to_string(valid.size()) +
+                           " usable configurations (utility >= lambda: low goodput or a high restart cost)";
+      continue;
+    }
+    if (!jobs[i].preemptible()) {
+      d.reason = PendingReason::unmet;
+      d.detail = jobs[i].current()
+                     ? "non-preemptible and running, but the non-preemptible jobs kept before it fill the capacity "
+                       "(reservations or failed nodes)"
+                     : "non-preemptible and waiting, but the waiting non-preemptible jobs cannot all start";
+      if (fitting == nullptr) d.detail += "; none of its configurations fits beside the running non-preemptible jobs";
+      continue;
+    }
+    if (fitting == nullptr) {
+      d.reason = PendingReason::capacity;
+      d.detail = "none of its " + std::to_string(worth) +
+                 " usable configurations (smallest: " + describe_entry(pb, cluster, *smallest) +
+                 ") fits in the up GPUs left after reservations and non-preemptible running jobs";
+      continue;
+    }
+    d.reason = PendingReason::outbid;
+    d.detail = free_now != nullptr ? describe_entry(pb, cluster, *free_now) +
+                                         " are free, but the round left it waiting within its relative gap or limits"
+                                   : "it could run on " + describe_entry(pb, cluster, *fitting) +
+                                         ", but the allocation gives those GPUs to jobs of higher total value";
+  }
+}
+
+// `set`: the cluster's configuration set.
+RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
+                           const RoundOptions& options, MilpSolver& solver, Clock::time_point start) {
   // RoundOptions::time_limit bounds the whole call: building stops enumerating at the deadline,
   // the backend gets what is left, and no time left means the greedy fallback.
   const RoundDeadline deadline(start, options.time_limit, options.stop);
-  const Problem pb = build_problem(make_configuration_set(cluster), cluster, jobs, options, &deadline);
+  const Problem pb = build_problem(std::move(set), cluster, jobs, options, &deadline);
   const std::size_t n = pb.num_jobs();
 
   RoundResult res;
@@ -432,6 +534,7 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     for (std::size_t i = 0; i < n; ++i) {
       JobDecision& d = res.decisions[i];
       d.placement = std::move(placed.placements[i]);
+      d.placement_status = placed.status[i];
       // Same configuration on other GPUs (fragmentation, a failed node, a placement that broke the
       // rules) is a restart too: `changed`, and listed in `evicted`.
       if (placed.status[i] != PlacementStatus::dropped && !d.changed && d.config && jobs[i].current() &&
@@ -495,6 +598,92 @@ RoundResult run_round_impl(const ClusterSpec& cluster, std::span<const JobSpec> 
     for (const auto& u : res.unmet) msg += " " + u;
     res.message = res.message.empty() ? msg : msg + "; " + res.message;
   }
+  explain_pending(pb, cluster, jobs, choice, res);
+  res.total_ms = ms_since(start);
+  return res;
+}
+
+// A round that rejects invalid jobs alone (RoundOptions::strict false). The checks that need no
+// goodput (validate_job, the current configuration) run first, over every job; a job whose goodput
+// turns out invalid while the problem is built (NaN, negative, a goodput function that throws
+// InvalidArgument) is rejected then, and the round is built again without it (rare: each such
+// job costs one more build, and builds past the deadline evaluate nothing). A rejected job is no
+// part of the problem: it adds nothing to the objective. Decisions are put back in input order.
+RoundResult run_round_checked(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
+                              MilpSolver& solver, Clock::time_point start) {
+  ConfigurationSet set = make_configuration_set(cluster);
+  if (options.strict) return run_round_impl(std::move(set), cluster, jobs, options, solver, start);
+  std::vector<RejectedJob> rejected;
+  auto reject = [&](const JobError& e, std::size_t index) {
+    RejectedJob r;
+    r.job = jobs[index].id();
+    r.index = index;
+    r.field = e.field();
+    r.reason = e.reason();
+    r.running = jobs[index].current().has_value();
+    rejected.push_back(std::move(r));
+  };
+  {
+    // Duplicate ids are a round-level error (a decision must name one job per id), rejected or not.
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const JobSpec& j = jobs[i];
+      if (!j.id().empty() && !seen.insert(j.id()).second) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+      try {
+        validate_job(j, i, cluster.num_types());
+        if (j.current()) (void)current_config_index(set, cluster, j, i);
+      } catch (const JobError& e) {
+        reject(e, i);
+      }
+    }
+  }
+  std::vector<JobSpec> kept;
+  std::vector<std::size_t> where;  // input position of each job of the round
+  auto keep_all_but_rejected = [&] {
+    std::sort(rejected.begin(), rejected.end(),
+              [](const RejectedJob& x, const RejectedJob& y) { return x.index < y.index; });
+    kept.clear();
+    where.clear();
+    std::size_t r = 0;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (r < rejected.size() && rejected[r].index == i) {
+        ++r;
+        continue;
+      }
+      kept.push_back(jobs[i]);
+      where.push_back(i);
+    }
+  };
+  if (!rejected.empty()) keep_all_but_rejected();
+  RoundResult res;
+  for (;;) {
+    try {
+      res = rejected.empty() ? run_round_impl(set, cluster, jobs, options, solver, start)
+                             : run_round_impl(set, cluster, kept, options, solver, start);
+      break;
+    } catch (const JobError& e) {
+      reject(e, rejected.empty() ? e.index() : where[e.index()]);
+      keep_all_but_rejected();
+    }
+  }
+  if (rejected.empty()) return res;
+  std::vector<JobDecision> all(jobs.size());
+  for (std::size_t k = 0; k < kept.size(); ++k) all[where[k]] = std::move(res.decisions[k]);
+  for (const RejectedJob& rj : rejected) {
+    JobDecision& d = all[rj.index];
+    d.job = rj.job;
+    d.changed = rj.running;  // a running job that is rejected stops (docs/decision.md)
+    d.reason = PendingReason::rejected;
+    d.detail = rj.field + ": " + rj.reason;
+    if (options.place) d.placement_status = PlacementStatus::unallocated;
+  }
+  res.decisions = std::move(all);
+  // In input order, rejected running jobs included.
+  res.preempted.clear();
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (!res.decisions[i].config && jobs[i].current()) res.preempted.push_back(res.decisions[i].job);
+  res.rejected = std::move(rejected);
   res.total_ms = ms_since(start);
   if (log) {
     RoundEvent e(RoundPhase::done);
@@ -518,14 +707,14 @@ RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs,
   const auto start = Clock::now();
   validate_options(options);
   auto solver = make_milp_solver(options.backend);
-  return run_round_impl(cluster, jobs, options, *solver, start);
+  return run_round_checked(cluster, jobs, options, *solver, start);
 }
 
 RoundResult run_round(const ClusterSpec& cluster, std::span<const JobSpec> jobs, const RoundOptions& options,
                       MilpSolver& solver) {
   const auto start = Clock::now();
   validate_options(options);
-  return run_round_impl(cluster, jobs, options, solver, start);
+  return run_round_checked(cluster, jobs, options, solver, start);
 }
 
 }  // namespace sia

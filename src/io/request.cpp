@@ -625,6 +625,71 @@ void check_job_tenant(const JobSpec& job, const std::vector<TenantSpec>& tenants
                      " (cluster.tenants: " + (known.empty() ? std::string("none") : known) + ")");
 }
 
+// A message of JsonContext::fail() without its "<source>:<line>:<column>: " (parts that may be absent).
+std::string without_source(const std::string& msg, const std::string& source) {
+  std::size_t pos = 0;
+  if (!source.empty() && msg.compare(0, source.size(), source) == 0) pos = source.size();
+  // ":<line>:<column>" glued to the source, or "<line>:<column>" at the start without one.
+  std::size_t q = pos;
+  if (pos > 0 && q < msg.size() && msg[q] == ':') ++q;
+  const auto digits = [&](std::size_t at) {
+    std::size_t e = at;
+    while (e < msg.size() && msg[e] >= '0' && msg[e] <= '9') ++e;
+    return e;
+  };
+  const std::size_t line_end = digits(q);
+  if (line_end > q && line_end < msg.size() && msg[line_end] == ':') {
+    const std::size_t col_end = digits(line_end + 1);
+    if (col_end > line_end + 1) pos = col_end;
+  }
+  if (msg.compare(pos, 2, ": ") == 0) pos += 2;
+  return msg.substr(pos);
+}
+
+// Splits "<path>: <reason>" (a job-level error of the parser, without source) into the field path
+// and the reason; `job_path` ("jobs[3]") starts every path. Path segments: `.key` (up to the next
+// `.`, `[` or `: `), `[12]`, `["key"]` (a JSON string) and `["key..." (N bytes)]`.
+std::pair<std::string, std::string> split_field(const std::string& msg, const std::string& job_path) {
+  if (msg.compare(0, job_path.size(), job_path) != 0) return {job_path, msg};
+  std::size_t pos = job_path.size();
+  while (pos < msg.size() && msg.compare(pos, 2, ": ") != 0) {
+    if (msg[pos] == '.') {
+      ++pos;
+      while (pos < msg.size() && msg[pos] != '.' && msg[pos] != '[' && msg.compare(pos, 2, ": ") != 0) ++pos;
+    } else if (msg[pos] == '[') {
+      ++pos;
+      if (pos < msg.size() && msg[pos] == '"') {
+        for (++pos; pos < msg.size() && msg[pos] != '"'; ++pos)
+          if (msg[pos] == '\\') ++pos;
+        ++pos;
+      }
+      while (pos < msg.size() && msg[pos] != ']') ++pos;
+      if (pos < msg.size()) ++pos;
+    } else {
+      return {job_path, msg};
+    }
+  }
+  if (pos >= msg.size()) return {job_path, msg};
+  return {msg.substr(0, pos), msg.substr(pos + 2)};
+}
+
+// The decision's name of a placement status (placement.hpp).
+const char* placement_status_name(PlacementStatus s) {
+  switch (s) {
+    case PlacementStatus::unallocated:
+      return "unallocated";
+    case PlacementStatus::kept:
+      return "kept";
+    case PlacementStatus::placed:
+      return "placed";
+    case PlacementStatus::evicted:
+      return "evicted";
+    case PlacementStatus::dropped:
+      return "dropped";
+  }
+  return "placed";
+}
+
 // NaN and infinities are not JSON; a bound that is unknown prints as null.
 nlohmann::ordered_json number_or_null(double v) {
   if (std::isfinite(v)) return v;
@@ -636,13 +701,18 @@ nlohmann::ordered_json number_or_null(double v) {
 Request parse_request(std::string_view json_text, std::string_view source_name) {
   const JsonContext ctx{std::string(source_name)};
   const json doc = detail::parse_json_strict(json_text, ctx, RequestLimits::max_depth);
-  ObjectReader root(doc, "", ctx, {"cluster", "policy", "jobs", "warm_start"});
+  ObjectReader root(doc, "", ctx, {"cluster", "policy", "jobs", "warm_start", "options"});
 
   Request req;
   NodeDirectory dir(req.cluster);  // refers to req.cluster, which stays in place while parsing
   parse_cluster(root.require("cluster"), req, dir, ctx);
   if (const json* p = root.get_non_null("policy")) parse_round_options(*p, req.options, ctx);
   if (const json* w = root.get_non_null("warm_start")) req.options.warm_start = parse_warm_start(*w, ctx);
+  if (const json* o = root.get_non_null("options")) {
+    // How the request itself is handled (not the round's policy): all-or-nothing or per job.
+    ObjectReader opt(*o, "options", ctx, {"strict"});
+    if (const auto b = opt.boolean("strict")) req.options.strict = *b;
+  }
 
   const ConfigIndex index(req.cluster);
   PlacementState placements{&dir, {}};
@@ -650,15 +720,40 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
   const std::string jobs_path = "jobs";
   const json& jobs = as_array(root.require("jobs"), jobs_path, ctx, static_cast<std::size_t>(RequestLimits::max_jobs));
   req.jobs.reserve(jobs.size());
+  // Duplicate ids are a request-level error (a decision must name one job per id), checked before
+  // any job is parsed so that a rejected job cannot share its id with a scheduled one.
   std::unordered_map<std::string, std::size_t> ids;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const std::string p = path_index(jobs_path, i);
-    req.jobs.push_back(parse_job(jobs[i], p, req.cluster, index, placements, ctx));
-    check_job_tenant(req.jobs.back(), req.options.tenants, path_key(p, "tenant"), ctx);
-    const auto [it, inserted] = ids.emplace(req.jobs.back().id(), i);
+    if (!jobs[i].is_object()) continue;
+    const auto id = jobs[i].find("id");
+    if (id == jobs[i].end() || !id->is_string()) continue;
+    // A size limit, like the request's: the whole request is refused.
+    if (id->get_ref<const std::string&>().size() > RequestLimits::max_name_bytes)
+      (void)detail::as_name(*id, path_key(path_index(jobs_path, i), "id"), ctx);
+    const auto [it, inserted] = ids.emplace(id->get<std::string>(), i);
     if (!inserted)
-      ctx.fail(path_key(p, "id"),
+      ctx.fail(path_key(path_index(jobs_path, i), "id"),
                "duplicate job id " + quote_json(it->first) + " (also " + path_index(jobs_path, it->second) + ")");
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string p = path_index(jobs_path, i);
+    try {
+      JobSpec job = parse_job(jobs[i], p, req.cluster, index, placements, ctx);
+      check_job_tenant(job, req.options.tenants, path_key(p, "tenant"), ctx);
+      req.jobs.push_back(std::move(job));
+    } catch (const InvalidArgument& e) {
+      if (req.options.strict) throw;  // all or nothing: the job's error is the request's
+      RejectedJob r;
+      r.index = i;
+      std::tie(r.field, r.reason) = split_field(without_source(e.what(), ctx.source()), p);
+      if (jobs[i].is_object()) {
+        const auto id = jobs[i].find("id");
+        if (id != jobs[i].end() && id->is_string()) r.job = id->get<std::string>();
+        const auto cur = jobs[i].find("current");
+        r.running = cur != jobs[i].end() && !cur->is_null();
+      }
+      req.rejected.push_back(std::move(r));
+    }
   }
   // Scheduling rule of the core: a job whose configuration failed nodes took away restarts.
   (void)forget_lost_allocations(req.cluster, req.jobs);
@@ -718,9 +813,49 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
   d["total_ms"] = number_or_null(result.total_ms);
   ojson allocations = ojson::array();
   ojson unallocated = ojson::array();
-  for (const JobDecision& jd : result.decisions) {
+  ojson rejected = ojson::array();
+  std::vector<std::string> preempted;
+  // Walks the request's jobs in order: those the parser rejected (Request::rejected, by index) and
+  // the round's decisions for the others (which the round itself may have rejected).
+  const std::unordered_set<std::string> preempted_by_round(result.preempted.begin(), result.preempted.end());
+  auto add_rejected = [&](const RejectedJob& r, const std::string& field) {
+    ojson e = ojson::object();
+    e["job"] = r.job.empty() ? ojson(nullptr) : ojson(r.job);
+    e["field"] = field;
+    e["reason"] = r.reason;
+    rejected.push_back(std::move(e));
+    ojson u = ojson::object();
+    u["job"] = r.job.empty() ? ojson(nullptr) : ojson(r.job);
+    u["reason"] = to_string(PendingReason::rejected);
+    u["detail"] = field + ": " + r.reason;
+    unallocated.push_back(std::move(u));
+    if (r.running) preempted.push_back(r.job);
+  };
+  std::size_t next_rejected = 0, next_round_rejected = 0;
+  const std::size_t total = result.decisions.size() + request.rejected.size();
+  std::size_t k = 0;  // index into result.decisions
+  for (std::size_t req_index = 0; req_index < total; ++req_index) {
+    if (next_rejected < request.rejected.size() && request.rejected[next_rejected].index == req_index) {
+      const RejectedJob& r = request.rejected[next_rejected++];
+      add_rejected(r, r.field);
+      continue;
+    }
+    if (k >= result.decisions.size()) break;
+    const std::size_t ki = k++;
+    const JobDecision& jd = result.decisions[ki];
+    if (next_round_rejected < result.rejected.size() && result.rejected[next_round_rejected].index == ki) {
+      // Rejected by the round: its field is a JobSpec member; in the request it is the job's field.
+      const RejectedJob& r = result.rejected[next_round_rejected++];
+      add_rejected(r, path_key(path_index("jobs", req_index), r.field));
+      continue;
+    }
     if (!jd.config) {
-      unallocated.push_back(jd.job);
+      ojson u = ojson::object();
+      u["job"] = jd.job;
+      u["reason"] = to_string(jd.reason);
+      if (!jd.detail.empty()) u["detail"] = jd.detail;
+      unallocated.push_back(std::move(u));
+      if (preempted_by_round.count(jd.job) != 0) preempted.push_back(jd.job);
       continue;
     }
     const ConfigurationSpec& c = *jd.config;
@@ -749,11 +884,13 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
       }
       a["placement"] = std::move(pl);
     }
+    if (jd.placement_status) a["placement_status"] = placement_status_name(*jd.placement_status);
     a["changed"] = jd.changed;
     allocations.push_back(std::move(a));
   }
   d["allocations"] = std::move(allocations);
   d["unallocated"] = std::move(unallocated);
+  if (!rejected.empty()) d["rejected"] = std::move(rejected);
   if (!result.prices.empty()) {
     ojson prices = ojson::object();
     for (std::size_t t = 0; t < result.prices.size(); ++t)
@@ -778,7 +915,7 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
   }
   if (!result.unmet.empty()) d["unmet"] = result.unmet;
   if (!result.evicted.empty()) d["evicted"] = result.evicted;
-  if (!result.preempted.empty()) d["preempted"] = result.preempted;
+  if (!preempted.empty()) d["preempted"] = std::move(preempted);
   if (!result.tenant_capped.empty()) d["tenant_capped"] = result.tenant_capped;
   if (!result.tenant_gpus.empty() && result.tenant_gpus.size() == request.options.tenants.size()) {
     const auto& tenants = request.options.tenants;

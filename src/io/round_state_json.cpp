@@ -101,6 +101,7 @@ void read_ids(const json& decision, const char* key, const JsonContext& ctx, std
     if (arr[i].is_object()) {
       const auto j = arr[i].find("job");
       if (j == arr[i].end()) ctx.fail(path_key(p, "job"), "missing field");
+      if (j->is_null()) continue;  // a rejected job whose id could not be read: in no request's jobs
       out.push_back(as_string(*j, path_key(p, "job"), ctx));
     } else {
       out.push_back(as_string(arr[i], p, ctx));

@@ -223,6 +223,7 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   RoundOptions ro = options_.round;
   for (const SimTenant& t : options_.tenants) ro.tenants.push_back(t.spec);
   ro.place = false;  // the simulator charges restarts by shape; node ids do not matter (reference §6.3)
+  ro.strict = true;  // the simulator builds its jobs itself: a job-level error is a bug, never a rejection
   last_ = run_round(cluster.spec(), specs, ro, *solver_);
   if (options_.on_round) options_.on_round(cluster.spec(), specs, last_);
   std::vector<SimAllocation> out(ctx.jobs.size());

@@ -85,9 +85,15 @@ endforeach()
 # Node names, a failed node and current placements: placements are printed with node names.
 sia_allocate_test(sia_allocate.placement RC 0 ARGS ${_sia_allocate_data}/placement.json --pretty
                   STDOUT "\"job\": \"running\",[^}]*\"gpu_type\": \"B\",[^}]*\"placement\": \\[[^]]*\"node\": \"b-0\"")
-# Rejected requests: exit 2, the field on stderr, nothing on stdout.
-sia_allocate_test(sia_allocate.reject.bad_value RC 2 ARGS ${_sia_allocate_data}/bad_goodput_value.json STDOUT_EMPTY
-                  STDERR "bad_goodput_value.json:93:15: jobs\\[1\\]\\.goodput\\[3\\]\\.value: must be finite and >= 0, got -1")
+# One invalid job among valid ones (issue 15): exit 0, the job in `rejected` (field, reason) and in
+# `unallocated` (reason "rejected"); a rejected running job is preempted; the others are scheduled.
+sia_allocate_test(sia_allocate.reject_job.bad_value RC 0 ARGS ${_sia_allocate_data}/bad_goodput_value.json
+                  STDOUT "\"allocations\":\\[\\{\"job\":\"J1\",\"gpu_type\":\"B\",\"nodes\":1,\"gpus\":4.*\"unallocated\":\\[\\{\"job\":\"J2\",\"reason\":\"rejected\".*\"rejected\":\\[\\{\"job\":\"J2\",\"field\":\"jobs\\[1\\]\\.goodput\\[3\\]\\.value\",\"reason\":\"must be finite and >= 0, got -1\"\\}\\]")
+sia_allocate_test(sia_allocate.reject_job.kind RC 0 ARGS ${_sia_allocate_data}/one_bad_job.json
+                  STDOUT "\\{\"job\":\"J1\",\"gpu_type\":\"B\",\"nodes\":1,\"gpus\":4,.*\\{\"job\":\"J3\",\"gpu_type\":\"A\",\"nodes\":1,\"gpus\":2,.*\"rejected\":\\[\\{\"job\":\"J2\",\"field\":\"jobs\\[1\\]\\.kind\",\"reason\":\"unknown job kind .*\"preempted\":\\[\"J2\"\\]")
+# Rejected requests: exit 2, the field on stderr, nothing on stdout (`options.strict`: all or nothing).
+sia_allocate_test(sia_allocate.reject.strict RC 2 ARGS ${_sia_allocate_data}/one_bad_job_strict.json STDOUT_EMPTY
+                  STDERR "one_bad_job_strict.json:[0-9]+:[0-9]+: jobs\\[1\\]\\.kind: unknown job kind \"adaptiv\"")
 sia_allocate_test(sia_allocate.reject.malformed RC 2 STDIN ${_sia_allocate_data}/bad_malformed.json STDOUT_EMPTY
                   STDERR "<stdin>:4:[0-9]+: malformed JSON")
 sia_allocate_test(sia_allocate.reject.missing_file RC 2 ARGS ${_sia_allocate_data}/does-not-exist.json STDOUT_EMPTY

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -35,14 +36,31 @@ json base_request() {
   })");
 }
 
-// The message of the InvalidArgument thrown by parsing `text` ("" if none was thrown).
+// The message of the InvalidArgument thrown by parsing `text`; or else, when a job was rejected,
+// the message of the same request with `"options": {"strict": true}` (all or nothing), which must
+// end with the first rejected job's "<field>: <reason>"; "" if the request is accepted whole.
 std::string error_of(const std::string& text) {
+  sia::Request r;
   try {
-    (void)sia::parse_request(text, "req.json");
+    r = sia::parse_request(text, "req.json");
   } catch (const sia::InvalidArgument& e) {
     return e.what();
   }
-  return "";
+  if (r.rejected.empty()) return "";
+  const std::string tail = ": " + r.rejected[0].field + ": " + r.rejected[0].reason;
+  json strict = json::parse(text);
+  strict["options"] = {{"strict", true}};
+  std::string strict_msg;
+  try {
+    (void)sia::parse_request(strict.dump(), "req.json");
+  } catch (const sia::InvalidArgument& e) {
+    strict_msg = e.what();
+  }
+  CHECK_MESSAGE(strict_msg.size() >= tail.size(), strict_msg);
+  CHECK_MESSAGE(
+      strict_msg.compare(strict_msg.size() - std::min(tail.size(), strict_msg.size()), tail.size(), tail) == 0,
+      strict_msg << " does not end with " << tail);
+  return strict_msg;
 }
 std::string error_of(const char* text) { return error_of(std::string(text)); }
 std::string error_of(const json& j) { return error_of(j.dump()); }
@@ -236,7 +254,7 @@ TEST_CASE("request.bad.deep_nesting") {
 TEST_CASE("request.bad.unknown_fields") {
   json j = base_request();
   j["extra"] = 1;
-  CHECK_REJECTS(j, "req.json:1:110: extra: unknown field (known fields: cluster, policy, jobs, warm_start)");
+  CHECK_REJECTS(j, "req.json:1:110: extra: unknown field (known fields: cluster, policy, jobs, warm_start, options)");
   j = base_request();
   j["jobs"][0]["goodput"][1]["valeu"] = 1;
   CHECK_REJECTS(j, "jobs[0].goodput[1].valeu: unknown field");
@@ -594,7 +612,7 @@ TEST_CASE("request.decision.print") {
   CHECK(a1["job"] == "new");
   CHECK(a1["placement"] == json::parse(R"([{"node": "b-1", "gpus": 2}])"));
   CHECK_FALSE(a1.contains("batch_size"));
-  CHECK(d["unallocated"] == json::parse(R"(["was-on-failed-node"])"));
+  CHECK(d["unallocated"] == json::parse(R"([{"job": "was-on-failed-node", "reason": "none"}])"));
   CHECK(d["prices"] == json::parse(R"({"A": 0.5, "B": 1.25})"));
   CHECK(d["evicted"] == json::parse(R"(["was-on-failed-node"])"));
   CHECK(d["message"] == "note");

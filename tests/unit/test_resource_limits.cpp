@@ -31,8 +31,9 @@ std::string request_with(const std::string& policy, const std::string& job_field
   return o.str();
 }
 
-/// Rejection message, or nullopt when the request was accepted (then the round ran and was
-/// checked: valid allocation, finite objective).
+/// Rejection message — of the request, or of its first rejected job ("limits.json: <field>:
+/// <reason>", the all-or-nothing message) — or nullopt when the request was accepted whole (then
+/// the round ran and was checked: valid allocation, finite objective).
 std::optional<std::string> outcome(const std::string& text) {
   Request req;
   try {
@@ -40,12 +41,14 @@ std::optional<std::string> outcome(const std::string& text) {
   } catch (const InvalidArgument& e) {
     return std::string(e.what());
   }
+  if (!req.rejected.empty()) return "limits.json: " + req.rejected[0].field + ": " + req.rejected[0].reason;
   RoundResult r;
   try {
     r = run_round(req.cluster, req.jobs, req.options);
   } catch (const InvalidArgument& e) {
     return std::string(e.what());
   }
+  if (!r.rejected.empty()) return "limits.json: " + r.rejected[0].field + ": " + r.rejected[0].reason;
   test::check_round_valid(req.cluster, req.jobs, req.options, r);
   CHECK(std::isfinite(r.objective));
   for (double p : r.prices) CHECK(std::isfinite(p));

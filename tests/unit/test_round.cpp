@@ -297,17 +297,32 @@ TEST_CASE("round.empty_and_unusable") {
 
 TEST_CASE("round.validation") {
   const auto cluster = table1_cluster();
+  // RoundOptions::strict: the whole round throws. Not strict: a job-level error rejects the job
+  // alone (its field and reason name the same thing); a round-level one still throws.
   auto expect = [&](std::vector<JobSpec> jobs, const std::string& needle, RoundOptions o = brute()) {
+    o.strict = true;
     try {
       (void)run_round(cluster, jobs, o);
       FAIL("no exception; expected one mentioning '" << needle << "'");
     } catch (const InvalidArgument& e) {
       CHECK_MESSAGE(std::string(e.what()).find(needle) != std::string::npos, e.what());
     }
+    o.strict = false;
+    try {
+      const RoundResult r = run_round(cluster, jobs, o);
+      REQUIRE(r.rejected.size() == 1);
+      const std::string what = r.rejected[0].field + " " + r.rejected[0].reason;
+      CHECK_MESSAGE(what.find(needle) != std::string::npos, what);
+      REQUIRE(r.decisions.size() == jobs.size());
+      CHECK(r.decisions[r.rejected[0].index].reason == PendingReason::rejected);
+      CHECK_FALSE(r.decisions[r.rejected[0].index].config);
+    } catch (const InvalidArgument& e) {
+      CHECK_MESSAGE(std::string(e.what()).find(needle) != std::string::npos, e.what());
+    }
   };
   auto ok = [] { return table_job("ok", {{"A", {1, 1}}}); };
   expect({ok(), ok()}, "duplicate job id");
-  expect({JobSpec("")}, "empty id");
+  expect({JobSpec("")}, "id is empty");
   expect({ok().min_gpus(4).max_gpus(2)}, "min_gpus");
   expect({ok().min_gpus(0)}, "min_gpus");
   expect({ok().kind(JobKind::rigid).min_gpus(1).max_gpus(2)}, "rigid");

@@ -92,12 +92,19 @@ TEST_CASE("hybrid.round.per_type_pipeline_sizes") {
   CHECK(r.decisions[0].gpus == 8);
   // Bad per-type sizes are rejected with the field named.
   JobSpec bad = j;
+  bad.id("gpt-bad");
   bad.pipeline_sizes({2});
-  CHECK_THROWS_WITH_AS((void)run_round(c, std::vector<JobSpec>{bad}, RoundOptions{}),
-                       doctest::Contains("pipeline_sizes"), InvalidArgument);
+  RoundOptions strict;
+  strict.strict = true;
+  CHECK_THROWS_WITH_AS((void)run_round(c, std::vector<JobSpec>{bad}, strict), doctest::Contains("pipeline_sizes"),
+                       InvalidArgument);
+  const auto rejected = run_round(c, std::vector<JobSpec>{bad, j}, RoundOptions{});
+  REQUIRE(rejected.rejected.size() == 1);
+  CHECK(rejected.rejected[0].field == "pipeline_sizes");
+  CHECK(rejected.decisions[1].config);
   JobSpec dp("dp");
   dp.pipeline_sizes({1, 1}).goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return 1.0; });
-  CHECK_THROWS_AS((void)run_round(c, std::vector<JobSpec>{dp}, RoundOptions{}), InvalidArgument);
+  CHECK_THROWS_AS((void)run_round(c, std::vector<JobSpec>{dp}, strict), InvalidArgument);
 }
 
 TEST_CASE("hybrid.workload.category_and_pipeline_column") {
