@@ -234,11 +234,18 @@ void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<co
   // GPUs left after reservations, failed nodes (both already out of the capacity rows) and the
   // non-preemptible running jobs that keep their configuration; and GPUs left by the allocation.
   CapacityUse after_pins(pb.set), after_all(pb.set);
+  // The tenants' caps (not their guarantees), filled by the allocation.
+  std::vector<TenantRow> caps;
+  if (!pb.tenants.empty())
+    for (TenantRow& r : tenant_rows(pb, pb.required))
+      if (!r.reservation) caps.push_back(std::move(r));
+  TenantUse cap_use(pb, caps);
   for (std::size_t i = 0; i < n; ++i) {
     const int c = pb.config_of(choice, i);
     if (c < 0) continue;
     after_all.add(c);
     if (pb.required.pinned[i]) after_pins.add(c);
+    if (!caps.empty()) cap_use.add(i, pb.valid[i][static_cast<std::size_t>(choice[i])]);
   }
   for (std::size_t i = 0; i < n; ++i) {
     JobDecision& d = res.decisions[i];
@@ -249,16 +256,19 @@ void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<co
       d.detail = "the round's time limit (or a stop) came before its configurations were evaluated";
       continue;
     }
-    const Entry* smallest = nullptr;  // a usable configuration worth more than waiting, fewest GPUs
-    const Entry* fitting = nullptr;   // one that fits after reservations and pins
-    const Entry* free_now = nullptr;  // one that fits in what the allocation leaves free
+    const Entry* smallest = nullptr;   // a usable configuration worth more than waiting, fewest GPUs
+    const Entry* fitting = nullptr;    // one that fits after reservations and pins
+    const Entry* free_now = nullptr;   // one that fits in what the allocation leaves free
+    const Entry* under_cap = nullptr;  // one that fits after pins and within its tenant's caps
     std::size_t worth = 0;
     for (const Entry& e : valid) {
-      if (!(pb.gain(e) > 0.0)) continue;
+      if (!(pb.gain(i, e) > 0.0)) continue;
       ++worth;
       if (smallest == nullptr || e.gpus < smallest->gpus) smallest = &e;
-      if (fitting == nullptr && after_pins.fits(e.config)) fitting = &e;
+      const bool fits = after_pins.fits(e.config);
+      if (fitting == nullptr && fits) fitting = &e;
       if (free_now == nullptr && after_all.fits(e.config)) free_now = &e;
+      if (under_cap == nullptr && fits && (caps.empty() || cap_use.fits(i, e))) under_cap = &e;
     }
     if (worth == 0) {
       d.reason = PendingReason::no_valid_configuration;
@@ -283,6 +293,12 @@ void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<co
       d.detail = "none of its " + std::to_string(worth) +
                  " usable configurations (smallest: " + describe_entry(pb, cluster, *smallest) +
                  ") fits in the up GPUs left after reservations and non-preemptible running jobs";
+      continue;
+    }
+    if (under_cap == nullptr) {
+      d.reason = PendingReason::tenant_cap;
+      d.detail = "it could run on " + describe_entry(pb, cluster, *fitting) + ", but its tenant '" + jobs[i].tenant() +
+                 "' would exceed its max_gpus with the GPUs its other jobs get";
       continue;
     }
     d.reason = PendingReason::outbid;

@@ -220,6 +220,41 @@ TEST_CASE("reasons.round.each_reason") {
   }
 }
 
+TEST_CASE("reasons.round.tenant_cap") {
+  // Tenant "t" may hold 2 GPUs: its second job waits for the cap, not for capacity or a better job.
+  const ClusterSpec cluster = two_types();
+  for (const auto& b : real_backends()) {
+    CAPTURE(b);
+    RoundOptions o = options_for(b);
+    TenantSpec t;
+    t.name = "t";
+    t.max_gpus = 2;
+    o.tenants = {t};
+    JobSpec first = linear_job("first", "B", {2});
+    first.min_gpus(2).tenant("t");
+    JobSpec second = linear_job("second", "B", {2});
+    second.min_gpus(2).tenant("t");
+    JobSpec other = linear_job("other", "A", {2});
+    other.min_gpus(2);
+    JobSpec stranger = linear_job("stranger", "A", {1, 2});
+    stranger.tenant("nobody");  // an unknown tenant is a job-level error
+    const std::vector<JobSpec> jobs = {first, second, other, stranger};
+    const RoundResult r = run_round(cluster, jobs, o);
+    CHECK(r.status == RoundStatus::optimal);
+    // One of the two equal jobs of "t" runs (which one is a tie), the other waits for the cap.
+    REQUIRE(static_cast<bool>(r.decisions[0].config) != static_cast<bool>(r.decisions[1].config));
+    const JobDecision& waiting = r.decisions[0].config ? r.decisions[1] : r.decisions[0];
+    CHECK(waiting.reason == PendingReason::tenant_cap);
+    CHECK(waiting.detail.find("tenant 't'") != std::string::npos);
+    CHECK(r.decisions[2].config);
+    REQUIRE(r.rejected.size() == 1);
+    CHECK(r.rejected[0].job == "stranger");
+    CHECK(r.rejected[0].field == "tenant");
+    CHECK(r.decisions[3].reason == PendingReason::rejected);
+    check_reasons_present(r);
+  }
+}
+
 TEST_CASE("reasons.round.not_evaluated_and_names") {
   const ClusterSpec cluster = two_types();
   RoundOptions o;

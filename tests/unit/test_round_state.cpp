@@ -161,7 +161,10 @@ TEST_CASE("core.round_state.round_trip_through_run_round") {
       // Without the state's rule the next round has a current the cluster no longer has.
       std::vector<sia::JobSpec> stale = jobs;
       stale[0].current(sia::CurrentAllocation{0, 16, 2, {}});
-      CHECK_THROWS_AS((void)sia::run_round(next, stale, opt), sia::InvalidArgument);
+      sia::RoundOptions strict = opt;
+      strict.strict = true;  // not strict, the round rejects that job alone (RoundResult::rejected)
+      CHECK_THROWS_AS((void)sia::run_round(next, stale, strict), sia::InvalidArgument);
+      CHECK(sia::run_round(next, stale, opt).rejected.size() == 1);
     }
     const auto changes = sia::advance_round_state(states, jobs, r, 60, next);
     CHECK(changes.lost == (round == 4 ? std::vector<std::string>{"big"} : std::vector<std::string>{}));

@@ -375,6 +375,7 @@ TEST_CASE("round.tenants.errors") {
   c.types.emplace_back("A", 1, 4);
   std::vector<JobSpec> jobs{flat_job("j", 1.0, 4)};
   RoundOptions o;
+  o.strict = true;  // job-level errors throw (otherwise they reject the job alone: RoundResult::rejected)
   auto message = [&]() -> std::string {
     try {
       (void)run_round(c, jobs, o);
@@ -439,9 +440,11 @@ TEST_CASE("round.tenants.json") {
   CHECK(gpus_of(r, "b") == 1);
   const std::string decision = decision_to_json(req, r);
   CHECK(decision.find(R"("tenants":{"t":{"gpus":1}})") != std::string::npos);
+  // The request's error, or its first rejected job's (job-level errors reject that job alone).
   auto error = [&](const std::string& text) -> std::string {
     try {
-      (void)parse_request(text);
+      const Request r = parse_request(text);
+      if (!r.rejected.empty()) return r.rejected[0].field + ": " + r.rejected[0].reason;
     } catch (const InvalidArgument& e) {
       return e.what();
     }
