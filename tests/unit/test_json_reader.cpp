@@ -43,9 +43,10 @@ std::string request_error(const std::string& text) {
   return error_of([&] { (void)sia::parse_request(text, "req.json"); });
 }
 
-// A request over several lines whose job `bad` is spliced in as the fourth job.
+// A request over several lines whose job `bad` is spliced in as the fourth job; strict, so that a
+// job-level error is the request's (not strict, it would reject that job alone).
 std::string request_with(const std::string& bad) {
-  return "{\n"
+  return "{\"options\": {\"strict\": true},\n"
          "  \"cluster\": {\"gpu_types\": [{\"name\": \"a\", \"nodes\": 2, \"gpus_per_node\": 4}]},\n"
          "  \"jobs\": [\n"
          "    {\"id\": \"j0\", \"goodput\": [{\"gpu_type\": \"a\", \"gpus\": 1, \"value\": 1}]},\n"
