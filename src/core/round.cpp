@@ -241,11 +241,11 @@ void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<co
       if (!r.reservation) caps.push_back(std::move(r));
   TenantUse cap_use(pb, caps);
   for (std::size_t i = 0; i < n; ++i) {
-    const int c = pb.config_of(choice, i);
-    if (c < 0) continue;
-    after_all.add(c);
-    if (pb.required.pinned[i]) after_pins.add(c);
-    if (!caps.empty()) cap_use.add(i, pb.valid[i][static_cast<std::size_t>(choice[i])]);
+    if (choice[i] < 0) continue;
+    const Entry& e = pb.valid[i][static_cast<std::size_t>(choice[i])];
+    after_all.add(e.config, e.gpus);
+    if (pb.required.pinned[i]) after_pins.add(e.config, e.gpus);
+    if (!caps.empty()) cap_use.add(i, e);
   }
   for (std::size_t i = 0; i < n; ++i) {
     JobDecision& d = res.decisions[i];
@@ -265,9 +265,9 @@ void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<co
       if (!(pb.gain(i, e) > 0.0)) continue;
       ++worth;
       if (smallest == nullptr || e.gpus < smallest->gpus) smallest = &e;
-      const bool fits = after_pins.fits(e.config);
+      const bool fits = after_pins.fits(e.config, e.gpus);
       if (fitting == nullptr && fits) fitting = &e;
-      if (free_now == nullptr && after_all.fits(e.config)) free_now = &e;
+      if (free_now == nullptr && after_all.fits(e.config, e.gpus)) free_now = &e;
       if (under_cap == nullptr && fits && (caps.empty() || cap_use.fits(i, e))) under_cap = &e;
     }
     if (worth == 0) {

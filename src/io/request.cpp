@@ -829,7 +829,7 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
     u["reason"] = to_string(PendingReason::rejected);
     u["detail"] = field + ": " + r.reason;
     unallocated.push_back(std::move(u));
-    if (r.running) preempted.push_back(r.job);
+    if (r.running && !r.job.empty()) preempted.push_back(r.job);  // (one without an id is named by its field)
   };
   std::size_t next_rejected = 0, next_round_rejected = 0;
   const std::size_t total = result.decisions.size() + request.rejected.size();
