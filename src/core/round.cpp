@@ -228,8 +228,9 @@ std::string describe_entry(const Problem& pb, const ClusterSpec& cluster, const 
 
 // Why each job of the final allocation `choice` waits (docs/decision.md, "Reasons"), in the order
 // of the definitions there: the first that applies.
+// `tenant_held`: held_by_tenants() (empty without tenants).
 void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<const JobSpec> jobs, const Choice& choice,
-                     RoundResult& res) {
+                     const std::vector<char>& tenant_held, RoundResult& res) {
   const std::size_t n = pb.num_jobs();
   // GPUs left after reservations, failed nodes (both already out of the capacity rows) and the
   // non-preemptible running jobs that keep their configuration; and GPUs left by the allocation.
@@ -295,10 +296,13 @@ void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<co
                  ") fits in the up GPUs left after reservations and non-preemptible running jobs";
       continue;
     }
-    if (under_cap == nullptr) {
+    if (under_cap == nullptr || (!tenant_held.empty() && tenant_held[i])) {
       d.reason = PendingReason::tenant_cap;
-      d.detail = "it could run on " + describe_entry(pb, cluster, *fitting) + ", but its tenant '" + jobs[i].tenant() +
-                 "' would exceed its max_gpus with the GPUs its other jobs get";
+      d.detail = under_cap == nullptr
+                     ? "it could run on " + describe_entry(pb, cluster, *fitting) + ", but its tenant '" +
+                           jobs[i].tenant() + "' would exceed its cap with the GPUs its other jobs get"
+                     : "it fits the GPUs left free, but a tenant row refuses it (its tenant's cap or "
+                       "another tenant's guarantee)";
       continue;
     }
     d.reason = PendingReason::outbid;
@@ -592,8 +596,9 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
       }
     }
   // Tenants (docs/decision.md "Tenants"): who waits because of them, and what each tenant holds.
+  std::vector<char> held;
   if (!pb.tenants.empty()) {
-    const auto held = held_by_tenants(pb, req, choice);
+    held = held_by_tenants(pb, req, choice);
     for (std::size_t i = 0; i < n; ++i)
       if (held[i]) res.tenant_capped.push_back(res.decisions[i].job);
     res.tenant_gpus = tenant_gpus(pb, choice);
@@ -614,8 +619,21 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     for (const auto& u : res.unmet) msg += " " + u;
     res.message = res.message.empty() ? msg : msg + "; " + res.message;
   }
-  explain_pending(pb, cluster, jobs, choice, res);
+  explain_pending(pb, cluster, jobs, choice, held, res);
   res.total_ms = ms_since(start);
+  if (log) {
+    RoundEvent e(RoundPhase::done);
+    e.backend = res.backend;
+    e.status = to_string(res.status);
+    e.objective = res.objective;
+    e.best_bound = res.best_bound;
+    e.gap = PhaseLog::gap(res.objective, res.best_bound);
+    e.allocated = std::count_if(res.decisions.begin(), res.decisions.end(),
+                                [](const JobDecision& d) { return d.config.has_value(); });
+    e.evicted = static_cast<std::ptrdiff_t>(res.evicted.size());
+    e.message = res.message;
+    log.emit(e);
+  }
   return res;
 }
 
@@ -701,19 +719,6 @@ RoundResult run_round_checked(const ClusterSpec& cluster, std::span<const JobSpe
     if (!res.decisions[i].config && jobs[i].current()) res.preempted.push_back(res.decisions[i].job);
   res.rejected = std::move(rejected);
   res.total_ms = ms_since(start);
-  if (log) {
-    RoundEvent e(RoundPhase::done);
-    e.backend = res.backend;
-    e.status = to_string(res.status);
-    e.objective = res.objective;
-    e.best_bound = res.best_bound;
-    e.gap = PhaseLog::gap(res.objective, res.best_bound);
-    e.allocated = std::count_if(res.decisions.begin(), res.decisions.end(),
-                                [](const JobDecision& d) { return d.config.has_value(); });
-    e.evicted = static_cast<std::ptrdiff_t>(res.evicted.size());
-    e.message = res.message;
-    log.emit(e);
-  }
   return res;
 }
 
