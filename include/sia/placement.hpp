@@ -28,7 +28,8 @@
 /// smaller jobs; a multi-node one takes s GPUs on each of n − 1 nodes and its remainder on one
 /// more node, placed as a single-node item of the next power of two (it may share that node with
 /// other jobs, distributed ones included; on nodes larger than s, when no other node has room, a
-/// node of its own). This is what the capacity rows charge (rigid_row_usage in
+/// node of its own: the job then spans n − 1 nodes, and may keep that placement). This is what the
+/// capacity rows charge (rigid_row_usage in
 /// configuration_set.hpp), so every allocation meeting them fits.
 ///
 /// Everything is deterministic: the same input gives the same placement.

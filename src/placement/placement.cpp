@@ -208,6 +208,9 @@ bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
     if (!ti.up[static_cast<std::size_t>(sh.node)]) return false;
   const ConfigurationSpec& c = *r.config;
   if (c.nodes == 1) return js.cur.size() == 1;
+  // A rigid job using fewer GPUs than its configuration may hold its remainder on a node of its
+  // whole shares (nodes larger than s): n − 1 nodes then.
+  if (js.used < c.gpus && static_cast<int>(js.cur.size()) == c.nodes - 1) return true;
   if (static_cast<int>(js.cur.size()) != c.nodes) return false;
   for (const NodeShare& sh : js.cur)
     if (sh.gpus > ti.s) return false;
@@ -336,7 +339,15 @@ class TypePlacer {
       const JobState& js = jobs_[static_cast<std::size_t>(j)];
       auto& out = out_[static_cast<std::size_t>(j)];
       if (!js.distributed()) out.clear();  // a distributed job's tail joins its whole shares
-      out.push_back(fill(node, j, js.item_used(s), g, js));
+      NodeShare sh = fill(node, j, js.item_used(s), g, js);
+      const auto same = std::find_if(out.begin(), out.end(), [&](const NodeShare& x) { return x.node == node; });
+      if (same != out.end()) {  // the tail on a node of its own whole shares (nodes larger than s)
+        same->gpus += sh.gpus;
+        same->gpu_ids.insert(same->gpu_ids.end(), sh.gpu_ids.begin(), sh.gpu_ids.end());
+        std::sort(same->gpu_ids.begin(), same->gpu_ids.end());
+      } else {
+        out.push_back(std::move(sh));
+      }
       std::sort(out.begin(), out.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
       by_free.emplace(free_[static_cast<std::size_t>(node)], node);
     };

@@ -264,13 +264,16 @@ inline void check_round_valid(const ClusterSpec& cluster, const std::vector<JobS
             CHECK_MESSAGE(fresh, "GPU used twice: node " << sh.node << " gpu " << id);
           }
           total += sh.gpus;
-          if (c.nodes >= 2) CHECK(sh.gpus <= set.vnode_size[static_cast<std::size_t>(c.type)]);
+          // A rigid remainder may join a whole share on nodes larger than s (placement.hpp).
+          if (c.nodes >= 2)
+            CHECK(sh.gpus <= (d.gpus < c.gpus ? size : set.vnode_size[static_cast<std::size_t>(c.type)]));
         }
         CHECK(total == d.gpus);
         if (c.nodes == 1)
           CHECK(d.placement.size() == 1);  // partial-node jobs on one node
         else
-          CHECK(static_cast<int>(d.placement.size()) == c.nodes);  // whole virtual nodes
+          CHECK((static_cast<int>(d.placement.size()) == c.nodes ||  // whole virtual nodes (+ a remainder)
+                 (d.gpus < c.gpus && static_cast<int>(d.placement.size()) == c.nodes - 1)));
       } else if (opt.place) {
         // Only a job that placement had to drop may lack a placement, and the message says so.
         CHECK(r.message.find(d.job) != std::string::npos);

@@ -48,6 +48,8 @@ inline bool keepable(const ClusterSpec& c, const PlacementRequest& r) {
   for (const auto& sh : cur.placement)
     if (c.is_down(cur.type, sh.node)) return false;
   if (r.config->nodes == 1) return cur.placement.size() == 1;
+  // A rigid remainder that joined a whole share: n − 1 nodes.
+  if (used_gpus(r) < r.config->gpus && static_cast<int>(cur.placement.size()) == r.config->nodes - 1) return true;
   if (static_cast<int>(cur.placement.size()) != r.config->nodes) return false;
   for (const auto& sh : cur.placement)
     if (sh.gpus > largest_vnode(c, cur.type)) return false;
@@ -98,14 +100,16 @@ inline void check_rules(const ClusterSpec& c, const std::vector<PlacementRequest
       }
       total += sh.gpus;
       if (cfg.nodes >= 2) {
-        CHECK(sh.gpus <= s);
+        // A rigid remainder may join a whole share on nodes larger than s (placement.hpp).
+        CHECK(sh.gpus <= (used_gpus(r) < cfg.gpus ? size : s));
         // Whole shares never meet on a node; a rigid job's remainder is a single-node item.
         const int n = sh.gpus == s ? ++dist_on_node[{t, sh.node}] : 1;
         CHECK_MESSAGE(n == 1, "two distributed jobs share node " << sh.node);
       }
     }
     CHECK(total == used_gpus(r));
-    CHECK(static_cast<int>(pl.size()) == cfg.nodes);
+    CHECK((static_cast<int>(pl.size()) == cfg.nodes ||
+           (used_gpus(r) < cfg.gpus && static_cast<int>(pl.size()) == cfg.nodes - 1)));
     if (st == PlacementStatus::kept) {
       // Exactly its old GPUs (ids compared when the request named them).
       REQUIRE(r.current);
