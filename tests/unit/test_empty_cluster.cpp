@@ -42,8 +42,7 @@ void check_everyone_waits(const ClusterSpec& cluster) {
 }  // namespace
 
 TEST_CASE("empty_cluster.no_gpus_is_bad_input") {
-  CHECK_THROWS_WITH_AS((void)run_round(ClusterSpec{}, two_jobs()), doctest::Contains("empty cluster"),
-                       InvalidArgument);
+  CHECK_THROWS_WITH_AS((void)run_round(ClusterSpec{}, two_jobs()), doctest::Contains("empty cluster"), InvalidArgument);
   CHECK_THROWS_WITH_AS((void)run_round(ClusterSpec{}, std::vector<JobSpec>{}), doctest::Contains("empty cluster"),
                        InvalidArgument);
   // The generic round: the same error.
