@@ -456,7 +456,10 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     // A native backend without an explicit warm start keeps its own duals: they are the routine's
     // numbers for a fresh instance, and an instance reused across rounds (the simulator's) is
     // not charged a second LP per round — its duals may then differ where the LP's are not unique.
-    if (!(!warm && solver.name() == "native")) {
+    // A native answer that did not prove its gap may carry duals of another LP than the cold
+    // root's (seen once in 10^4 recompute rounds: λ = 1e100, p = 2), so it is priced again.
+    const bool own_duals = !warm && solver.name() == "native" && res.status == RoundStatus::optimal;
+    if (!own_duals) {
       auto native = make_milp_solver("native");
       MilpParams pp;
       pp.lp_duals = true;

@@ -162,6 +162,11 @@ struct OracleProblem {
   std::vector<int> pinned;                        // config index or -1
   std::vector<char> forced;
   double p = 0, lambda = 0;
+  /// A utility fell within 1e-9 of a half-cent while `round_utilities` rounds to cents: the
+  /// library and this oracle compute G in a different order of operations, so one ulp may round
+  /// that utility to the cent above in one and below in the other (0.125 → 0.12 or 0.13). Both
+  /// are right; tests comparing objectives exactly regenerate such a round without rounding.
+  bool rounding_ambiguous = false;
 };
 
 inline int oracle_config_index(const std::vector<OracleConfig>& cfgs, const JobSpec& j) {
@@ -222,7 +227,11 @@ inline OracleProblem oracle_problem(const ClusterSpec& c, const std::vector<JobS
       if (pin && k != cur) continue;
       double u = std::pow(G, o.p);
       if (o.p < 0 && u > 1e6) u = 1e6;
-      if (o.round_utilities) u = std::nearbyint(u * 100) / 100;
+      if (o.round_utilities) {
+        const double cents = u * 100;
+        if (std::abs(cents - std::floor(cents) - 0.5) < 1e-9 * (1.0 + std::abs(cents))) pb.rounding_ambiguous = true;
+        u = std::nearbyint(cents) / 100;
+      }
       es.push_back({k, u, used});
     }
     pb.entries.push_back(es);
@@ -265,6 +274,17 @@ struct OracleInstance {
   std::vector<JobSpec> jobs;
   RoundOptions options;
 };
+
+/// The oracle's problem for `in`, with `round_utilities` turned off in `in` when a utility lies on
+/// a half-cent (OracleProblem::rounding_ambiguous): callers then run the round on the same options.
+inline OracleProblem settled_oracle_problem(OracleInstance& in) {
+  OracleProblem pb = oracle_problem(in.cluster, in.jobs, in.options);
+  if (pb.rounding_ambiguous) {
+    in.options.round_utilities = false;
+    pb = oracle_problem(in.cluster, in.jobs, in.options);
+  }
+  return pb;
+}
 
 inline OracleInstance oracle_instance(std::mt19937& rng, int min_jobs, int max_jobs, int max_nodes, bool big = false) {
   auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };

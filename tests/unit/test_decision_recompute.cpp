@@ -306,7 +306,7 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
     CAPTURE(seed);
     CAPTURE(k);
     OracleInstance in = make_round(rng, k);
-    const OracleProblem pb = oracle_problem(in.cluster, in.jobs, in.options);
+    const OracleProblem pb = settled_oracle_problem(in);
     auto best = oracle_search(in.cluster, pb, true);
     if (!best) best = oracle_search(in.cluster, pb, false);
     REQUIRE(best);

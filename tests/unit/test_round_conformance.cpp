@@ -104,7 +104,7 @@ TEST_CASE("round.conformance.exhaustive") {
   const int count = instance_count();
   int infeasible_cases = 0, pinned_cases = 0, forced_cases = 0;
   for (int k = 0; k < count; ++k) {
-    const OracleInstance in = oracle_instance(rng, 1, 5, 3);
+    OracleInstance in = oracle_instance(rng, 1, 5, 3);
     CAPTURE(k);
     // Oracle configuration set == library configuration set.
     const auto lib = make_configuration_set(in.cluster).configs;
@@ -113,7 +113,7 @@ TEST_CASE("round.conformance.exhaustive") {
     for (std::size_t c = 0; c < lib.size(); ++c)
       REQUIRE((lib[c].type == ora[c].type && lib[c].nodes == ora[c].nodes && lib[c].gpus == ora[c].gpus));
 
-    const auto pb = oracle_problem(in.cluster, in.jobs, in.options);
+    const auto pb = settled_oracle_problem(in);
     auto expected = oracle_search(in.cluster, pb, true);
     bool forced_ok = expected.has_value();
     for (std::size_t i = 0; i < pb.forced.size(); ++i) forced_ok &= !(pb.forced[i] && pb.entries[i].empty());
