@@ -14,23 +14,14 @@
 #include <vector>
 
 #include "unit/brute_force_solver.hpp"
+#include "unit/table1.hpp"
 
 namespace {
 
 using namespace sia;
 
-ClusterSpec table1_cluster() {
-  ClusterSpec c;
-  c.types = {GpuTypeSpec("A", 1, 2), GpuTypeSpec("B", 1, 4)};
-  return c;
-}
-
-std::vector<JobSpec> table1_jobs() {
-  GoodputTable j1, j2;
-  j1.set("A", 1, 1).set("A", 2, 1).set("B", 1, 2).set("B", 2, 3).set("B", 4, 4);
-  j2.set("A", 1, 2).set("A", 2, 4).set("B", 1, 1).set("B", 2, 2).set("B", 4, 3);
-  return {JobSpec("J1").goodput_model(j1), JobSpec("J2").goodput_model(j2)};
-}
+using test::table1_cluster;
+using test::table1_jobs;
 
 // Backends under test: every registered one plus the brute-force reference. "native" is skipped
 // while it is a stub (reports error).
