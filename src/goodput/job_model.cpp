@@ -167,6 +167,16 @@ BatchLimits JobModel::limits_at(const TypeModel& tm, int gpus) const noexcept {
     const double smallest = std::max(init_batch_, (tm.min_local > 0 ? tm.min_local : 1.0) * std::max(gpus, 1));
     if (smallest <= l.max_batch_size * (1.0 + 1e-12)) l.max_batch_size = smallest;
   }
+  if (kind_ == JobKind::hybrid && !grad_ && tm.stages >= 1 && gpus % tm.stages == 0 && gpus > 0) {
+    // The same rule for a pipeline: without statistics nothing says a larger batch keeps its
+    // efficiency, so the global batch (pipelines x micro-batch x micro-batches) is the smallest one
+    // of at least init_batch_size the micro-batch range allows (PipelineGoodputFunction then takes
+    // the largest micro-batch within it: that one).
+    const double per_micro = static_cast<double>(gpus / tm.stages) * microbatches_;
+    const double lo = tm.min_local > 0 ? tm.min_local : 1.0;
+    const double smallest = std::max(lo, std::ceil(init_batch_ / per_micro - 1e-9)) * per_micro;
+    if (smallest <= l.max_batch_size * (1.0 + 1e-12)) l.max_batch_size = smallest;
+  }
   return l;
 }
 

@@ -237,6 +237,27 @@ TEST_CASE("goodput.job_model.no_grad_starts_at_init_batch") {
   CHECK(s.batch_size(x, sia::ConfigurationSpec{0, 1, 2}).global_batch == 256);
 }
 
+TEST_CASE("goodput.job_model.hybrid_no_grad_starts_at_init_batch") {
+  // A hybrid job of 2-GPU pipelines and 4 micro-batches: the global batch is pipelines x m x 4.
+  sia::TypeModel t = known_type("x");
+  t.stages = 2;
+  t.min_local = 1;
+  t.max_local = 64;
+  sia::JobModel m = sia::JobModel().kind(sia::JobKind::hybrid).microbatches(4).init_batch_size(30).max_batch_size(4096);
+  m.add_type(t);
+  const sia::GpuTypeSpec x("x", 4, 4);
+  // 1 pipeline: m = 8 (32 >= 30), not the largest batch the range allows (1 x 64 x 4 = 256).
+  CHECK(m.batch_size(x, sia::ConfigurationSpec{0, 1, 2}).global_batch == 32);
+  // 2 pipelines: m = 4 (2 x 4 x 4 = 32).
+  CHECK(m.batch_size(x, sia::ConfigurationSpec{0, 1, 4}).global_batch == 32);
+  // 8 pipelines: the smallest micro-batch already exceeds the initial batch (8 x 1 x 4 = 32 >= 30).
+  CHECK(m.batch_size(x, sia::ConfigurationSpec{0, 4, 16}).global_batch == 32);
+  CHECK(m.goodput(x, sia::ConfigurationSpec{0, 1, 4}) > 0.0);
+  // With statistics the batch is tuned, as for adaptive jobs.
+  m.grad(sia::GradParams{0.5, 20.0});
+  CHECK(m.batch_size(x, sia::ConfigurationSpec{0, 1, 2}).global_batch > 32);
+}
+
 TEST_CASE("goodput.job_model.seed_type_model") {
   std::vector<sia::PerfObservation> rows;
   for (double b : {4.0, 8.0, 16.0}) rows.push_back({1, 1, b, 0.01 + 0.002 * b, 0.0001});

@@ -167,7 +167,8 @@ class JobModel {
 
  private:
   /// limits(tm) for a configuration of `gpus` GPUs: an adaptive job without gradient statistics gets
-  /// only its smallest valid batch, max(init_batch_size, min_local * gpus).
+  /// only its smallest valid batch, max(init_batch_size, min_local * gpus); a hybrid one the smallest
+  /// global batch of at least init_batch_size its micro-batch range allows.
   [[nodiscard]] BatchLimits limits_at(const TypeModel& tm, int gpus) const noexcept;
   [[nodiscard]] const TypeModel* known() const noexcept;
   [[nodiscard]] double xput1(const TypeModel& tm) const noexcept;
