@@ -82,8 +82,9 @@ class PhaseLog {
  public:
   PhaseLog(const RoundLog& log, Clock::time_point start) : log_(log), start_(start), last_(start) {}
   explicit operator bool() const noexcept { return static_cast<bool>(log_); }
-  void emit(RoundEvent e) {
-    const auto now = Clock::now();
+  /// `now`: when the event happened (the done event passes the instant total_ms was taken, so the
+  /// two agree exactly).
+  void emit(RoundEvent e, Clock::time_point now = Clock::now()) {
     e.elapsed_ms = std::chrono::duration<double, std::milli>(now - start_).count();
     e.phase_ms = std::chrono::duration<double, std::milli>(now - last_).count();
     last_ = now;
@@ -623,7 +624,8 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     res.message = res.message.empty() ? msg : msg + "; " + res.message;
   }
   explain_pending(pb, cluster, jobs, choice, held, res);
-  res.total_ms = ms_since(start);
+  const auto end = Clock::now();
+  res.total_ms = std::chrono::duration<double, std::milli>(end - start).count();
   if (log) {
     RoundEvent e(RoundPhase::done);
     e.backend = res.backend;
@@ -635,7 +637,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
                                 [](const JobDecision& d) { return d.config.has_value(); });
     e.evicted = static_cast<std::ptrdiff_t>(res.evicted.size());
     e.message = res.message;
-    log.emit(e);
+    log.emit(e, end);
   }
   return res;
 }
