@@ -7,6 +7,8 @@ option(SIA_INSTALL "Generate install rules" ${PROJECT_IS_TOP_LEVEL})
 option(SIA_BUILD_SIM "Build the trace-driven simulator sia::sim (and sia_simulate, sia_fit_profiles)" ON)
 # Optional simulator dependency; the Conan and vcpkg packages pass it OFF explicitly (their simulator keeps the
 # 2-D interpolation), so a package never depends on what the build machine happens to have.
+# The Python package `sia` (pybind11 from Debian, built for /usr/bin/python3): python/CMakeLists.txt.
+option(SIA_BUILD_PYTHON "Build the Python package sia (needs the simulator and pybind11)" OFF)
 option(SIA_WITH_QHULL "Use qhull for the simulator's 3-D ground-truth interpolation (if found)" ON)
 set(SIA_WITH_CBC AUTO CACHE STRING "COIN-OR CBC backend (EPL-2.0): AUTO|ON|OFF")
 set(SIA_WITH_GLPK OFF CACHE STRING "GLPK backend (GPL-3.0-or-later: binaries linking it become GPL): AUTO|ON|OFF")

@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSIA_WITH_GLPK=ON >/dev/null
-cmake --build build -j"$(nproc)" --target sia_simulate sia_quickstart sia_allocate
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSIA_WITH_GLPK=ON -DSIA_BUILD_PYTHON=ON >/dev/null
+cmake --build build -j"$(nproc)" --target sia_simulate sia_quickstart sia_allocate sia_python
 if [[ -x build/examples/sia_simulate ]]; then
   ./build/examples/sia_simulate "$@"
 else

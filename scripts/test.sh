@@ -15,7 +15,7 @@ if [[ "${SIA_SANITIZE:-0}" == 1 ]]; then
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 else
   dir=${SIA_BUILD_DIR:-build}
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSIA_WITH_GLPK=ON -DSIA_BUILD_BENCH=ON >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSIA_WITH_GLPK=ON -DSIA_BUILD_BENCH=ON -DSIA_BUILD_PYTHON=ON >/dev/null
 fi
 cmake --build "$dir" -j"$jobs"
 ctest --test-dir "$dir" --output-on-failure -j"$jobs"

@@ -1,0 +1,11 @@
+"""sia: the allocation and placement core of the Sia GPU-cluster scheduler (SOSP 2023), from Python.
+
+The C++ library does the work (pybind11 extension ``sia._sia``); this package gives it a Pythonic face.
+Build it with the project's CMake (``-DSIA_BUILD_PYTHON=ON``, the default of ``scripts/demo.sh`` and
+``scripts/test.sh``) and import it from the build tree with ``PYTHONPATH=build/python``.
+"""
+
+from . import _sia
+from ._sia import *  # noqa: F401,F403  (the extension's public names)
+
+__version__ = _sia.__version__
