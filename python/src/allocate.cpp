@@ -1,8 +1,136 @@
-// Placeholder registration for this part of sia._sia, filled in by its own change this session.
+// sia.allocate / sia.allocate_json: the program sia_allocate as a function. The request goes through the same
+// library calls as the program (parse_request, run_round, decision_to_json), so the decision is the program's by
+// construction, byte for byte apart from the timing fields; the dict form is that same JSON text read back by
+// Python's json module (every number is printed so that it reads back as the same double).
+#include <sia/error.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/request.hpp>
+#include <sia/round.hpp>
+
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
 #include "bindings.hpp"
 
-namespace sia::python {
+namespace py = pybind11;
 
-void bind_allocate(pybind11::module_& /*m*/) {}
+namespace sia::python {
+namespace {
+
+// The program's `--time-limit-ms` range (CLI11 check in examples/sia_allocate.cpp).
+constexpr long long max_time_limit_ms = 2147483647LL;
+
+std::string backend_list() {
+  std::string s;
+  for (const auto& n : sia::available_milp_solvers()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// '<text>', or its start and length when long: a value is never echoed in full (as sia_allocate does).
+std::string quoted_value(std::string_view text) {
+  constexpr std::size_t max_shown = 64;
+  if (text.size() <= max_shown) return "'" + std::string(text) + "'";
+  return "'" + std::string(text.substr(0, max_shown / 2)) + "...' (" + std::to_string(text.size()) + " bytes)";
+}
+
+// NumPy scalars and arrays inside a request dict become plain numbers and lists (json.dumps refuses them).
+py::object to_builtin(const py::object& value) {
+  if (py::hasattr(value, "tolist")) return value.attr("tolist")();
+  throw py::type_error("request: object of type " + py::str(py::type::of(value).attr("__name__")).cast<std::string>() +
+                       " is not JSON serializable");
+}
+
+// The request as JSON text: str or bytes as given, anything else (a dict) written by json.dumps. NaN or an
+// infinity in a dict is written as NaN/Infinity, which the strict parser rejects with its position, as the
+// program would reject that text.
+std::string request_text(const py::object& request) {
+  if (py::isinstance<py::str>(request)) return request.cast<std::string>();
+  if (py::isinstance<py::bytes>(request)) return std::string(request.cast<py::bytes>());
+  const py::object dumps = py::module_::import("json").attr("dumps");
+  return dumps(request, py::arg("default") = py::cpp_function(&to_builtin)).cast<std::string>();
+}
+
+struct AllocateArgs {
+  std::optional<std::string> backend;
+  std::optional<long long> time_limit_ms;
+  std::string source;
+  bool pretty = false;
+};
+
+// Parse, override, run, print: examples/sia_allocate.cpp's steps. Runs without the GIL.
+std::string run(const std::string& text, const AllocateArgs& args) {
+  sia::Request request = sia::parse_request(text, args.source);
+  if (args.backend) request.options.backend = *args.backend;
+  if (args.time_limit_ms) request.options.time_limit = std::chrono::milliseconds(*args.time_limit_ms);
+  sia::RoundResult result;
+  try {
+    result = sia::run_round(request.cluster, request.jobs, request.options);
+  } catch (const sia::InvalidArgument& e) {  // checks only the round can make: named by the source, as the program does
+    throw sia::InvalidArgument(args.source + ": " + e.what());
+  }
+  return sia::decision_to_json(request, result, args.pretty);
+}
+
+std::string allocate_text(const py::object& request, const std::optional<std::string>& backend,
+                          const std::optional<long long>& time_limit_ms, const std::string& source, bool pretty) {
+  // The keyword checks of the program's command line, with its messages (the option named without "--").
+  if (backend && !sia::has_milp_solver(*backend))
+    throw sia::InvalidArgument("backend: unknown MILP backend " + quoted_value(*backend) +
+                               " (available: " + backend_list() + ", default)");
+  if (time_limit_ms && (*time_limit_ms < 0 || *time_limit_ms > max_time_limit_ms))
+    throw sia::InvalidArgument("time_limit_ms: must be in [0, " + std::to_string(max_time_limit_ms) + "], got " +
+                               std::to_string(*time_limit_ms));
+  const std::string text = request_text(request);
+  const AllocateArgs args{backend, time_limit_ms, source, pretty};
+  py::gil_scoped_release release;  // the round may take seconds: other Python threads run meanwhile
+  return run(text, args);
+}
+
+constexpr const char* allocate_doc = R"doc(One Sia round: the ``sia_allocate`` program as a function.
+
+``request`` is a ``sia_allocate`` request (examples/requests/README.md): a dict (NumPy numbers and arrays
+allowed) or JSON text (str or bytes). Returns the decision as a dict, the same as the program prints for the
+same request and options (docs/decision.md), ``solve_ms`` and ``total_ms`` aside. A round that could not be
+solved (``status`` ``"error"`` or ``"infeasible"``, the program's exit status 3) is still returned: look at
+``status``.
+
+Keyword arguments, as the program's options:
+  backend        MILP backend overriding ``policy.backend`` (``sia.available_backends()`` or ``"default"``)
+  time_limit_ms  solver time limit in ms overriding ``policy.time_limit_ms`` (0 to 2147483647)
+  source         name of the request in error messages (the program uses the file name)
+
+Raises ValueError for a rejected request, with the program's message naming the source, line, column, field
+and value (e.g. ``request:1:90: jobs[0].min_gpus: must be >= 1, got 0``); RuntimeError when no backend could
+run. The GIL is released while the round runs.)doc";
+
+}  // namespace
+
+void bind_allocate(py::module_& m) {
+  m.def(
+      "allocate_json",
+      [](const py::object& request, const std::optional<std::string>& backend,
+         const std::optional<long long>& time_limit_ms, const std::string& source,
+         bool pretty) { return allocate_text(request, backend, time_limit_ms, source, pretty); },
+      py::arg("request"), py::kw_only(), py::arg("backend") = py::none(), py::arg("time_limit_ms") = py::none(),
+      py::arg("source") = "request", py::arg("pretty") = false,
+      "Like allocate(), but returns the decision as the JSON text sia_allocate prints (``pretty``: indented, as "
+      "``--pretty``), without the final newline.");
+  m.def(
+      "allocate",
+      [](const py::object& request, const std::optional<std::string>& backend,
+         const std::optional<long long>& time_limit_ms, const std::string& source) {
+        const std::string decision = allocate_text(request, backend, time_limit_ms, source, false);
+        return py::module_::import("json").attr("loads")(decision);
+      },
+      py::arg("request"), py::kw_only(), py::arg("backend") = py::none(), py::arg("time_limit_ms") = py::none(),
+      py::arg("source") = "request", allocate_doc);
+  m.def("available_backends", &sia::available_milp_solvers,
+        "Names of the MILP backends compiled into this build, the default (native) first.");
+}
 
 }  // namespace sia::python
