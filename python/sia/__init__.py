@@ -9,3 +9,4 @@ from . import _sia
 from ._sia import *  # noqa: F401,F403  (the extension's public names)
 
 __version__ = _sia.__version__
+from . import goodput  # noqa: E402,F401  (AdaptDL-compatible goodput model: sia.goodput)

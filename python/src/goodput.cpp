@@ -1,8 +1,343 @@
-// Placeholder registration for this part of sia._sia, filled in by its own change this session.
+// sia._sia._goodput: the vectorised kernels under sia.goodput (python/sia/goodput.py) and sia.fit_profiles.
+//
+// The Python layer broadcasts its arguments (NumPy rules) and hands them here as arrays of one shape; every number
+// comes from sia's C++ model (throughput_model.hpp, efficiency.hpp, goodput_function.hpp, fit.hpp), evaluated
+// element by element with the GIL released for large inputs. Bad elements are rejected with their index in the
+// broadcast shape, so the ValueError says which value of which argument is wrong.
+#include <sia/error.hpp>
+#include <sia/goodput/efficiency.hpp>
+#include <sia/goodput/fit.hpp>
+#include <sia/goodput/goodput_function.hpp>
+#include <sia/goodput/throughput_model.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "bindings.hpp"
 
-namespace sia::python {
+namespace py = pybind11;
 
-void bind_goodput(pybind11::module_& /*m*/) {}
+namespace sia::python {
+namespace {
+
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using Perf7 = std::array<double, 7>;
+using Grad2 = std::optional<std::array<double, 2>>;
+
+// Releasing the GIL costs about as much as a few evaluations: only worth it for inputs this large.
+constexpr std::size_t kReleaseGilAbove = 2048;
+
+PerfParams to_perf(const Perf7& v) {
+  PerfParams p{v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+  validate(p, "perf_params");
+  return p;
+}
+
+std::optional<GradParams> to_grad(const Grad2& v) {
+  if (!v) return std::nullopt;
+  GradParams g{(*v)[0], (*v)[1]};
+  validate(g, "grad_params");
+  return g;
+}
+
+double to_init(double init) {
+  if (!std::isfinite(init) || !(init > 0.0))
+    throw InvalidArgument("init_batch_size: must be a finite number > 0, got " + std::to_string(init));
+  return init;
+}
+
+std::string number(double v) {
+  std::string s = std::to_string(v);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+/// Arrays of one (broadcast) shape, read-only, with the names the messages use.
+class Inputs {
+ public:
+  Inputs(const char* function, std::vector<std::pair<const char*, Array>> arrays) : function_(function) {
+    for (auto& [name, a] : arrays) {
+      if (!names_.empty() && !same_shape(a)) throw InvalidArgument(function_ + ": arguments of different shapes");
+      if (names_.empty()) shape_.assign(a.shape(), a.shape() + a.ndim());
+      names_.push_back(name);
+      data_.push_back(a.data());
+      keep_.push_back(std::move(a));
+    }
+    size_ = 1;
+    for (py::ssize_t d : shape_) size_ *= static_cast<std::size_t>(d);
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] const std::vector<py::ssize_t>& shape() const noexcept { return shape_; }
+  [[nodiscard]] double at(std::size_t k, std::size_t i) const noexcept { return data_[k][i]; }
+
+  /// Element i of input k as an int in [lo, 2^31 - 1]; throws naming the argument and index otherwise.
+  [[nodiscard]] int whole(std::size_t k, std::size_t i, int lo) const {
+    const double v = data_[k][i];
+    if (!(v >= lo) || v > 2147483647.0 || v != std::floor(v)) fail(k, i, "a whole number >= " + std::to_string(lo));
+    return static_cast<int>(v);
+  }
+  /// Element i of input k as a finite number > 0.
+  [[nodiscard]] double positive(std::size_t k, std::size_t i) const {
+    const double v = data_[k][i];
+    if (!std::isfinite(v) || !(v > 0.0)) fail(k, i, "a finite number > 0");
+    return v;
+  }
+  [[noreturn]] void fail(std::size_t k, std::size_t i, const std::string& need) const {
+    throw InvalidArgument(function_ + ": " + names_[k] + index(i) + " = " + number(data_[k][i]) + ": must be " + need);
+  }
+  [[noreturn]] void fail_message(std::size_t i, const std::string& text) const {
+    throw InvalidArgument(function_ + (shape_.empty() ? "" : ": at index " + index(i)) + ": " + text);
+  }
+
+  /// A new array of the inputs' shape.
+  template <class T>
+  [[nodiscard]] py::array_t<T> output() const {
+    return py::array_t<T>(shape_);
+  }
+
+ private:
+  [[nodiscard]] bool same_shape(const Array& a) const {
+    if (static_cast<std::size_t>(a.ndim()) != shape_.size()) return false;
+    for (std::size_t d = 0; d < shape_.size(); ++d)
+      if (a.shape(static_cast<py::ssize_t>(d)) != shape_[d]) return false;
+    return true;
+  }
+  /// "[i, j]" in the broadcast shape ("" for a scalar).
+  [[nodiscard]] std::string index(std::size_t flat) const {
+    if (shape_.empty()) return "";
+    std::vector<std::size_t> idx(shape_.size());
+    for (std::size_t d = shape_.size(); d-- > 0;) {
+      const auto n = static_cast<std::size_t>(shape_[d]);
+      idx[d] = flat % n;
+      flat /= n;
+    }
+    std::string s = "[";
+    for (std::size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+    return s + "]";
+  }
+
+  std::string function_;
+  std::vector<const char*> names_;
+  std::vector<const double*> data_;
+  std::vector<Array> keep_;
+  std::vector<py::ssize_t> shape_;
+  std::size_t size_ = 0;
+};
+
+/// Runs body(i) for every element, without the GIL when there are many.
+template <class Body>
+void for_each(std::size_t n, Body&& body) {
+  std::optional<py::gil_scoped_release> release;
+  if (n > kReleaseGilAbove) release.emplace();
+  for (std::size_t i = 0; i < n; ++i) body(i);
+}
+
+struct Config {
+  int nodes;
+  int replicas;
+  double atomic;
+  int accum;
+};
+
+/// Element i of (num_nodes, num_replicas, atomic_bsz, accum_steps), checked.
+Config config(const Inputs& in, std::size_t i) {
+  Config c{in.whole(0, i, 1), in.whole(1, i, 1), in.positive(2, i), in.whole(3, i, 0)};
+  if (c.nodes > c.replicas)
+    in.fail_message(i, "num_nodes " + std::to_string(c.nodes) + " > num_replicas " + std::to_string(c.replicas) +
+                           " (every node holds at least one replica)");
+  return c;
+}
+
+Inputs config_inputs(const char* function, Array nodes, Array replicas, Array atomic, Array accum) {
+  return Inputs(function, {{"num_nodes", std::move(nodes)},
+                           {"num_replicas", std::move(replicas)},
+                           {"atomic_bsz", std::move(atomic)},
+                           {"accum_steps", std::move(accum)}});
+}
+
+py::array_t<double> throughput(const Perf7& perf, Array nodes, Array replicas, Array atomic, Array accum) {
+  const PerfParams p = to_perf(perf);
+  const Inputs in = config_inputs("GoodputFunction.throughput", std::move(nodes), std::move(replicas),
+                                  std::move(atomic), std::move(accum));
+  auto out = in.output<double>();
+  double* o = out.mutable_data();
+  for_each(in.size(), [&](std::size_t i) {
+    const Config c = config(in, i);
+    o[i] = sia::throughput(p, c.nodes, c.replicas, c.atomic, c.accum);
+  });
+  return out;
+}
+
+py::array_t<double> evaluate(const Perf7& perf, const Grad2& grad, double init, Array nodes, Array replicas,
+                             Array atomic, Array accum) {
+  const GoodputFunction f{to_perf(perf), to_grad(grad), to_init(init)};
+  const Inputs in = config_inputs("GoodputFunction.evaluate", std::move(nodes), std::move(replicas), std::move(atomic),
+                                  std::move(accum));
+  auto out = in.output<double>();
+  double* o = out.mutable_data();
+  for_each(in.size(), [&](std::size_t i) {
+    const Config c = config(in, i);
+    const double batch = static_cast<double>(c.replicas) * c.atomic * (c.accum + 1);
+    // AdaptDL asserts this too: the efficiency model extrapolates only upwards from the initial batch.
+    if (batch < f.init_batch_size * (1.0 - 1e-12))
+      in.fail_message(i, "batch size num_replicas * atomic_bsz * (accum_steps + 1) = " + number(batch) +
+                             " < init_batch_size " + number(f.init_batch_size));
+    o[i] = f.evaluate(c.nodes, c.replicas, c.atomic, c.accum);
+  });
+  return out;
+}
+
+py::array_t<double> efficiency(const Grad2& grad, double init, Array batch) {
+  const GoodputFunction f{PerfParams{}, to_grad(grad), to_init(init)};
+  const Inputs in("GoodputFunction.efficiency", {{"batch_size", std::move(batch)}});
+  auto out = in.output<double>();
+  double* o = out.mutable_data();
+  for_each(in.size(), [&](std::size_t i) { o[i] = f.efficiency(in.positive(0, i)); });
+  return out;
+}
+
+/// The goodput-maximising (atomic_bsz, accum_steps) of every (num_nodes, num_replicas), by sia's optimiser with
+/// AdaptDL's arguments (see python/sia/goodput.py for the mapping and its deviations).
+std::tuple<py::array_t<double>, py::array_t<long long>, py::array_t<long long>> optimize(
+    const Perf7& perf, const Grad2& grad, double init, Array nodes, Array replicas, double max_batch_size,
+    int min_atomic, int max_atomic, bool accumulation) {
+  const GoodputFunction f{to_perf(perf), to_grad(grad), to_init(init)};
+  BatchLimits lim;
+  lim.max_batch_size = max_batch_size;
+  lim.min_local = min_atomic;
+  lim.max_local = max_atomic;
+  lim.accumulation = accumulation;
+  validate(lim, "GoodputFunction.optimize");
+  if (max_batch_size < f.init_batch_size)
+    throw InvalidArgument("GoodputFunction.optimize: max_batch_size " + number(max_batch_size) + " < init_batch_size " +
+                          number(f.init_batch_size));
+  const Inputs in("GoodputFunction.optimize", {{"num_nodes", std::move(nodes)}, {"num_replicas", std::move(replicas)}});
+  auto goodput = in.output<double>();
+  auto atomic = in.output<long long>();
+  auto steps = in.output<long long>();
+  double* g = goodput.mutable_data();
+  long long* a = atomic.mutable_data();
+  long long* s = steps.mutable_data();
+  // A configuration no batch fits reports the smallest atomic batch allowed, as AdaptDL's clipping would.
+  const long long fallback_atomic = min_atomic > 0 ? min_atomic : 1;
+  for_each(in.size(), [&](std::size_t i) {
+    const int n = in.whole(0, i, 1);
+    const int r = in.whole(1, i, 1);
+    if (n > r)
+      in.fail_message(i, "num_nodes " + std::to_string(n) + " > num_replicas " + std::to_string(r) +
+                             " (every node holds at least one replica)");
+    BatchLimits l = lim;
+    if (r == 1 && !accumulation) {
+      // AdaptDL's rule: one replica without accumulation trains at the initial batch size only (the gradient
+      // noise statistics need at least two micro-batches per step to be estimated).
+      l.tune = false;
+      l.max_batch_size = f.init_batch_size;
+    }
+    const GoodputChoice c = f.optimize(n, r, l);
+    if (c.goodput > 0.0) {
+      g[i] = c.goodput;
+      a[i] = c.batch.local_batch;
+      s[i] = c.batch.accumulation_steps;
+    } else {
+      g[i] = 0.0;
+      a[i] = fallback_atomic;
+      s[i] = 0;
+    }
+  });
+  return {goodput, atomic, steps};
+}
+
+/// Observations from AdaptDL's fit arguments: accum_step_time is the compute time of a micro-step, optim_step_time
+/// the whole step (compute + synchronisation), so sync = optim - accum.
+std::vector<PerfObservation> observations(const char* function, Array nodes, Array replicas, Array atomic,
+                                          Array accum_time, Array optim_time) {
+  const Inputs in(function, {{"num_nodes", std::move(nodes)},
+                             {"num_replicas", std::move(replicas)},
+                             {"atomic_bsz", std::move(atomic)},
+                             {"accum_step_time", std::move(accum_time)},
+                             {"optim_step_time", std::move(optim_time)}});
+  std::vector<PerfObservation> obs(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    PerfObservation& o = obs[i];
+    o.nodes = in.whole(0, i, 1);
+    o.replicas = in.whole(1, i, 1);
+    if (o.nodes > o.replicas)
+      in.fail_message(i, "num_nodes " + std::to_string(o.nodes) + " > num_replicas " + std::to_string(o.replicas));
+    o.local_bsz = in.positive(2, i);
+    const double accum = in.positive(3, i);
+    o.step_time = in.positive(4, i);
+    if (accum > o.step_time)
+      in.fail_message(i, "accum_step_time " + number(accum) + " > optim_step_time " + number(o.step_time) +
+                             " (the compute part of a step cannot exceed the whole step)");
+    o.sync_time = o.step_time - accum;
+    // step - (step - accum) can round below accum; keep the compute time positive.
+    if (!(o.sync_time < o.step_time)) o.sync_time = 0.0;
+  }
+  if (obs.empty()) throw InvalidArgument(std::string(function) + ": no observations to fit");
+  return obs;
+}
+
+std::tuple<Perf7, double, int> fit_perf_params(Array nodes, Array replicas, Array atomic, Array accum_time,
+                                               Array optim_time, bool log_space, bool multi_start, bool apply_priors,
+                                               double fixed_gamma, int max_evaluations) {
+  const std::vector<PerfObservation> obs =
+      observations("fit_perf_params", std::move(nodes), std::move(replicas), std::move(atomic), std::move(accum_time),
+                   std::move(optim_time));
+  FitOptions opt;
+  opt.log_space = log_space;
+  opt.multi_start = multi_start;
+  opt.apply_priors = apply_priors;
+  if (fixed_gamma != 0.0 && !(fixed_gamma >= 1.0 && fixed_gamma <= 10.0))
+    throw InvalidArgument("fit_perf_params: fixed_gamma must be in [1, 10], got " + number(fixed_gamma));
+  opt.fixed_gamma = fixed_gamma;
+  if (max_evaluations < 1) throw InvalidArgument("fit_perf_params: max_evaluations must be >= 1");
+  opt.max_evaluations = max_evaluations;
+  FitResult r;
+  {
+    py::gil_scoped_release release;
+    r = fit_perf_params_detailed(obs, opt);
+  }
+  const PerfParams& p = r.params;
+  return {Perf7{p.alpha_c, p.beta_c, p.alpha_n, p.beta_n, p.alpha_r, p.beta_r, p.gamma}, r.objective, r.evaluations};
+}
+
+double fit_objective(const Perf7& perf, Array nodes, Array replicas, Array atomic, Array accum_time, Array optim_time) {
+  const PerfParams p = to_perf(perf);
+  const std::vector<PerfObservation> obs =
+      observations("fit_objective", std::move(nodes), std::move(replicas), std::move(atomic), std::move(accum_time),
+                   std::move(optim_time));
+  return sia::fit_objective(p, obs);
+}
+
+}  // namespace
+
+void bind_goodput(py::module_& m) {
+  py::module_ g = m.def_submodule("_goodput", "Vectorised kernels of sia.goodput (arguments already broadcast)");
+  g.def("throughput", &throughput, py::arg("perf"), py::arg("num_nodes"), py::arg("num_replicas"),
+        py::arg("atomic_bsz"), py::arg("accum_steps"));
+  g.def("evaluate", &evaluate, py::arg("perf"), py::arg("grad"), py::arg("init_batch_size"), py::arg("num_nodes"),
+        py::arg("num_replicas"), py::arg("atomic_bsz"), py::arg("accum_steps"));
+  g.def("efficiency", &efficiency, py::arg("grad"), py::arg("init_batch_size"), py::arg("batch_size"));
+  g.def("optimize", &optimize, py::arg("perf"), py::arg("grad"), py::arg("init_batch_size"), py::arg("num_nodes"),
+        py::arg("num_replicas"), py::arg("max_batch_size"), py::arg("min_atomic_bsz"), py::arg("max_atomic_bsz"),
+        py::arg("accumulation"));
+  g.def("fit_perf_params", &fit_perf_params, py::arg("num_nodes"), py::arg("num_replicas"), py::arg("atomic_bsz"),
+        py::arg("accum_step_time"), py::arg("optim_step_time"), py::arg("log_space"), py::arg("multi_start"),
+        py::arg("apply_priors"), py::arg("fixed_gamma"), py::arg("max_evaluations"));
+  g.def("fit_objective", &fit_objective, py::arg("perf"), py::arg("num_nodes"), py::arg("num_replicas"),
+        py::arg("atomic_bsz"), py::arg("accum_step_time"), py::arg("optim_step_time"));
+}
 
 }  // namespace sia::python
