@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
+#include <vector>
 
 #include "milp/native/core_dp.hpp"
 #include "milp/native/heuristic.hpp"
@@ -350,11 +351,59 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
     stride[static_cast<std::size_t>(k)] = s;
     s *= M;
   }
-  std::vector<double> cost(states, kInf), next(states, kInf);
-  cost[0] = 0.0;  // residue of d = 0
+  // The residues of a state's key, base M (shifts and masks when M is a power of two, as moduli
+  // 2, 4, 8, 16 are: a division per digit took most of the time).
+  int log2m = 0;
+  while ((1LL << log2m) < M) ++log2m;
+  const bool pow2 = (1LL << log2m) == M;
+  auto digits_of = [&](std::size_t key, long long* out) {
+    if (pow2) {
+      for (int k = 0; k < K; ++k)
+        out[k] = static_cast<long long>((key >> (static_cast<unsigned>(log2m) * static_cast<unsigned>(k))) &
+                                        static_cast<std::size_t>(M - 1));
+      return;
+    }
+    for (int k = 0; k < K; ++k) {
+      out[k] = static_cast<long long>(key % static_cast<std::size_t>(M));
+      key /= static_cast<std::size_t>(M);
+    }
+  };
+  // With M = 2^b, a key is K fields of b bits: adding a move's residues to every field modulo M at
+  // once is a carry-less add (the top bit of each field by exclusive or, the others by a plain add
+  // that cannot carry past it).
+  std::size_t high = 0;
+  if (pow2)
+    for (int k = 0; k < K; ++k) high |= std::size_t{1} << (static_cast<unsigned>(log2m) * static_cast<unsigned>(k + 1) - 1);
+  auto shifted = [&](std::size_t key, std::size_t mv, const long long* key_digits, const long long* mv_digits) {
+    if (pow2) return ((key & ~high) + (mv & ~high)) ^ ((key ^ mv) & high);
+    std::size_t to = 0;
+    for (int k = 0; k < K; ++k) {
+      long long x = key_digits[k] + mv_digits[k];  // both in [0, M)
+      if (x >= M) x -= M;
+      to += static_cast<std::size_t>(x * stride[static_cast<std::size_t>(k)]);
+    }
+    return to;
+  };
+  // Scratch kept by the thread between calls: the four moduli of a round, and every round, would
+  // otherwise map and fault in fresh pages for tables of up to 2^16 residues.
+  thread_local std::vector<double> cost, next;
+  thread_local std::vector<unsigned> stamp;
+  cost.assign(states, kInf);
+  next.assign(states, kInf);
+  stamp.assign(states, 0u);
+  cost[0] = next[0] = 0.0;  // residue of d = 0
   std::vector<std::size_t> active{0};
+  // Residues whose cost fell in the last round (`frontier`), marked by round in `stamp`: only they
+  // can lower another residue in the next round, as the others spread the same sums again.
+  std::vector<std::size_t> frontier, fallen;
+  unsigned stamp_now = 0;
   std::vector<long long> dev(static_cast<std::size_t>(K)), digits(static_cast<std::size_t>(K));
-  std::vector<std::pair<double, std::vector<long long>>> moves;
+  struct Move {
+    double delta;
+    std::size_t packed;          // the residue shifts as a key
+    std::vector<long long> dev;  // and one by one (M no power of two)
+  };
+  std::vector<Move> moves;
   for (int c = 0; c < C; ++c) {
     const int b = base[static_cast<std::size_t>(c)];
     const long long m = cls.mult[static_cast<std::size_t>(c)];
@@ -366,55 +415,55 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
       if (it == b) continue;
       const double d = std::max(0.0, rb - rel.reduced(it, lam.data()));
       if (d >= budget) continue;
-      for (int k = 0; k < K; ++k) dev[static_cast<std::size_t>(k)] = mod(use(it, k) - use(b, k));
-      bool zero = true;
-      for (long long x : dev) zero = zero && x == 0;
-      if (zero) continue;  // a move that keeps every residue only costs
-      moves.emplace_back(d, dev);
+      std::size_t packed = 0;
+      for (int k = 0; k < K; ++k) {
+        dev[static_cast<std::size_t>(k)] = mod(use(it, k) - use(b, k));
+        packed += static_cast<std::size_t>(dev[static_cast<std::size_t>(k)] * stride[static_cast<std::size_t>(k)]);
+      }
+      if (packed == 0) continue;  // a move that keeps every residue only costs
+      moves.push_back({d, packed, dev});
     }
     if (moves.empty()) continue;
-    // Each member may apply one move (one round of relaxation per member). Costs are >= 0, so a
-    // cheapest path to any residue repeats none: more rounds than residues change nothing.
+    // Each member may apply one move (one round of relaxation per member, reading the costs of
+    // the round before: `cost`, written into `next`, the two equal between rounds). Costs are
+    // >= 0, so a cheapest path to any residue repeats none: more rounds than residues change
+    // nothing. The first round spreads every residue reached so far; later ones only those whose
+    // cost fell in the round before (the same minima, without the sums that cannot lower any).
     const long long rounds = std::min<long long>(m, static_cast<long long>(states));
+    frontier = active;
     for (long long r = 0; r < rounds; ++r) {
-      // Only residues already reached within the budget can spread (an active list).
-      next = cost;
-      bool changed = false;
-      const std::size_t n_active = active.size();
-      for (std::size_t ai = 0; ai < n_active; ++ai) {
-        const std::size_t key = active[ai];
-        std::size_t rest = key;
-        for (int k = 0; k < K; ++k) {
-          digits[static_cast<std::size_t>(k)] = static_cast<long long>(rest % static_cast<std::size_t>(M));
-          rest /= static_cast<std::size_t>(M);
-        }
-        for (const auto& [d, mv] : moves) {
-          const double c2 = cost[key] + d;
+      ++stamp_now;
+      fallen.clear();
+      for (const std::size_t key : frontier) {
+        if (!pow2) digits_of(key, digits.data());
+        const double base_cost = cost[key];
+        for (const Move& mv : moves) {
+          const double c2 = base_cost + mv.delta;
           if (!(c2 < budget)) continue;
-          std::size_t to = 0;
-          for (int k = 0; k < K; ++k)
-            to += static_cast<std::size_t>(mod(digits[static_cast<std::size_t>(k)] + mv[static_cast<std::size_t>(k)]) *
-                                           stride[static_cast<std::size_t>(k)]);
+          const std::size_t to = shifted(key, mv.packed, digits.data(), mv.dev.data());
           if (c2 < next[to]) {
             if (!(next[to] < budget) && !(cost[to] < budget)) active.push_back(to);
             next[to] = c2;
-            changed = true;
+            if (stamp[to] != stamp_now) {
+              stamp[to] = stamp_now;
+              fallen.push_back(to);
+            }
           }
         }
       }
-      std::swap(cost, next);
-      if (!changed) break;
+      for (const std::size_t key : fallen) cost[key] = next[key];
+      if (fallen.empty()) break;
+      std::swap(frontier, fallen);
     }
   }
   // Cheapest completion: slack (R - d) taken modulo M at its least non-negative value.
   double best = budget;
   for (std::size_t key = 0; key < states; ++key) {
     if (!(cost[key] < best)) continue;
-    std::size_t rest = key;
+    digits_of(key, digits.data());
     double c = cost[key];
     for (int k = 0; k < K; ++k) {
-      const long long dk = static_cast<long long>(rest % static_cast<std::size_t>(M));
-      rest /= static_cast<std::size_t>(M);
+      const long long dk = digits[static_cast<std::size_t>(k)];
       c += lam[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])] *
            static_cast<double>(mod(R[static_cast<std::size_t>(k)] - dk));
     }
