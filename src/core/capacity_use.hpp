@@ -5,12 +5,14 @@
 // (rigid_row_usage), not the footprint.
 #include <sia/configuration_set.hpp>
 
+#include <utility>
 #include <vector>
 
 namespace sia::detail {
 
 class CapacityUse {
  public:
+  /// `s` must outlive this object and keep its configurations and rows while it is used.
   explicit CapacityUse(const ConfigurationSet& s) : set_(&s), used_(s.rows.size(), 0) {}
   /// Would configuration `c`, used with `gpus` GPUs (a rigid job may use fewer than c has;
   /// ConfigurationSet::row_usage), still fit?
@@ -23,9 +25,18 @@ class CapacityUse {
   [[nodiscard]] bool within_capacity() const;
 
  private:
+  // The rows a (configuration, GPUs) pair is charged in, with the charge: a configuration touches
+  // the few rows of its type, and the tie rules' searches ask for the same pairs millions of
+  // times, so they are worked out once (row_usage, rigid_row_usage) instead of over every row.
+  struct Charges {
+    int gpus;
+    std::vector<std::pair<int, int>> rows;  // (row, GPUs charged), charge != 0
+  };
+  const std::vector<std::pair<int, int>>& charges(int c, int gpus) const;
   void change(int c, int gpus, int sign);
   const ConfigurationSet* set_;
   std::vector<long long> used_;
+  mutable std::vector<std::vector<Charges>> charges_;  // per configuration, per GPU count asked
 };
 
 }  // namespace sia::detail

@@ -450,7 +450,7 @@ class CanonicalSearch {
       if (pb.current[i] >= 0) order_.push_back(i);
     for (std::size_t i = 0; i < n_; ++i)
       if (pb.current[i] < 0) order_.push_back(i);
-    for (std::size_t i = 0; i < n_; ++i) ++multiset_[term_bits(term(i, given[i]))];
+    given_ = given;
   }
 
   [[nodiscard]] int forced_waiting() const { return forced_waiting_; }
@@ -459,6 +459,7 @@ class CanonicalSearch {
   /// `forced_limit` forced jobs without GPUs.
   std::optional<Choice> run(bool by_sum, int forced_limit, long long& budget) {
     by_sum_ = by_sum;
+    if (!by_sum) number_terms();
     left_ = multiset_;
     build_options();
     CapacityUse usage(pb_.set);
@@ -468,7 +469,7 @@ class CanonicalSearch {
     int forced_now = 0;
     std::size_t d = 0;
     auto take = [&](std::size_t job, int k, int sign) {
-      if (!by_sum_) left_[term_bits(term(job, k))] -= sign;
+      if (!by_sum_) left_[static_cast<std::size_t>(tid(job, k))] -= sign;
       if (k >= 0) {
         const Entry& e = pb_.valid[job][static_cast<std::size_t>(k)];
         if (sign > 0)
@@ -491,7 +492,7 @@ class CanonicalSearch {
       while (next[d] < options_[job].size()) {
         const int k = options_[job][next[d]++];
         if (--budget < 0) return std::nullopt;  // too large to settle: the local rules' answer stands
-        if (!by_sum_ && left_[term_bits(term(job, k))] == 0) continue;
+        if (!by_sum_ && left_[static_cast<std::size_t>(tid(job, k))] == 0) continue;
         if (k < 0) {
           if (req_.forced[job] && forced_now + 1 > forced_limit) continue;
         } else if (const Entry& e = pb_.valid[job][static_cast<std::size_t>(k)]; !usage.fits(e.config, e.gpus)) {
@@ -520,6 +521,28 @@ class CanonicalSearch {
 
  private:
   double term(std::size_t i, int k) const { return k < 0 ? waiting_ : pb_.valid[i][static_cast<std::size_t>(k)].util; }
+  int tid(std::size_t i, int k) const { return term_id_[i][static_cast<std::size_t>(k + 1)]; }
+  // Class 2 counts terms by a dense id (bits compared exactly) in arrays, not by bits in a hash
+  // map on every step: the given allocation's terms are numbered, every other term shares one id
+  // whose count stays 0.
+  void number_terms() {
+    if (!term_id_.empty()) return;
+    std::unordered_map<std::uint64_t, int> id_of;
+    for (std::size_t i = 0; i < n_; ++i)
+      id_of.try_emplace(term_bits(term(i, given_[i])), static_cast<int>(id_of.size()));
+    const int absent = static_cast<int>(id_of.size());
+    term_id_.resize(n_);
+    for (std::size_t i = 0; i < n_; ++i) {
+      auto& ids = term_id_[i];
+      ids.resize(pb_.valid[i].size() + 1);
+      for (int k = -1; k < static_cast<int>(pb_.valid[i].size()); ++k) {
+        const auto it = id_of.find(term_bits(term(i, k)));
+        ids[static_cast<std::size_t>(k + 1)] = it == id_of.end() ? absent : it->second;
+      }
+    }
+    multiset_.assign(static_cast<std::size_t>(absent) + 1, 0);
+    for (std::size_t i = 0; i < n_; ++i) ++multiset_[static_cast<std::size_t>(tid(i, given_[i]))];
+  }
   // Class 1 compares the objective as objective_of sums it (input order), with the binary
   // program's λ (Problem::model_lambda): the round's objective itself unless λ is capped, when it
   // would round the utilities away (at λ = 1e16 allocations of lower utility would count as equal).
@@ -546,10 +569,10 @@ class CanonicalSearch {
       const bool pinned = req_.pinned[i] != 0;
       for (int k = 0; k < static_cast<int>(pb_.valid[i].size()); ++k) {
         if (pinned && pb_.valid[i][static_cast<std::size_t>(k)].config != pb_.current[i]) continue;
-        if (by_sum_ || multiset_.count(term_bits(term(i, k))) != 0) o.push_back(k);
+        if (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, k))] != 0) o.push_back(k);
       }
       std::sort(o.begin(), o.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
-      if (!pinned && (by_sum_ || multiset_.count(term_bits(waiting_)) != 0)) o.push_back(-1);
+      if (!pinned && (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, -1))] != 0)) o.push_back(-1);
     }
     if (!by_sum_) return;
     // Class 1: the range of the terms still to decide after each depth, and a slack for the
@@ -580,7 +603,9 @@ class CanonicalSearch {
   int forced_waiting_ = 0;
   bool by_sum_ = false;
   std::vector<std::size_t> order_;
-  std::unordered_map<std::uint64_t, long> multiset_, left_;
+  Choice given_;
+  std::vector<std::vector<int>> term_id_;  // per job, term(i, k)'s id at k + 1
+  std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
   std::vector<std::vector<int>> options_;
   std::vector<double> low_, high_;
   double slack_ = 0.0;
