@@ -17,7 +17,8 @@ const std::vector<std::pair<int, int>>& CapacityUse::charges(int c, int gpus) co
 
 bool CapacityUse::fits(int c, int gpus) const {
   for (const auto& [r, u] : charges(c, gpus))
-    if (u > 0 && used_[static_cast<std::size_t>(r)] + u > set_->rows[static_cast<std::size_t>(r)].capacity) return false;
+    if (u > 0 && used_[static_cast<std::size_t>(r)] + u > set_->rows[static_cast<std::size_t>(r)].capacity)
+      return false;
   return true;
 }
 

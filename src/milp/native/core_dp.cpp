@@ -373,7 +373,8 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
   // that cannot carry past it).
   std::size_t high = 0;
   if (pow2)
-    for (int k = 0; k < K; ++k) high |= std::size_t{1} << (static_cast<unsigned>(log2m) * static_cast<unsigned>(k + 1) - 1);
+    for (int k = 0; k < K; ++k)
+      high |= std::size_t{1} << (static_cast<unsigned>(log2m) * static_cast<unsigned>(k + 1) - 1);
   auto shifted = [&](std::size_t key, std::size_t mv, const long long* key_digits, const long long* mv_digits) {
     if (pow2) return ((key & ~high) + (mv & ~high)) ^ ((key ^ mv) & high);
     std::size_t to = 0;
