@@ -10,6 +10,7 @@ import os
 import pathlib
 import random
 import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -283,3 +284,16 @@ def test_concurrent_rounds_give_the_same_decisions():
     for t in threads:
         t.join()
     assert results == [expected] * 4
+
+
+def test_readme_example(tmp_path):
+    """The README's snippet (section "One round as JSON") runs from the source tree and prints what its comment says."""
+    readme = (SOURCE_DIR / "README.md").read_text()
+    section = readme.split("### One round as JSON: `sia.allocate`", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    expected = code.rsplit("# ", 1)[1].strip()
+    script = tmp_path / "readme_example.py"
+    script.write_text(code)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=SOURCE_DIR)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == expected
