@@ -2,7 +2,10 @@
 // arrivals, completions and node failures (and repairs), carrying each job's state between rounds
 // with sia::advance_round_state (include/sia/round_state.hpp, docs/round-state.md).
 //
-//   scheduler_loop [--rounds N] [--seed S] [--verbose]
+//   scheduler_loop [--rounds N] [--seed S] [--verbose] [--log FILE]
+//
+// --log writes the decisions, one line per job and round, and the node failures, in a plain format that
+// examples/python/scheduler_loop.py writes too (tests/python/test_round_loop.py compares the two logs).
 //
 // Every round it checks, independently of the library, what a real scheduler relies on: no GPU
 // type and no node holds more GPUs than it has, no GPU is given twice, no job runs on a failed node,
@@ -19,6 +22,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -87,6 +92,7 @@ int main(int argc, char** argv) {
   int rounds = 200;
   std::uint64_t seed = 15;
   bool verbose = false;
+  std::ofstream log;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if ((a == "--rounds" || a == "--seed") && i + 1 < argc) {
@@ -99,8 +105,15 @@ int main(int argc, char** argv) {
       (a == "--rounds" ? rounds = static_cast<int>(v) : seed = static_cast<std::uint64_t>(v));
     } else if (a == "--verbose") {
       verbose = true;
+    } else if (a == "--log" && i + 1 < argc) {
+      log.open(argv[++i]);
+      if (!log) {
+        std::cerr << "scheduler_loop: --log: cannot write '" << argv[i] << "'\n";
+        return 2;
+      }
+      log << std::setprecision(17);
     } else {
-      std::cerr << "usage: scheduler_loop [--rounds N] [--seed S] [--verbose]\n";
+      std::cerr << "usage: scheduler_loop [--rounds N] [--seed S] [--verbose] [--log FILE]\n";
       return 2;
     }
   }
@@ -154,6 +167,23 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < jobs.size(); ++i) sia::apply_round_state(states[i], jobs[i]);
       const sia::RoundResult r = sia::run_round(cluster, jobs, options);
       if (r.decisions.size() != jobs.size()) fail(round, "one decision per job expected");
+      if (log) {
+        log << round << " round " << to_string(r.status) << ' ' << r.objective << '\n';
+        for (const sia::JobDecision& d : r.decisions) {
+          log << round << ' ' << d.job;
+          if (!d.config) {
+            log << " - " << to_string(d.reason) << '\n';
+            continue;
+          }
+          log << ' ' << cluster.types[static_cast<std::size_t>(d.config->type)].name() << ' ' << d.config->nodes << ' '
+              << d.gpus << ' ' << d.changed;
+          for (const auto& s : d.placement) {
+            log << ' ' << s.node << ':';
+            for (std::size_t g = 0; g < s.gpu_ids.size(); ++g) log << (g ? "," : "") << s.gpu_ids[g];
+          }
+          log << '\n';
+        }
+      }
 
       // Invariants of the decision, checked from the cluster and the placements alone.
       std::vector<int> used(cluster.types.size(), 0);
@@ -244,6 +274,7 @@ int main(int argc, char** argv) {
                             [node](const sia::NodeShare& s) { return s.node == node; }))
               w.held.reset();
           if (verbose) std::cout << "round " << round << ": node " << next.node_name(t, node) << " failed\n";
+          if (log) log << round << " failed " << next.node_name(t, node) << '\n';
         }
       }
 

@@ -7,6 +7,7 @@ Build it with the project's CMake (``-DSIA_BUILD_PYTHON=ON``, the default of ``s
 
 from . import _sia
 from ._sia import *  # noqa: F401,F403  (the extension's public names)
+from .round import *  # noqa: F401,F403  (the round, its options and decision, the round state)
 
 __version__ = _sia.__version__
 from . import goodput  # noqa: E402,F401  (AdaptDL-compatible goodput model: sia.goodput)
