@@ -10,7 +10,6 @@
 #include <sia/error.hpp>
 #include <sia/goodput_table.hpp>
 #include <sia/job_kind.hpp>
-#include <sia/milp/factory.hpp>
 #include <sia/round.hpp>
 #include <sia/round_state.hpp>
 
@@ -350,8 +349,6 @@ void bind_round(py::module_& m) {
       });
 
   m.def("_round_run", &run, py::arg("cluster"), py::arg("jobs"), py::arg("options"));
-  m.def("available_backends", &available_milp_solvers,
-        "Names of the MILP backends built into this sia (RoundOptions.backend), e.g. ['native', 'cbc', 'glpk'].");
 
   m.def("_round_state_of", [](const py::dict& job) {
     const ClusterSpec none;
