@@ -11,3 +11,4 @@ from .round import *  # noqa: F401,F403  (the round, its options and decision, t
 
 __version__ = _sia.__version__
 from . import goodput  # noqa: E402,F401  (AdaptDL-compatible goodput model: sia.goodput)
+from .fit import BootstrapError, ProfileFit, fit_profiles, profile_bootstrap  # noqa: E402,F401  (sia.fit)

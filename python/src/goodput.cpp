@@ -1,4 +1,5 @@
-// sia._sia._goodput: the vectorised kernels under sia.goodput (python/sia/goodput.py) and sia.fit_profiles.
+// sia._sia._goodput: the vectorised kernels under sia.goodput (python/sia/goodput.py) and the profile fits under
+// sia.fit_profiles (python/sia/fit.py).
 //
 // The Python layer broadcasts its arguments (NumPy rules) and hands them here as arrays of one shape; every number
 // comes from sia's C++ model (throughput_model.hpp, efficiency.hpp, goodput_function.hpp, fit.hpp), evaluated
@@ -8,15 +9,22 @@
 #include <sia/goodput/efficiency.hpp>
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/goodput_function.hpp>
+#include <sia/goodput/pipeline.hpp>
+#include <sia/goodput/projection.hpp>
 #include <sia/goodput/throughput_model.hpp>
+#include <sia/sim/profiles.hpp>
+#include <sia/sim/random.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -321,6 +329,228 @@ double fit_objective(const Perf7& perf, Array nodes, Array replicas, Array atomi
   return sia::fit_objective(p, obs);
 }
 
+// ---- Fits from throughput profiles (what sia_fit_profiles prints, as data) ---------------------------------------
+//
+// Same procedure and seeding as examples/sia_fit_profiles.cpp, so that the same directory and seed give the same
+// numbers from Python as from the program (tests/python/test_goodput_fit.py compares them): per (model, GPU type) the
+// rows are shuffled by Fisher-Yates with the simulator's portable draws, seeded by seed ^ FNV-1a("model/type"); the
+// first round(80 %) (at least one) are fitted and the RMSLE of the predicted step time is reported on both parts.
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+void shuffle_rows(std::vector<sim::ProfileRow>& v, std::mt19937_64& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) {
+    const auto j = static_cast<std::size_t>(sim::uniform_below(rng, i));
+    std::swap(v[i - 1], v[j]);
+  }
+}
+
+/// RMSLE of predictions against observations; nullopt when there are none.
+std::optional<double> rmsle(const std::vector<double>& pred, const std::vector<double>& obs) {
+  if (pred.empty()) return std::nullopt;
+  double s = 0.0;
+  for (std::size_t i = 0; i < pred.size(); ++i) {
+    const double e = std::log(pred[i]) - std::log(obs[i]);
+    s += e * e;
+  }
+  return std::sqrt(s / static_cast<double>(pred.size()));
+}
+
+PerfObservation to_observation(const sim::ProfileRow& r) {
+  return PerfObservation{r.nodes, r.gpus, static_cast<double>(r.local_bsz), r.step_time, r.sync_time};
+}
+
+Perf7 to_array(const PerfParams& p) { return {p.alpha_c, p.beta_c, p.alpha_n, p.beta_n, p.alpha_r, p.beta_r, p.gamma}; }
+
+struct ProfileFitOptions {
+  std::uint64_t seed = 1;
+  double holdout = 0.2;
+  FitOptions fit;
+};
+
+ProfileFitOptions profile_options(std::uint64_t seed, double holdout, bool log_space, bool multi_start) {
+  if (!(holdout >= 0.0 && holdout < 1.0))
+    throw InvalidArgument("fit_profiles: holdout must be in [0, 1), got " + number(holdout));
+  ProfileFitOptions o;
+  o.seed = seed;
+  o.holdout = holdout;
+  o.fit.log_space = log_space;
+  o.fit.multi_start = multi_start;
+  return o;
+}
+
+/// One (model, GPU type): fit on the seen part, errors on both parts. `stages` > 0: the GPipe model.
+py::dict fit_type(const std::string& model, const std::string& gpu_type, std::vector<sim::ProfileRow> rows, int stages,
+                  const ProfileFitOptions& opt) {
+  if (rows.empty()) throw InvalidArgument("fit_profiles: " + model + "/" + gpu_type + ": no rows");
+  std::mt19937_64 rng(opt.seed ^ fnv1a(model + "/" + gpu_type));
+  shuffle_rows(rows, rng);
+  const auto n = static_cast<double>(rows.size());
+  const std::size_t n_seen = std::min(
+      rows.size(), std::max<std::size_t>(1, static_cast<std::size_t>(std::floor(n * (1.0 - opt.holdout) + 0.5))));
+  const std::vector<sim::ProfileRow> seen(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n_seen));
+  const std::vector<sim::ProfileRow> unseen(rows.begin() + static_cast<std::ptrdiff_t>(n_seen), rows.end());
+  std::vector<double> ps, os, pu, ou;
+  py::dict out;
+  {
+    py::gil_scoped_release release;
+    if (stages > 0) {
+      std::vector<PipelineObservation> obs;
+      for (const auto& r : seen) obs.push_back(sim::pipeline_observation(r, stages));
+      const PipelineParams pp = fit_pipeline_params(obs, stages);
+      for (const auto* part : {&seen, &unseen})
+        for (const auto& r : *part) {
+          const PipelineObservation o = sim::pipeline_observation(r, stages);
+          (part == &seen ? ps : pu).push_back(pipeline_step_time(pp, o.nodes, o.pipelines, o.micro_bsz));
+          (part == &seen ? os : ou).push_back(pipeline_observed_step_time(pp, o));
+        }
+      py::gil_scoped_acquire acquire;
+      out["params"] = to_array(pp.perf);
+      out["stages"] = pp.stages;
+      out["microbatches"] = pp.microbatches;
+    } else {
+      std::vector<PerfObservation> obs;
+      for (const auto& r : seen) obs.push_back(to_observation(r));
+      const PerfParams p = fit_perf_params(obs, opt.fit);
+      for (const auto* part : {&seen, &unseen})
+        for (const auto& r : *part) {
+          (part == &seen ? ps : pu).push_back(optim_time(p, r.nodes, r.gpus, r.local_bsz));
+          (part == &seen ? os : ou).push_back(r.step_time);
+        }
+      py::gil_scoped_acquire acquire;
+      out["params"] = to_array(p);
+      out["stages"] = py::none();
+      out["microbatches"] = py::none();
+    }
+  }
+  out["model"] = model;
+  out["gpu_type"] = gpu_type;
+  out["rows_seen"] = seen.size();
+  out["rows_unseen"] = unseen.size();
+  out["rmsle_seen"] = *rmsle(ps, os);
+  out["rmsle_unseen"] = rmsle(pu, ou);
+  return out;
+}
+
+/// Every (model, GPU type) of an artifact profiles directory, models and types sorted.
+py::list fit_profile_dir(const std::string& dir, std::uint64_t seed, double holdout, bool log_space, bool multi_start) {
+  const ProfileFitOptions opt = profile_options(seed, holdout, log_space, multi_start);
+  const std::vector<std::string> models = sim::list_models(dir);
+  if (models.empty()) throw InvalidArgument(dir + ": no model directories with placements-<type>.csv files");
+  py::list out;
+  for (const std::string& model : models) {
+    const sim::ModelProfile mp = sim::load_model_profile(dir, model);
+    for (const sim::TypeProfile& tp : mp.types) {
+      py::dict d =
+          fit_type(model, tp.gpu_type, tp.all_rows(), mp.is_pipeline() ? std::max(1, tp.smallest_gpus()) : 0, opt);
+      d["init_batch_size"] = mp.init_batch_size() > 0 ? py::object(py::int_(mp.init_batch_size())) : py::none();
+      d["max_batch_size"] = mp.max_batch_size() > 0 ? py::object(py::int_(mp.max_batch_size())) : py::none();
+      out.append(d);
+    }
+  }
+  return out;
+}
+
+/// The paper's Eq. 1 bootstrap errors of a profiles directory (sia_fit_profiles' second table): the model fitted on
+/// all rows of `from`, scaled by the ratio of 1-GPU step times of `to`, predicting `to`'s multi-GPU rows.
+py::list bootstrap_profile_dir(const std::string& dir, std::uint64_t seed, bool log_space, bool multi_start) {
+  const ProfileFitOptions opt = profile_options(seed, 0.2, log_space, multi_start);
+  const std::vector<std::string> models = sim::list_models(dir);
+  if (models.empty()) throw InvalidArgument(dir + ": no model directories with placements-<type>.csv files");
+  py::list out;
+  for (const std::string& model : models) {
+    const sim::ModelProfile mp = sim::load_model_profile(dir, model);
+    if (mp.is_pipeline()) continue;  // Eq. 1 across types needs the same parallelism on both (stages differ)
+    std::vector<PerfParams> full(mp.types.size());
+    {
+      py::gil_scoped_release release;
+      for (std::size_t t = 0; t < mp.types.size(); ++t) {
+        std::vector<sim::ProfileRow> rows = mp.types[t].all_rows();
+        // The program fits the rows in their shuffled order: same order, same rounding, same parameters.
+        std::mt19937_64 rng(opt.seed ^ fnv1a(model + "/" + mp.types[t].gpu_type));
+        shuffle_rows(rows, rng);
+        std::vector<PerfObservation> obs;
+        for (const auto& r : rows) obs.push_back(to_observation(r));
+        full[t] = fit_perf_params(obs, opt.fit);
+      }
+    }
+    for (std::size_t from = 0; from < mp.types.size(); ++from)
+      for (std::size_t to = 0; to < mp.types.size(); ++to) {
+        if (from == to) continue;
+        const sim::TypeProfile& dst = mp.types[to];
+        std::vector<PerfObservation> one_gpu;
+        for (const auto& r : dst.placements)
+          if (r.gpus == 1) one_gpu.push_back(to_observation(r));
+        if (one_gpu.empty()) continue;
+        std::vector<double> pred, obs;
+        {
+          py::gil_scoped_release release;
+          const PerfParams seed_fit = fit_perf_params(one_gpu, opt.fit);
+          for (const auto& r : dst.all_rows()) {
+            if (r.gpus == 1) continue;
+            pred.push_back(projected_step_time(full[from], seed_fit, r.nodes, r.gpus, r.local_bsz, 0));
+            obs.push_back(r.step_time);
+          }
+        }
+        if (pred.empty()) continue;
+        py::dict d;
+        d["model"] = model;
+        d["from_type"] = mp.types[from].gpu_type;
+        d["to_type"] = dst.gpu_type;
+        d["rows"] = pred.size();
+        d["rmsle"] = *rmsle(pred, obs);
+        out.append(d);
+      }
+  }
+  return out;
+}
+
+/// (nodes, gpus) of placement strings ("1244": 4 nodes, 11 GPUs), errors naming the element.
+std::pair<std::vector<int>, std::vector<int>> parse_placements(const std::vector<std::string>& placements) {
+  std::vector<int> nodes(placements.size()), gpus(placements.size());
+  for (std::size_t i = 0; i < placements.size(); ++i)
+    sim::parse_placement(placements[i], nodes[i], gpus[i], "fit_profiles: placement[" + std::to_string(i) + "]");
+  return {nodes, gpus};
+}
+
+/// One (model, GPU type) from row arrays (already grouped by the Python layer).
+py::dict fit_profile_rows(const std::string& model, const std::string& gpu_type, Array nodes, Array gpus,
+                          Array local_bsz, Array step_time, Array sync_time, int stages, std::uint64_t seed,
+                          double holdout, bool log_space, bool multi_start) {
+  const ProfileFitOptions opt = profile_options(seed, holdout, log_space, multi_start);
+  if (stages < 0) throw InvalidArgument("fit_profiles: pipeline_stages must be >= 1, got " + std::to_string(stages));
+  const std::string where = "fit_profiles (" + model + "/" + gpu_type + ")";
+  const Inputs in(where.c_str(), {{"num_nodes", std::move(nodes)},
+                                  {"num_replicas", std::move(gpus)},
+                                  {"local_bsz", std::move(local_bsz)},
+                                  {"step_time", std::move(step_time)},
+                                  {"sync_time", std::move(sync_time)}});
+  std::vector<sim::ProfileRow> rows(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    sim::ProfileRow& r = rows[i];
+    r.nodes = in.whole(0, i, 1);
+    r.gpus = in.whole(1, i, 1);
+    if (r.nodes > r.gpus)
+      in.fail_message(i, "num_nodes " + std::to_string(r.nodes) + " > num_replicas " + std::to_string(r.gpus));
+    r.local_bsz = in.whole(2, i, 1);
+    r.step_time = in.positive(3, i);
+    r.sync_time = in.at(4, i);
+    if (!std::isfinite(r.sync_time) || r.sync_time < 0.0) in.fail(4, i, "a finite number >= 0");
+    if (stages == 0 && !(r.sync_time < r.step_time))
+      in.fail(4, i, "below step_time " + number(r.step_time) + " (a data-parallel step includes its synchronisation)");
+    if (stages > 0 && r.gpus % stages != 0) in.fail(1, i, "a multiple of pipeline_stages " + std::to_string(stages));
+    r.line = i + 1;
+  }
+  return fit_type(model, gpu_type, std::move(rows), stages, opt);
+}
+
 }  // namespace
 
 void bind_goodput(py::module_& m) {
@@ -336,6 +566,14 @@ void bind_goodput(py::module_& m) {
   g.def("fit_perf_params", &fit_perf_params, py::arg("num_nodes"), py::arg("num_replicas"), py::arg("atomic_bsz"),
         py::arg("accum_step_time"), py::arg("optim_step_time"), py::arg("log_space"), py::arg("multi_start"),
         py::arg("apply_priors"), py::arg("fixed_gamma"), py::arg("max_evaluations"));
+  g.def("fit_profile_dir", &fit_profile_dir, py::arg("directory"), py::arg("seed"), py::arg("holdout"),
+        py::arg("log_space"), py::arg("multi_start"));
+  g.def("bootstrap_profile_dir", &bootstrap_profile_dir, py::arg("directory"), py::arg("seed"), py::arg("log_space"),
+        py::arg("multi_start"));
+  g.def("parse_placements", &parse_placements, py::arg("placements"));
+  g.def("fit_profile_rows", &fit_profile_rows, py::arg("model"), py::arg("gpu_type"), py::arg("num_nodes"),
+        py::arg("num_replicas"), py::arg("local_bsz"), py::arg("step_time"), py::arg("sync_time"), py::arg("stages"),
+        py::arg("seed"), py::arg("holdout"), py::arg("log_space"), py::arg("multi_start"));
   g.def("fit_objective", &fit_objective, py::arg("perf"), py::arg("num_nodes"), py::arg("num_replicas"),
         py::arg("atomic_bsz"), py::arg("accum_step_time"), py::arg("optim_step_time"));
 }
