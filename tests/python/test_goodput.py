@@ -373,3 +373,21 @@ def test_bad_input_is_a_value_error_naming_the_value():
     with pytest.raises(ValueError, match=r"optim_step_time\[1\] = 0: must be a finite number > 0"):
         fit_perf_params([1, 1], [1, 1], [32, 32], [0.1, 0.1], [0.2, 0])
     assert issubclass(GoodputValueError, ValueError)
+
+
+def test_readme_example(tmp_path):
+    """The README's snippet (section "Goodput models") runs and prints what its comment says."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    source = pathlib.Path(os.environ.get("SIA_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+    section = (source / "README.md").read_text().split("### Goodput models: `sia.goodput`", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    expected = code.rsplit("# ", 1)[1].strip()
+    script = tmp_path / "readme_goodput.py"
+    script.write_text(code)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == expected
