@@ -1,4 +1,5 @@
-// sia.allocate / sia.allocate_json: the program sia_allocate as a function. The request goes through the same
+// sia.allocate / sia.allocate_json: the program sia_allocate as a function (and sia.next_request /
+// sia.next_request_json: its second form, --next-request). The request goes through the same
 // library calls as the program (parse_request, run_round, decision_to_json), so the decision is the program's by
 // construction, byte for byte apart from the timing fields; the dict form is that same JSON text read back by
 // Python's json module (every number is printed so that it reads back as the same double).
@@ -6,6 +7,7 @@
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 #include <sia/round.hpp>
+#include <sia/round_state_json.hpp>
 
 #include <pybind11/stl.h>
 
@@ -41,18 +43,18 @@ std::string quoted_value(std::string_view text) {
 // NumPy scalars and arrays inside a request dict become plain numbers and lists (json.dumps refuses them).
 py::object to_builtin(const py::object& value) {
   if (py::hasattr(value, "tolist")) return value.attr("tolist")();
-  throw py::type_error("request: object of type " + py::str(py::type::of(value).attr("__name__")).cast<std::string>() +
+  throw py::type_error("object of type " + py::str(py::type::of(value).attr("__name__")).cast<std::string>() +
                        " is not JSON serializable");
 }
 
-// The request as JSON text: str or bytes as given, anything else (a dict) written by json.dumps. NaN or an
+// A request or decision as JSON text: str or bytes as given, anything else (a dict) written by json.dumps. NaN or an
 // infinity in a dict is written as NaN/Infinity, which the strict parser rejects with its position, as the
 // program would reject that text.
-std::string request_text(const py::object& request) {
-  if (py::isinstance<py::str>(request)) return request.cast<std::string>();
-  if (py::isinstance<py::bytes>(request)) return std::string(request.cast<py::bytes>());
+std::string json_text(const py::object& document) {
+  if (py::isinstance<py::str>(document)) return document.cast<std::string>();
+  if (py::isinstance<py::bytes>(document)) return std::string(document.cast<py::bytes>());
   const py::object dumps = py::module_::import("json").attr("dumps");
-  return dumps(request, py::arg("default") = py::cpp_function(&to_builtin)).cast<std::string>();
+  return dumps(document, py::arg("default") = py::cpp_function(&to_builtin)).cast<std::string>();
 }
 
 struct AllocateArgs {
@@ -85,7 +87,7 @@ std::string allocate_text(const py::object& request, const std::optional<std::st
   if (time_limit_ms && (*time_limit_ms < 0 || *time_limit_ms > max_time_limit_ms))
     throw sia::InvalidArgument("time_limit_ms: must be in [0, " + std::to_string(max_time_limit_ms) + "], got " +
                                std::to_string(*time_limit_ms));
-  const std::string text = request_text(request);
+  const std::string text = json_text(request);
   const AllocateArgs args{backend, time_limit_ms, source, pretty};
   py::gil_scoped_release release;  // the round may take seconds: other Python threads run meanwhile
   return run(text, args);
@@ -108,6 +110,28 @@ Raises ValueError for a rejected request, with the program's message naming the 
 and value (e.g. ``request:1:90: jobs[0].min_gpus: must be >= 1, got 0``); RuntimeError when no backend could
 run. The GIL is released while the round runs.)doc";
 
+// sia_allocate REQUEST --next-request DECISION --elapsed S: the same library call (round_state_json.hpp).
+std::string next_request_text(const py::object& request, const py::object& decision, double elapsed_s,
+                              const std::string& request_source, const std::string& decision_source, bool pretty) {
+  const std::string request_json = json_text(request);
+  const std::string decision_json = json_text(decision);
+  sia::NextRequestOptions o;
+  o.request_source = request_source;
+  o.decision_source = decision_source;
+  o.pretty = pretty;
+  py::gil_scoped_release release;
+  return sia::next_request_json(request_json, decision_json, elapsed_s, o);
+}
+
+constexpr const char* next_request_doc =
+    R"doc(The request of the next round: ``sia_allocate REQUEST --next-request DECISION --elapsed S``.
+
+``request`` and ``decision`` (dicts or JSON text) are a request and the decision ``allocate`` returned for it;
+``elapsed_s`` the seconds until the next round. Returns the request with every job's ``current``, ``age_s``,
+``restarts`` and ``max_gpus_ever`` advanced by the decision (docs/round-state.md) and the decision's
+``warm_start``, as a dict; everything else is kept as written. Raises ValueError naming the source
+(``request_source``, ``decision_source``) and the field, as the program does.)doc";
+
 }  // namespace
 
 void bind_allocate(py::module_& m) {
@@ -129,6 +153,25 @@ void bind_allocate(py::module_& m) {
       },
       py::arg("request"), py::kw_only(), py::arg("backend") = py::none(), py::arg("time_limit_ms") = py::none(),
       py::arg("source") = "request", allocate_doc);
+  m.def(
+      "next_request_json",
+      [](const py::object& request, const py::object& decision, double elapsed_s, const std::string& request_source,
+         const std::string& decision_source, bool pretty) {
+        return next_request_text(request, decision, elapsed_s, request_source, decision_source, pretty);
+      },
+      py::arg("request"), py::arg("decision"), py::arg("elapsed_s"), py::kw_only(),
+      py::arg("request_source") = "request", py::arg("decision_source") = "decision", py::arg("pretty") = false,
+      "Like next_request(), but returns the JSON text sia_allocate --next-request prints, without the final newline.");
+  m.def(
+      "next_request",
+      [](const py::object& request, const py::object& decision, double elapsed_s, const std::string& request_source,
+         const std::string& decision_source) {
+        const std::string next =
+            next_request_text(request, decision, elapsed_s, request_source, decision_source, false);
+        return py::module_::import("json").attr("loads")(next);
+      },
+      py::arg("request"), py::arg("decision"), py::arg("elapsed_s"), py::kw_only(),
+      py::arg("request_source") = "request", py::arg("decision_source") = "decision", next_request_doc);
   m.def("available_backends", &sia::available_milp_solvers,
         "Names of the MILP backends compiled into this build, the default (native) first.");
 }

@@ -297,3 +297,50 @@ def test_readme_example(tmp_path):
     p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=SOURCE_DIR)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == expected
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The program's second form: --next-request
+# ----------------------------------------------------------------------------------------------------------------
+def program_next_request(request_path, decision_path, elapsed):
+    p = subprocess.run([str(PROGRAM), str(request_path), "--next-request", str(decision_path), "--elapsed",
+                        str(elapsed)], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_next_request_chain_agrees(tmp_path, path):
+    """Four rounds: each decision (sia.allocate) and each next request (sia.next_request) is the program's."""
+    text = path.read_text()
+    for k in range(4):
+        request_path = tmp_path / f"request{k}.json"
+        request_path.write_text(text)
+        code, decision, err = run_program(request_path)
+        assert code == 0, err
+        assert without_timing(sia.allocate(text, source=str(request_path))) == without_timing(decision)
+        decision_text = json.dumps(decision)
+        decision_path = tmp_path / f"decision{k}.json"
+        decision_path.write_text(decision_text)
+        code, out, err = program_next_request(request_path, decision_path, 60 * (k + 1))
+        assert code == 0, err
+        got = sia.next_request(text, decision, 60 * (k + 1), request_source=str(request_path),
+                               decision_source=str(decision_path))
+        assert got == json.loads(out)
+        assert sia.next_request_json(text, decision_text, 60 * (k + 1)) == out.rstrip("\n")
+        text = out
+
+
+def test_next_request_errors_are_the_programs(tmp_path):
+    request_path = SOURCE_DIR / "examples" / "requests" / "table1.json"
+    text = request_path.read_text()
+    decision = sia.allocate(text)
+    decision["allocations"][0]["job"] = "nobody"
+    decision_path = tmp_path / "decision.json"
+    decision_path.write_text(json.dumps(decision))
+    code, out, err = program_next_request(request_path, decision_path, 60)
+    assert code == 2 and not out
+    with pytest.raises(ValueError) as e:
+        sia.next_request(text, decision, 60, request_source=str(request_path), decision_source=str(decision_path))
+    assert err.rstrip("\n") == f"sia_allocate: {e.value}"
+    with pytest.raises(ValueError, match="elapsed"):
+        sia.next_request(text, sia.allocate(text), -1.0)
