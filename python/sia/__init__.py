@@ -12,3 +12,7 @@ from .round import *  # noqa: F401,F403  (the round, its options and decision, t
 __version__ = _sia.__version__
 from . import goodput  # noqa: E402,F401  (AdaptDL-compatible goodput model: sia.goodput)
 from .fit import BootstrapError, ProfileFit, fit_profiles, profile_bootstrap  # noqa: E402,F401  (sia.fit)
+
+# The simulator (python/sia/sim.py) and its sweeps (python -m sia.sweep).
+from . import sim  # noqa: E402
+from .sim import SimResult, load_workloads, simulate, synthetic_workload, workload_from_jobs  # noqa: E402,F401

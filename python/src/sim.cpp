@@ -1,8 +1,432 @@
-// Placeholder registration for this part of sia._sia, filled in by its own change this session.
+// The simulator part of sia._sia (submodule `_sia._sim`): workloads (CSV files, the synthetic generator, Python
+// lists of jobs), one simulation of a workload under a policy, and its metrics and per-job records as plain Python
+// objects (dicts of NumPy columns). The Pythonic face -- keyword arguments, dataclasses, pandas -- is
+// python/sia/sim.py; this file only converts and checks, so that every error is the C++ library's own message.
+//
+// Results are plain dicts rather than bound C++ classes because a sweep ships them between Dask processes:
+// dicts of NumPy arrays pickle without any help from the extension.
+#include <sia/error.hpp>
+#include <sia/job_kind.hpp>
+#include <sia/sim/catalogue.hpp>
+#include <sia/sim/cluster.hpp>
+#include <sia/sim/limits.hpp>
+#include <sia/sim/metrics.hpp>
+#include <sia/sim/policy.hpp>
+#include <sia/sim/runner.hpp>
+#include <sia/sim/simulator.hpp>
+#include <sia/sim/tuned_jobs.hpp>
+#include <sia/sim/workload.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
 #include "bindings.hpp"
+
+namespace py = pybind11;
 
 namespace sia::python {
 
-void bind_sim(pybind11::module_& /*m*/) {}
+namespace {
+
+using sim::Workload;
+using sim::WorkloadJob;
+
+// One job as Python sees it: (name, time, application, num_replicas, batch_size, category, pipeline_sizes).
+using JobTuple = std::tuple<std::string, double, std::string, long long, long long, std::string,
+                            std::vector<std::pair<std::string, int>>>;
+
+JobTuple to_tuple(const WorkloadJob& j) {
+  return {j.name,          j.time, j.application, j.num_replicas, j.batch_size, std::string(to_string(j.category)),
+          j.pipeline_sizes};
+}
+
+// A workload from Python's jobs, checked as parse_workload_csv checks a file, but naming `jobs[i].field`.
+Workload workload_from_jobs(const std::string& name, const std::vector<JobTuple>& jobs) {
+  Workload w;
+  w.name = name;
+  w.source = name;
+  std::unordered_set<std::string> names;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& [jname, time, app, replicas, batch, category, pipes] = jobs[i];
+    const auto fail = [&, idx = i](const std::string& field, const std::string& what) {
+      throw InvalidArgument("workload '" + name + "': jobs[" + std::to_string(idx) + "]." + field + ": " + what);
+    };
+    WorkloadJob j;
+    j.line = static_cast<int>(i);
+    j.name = jname;
+    if (j.name.empty()) fail("name", "empty job name");
+    if (!names.insert(j.name).second) fail("name", "duplicate job name '" + j.name + "'");
+    if (!std::isfinite(time) || time < 0)
+      fail("time", "submission time must be finite and >= 0, got " + std::to_string(time));
+    if (!w.jobs.empty() && time < w.jobs.back().time)
+      fail("time", "submission times are not sorted (" + std::to_string(time) + " after " +
+                       std::to_string(w.jobs.back().time) + ")");
+    j.time = time;
+    j.application = app;
+    if (j.application.empty()) fail("application", "empty application");
+    if (replicas < 1 || replicas > (1 << 20))
+      fail("num_replicas", "must be in [1, 1048576], got " + std::to_string(replicas));
+    j.num_replicas = static_cast<int>(replicas);
+    if (batch < 1 || batch > 1'000'000'000'000LL)
+      fail("batch_size", "must be in [1, 1e12], got " + std::to_string(batch));
+    j.batch_size = batch;
+    const auto kind =
+        category.empty() || category == "None" ? std::optional<JobKind>(JobKind::adaptive) : parse_job_kind(category);
+    if (!kind) fail("category", "unknown category '" + category + "' (expected " + std::string(job_kind_names) + ")");
+    j.category = *kind;
+    if (!pipes.empty() && j.category != JobKind::hybrid)
+      fail("pipeline_size", "given for a job whose category is not hybrid");
+    for (std::size_t a = 0; a < pipes.size(); ++a) {
+      if (pipes[a].second < 1 || pipes[a].second > 4096)
+        fail("pipeline_size", "GPUs per pipeline must be in [1, 4096], got " + std::to_string(pipes[a].second));
+      if (pipes[a].first.empty() && pipes.size() > 1)
+        fail("pipeline_size", "a size for every type ('') cannot be combined with sizes per type");
+      for (std::size_t b = 0; b < a; ++b)
+        if (pipes[b].first == pipes[a].first) fail("pipeline_size", "type '" + pipes[a].first + "' given twice");
+    }
+    j.pipeline_sizes = pipes;
+    w.jobs.push_back(std::move(j));
+  }
+  return w;
+}
+
+template <class T>
+py::array_t<T> column(const std::vector<T>& v) {
+  py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+  auto m = a.template mutable_unchecked<1>();
+  for (std::size_t i = 0; i < v.size(); ++i) m(static_cast<py::ssize_t>(i)) = v[i];
+  return a;
+}
+
+py::dict metrics_dict(const sim::RunMetrics& m) {
+  py::dict d;
+  d["policy"] = m.policy;
+  d["workload"] = m.workload;
+  d["jobs"] = m.jobs;
+  d["completed"] = m.completed;
+  d["avg_jct_h"] = m.avg_jct_h;
+  d["p99_jct_h"] = m.p99_jct_h;
+  d["makespan_h"] = m.makespan_h;
+  d["gpu_hours_per_job"] = m.gpu_hours_per_job;
+  d["restarts_per_job"] = m.restarts_per_job;
+  d["contention_mean"] = m.contention_mean;
+  d["contention_max"] = m.contention_max;
+  d["ftf_worst"] = m.ftf_worst;
+  d["unfair_fraction"] = m.unfair_fraction;
+  d["policy_ms_median"] = m.policy_ms_median;
+  d["policy_ms_p95"] = m.policy_ms_p95;
+  d["rounds"] = m.rounds;
+  d["wall_s"] = m.wall_s;
+  return d;
+}
+
+py::dict jobs_dict(const std::vector<sim::JobRecord>& jobs, std::size_t num_types) {
+  const std::size_t n = jobs.size();
+  std::vector<std::string> name(n), app(n), category(n);
+  std::vector<double> submission(n), completion(n), jct(n), gpu_hours(n), contention(n), ftf(n);
+  std::vector<std::int64_t> restarts(n), epochs(n);
+  py::array_t<double> by_type({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(num_types)});
+  auto bt = by_type.mutable_unchecked<2>();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& j = jobs[i];
+    name[i] = j.name;
+    app[i] = j.application;
+    category[i] = std::string(to_string(j.category));
+    submission[i] = j.submission_time;
+    completion[i] = j.completion_time ? *j.completion_time : std::nan("");
+    jct[i] = j.completion_time ? j.jct() : std::nan("");
+    restarts[i] = j.restarts;
+    gpu_hours[i] = j.gpu_hours;
+    contention[i] = j.contention_avg;
+    ftf[i] = j.ftf;
+    epochs[i] = j.epochs;
+    for (std::size_t t = 0; t < num_types; ++t)
+      bt(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(t)) =
+          t < j.gpu_hours_by_type.size() ? j.gpu_hours_by_type[t] : 0.0;
+  }
+  py::dict d;
+  d["name"] = name;
+  d["application"] = app;
+  d["category"] = category;
+  d["submission_time"] = column(submission);
+  d["completion_time"] = column(completion);
+  d["jct"] = column(jct);
+  d["restarts"] = column(restarts);
+  d["gpu_hours"] = column(gpu_hours);
+  d["contention_avg"] = column(contention);
+  d["ftf"] = column(ftf);
+  d["epochs"] = column(epochs);
+  d["gpu_hours_by_type"] = by_type;
+  return d;
+}
+
+py::dict rounds_dict(const sim::SimResult& r, const sim::SimCluster& cluster, bool keep) {
+  const std::size_t n = r.rounds.size();
+  std::vector<double> time(n), policy_ms(n);
+  std::vector<std::int64_t> active(n), queued(n);
+  py::list allocations;
+  for (std::size_t i = 0; i < n; ++i) {
+    time[i] = r.rounds[i].time;
+    active[i] = r.rounds[i].active;
+    queued[i] = r.rounds[i].queued;
+    policy_ms[i] = r.rounds[i].policy_ms;
+    if (keep) {
+      py::list round;
+      for (const auto& a : r.rounds[i].allocations)
+        round.append(py::make_tuple(a.job,
+                                    a.type >= 0 && static_cast<std::size_t>(a.type) < cluster.types.size()
+                                        ? py::str(cluster.types[static_cast<std::size_t>(a.type)].name)
+                                        : py::str(""),
+                                    a.nodes, a.gpus, a.batch));
+      allocations.append(std::move(round));
+    }
+  }
+  py::dict d;
+  d["time"] = column(time);
+  d["active"] = column(active);
+  d["queued"] = column(queued);
+  d["policy_ms"] = column(policy_ms);
+  if (keep) d["allocations"] = allocations;
+  return d;
+}
+
+// Everything one simulation needs besides the workload (keyword arguments of sia.simulate, already converted).
+struct RunArgs {
+  std::string policy = "sia";
+  std::map<std::string, std::string> policy_options;
+  std::string cluster = "paper-heterogeneous";
+  int scale = 1;
+  std::string profiles;  // empty: the built-in catalogue
+  std::string interpolation = "2d";
+  double interval_s = 0.0;  // 0: the policy's default
+  double horizon_s = sim::kDefaultHorizonS;
+  bool truncate = false;
+  std::string force_category;
+  bool tuned_jobs = false;
+  bool keep_rounds = false;
+  bool ftf = true;
+  int threads = 0;
+};
+
+py::dict run(const Workload& input, const RunArgs& a) {
+  if (a.scale < 1 || a.scale > 4096)
+    throw InvalidArgument("scale: must be in [1, 4096], got " + std::to_string(a.scale));
+  if (a.threads < 0 || a.threads > 1024)
+    throw InvalidArgument("threads: must be in [0, 1024] (0 = all cores), got " + std::to_string(a.threads));
+  if (!(a.horizon_s > 0) || !std::isfinite(a.horizon_s))
+    throw InvalidArgument("horizon: must be a finite number of seconds > 0, got " + std::to_string(a.horizon_s));
+  if (a.interpolation != "2d" && a.interpolation != "3d")
+    throw InvalidArgument("interpolation: expected '2d' or '3d', got '" + a.interpolation + "'");
+  sim::PolicyOptions options;
+  for (const auto& [k, v] : a.policy_options) options.set(k, v);
+  (void)sim::make_policy(a.policy, options);  // unknown policy or bad option: before any work
+
+  // A cluster is a preset name, a cluster JSON file, or the JSON text itself (sia.simulate(cluster={...})).
+  auto cluster = std::make_shared<const sim::SimCluster>(!a.cluster.empty() && a.cluster.front() == '{'
+                                                             ? sim::parse_cluster_json(a.cluster, "cluster", a.scale)
+                                                             : sim::load_cluster(a.cluster, a.scale));
+  auto workload = std::make_shared<Workload>(input);
+  if (a.interval_s != 0) {
+    sim::check_interval(a.interval_s, "interval");
+    sim::check_run(*workload, a.interval_s, a.horizon_s, "interval", a.truncate);
+  }
+  sim::SimOptions so;
+  so.interval_s = a.interval_s;
+  so.horizon_s = a.horizon_s;
+  so.truncate = a.truncate;
+  so.keep_round_log = a.keep_rounds;
+  so.policy_threads = a.threads;
+  if (!a.force_category.empty()) {
+    const auto kind = parse_job_kind(a.force_category);
+    if (!kind || *kind == JobKind::hybrid)
+      throw InvalidArgument("force_category: expected rigid, strong-scaling or adaptive, got '" + a.force_category +
+                            "'");
+    so.force_category = *kind;
+  }
+  auto apps = std::make_shared<sim::ApplicationSet>(
+      a.profiles.empty() ? sim::catalogue_applications(*cluster)
+                         : sim::load_applications(
+                               a.profiles, *cluster, {*workload},
+                               a.interpolation == "3d" ? sim::Interpolation::delaunay3d : sim::Interpolation::planar));
+  sim::validate_inputs(*cluster, *apps, *workload);
+  if (a.tuned_jobs) *workload = sim::retune_workload(*workload, *apps, *cluster, sim::cluster_tuned_jobs(*cluster));
+
+  sim::SimulationSpec spec;
+  spec.cluster = cluster;
+  spec.apps = apps;
+  spec.workload = workload;
+  spec.policy = a.policy;
+  spec.policy_options = options;
+  spec.finish_time_fairness = a.ftf;
+  // Ctrl-C stops a long simulation: every 50 ms of wall time the simulation takes the GIL back for a moment to let
+  // Python look at its signals (a KeyboardInterrupt is then raised instead of the cancellation).
+  bool interrupted = false;
+  auto last = std::chrono::steady_clock::now();
+  spec.options = so;
+  spec.options.cancelled = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::milliseconds(50)) return false;
+    last = now;
+    py::gil_scoped_acquire gil;
+    interrupted = PyErr_CheckSignals() != 0;
+    return interrupted;
+  };
+  sim::RunnerOptions ro;
+  ro.threads = 1;  // one simulation: it runs on this thread, its policy uses `threads`
+  std::vector<sim::SimResult> results;
+  {
+    py::gil_scoped_release release;
+    try {
+      results = sim::run_simulations(std::span<const sim::SimulationSpec>(&spec, 1), ro);
+    } catch (const sim::SimulationCancelled&) {
+      if (!interrupted) throw;
+    }
+  }
+  if (interrupted) throw py::error_already_set();
+  const sim::SimResult& r = results.front();
+
+  std::vector<std::string> types;
+  for (const auto& t : cluster->types) types.push_back(t.name);
+  py::dict d;
+  d["policy"] = r.policy;
+  d["workload"] = r.workload;
+  d["interval_s"] = r.interval_s;
+  d["wall_s"] = r.wall_s;
+  d["gpu_types"] = types;
+  d["total_gpus"] = cluster->total_gpus();
+  d["metrics"] = metrics_dict(sim::compute_metrics(r));
+  d["jobs"] = jobs_dict(r.jobs, types.size());
+  d["rounds"] = rounds_dict(r, *cluster, a.keep_rounds);
+  return d;
+}
+
+}  // namespace
+
+void bind_sim(py::module_& m) {
+  auto s = m.def_submodule("_sim", "The simulator (wrapped by sia.sim)");
+
+  py::class_<Workload>(s, "Workload", "A workload: a named list of jobs sorted by submission time.")
+      .def_readonly("name", &Workload::name)
+      .def_readonly("source", &Workload::source)
+      .def("__len__", [](const Workload& w) { return w.jobs.size(); })
+      .def(
+          "jobs",
+          [](const Workload& w) {
+            std::vector<JobTuple> out;
+            for (const auto& j : w.jobs) out.push_back(to_tuple(j));
+            return out;
+          },
+          "The jobs as (name, time, application, num_replicas, batch_size, category, pipeline_sizes) tuples.")
+      .def("__repr__",
+           [](const Workload& w) {
+             std::ostringstream os;
+             os << "Workload(name='" << w.name << "', jobs=" << w.jobs.size();
+             if (!w.jobs.empty()) os << ", last_submission_s=" << w.jobs.back().time;
+             os << ")";
+             return os.str();
+           })
+      .def(py::pickle(
+          [](const Workload& w) {
+            std::vector<JobTuple> jobs;
+            for (const auto& j : w.jobs) jobs.push_back(to_tuple(j));
+            return py::make_tuple(w.name, w.source, jobs);
+          },
+          [](const py::tuple& t) {
+            Workload w = workload_from_jobs(t[0].cast<std::string>(), t[2].cast<std::vector<JobTuple>>());
+            w.source = t[1].cast<std::string>();
+            return w;
+          }));
+
+  s.def("load_workloads", &sim::load_workloads, py::arg("path"),
+        "The workload CSV at `path`, or every *.csv of a directory (sorted by name).");
+  s.def(
+      "parse_workload_csv",
+      [](const std::string& text, const std::string& source) {
+        std::istringstream in(text);
+        return sim::parse_workload_csv(in, source);
+      },
+      py::arg("text"), py::arg("source"), "A workload from CSV text (errors name `source`, line and column).");
+  s.def(
+      "synthetic_workload",
+      [](long long seed, double rate, std::optional<double> hours, std::optional<long long> jobs, double horizon_s) {
+        if (hours && jobs) throw InvalidArgument("jobs and hours: give one");
+        const double h = jobs ? HUGE_VAL : hours.value_or(8.0);
+        sim::check_synthetic(rate, jobs ? std::nullopt : std::optional<double>(h), jobs, horizon_s);
+        return sim::synthetic_philly_workload(sim::checked_seed(seed, "seed"), rate, h, jobs.value_or(0));
+      },
+      py::arg("seed"), py::arg("rate"), py::arg("hours"), py::arg("jobs"), py::arg("horizon_s"),
+      "The synthetic Philly-like workload (sim/limits.hpp ranges).");
+  s.def("workload_from_jobs", &workload_from_jobs, py::arg("name"), py::arg("jobs"),
+        "A workload from (name, time, application, num_replicas, batch_size, category, pipeline_sizes) tuples.");
+  s.def(
+      "apply_kind_mix",
+      [](const Workload& w, const std::string& mix, long long seed) {
+        Workload out = w;
+        sim::apply_kind_mix(out, sim::parse_kind_mix(mix), sim::checked_seed(seed, "mix_seed"));
+        return out;
+      },
+      py::arg("workload"), py::arg("mix"), py::arg("seed"),
+      "A copy of `workload` whose data-parallel jobs get the kinds of `mix` ('adaptive=60,rigid=40').");
+  s.def(
+      "policies",
+      [] {
+        py::list out;
+        for (const auto& n : sim::policy_names()) {
+          const auto info = sim::find_policy(n);
+          if (!info) continue;
+          py::list opts;
+          for (const auto& o : info->options) opts.append(py::make_tuple(o.key, o.default_value, o.help));
+          out.append(py::make_tuple(info->name, info->description, opts));
+        }
+        return out;
+      },
+      "The registered policies as (name, description, [(option, default, help)]).");
+  s.def("cluster_presets", &sim::cluster_preset_names, "Names of the built-in clusters.");
+  s.def(
+      "run",
+      [](const Workload& w, const std::string& policy, const std::map<std::string, std::string>& policy_options,
+         const std::string& cluster, int scale, const std::string& profiles, const std::string& interpolation,
+         double interval_s, double horizon_s, bool truncate, const std::string& force_category, bool tuned_jobs,
+         bool keep_rounds, bool ftf, int threads) {
+        RunArgs a;
+        a.policy = policy;
+        a.policy_options = policy_options;
+        a.cluster = cluster;
+        a.scale = scale;
+        a.profiles = profiles;
+        a.interpolation = interpolation;
+        a.interval_s = interval_s;
+        a.horizon_s = horizon_s;
+        a.truncate = truncate;
+        a.force_category = force_category;
+        a.tuned_jobs = tuned_jobs;
+        a.keep_rounds = keep_rounds;
+        a.ftf = ftf;
+        a.threads = threads;
+        return run(w, a);
+      },
+      py::arg("workload"), py::arg("policy"), py::arg("policy_options"), py::arg("cluster"), py::arg("scale"),
+      py::arg("profiles"), py::arg("interpolation"), py::arg("interval_s"), py::arg("horizon_s"), py::arg("truncate"),
+      py::arg("force_category"), py::arg("tuned_jobs"), py::arg("keep_rounds"), py::arg("ftf"), py::arg("threads"),
+      "One simulation (the GIL is released while it runs); a dict of metrics, per-job columns and rounds.");
+  s.attr("DEFAULT_HORIZON_S") = sim::kDefaultHorizonS;
+  s.attr("MIN_INTERVAL_S") = sim::kMinIntervalS;
+  s.attr("MAX_INTERVAL_S") = sim::kMaxIntervalS;
+}
 
 }  // namespace sia::python
