@@ -7,11 +7,13 @@
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 #include <sia/round.hpp>
+#include <sia/round_log.hpp>
 #include <sia/round_state_json.hpp>
 
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,11 +59,38 @@ std::string json_text(const py::object& document) {
   return dumps(document, py::arg("default") = py::cpp_function(&to_builtin)).cast<std::string>();
 }
 
+// `log=`: a Python callable given each phase's line (sia_allocate --verbose). The round calls its log on its own
+// thread, synchronously, and the log must not throw: the GIL is taken for the call, and the callable's first
+// exception is kept and raised once the round is over (later events are dropped).
+class PythonLog {
+ public:
+  explicit PythonLog(py::object fn) : fn_(std::move(fn)) {}
+  void operator()(const sia::RoundEvent& e) {
+    const std::string line = sia::format(e);
+    py::gil_scoped_acquire gil;
+    if (error_) return;
+    try {
+      fn_(line);
+    } catch (py::error_already_set& err) {
+      error_ = std::make_unique<py::error_already_set>(std::move(err));
+    }
+  }
+  // With the GIL held, after the round.
+  void rethrow() {
+    if (error_) throw std::move(*error_);
+  }
+
+ private:
+  py::object fn_;
+  std::unique_ptr<py::error_already_set> error_;
+};
+
 struct AllocateArgs {
   std::optional<std::string> backend;
   std::optional<long long> time_limit_ms;
   std::string source;
   bool pretty = false;
+  PythonLog* log = nullptr;
 };
 
 // Parse, override, run, print: examples/sia_allocate.cpp's steps. Runs without the GIL.
@@ -69,6 +98,7 @@ std::string run(const std::string& text, const AllocateArgs& args) {
   sia::Request request = sia::parse_request(text, args.source);
   if (args.backend) request.options.backend = *args.backend;
   if (args.time_limit_ms) request.options.time_limit = std::chrono::milliseconds(*args.time_limit_ms);
+  if (args.log) request.options.log = [log = args.log](const sia::RoundEvent& e) { (*log)(e); };
   sia::RoundResult result;
   try {
     result = sia::run_round(request.cluster, request.jobs, request.options);
@@ -79,7 +109,8 @@ std::string run(const std::string& text, const AllocateArgs& args) {
 }
 
 std::string allocate_text(const py::object& request, const std::optional<std::string>& backend,
-                          const std::optional<long long>& time_limit_ms, const std::string& source, bool pretty) {
+                          const std::optional<long long>& time_limit_ms, const std::string& source, bool pretty,
+                          const py::object& log) {
   // The keyword checks of the program's command line, with its messages (the option named without "--").
   if (backend && !sia::has_milp_solver(*backend))
     throw sia::InvalidArgument("backend: unknown MILP backend " + quoted_value(*backend) +
@@ -87,10 +118,18 @@ std::string allocate_text(const py::object& request, const std::optional<std::st
   if (time_limit_ms && (*time_limit_ms < 0 || *time_limit_ms > max_time_limit_ms))
     throw sia::InvalidArgument("time_limit_ms: must be in [0, " + std::to_string(max_time_limit_ms) + "], got " +
                                std::to_string(*time_limit_ms));
+  if (!log.is_none() && PyCallable_Check(log.ptr()) == 0) throw py::type_error("log: must be callable or None");
   const std::string text = json_text(request);
-  const AllocateArgs args{backend, time_limit_ms, source, pretty};
-  py::gil_scoped_release release;  // the round may take seconds: other Python threads run meanwhile
-  return run(text, args);
+  std::optional<PythonLog> python_log;
+  if (!log.is_none()) python_log.emplace(log);
+  const AllocateArgs args{backend, time_limit_ms, source, pretty, python_log ? &*python_log : nullptr};
+  std::string decision;
+  {
+    py::gil_scoped_release release;  // the round may take seconds: other Python threads run meanwhile
+    decision = run(text, args);
+  }
+  if (python_log) python_log->rethrow();
+  return decision;
 }
 
 constexpr const char* allocate_doc = R"doc(One Sia round: the ``sia_allocate`` program as a function.
@@ -105,6 +144,8 @@ Keyword arguments, as the program's options:
   backend        MILP backend overriding ``policy.backend`` (``sia.available_backends()`` or ``"default"``)
   time_limit_ms  solver time limit in ms overriding ``policy.time_limit_ms`` (0 to 2147483647)
   source         name of the request in error messages (the program uses the file name)
+  log            callable given one line per phase of the round (timings, sizes, backend status), the lines
+                 ``sia_allocate --verbose`` prints; an exception it raises is raised after the round
 
 Raises ValueError for a rejected request, with the program's message naming the source, line, column, field
 and value (e.g. ``request:1:90: jobs[0].min_gpus: must be >= 1, got 0``); RuntimeError when no backend could
@@ -138,21 +179,21 @@ void bind_allocate(py::module_& m) {
   m.def(
       "allocate_json",
       [](const py::object& request, const std::optional<std::string>& backend,
-         const std::optional<long long>& time_limit_ms, const std::string& source,
-         bool pretty) { return allocate_text(request, backend, time_limit_ms, source, pretty); },
+         const std::optional<long long>& time_limit_ms, const std::string& source, bool pretty,
+         const py::object& log) { return allocate_text(request, backend, time_limit_ms, source, pretty, log); },
       py::arg("request"), py::kw_only(), py::arg("backend") = py::none(), py::arg("time_limit_ms") = py::none(),
-      py::arg("source") = "request", py::arg("pretty") = false,
+      py::arg("source") = "request", py::arg("pretty") = false, py::arg("log") = py::none(),
       "Like allocate(), but returns the decision as the JSON text sia_allocate prints (``pretty``: indented, as "
       "``--pretty``), without the final newline.");
   m.def(
       "allocate",
       [](const py::object& request, const std::optional<std::string>& backend,
-         const std::optional<long long>& time_limit_ms, const std::string& source) {
-        const std::string decision = allocate_text(request, backend, time_limit_ms, source, false);
+         const std::optional<long long>& time_limit_ms, const std::string& source, const py::object& log) {
+        const std::string decision = allocate_text(request, backend, time_limit_ms, source, false, log);
         return py::module_::import("json").attr("loads")(decision);
       },
       py::arg("request"), py::kw_only(), py::arg("backend") = py::none(), py::arg("time_limit_ms") = py::none(),
-      py::arg("source") = "request", allocate_doc);
+      py::arg("source") = "request", py::arg("log") = py::none(), allocate_doc);
   m.def(
       "next_request_json",
       [](const py::object& request, const py::object& decision, double elapsed_s, const std::string& request_source,

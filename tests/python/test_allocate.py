@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -344,3 +345,24 @@ def test_next_request_errors_are_the_programs(tmp_path):
     assert err.rstrip("\n") == f"sia_allocate: {e.value}"
     with pytest.raises(ValueError, match="elapsed"):
         sia.next_request(text, sia.allocate(text), -1.0)
+
+
+def test_log_lines_are_the_programs_verbose_lines():
+    """log= gets the lines sia_allocate --verbose prints (timings aside); the callable's exception is raised."""
+    path = SOURCE_DIR / "examples" / "requests" / "cluster64.json"
+    p = subprocess.run([str(PROGRAM), str(path), "--verbose"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    timing = re.compile(r"^(\w+) [0-9.]+ ms \(\+[0-9.]+\):(.*)$")
+    expected = [timing.match(line.removeprefix("sia_allocate: ")).groups() for line in p.stderr.splitlines()]
+    lines = []
+    decision = sia.allocate(path.read_text(), log=lines.append)
+    assert [timing.match(line).groups() for line in lines] == expected
+    assert expected[-1][0] == "done" and decision["status"] == "optimal"
+
+    def failing(line):
+        raise KeyError(line)
+
+    with pytest.raises(KeyError, match="problem"):
+        sia.allocate(path.read_text(), log=failing)
+    with pytest.raises(TypeError, match="log: must be callable"):
+        sia.allocate(path.read_text(), log=3)
