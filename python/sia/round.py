@@ -278,7 +278,11 @@ def _goodput_into(d: dict, job: Job, cluster: Cluster) -> None:
     entries: list[tuple[str, int, int, float]] = []
     names = cluster.type_names
 
+    valid = set(names)
+
     def type_name(k: Any) -> str:
+        if k in valid:
+            return k
         try:
             return names[cluster.type_index(k)]
         except ValueError as e:
@@ -286,7 +290,9 @@ def _goodput_into(d: dict, job: Job, cluster: Cluster) -> None:
 
     if isinstance(g, Mapping):
         for k, v in g.items():
-            if isinstance(k, tuple):
+            if type(k) is tuple and len(k) == 3 and k[0] in valid:  # the common form, fast
+                entries.append((k[0], int(k[2]), int(k[1]), float(v)))
+            elif isinstance(k, tuple):
                 if len(k) not in (2, 3):
                     raise ValueError(f"{where}: key {k!r}: expected (gpu_type, gpus) or (gpu_type, gpus, nodes)")
                 entries.append((type_name(k[0]), int(k[2]) if len(k) == 3 else 0, int(k[1]), float(v)))
