@@ -209,7 +209,8 @@ class Job:
       value}}`` or ``{(type, gpus[, nodes]): value}``; or a callable ``f(gpu_type, nodes, gpus) -> float``
       (called by the round, with the GIL held);
     - ``model``: a goodput model in the ``model`` form of ``sia_allocate`` requests (a dict or its JSON text;
-      src/io/model_json.hpp), or an object with ``to_dict()`` giving it.
+      src/io/model_json.hpp; ``perf``/``seed`` entries may be ``sia.goodput.PerfParams`` or ``sia.ProfileFit``,
+      ``grad`` a ``sia.goodput.GradParams``), or an object with ``to_dict()`` giving it.
 
     ``max_gpus`` None is no limit; ``current`` an ``Allocation`` (what the job holds now) or None.
     """
@@ -269,7 +270,7 @@ def _goodput_into(d: dict, job: Job, cluster: Cluster) -> None:
     if model is not None:
         if hasattr(model, "to_dict"):
             model = model.to_dict()
-        d["model"] = model if isinstance(model, str) else json.dumps(model)
+        d["model"] = model if isinstance(model, str) else json.dumps(_jsonable(model))
         return
     if callable(g) and not isinstance(g, (Mapping, np.ndarray)):
         d["callable"] = g
@@ -314,6 +315,22 @@ def _goodput_into(d: dict, job: Job, cluster: Cluster) -> None:
         for gi, ti in zip(*np.nonzero(a != 0)):  # NaN != 0: the round reports it
             entries.append((names[ti], 0, int(gi) + 1, float(a[gi, ti])))
     d["table"] = entries
+
+
+def _jsonable(o: Any) -> Any:
+    """A model dict with sia.goodput's PerfParams / GradParams (namedtuples), sia.ProfileFit (its ``params``) and
+    NumPy numbers in it, as JSON values (``perf: {type: PerfParams(...)}`` reads as the request's object)."""
+    if hasattr(o, "_asdict"):
+        return {k: _jsonable(v) for k, v in o._asdict().items()}
+    if hasattr(o, "params") and hasattr(o, "gpu_type") and hasattr(o.params, "_asdict"):
+        return _jsonable(o.params)
+    if isinstance(o, Mapping):
+        return {k: _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple, np.ndarray)):
+        return [_jsonable(v) for v in o]
+    if isinstance(o, np.generic):
+        return o.item()
+    return o
 
 
 def goodput_array(job: Job, cluster: Cluster, max_gpus: Optional[int] = None) -> np.ndarray:

@@ -187,6 +187,10 @@ def test_model_form_chooses_a_batch_size():
     d = r["M"]
     assert d.allocated and d.batch is not None
     assert d.batch.global_batch == d.gpus * d.batch.local_batch * (d.batch.accumulation_steps + 1)
+    # sia.goodput's parameter tuples (AdaptDL's names) in the model read as the request's objects.
+    from sia.goodput import GradParams, PerfParams
+    typed = dict(model, grad=GradParams(sqr=0.5, var=20.0), perf={"A": PerfParams(**perf)})
+    assert sia.run_round(cluster, [sia.Job("M", model=typed, max_gpus_ever=2)]) == r
     bad = dict(model, init_batch_size=-1)
     r = sia.run_round(cluster, [sia.Job("M", model=bad)])
     assert r.rejected[0].field.startswith("model") or "init_batch_size" in r.rejected[0].reason
