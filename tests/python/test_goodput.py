@@ -100,6 +100,10 @@ def test_perf_and_grad_params_are_namedtuples_like_adaptdl():
     assert f.grad_params == GRAD and f.init_batch_size == 64
     assert "GoodputFunction(PerfParams(alpha_c=0.02" in repr(f)
     assert sia.goodput is not None
+    import pickle  # picklable, e.g. to ship to Dask workers
+
+    g = pickle.loads(pickle.dumps(f))
+    assert g.perf_params == PERF and g(2, 8, 32, 1) == f(2, 8, 32, 1)
 
 
 def test_values_the_cpp_unit_tests_assert():
@@ -329,6 +333,62 @@ def test_fit_pinning_rules_and_prior():
     assert fit.alpha_c == pytest.approx(np.mean(accum) / 2)
     assert fit.alpha_r == pytest.approx(1e-8) and fit.alpha_n == pytest.approx(1.1e-8)
     assert fit_perf_params([1, 1], [1, 1], [16, 64], [0.1, 0.3], [0.1, 0.3], fixed_gamma=1).gamma == 1.0
+
+
+def hand_objective(p, nodes, replicas, atomic, accum, optim):
+    """AdaptDL's fit objective (_obj_fn) written out: RMSLE of both times plus its two regularisers."""
+    pred_accum = p.alpha_c + p.beta_c * atomic
+    pred_net = hand_network_time(p, nodes, replicas)
+    pred_log_optim = np.log(pred_accum**p.gamma + pred_net**p.gamma) / p.gamma
+    err1 = np.sqrt(np.mean((np.log(pred_accum) - np.log(accum)) ** 2))
+    err2 = np.sqrt(np.mean((pred_log_optim - np.log(optim)) ** 2))
+    reg = 1e-3 * (p.gamma - 1) ** 2 + 1e-2 * ((p.beta_n / p.alpha_n) ** 2 + (p.beta_r / p.alpha_r) ** 2)
+    return err1 + err2 + reg
+
+
+def test_fit_objective_is_adaptdls():
+    rng = np.random.default_rng(11)
+    nodes = rng.integers(1, 5, 50)
+    replicas = nodes * rng.integers(1, 5, 50)
+    atomic = rng.integers(8, 512, 50)
+    truth = PerfParams(0.05, 0.002, 0.3, 0.02, 0.05, 0.004, 1.7)
+    accum, optim = synthetic_steps(truth, nodes, replicas, atomic)
+    optim = optim * rng.uniform(0.9, 1.1, 50)
+    accum = np.minimum(accum * rng.uniform(0.9, 1.1, 50), optim)
+    for p in (truth, PerfParams(0.01, 0.004, 0.1, 0.05, 0.02, 0.001, 3.0)):
+        assert fit_objective(p, nodes, replicas, atomic, accum, optim) == pytest.approx(
+            hand_objective(p, nodes, replicas, atomic, accum, optim), rel=1e-9)
+
+
+def test_large_arrays_and_threads():
+    # Above 2048 elements the kernels run without the GIL: same numbers, and threads may call them at once.
+    import threading
+
+    f = GoodputFunction(PERF, GRAD, 64)
+    rng = np.random.default_rng(5)
+    nodes = rng.integers(1, 5, 100_000)
+    replicas = nodes * rng.integers(1, 9, 100_000)
+    atomic = rng.integers(64, 512, 100_000)
+    accum = rng.integers(0, 4, 100_000)
+    expect = hand_throughput(PERF, nodes, replicas, atomic, accum) * hand_efficiency(
+        GRAD, 64, replicas * atomic * (accum + 1))
+    results = [None] * 4
+
+    def work(k):
+        results[k] = f(nodes, replicas, atomic, accum)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        np.testing.assert_allclose(r, expect, rtol=1e-12)
+    goodput, b, s = f.optimize(nodes[:5000], replicas[:5000], max_batch_size=4096, atomic_bsz_range=(16, 256),
+                               accumulation=True)
+    assert goodput.shape == (5000,) and np.all(goodput > 0) and np.all((16 <= b) & (b <= 256))
+    with pytest.raises(ValueError, match=r"num_nodes\[99999\] = 0"):
+        f.throughput(np.concatenate([nodes[:-1], [0]]), replicas, atomic, accum)
 
 
 # --- bad input --------------------------------------------------------------------------------------------------
