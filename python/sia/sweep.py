@@ -27,6 +27,7 @@ GRID.toml::
     retries = 2                 # Dask retries of a failed point
     plot_x = "p"                # x axis of the plots (default: the first numeric axis with several values)
     plot_metrics = ["avg_jct_h", "makespan_h"]   # default: avg_jct_h, p99_jct_h, makespan_h
+    plot_average = ["workload"] # axes averaged in the plots besides seed (mean and standard deviation)
     jobs_tables = false         # also write jobs/<key>.csv per point
 
     [base]                      # keyword arguments of sia.simulate common to every point
@@ -359,7 +360,9 @@ def write_plots(out: Path, table, grid: Mapping) -> list:
     metrics = [m for m in settings.get("plot_metrics", DEFAULT_METRICS) if m in ok.columns]
     axes = [k for k in grid.get("grid", {}) if k in ok.columns or k.split(".", 1)[-1] in ok.columns]
     axes = [k if k in ok.columns else k.split(".", 1)[-1] for k in axes]
-    varying = [k for k in dict.fromkeys(axes) if ok[k].astype(str).nunique(dropna=False) > 1 and k != "seed"]
+    averaged = ["seed", *(a.split(".", 1)[-1] for a in settings.get("plot_average", []))]
+    varying = [k for k in dict.fromkeys(axes) if ok[k].astype(str).nunique(dropna=False) > 1 and k not in averaged]
+    averaged = [k for k in dict.fromkeys(averaged) if k in ok and ok[k].astype(str).nunique(dropna=False) > 1]
     x = settings.get("plot_x")
     if x is not None and x not in ok.columns:
         raise GridError(f"[sweep] plot_x = '{x}': not a parameter of the points ({', '.join(axes)})")
@@ -369,9 +372,9 @@ def write_plots(out: Path, table, grid: Mapping) -> list:
     series = [k for k in varying if k != x]
     written = []
     for m in metrics:
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        keys = [ok[k].astype(str) for k in series]
-        groups = ok.groupby(keys if len(keys) > 1 else keys[0], dropna=False) if series else [((), ok)]
+        many = len(series) > 0 and ok.groupby([ok[k].astype(str) for k in series]).ngroups > 4
+        fig, ax = plt.subplots(figsize=(9.6 if many else 6.4, 4.2))
+        groups = _groups(ok, series)
         for i, (gkey, g) in enumerate(groups):
             colour = f"C{i % 10}"
             gkey = gkey if isinstance(gkey, tuple) else (gkey,)
@@ -390,8 +393,11 @@ def write_plots(out: Path, table, grid: Mapping) -> list:
                         color=colour, label=name)
         ax.set_xlabel(x or "")
         ax.set_ylabel(m)
-        ax.set_title(f"{settings.get('name', 'sweep')}: {m}" + (" (mean over seeds)" if "seed" in ok else ""))
-        if series:
+        ax.set_title(f"{settings.get('name', 'sweep')}: {m}" +
+                     (f" (mean over {', '.join(averaged)})" if averaged else ""))
+        if series and many:  # beside the axes, so that it hides no data
+            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+        elif series:
             ax.legend(fontsize="small")
         ax.grid(alpha=0.3)
         fig.tight_layout()
@@ -400,6 +406,18 @@ def write_plots(out: Path, table, grid: Mapping) -> list:
         plt.close(fig)
         written.append(path)
     return written
+
+
+def _groups(table, series):
+    """The table's rows grouped by the `series` columns, in value order (numbers numerically when they allow it)."""
+    if not series:
+        return [((), table)]
+    try:
+        keys = [table[k] for k in series]
+        return list(table.groupby(keys if len(keys) > 1 else keys[0], dropna=False, sort=True))
+    except TypeError:  # a column mixing numbers and text: its values as text
+        keys = [table[k].astype(str) for k in series]
+        return list(table.groupby(keys if len(keys) > 1 else keys[0], dropna=False, sort=True))
 
 
 def _numeric(col) -> bool:
@@ -419,6 +437,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
     ap.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786) instead of a "
                                         "LocalCluster; its workers must import sia")
+    ap.add_argument("--dashboard", default=":0",
+                    help="address of the LocalCluster's Dask dashboard (default :0, a free port; printed)")
     ap.add_argument("--retries", type=int, help="retries of a failed point (default: [sweep] retries, else 2)")
     ap.add_argument("--no-plots", action="store_true", help="write the table only")
     ap.add_argument("--list", action="store_true", help="print the points and exit")
@@ -450,8 +470,10 @@ def main(argv=None) -> int:
             # Processes, one thread each: simulations hold the GIL only between rounds, but a process per worker
             # keeps them apart (and is what a cluster of machines looks like).
             cluster = LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+                                   dashboard_address=a.dashboard)
             client = Client(cluster)
+        if client.dashboard_link:
+            print(f"sia.sweep: Dask dashboard {client.dashboard_link}", file=sys.stderr, flush=True)
         with client:
             r = run_sweep(grid, out, client, retries=a.retries, plots=not a.no_plots)
     except KeyboardInterrupt:

@@ -154,3 +154,15 @@ def test_bad_jobs_name_the_job():
         sia.simulate("/nonexistent/w.csv", profiles="builtin")
     with pytest.raises(ValueError, match="synthetic"):
         sia.simulate([good], seed=3)
+
+
+def test_readme_snippet_prints_what_it_says(capsys):
+    readme = SOURCE / "README.md"
+    if not readme.exists():
+        pytest.skip(f"{readme} missing")
+    text = readme.read_text()
+    block = text.split("### Simulator and sweeps", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(block, "README.md (Simulator and sweeps)", "exec"), {})
+    expected = [line.split("#", 1)[1].strip() for line in block.splitlines()
+                if line.startswith("print(") and "#" in line]
+    assert capsys.readouterr().out.splitlines() == expected

@@ -4,8 +4,10 @@ refused before anything runs."""
 
 import io
 import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -45,7 +47,7 @@ workload = ["six"]
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
@@ -127,6 +129,27 @@ def test_failed_point_is_retried_then_reported(tmp_path, client):
     # Resuming runs only the failed point again.
     r2 = sweep.run_sweep(grid, out, client, log=io.StringIO())
     assert r2["skipped"] == 7 and r2["ok"] == 8 and not r2["failed"]
+
+
+def test_interrupted_sweep_resumes(tmp_path, client):
+    f = tmp_path / "g.toml"
+    f.write_text(GRID.replace("seed = [1, 2, 3]", "seed = [1, 2, 3, 4, 5, 6, 7, 8]").replace("jobs = 6\n", "jobs = 16\n"))
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "sia.sweep", str(f), "--out", str(out), "--no-plots",
+                          "--scheduler", client.scheduler.address], stderr=subprocess.PIPE, text=True)
+    points = out / "points"
+    deadline = time.monotonic() + 60
+    while p.poll() is None and len(list(points.glob("*.json"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)  # Ctrl-C in the middle of the sweep
+    err = p.communicate(timeout=60)[1]
+    done = len(list(points.glob("*.json")))
+    assert done >= 2
+    if p.returncode == 130:  # it was still running (a fast machine may have finished all 32 points)
+        assert "resume" in err
+    grid = sweep.load_grid(f)
+    r = sweep.run_sweep(grid, out, client, log=io.StringIO(), plots=False)
+    assert r["points"] == 32 and r["skipped"] == done and r["ok"] == 32
 
 
 def test_command_line_on_a_scheduler_address(tmp_path, client):
