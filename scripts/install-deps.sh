@@ -8,7 +8,7 @@ PACKAGES=(
   doctest-dev libbenchmark-dev gnuplot-nox clang clang-format libclang-rt-14-dev libc++-14-dev libc++abi-14-dev
   python3-jsonschema
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-pandas python3-matplotlib
-  python3-distributed python3-venv python3-setuptools python3-wheel
+  python3-distributed python3-venv python3-pip python3-setuptools python3-wheel
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -26,15 +26,19 @@ def run(cmd, **kwargs):
 
 
 def test_pip_install_into_a_venv(tmp_path):
-    if subprocess.run([sys.executable, "-c", "import ensurepip, venv"], capture_output=True).returncode != 0:
-        pytest.skip(f"{sys.executable} has no venv/ensurepip (Debian: apt-get install python3-venv)")
+    if subprocess.run([sys.executable, "-c", "import venv, ensurepip"], capture_output=True).returncode != 0:
+        pytest.skip(f"{sys.executable} has no venv (Debian: apt-get install python3-venv)")
+    system_pip = subprocess.run([sys.executable, "-c", "import pip"], capture_output=True).returncode == 0
     venv = BUILD_DIR / "python-venv-test"
     shutil.rmtree(venv, ignore_errors=True)
-    # The README's commands: a venv that sees Debian's NumPy, Dask..., then pip offline from the source tree.
-    run([sys.executable, "-m", "venv", "--system-site-packages", venv])
+    # The README's commands: a venv that sees Debian's NumPy, Dask..., then pip offline from the source tree. With
+    # Debian's pip (python3-pip) the venv gets no pip of its own (ensurepip takes most of the time): `python -m pip`
+    # there is Debian's pip, which installs into the venv all the same.
+    run([sys.executable, "-m", "venv", "--system-site-packages"] + (["--without-pip"] if system_pip else []) + [venv])
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["SIA_BUILD_DIR"] = str(BUILD_DIR)
-    run([venv / "bin" / "pip", "install", "--no-build-isolation", "--no-index", SOURCE_DIR / "python"], env=env)
+    pip = [venv / "bin" / "python", "-m", "pip"]
+    run(pip + ["install", "--no-build-isolation", "--no-index", SOURCE_DIR / "python"], env=env)
 
     # Imported from elsewhere (no PYTHONPATH, cwd outside both trees): the venv's copy, not the build tree's.
     script = (
@@ -54,6 +58,8 @@ def test_pip_install_into_a_venv(tmp_path):
     assert allocations == {"J1": (4, "B"), "J2": (2, "A")}  # the paper's Table 1
 
     # pip knows it (uninstall works) and it can go away again.
-    assert "sia" in run([venv / "bin" / "pip", "list", "--disable-pip-version-check"], env=env).split()
-    run([venv / "bin" / "pip", "uninstall", "-y", "sia"], env=env)
+    assert "sia" in run(pip + ["list", "--disable-pip-version-check"], env=env).split()
+    run(pip + ["uninstall", "-y", "sia"], env=env)
+    gone = subprocess.run([venv / "bin" / "python", "-c", "import sia"], capture_output=True, env=env, cwd=tmp_path)
+    assert gone.returncode != 0
     shutil.rmtree(venv, ignore_errors=True)
