@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -63,13 +64,11 @@ double to_init(double init) {
   return init;
 }
 
+/// The shortest text that reads back as `v` (0.1, 1e+300, nan), as Python's repr would print it.
 std::string number(double v) {
-  std::string s = std::to_string(v);
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 /// Arrays of one (broadcast) shape, read-only, with the names the messages use.
@@ -290,8 +289,9 @@ std::vector<PerfObservation> observations(const char* function, Array nodes, Arr
       in.fail_message(i, "accum_step_time " + number(accum) + " > optim_step_time " + number(o.step_time) +
                              " (the compute part of a step cannot exceed the whole step)");
     o.sync_time = o.step_time - accum;
-    // step - (step - accum) can round below accum; keep the compute time positive.
-    if (!(o.sync_time < o.step_time)) o.sync_time = 0.0;
+    if (!(o.sync_time < o.step_time))  // accum below the rounding of optim: the compute time would be lost
+      in.fail_message(i, "accum_step_time " + number(accum) + " is too small next to optim_step_time " +
+                             number(o.step_time) + " to be represented (ratio below 1e-16)");
   }
   if (obs.empty()) throw InvalidArgument(std::string(function) + ": no observations to fit");
   return obs;

@@ -428,6 +428,10 @@ def test_bad_input_is_a_value_error_naming_the_value():
         f.optimize(2, 1)
     with pytest.raises(ValueError, match=r"accum_step_time 0.2 > optim_step_time 0.1"):
         fit_perf_params([1], [1], [32], [0.2], [0.1])
+    with pytest.raises(ValueError, match=r"accum_step_time 1e-300 is too small next to optim_step_time 1e\+300"):
+        fit_perf_params([1], [1], [32], [1e-300], [1e300])
+    with pytest.raises(ValueError, match=r"num_nodes = 1e\+300: must be a whole number"):
+        f.throughput(1e300, 1e300, 32, 0)
     with pytest.raises(ValueError, match="no observations"):
         fit_perf_params([], [], [], [], [])
     with pytest.raises(ValueError, match=r"optim_step_time\[1\] = 0: must be a finite number > 0"):
