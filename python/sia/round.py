@@ -32,10 +32,11 @@ __all__ = [
     "GpuType", "Cluster", "NodeShare", "Allocation", "Job", "Tenant", "RoundOptions", "BatchChoice",
     "JobDecision", "RejectedJob", "RoundResult", "JobState", "RoundStateChanges", "RoundState", "run_round",
     "round_state_of", "apply_round_state", "forget_lost_allocation", "advance_round_state", "available_backends",
-    "WarmStart", "goodput_array",
+    "WarmStart", "StopSource", "RoundEvent", "goodput_array",
 ]
 
 WarmStart = _sia.WarmStart
+StopSource = _sia.StopSource
 available_backends = _sia.available_backends
 
 KINDS = ("adaptive", "strong-scaling", "rigid", "hybrid")
@@ -383,7 +384,10 @@ class RoundOptions:
     keyword), ``backend`` (``available_backends()``), ``time_limit_ms`` (None = no limit), ``relative_gap``,
     ``place`` (compute placements), ``round_utilities`` (the authors' 2-decimal rounding), ``compute_prices``,
     ``warm_start`` (a previous ``RoundResult.warm_start``), ``threads`` (0 = all cores), ``tenants``
-    (``Tenant`` objects), ``strict`` (a bad job fails the round instead of being rejected alone).
+    (``Tenant`` objects), ``strict`` (a bad job fails the round instead of being rejected alone), ``stop`` (a
+    ``StopSource``: another thread's ``request_stop()`` ends the round as its time limit would), ``log`` (a
+    callable receiving one ``RoundEvent`` per phase, with the GIL held; ``event.line`` is what ``sia_allocate
+    --verbose`` prints).
     """
 
     p: float = -0.5
@@ -398,6 +402,8 @@ class RoundOptions:
     threads: int = 0
     tenants: Sequence[Tenant] = ()
     strict: bool = False
+    stop: Optional[StopSource] = None
+    log: Optional[Callable[["RoundEvent"], None]] = None
 
     def _plain(self, cluster: Cluster) -> dict:
         return {
@@ -406,8 +412,37 @@ class RoundOptions:
             "relative_gap": float(self.relative_gap), "place": bool(self.place),
             "round_utilities": bool(self.round_utilities), "compute_prices": bool(self.compute_prices),
             "warm_start": self.warm_start, "threads": int(self.threads), "strict": bool(self.strict),
-            "tenants": [t._plain(cluster) for t in self.tenants],
+            "tenants": [t._plain(cluster) for t in self.tenants], "stop": self.stop,
+            "log": None if self.log is None else (lambda d, log=self.log: log(RoundEvent(**d))),
         }
+
+
+@dataclass(frozen=True)
+class RoundEvent:
+    """One phase of a round, as ``RoundOptions.log`` receives it (C++ ``sia::RoundEvent``): ``phase`` is
+    ``problem``, ``solve``, ``fallback``, ``prices``, ``placement`` or ``done``; fields that do not apply to the
+    phase are None (or empty). ``line`` is the one-line rendering ``sia_allocate --verbose`` prints."""
+
+    phase: str
+    elapsed_ms: float
+    phase_ms: float
+    line: str
+    jobs: Optional[int] = None
+    configurations: Optional[int] = None
+    candidates: Optional[int] = None
+    unevaluated: Optional[int] = None
+    backend: str = ""
+    status: str = ""
+    nodes: Optional[int] = None
+    objective: Optional[float] = None
+    best_bound: Optional[float] = None
+    gap: Optional[float] = None
+    allocated: Optional[int] = None
+    evicted: Optional[int] = None
+    message: str = ""
+
+    def __str__(self) -> str:
+        return self.line
 
 
 # --------------------------------------------------------------------------------------------- decision

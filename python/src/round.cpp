@@ -11,6 +11,7 @@
 #include <sia/goodput_table.hpp>
 #include <sia/job_kind.hpp>
 #include <sia/round.hpp>
+#include <sia/round_log.hpp>
 #include <sia/round_state.hpp>
 
 #include <pybind11/stl.h>
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +51,11 @@ struct WarmStartHandle {
 // once the round has returned, so the caller sees their own exception, not a translated one.
 struct CallbackFailure {
   std::optional<py::error_already_set> error;
+};
+
+// RoundOptions.stop from Python: one thread runs the round, another calls request_stop().
+struct StopHandle {
+  std::stop_source source;
 };
 
 // Thrown through the round when a callback failed; never reaches Python (replaced by the kept exception).
@@ -206,7 +213,43 @@ std::vector<JobSpec> jobs_from(const py::list& jobs, const ClusterSpec& cluster,
   return out;
 }
 
-RoundOptions options_from(const py::dict& d) {
+// RoundOptions.log: each event as a dict to a Python callable, with the GIL held. The log must not throw (the
+// round is not written for it): a Python exception is kept and raised once the round has returned.
+RoundLog log_to(py::object fn, std::shared_ptr<CallbackFailure> failure) {
+  auto f = std::make_shared<py::object>(std::move(fn));
+  return [f, failure](const RoundEvent& e) noexcept {
+    py::gil_scoped_acquire gil;
+    if (failure->error) return;
+    try {
+      py::dict d;
+      d["phase"] = std::string(to_string(e.phase));
+      d["elapsed_ms"] = e.elapsed_ms;
+      d["phase_ms"] = e.phase_ms;
+      const auto count = [](std::ptrdiff_t v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); };
+      const auto number = [](double v) { return std::isnan(v) ? py::object(py::none()) : py::object(py::float_(v)); };
+      d["jobs"] = count(e.jobs);
+      d["configurations"] = count(e.configurations);
+      d["candidates"] = count(e.candidates);
+      d["unevaluated"] = count(e.unevaluated);
+      d["backend"] = std::string(e.backend);
+      d["status"] = std::string(e.status);
+      d["nodes"] = e.nodes < 0 ? py::object(py::none()) : py::object(py::int_(e.nodes));
+      d["objective"] = number(e.objective);
+      d["best_bound"] = number(e.best_bound);
+      d["gap"] = number(e.gap);
+      d["allocated"] = count(e.allocated);
+      d["evicted"] = count(e.evicted);
+      d["message"] = std::string(e.message);
+      d["line"] = format(e);
+      (*f)(d);
+    } catch (py::error_already_set& err) {
+      failure->error.emplace(std::move(err));
+    } catch (...) {  // a conversion failure: nothing to tell the round
+    }
+  };
+}
+
+RoundOptions options_from(const py::dict& d, const std::shared_ptr<CallbackFailure>& failure) {
   RoundOptions o;
   o.p = item<double>(d, "p");
   o.lambda = item<double>(d, "lambda");
@@ -227,6 +270,8 @@ RoundOptions options_from(const py::dict& d) {
   if (!d["warm_start"].is_none()) o.warm_start = d["warm_start"].cast<const WarmStartHandle&>().warm;
   o.threads = item<int>(d, "threads");
   o.strict = item<bool>(d, "strict");
+  if (!d["stop"].is_none()) o.stop = d["stop"].cast<const StopHandle&>().source.get_token();
+  if (!d["log"].is_none()) o.log = log_to(d["log"], failure);
   for (const auto& t : d["tenants"].cast<py::list>()) {
     const auto tup = t.cast<py::tuple>();
     TenantSpec s;
@@ -314,7 +359,7 @@ py::tuple run(const py::dict& cluster_d, const py::list& jobs_d, const py::dict&
   const ClusterSpec cluster = cluster_from(cluster_d);
   auto failure = std::make_shared<CallbackFailure>();
   std::vector<JobSpec> jobs = jobs_from(jobs_d, cluster, true, failure);
-  const RoundOptions options = options_from(options_d);
+  RoundOptions options = options_from(options_d, failure);
   auto handle = std::make_shared<RoundHandle>();
   bool aborted = false;
   {
@@ -326,6 +371,7 @@ py::tuple run(const py::dict& cluster_d, const py::list& jobs_d, const py::dict&
     }
   }
   jobs.clear();  // the callables go with the GIL held
+  options.log = nullptr;
   if (failure->error) {
     py::error_already_set e = std::move(*failure->error);
     failure->error.reset();
@@ -346,6 +392,19 @@ void bind_round(py::module_& m) {
       .def("__repr__", [](const WarmStartHandle& w) {
         return "<sia.WarmStart: " + std::to_string(w.warm ? w.warm->prices.size() : 0) + " prices, " +
                std::to_string(w.warm ? w.warm->allocations.size() : 0) + " allocations>";
+      });
+
+  py::class_<StopHandle>(m, "StopSource",
+                         "Stops a running round from another thread: pass it as RoundOptions(stop=...), call "
+                         "request_stop(); the round ends as at its time limit (status 'feasible', a valid "
+                         "allocation). One StopSource stops every round given it, once requested.")
+      .def(py::init<>())
+      .def(
+          "request_stop", [](StopHandle& h) { return h.source.request_stop(); },
+          "Asks the rounds using it to stop; False when a stop was already requested.")
+      .def_property_readonly("stop_requested", [](const StopHandle& h) { return h.source.stop_requested(); })
+      .def("__repr__", [](const StopHandle& h) {
+        return std::string("<sia.StopSource") + (h.source.stop_requested() ? " (stop requested)>" : ">");
       });
 
   m.def("_round_run", &run, py::arg("cluster"), py::arg("jobs"), py::arg("options"));

@@ -296,3 +296,42 @@ def test_rounds_run_concurrently_in_threads():
     for t in threads:
         t.join()
     assert all(r == expected for r in out)
+
+
+def test_a_stop_requested_ends_the_round_with_a_valid_allocation():
+    cluster, jobs = table1()
+    stop = sia.StopSource()
+    assert not stop.stop_requested and stop.request_stop() and stop.stop_requested
+    r = sia.run_round(cluster, jobs, stop=stop)
+    assert r.status == "feasible"
+    check_invariants(cluster, jobs, r)
+    assert all(d.reason == "not_evaluated" for d in r.unallocated.values())
+    assert sia.run_round(cluster, jobs, stop=sia.StopSource()).status == "optimal"
+
+
+def test_the_log_receives_every_phase():
+    cluster, jobs = table1()
+    events = []
+    r = sia.run_round(cluster, jobs, log=events.append, backend="native")
+    assert [e.phase for e in events] == ["problem", "solve", "prices", "placement", "done"]
+    assert events[0].jobs == 2 and events[0].candidates > 0
+    assert events[-1].objective == pytest.approx(r.objective) and events[-1].allocated == 2
+    assert events[-1].line.startswith("done") and str(events[1]).startswith("solve")
+
+    def broken(event):
+        raise KeyError("log")
+
+    with pytest.raises(KeyError):
+        sia.run_round(cluster, jobs, log=broken)
+
+
+def test_hybrid_and_rigid_jobs():
+    cluster = sia.Cluster([("A", 2, 4), ("B", 1, 8)])
+    hybrid = sia.Job("H", goodput=lambda t, n, g: g ** 0.9, kind="hybrid", pipeline_size=2, min_gpus=2,
+                     pipeline_sizes={"A": 2, "B": 0}, max_gpus_ever=8)
+    rigid = sia.Job("R", goodput={"A": [1, 1.5, 2], "B": [1, 1.5, 2.5]}, kind="rigid", min_gpus=3, max_gpus=3)
+    r = sia.run_round(cluster, [hybrid, rigid])
+    check_invariants(cluster, [hybrid, rigid], r)
+    h, g = r["H"], r["R"]
+    assert h.gpu_type == "A" and h.gpus % 2 == 0  # no pipeline fits on B
+    assert g.gpus == 3 and g.config_gpus == 4  # a rigid job of 3 GPUs runs on a 4-GPU configuration
