@@ -253,6 +253,7 @@ def run_sweep(grid: Mapping, out: Path, client, *, retries: Optional[int] = None
     if "_source" in grid and Path(grid["_source"]).exists():
         (out / "grid.toml").write_bytes(Path(grid["_source"]).read_bytes())
     points = expand(grid)
+    _check_workers(client, log)
     todo, skipped = [], 0
     for p in points:
         key = point_key(p)
@@ -309,6 +310,29 @@ def run_sweep(grid: Mapping, out: Path, client, *, retries: Optional[int] = None
         print(f"sia.sweep: point {key} failed: {err}", file=log, flush=True)
     return {"points": len(points), "skipped": skipped, "ok": ok, "failed": failed, "table": out / "results.csv",
             "plots": pngs}
+
+
+def _probe():
+    import sia  # noqa: F401  (what every point needs)
+
+    return sia.__version__
+
+
+def _check_workers(client, log) -> None:
+    """Every worker must import this sia (same version): said once, up front, instead of one failure per point."""
+    from . import __version__
+
+    try:
+        versions = client.run(_probe)
+    except Exception as e:  # noqa: BLE001 (whatever the worker raised is the reason)
+        raise RuntimeError(f"a Dask worker cannot import sia ({type(e).__name__}: {e}): start the workers with the "
+                           "PYTHONPATH (or virtual environment) that imports sia here") from None
+    if not versions:
+        print("sia.sweep: the scheduler has no workers yet; points wait for them", file=log, flush=True)
+    for address, v in versions.items():
+        if v != __version__:
+            print(f"sia.sweep: warning: worker {address} has sia {v}, this process {__version__}", file=log,
+                  flush=True)
 
 
 def _label(p: Mapping) -> str:
@@ -462,6 +486,12 @@ def main(argv=None) -> int:
     out = Path(a.out) if a.out else Path("sweep-out") / str(grid["sweep"]["name"])
     from distributed import Client, LocalCluster
 
+    # The workers are new processes: they find sia where this process found it, whatever put it on sys.path here.
+    here = str(Path(__file__).resolve().parent.parent)
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if here not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([here, *filter(None, paths)])
+
     cluster = None
     try:
         if a.scheduler:
@@ -483,6 +513,9 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"sia.sweep: {e}", file=sys.stderr)
         return 2
+    except (RuntimeError, OSError) as e:  # workers without sia, an unreachable scheduler
+        print(f"sia.sweep: {e}", file=sys.stderr)
+        return 1
     finally:
         if cluster is not None:
             cluster.close()
