@@ -128,7 +128,7 @@ def main():
         if gpus % 64:
             parser.error(f"--gpus: {gpus} is not a multiple of 64")
         reps = args.reps or (30 if gpus <= 256 else 7)
-        r = measure(sia, heterogeneous_request(gpus // 64, seed=gpus), reps, program)
+        r = measure(sia, heterogeneous_request(gpus // 64, seed=gpus // 64), reps, program)
         if r["status"] != "optimal":
             print(f"warning: {gpus} GPUs: round status {r['status']}", file=sys.stderr)
         print("{:>6} {:>5} {:>5.0f} {:>8.2f}ms {:>13.2f}ms {:>8.2f}ms {:>17.2f}ms {:>12.2f}ms".format(
