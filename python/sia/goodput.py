@@ -39,7 +39,9 @@ Where sia differs from AdaptDL:
    log space) instead of SciPy's L-BFGS-B: it reaches the same or a lower objective, so parameters can differ from
    AdaptDL's where the objective is flat. Keyword options select AdaptDL's plain setup (``log_space=False``,
    ``multi_start=False``) or pin gamma (``fixed_gamma=1``).
-5. Degenerate statistics (``sqr = var = 0``) give gain 1 as in AdaptDL; sia also never returns NaN (a non-finite
+5. **Paper extension** (not in AdaptDL): :class:`ProjectedGoodputFunction` (or ``f.project(seed_perf_params)``)
+   estimates goodput on a GPU type known only from a 1-GPU profile by the paper's Eq. 1.
+6. Degenerate statistics (``sqr = var = 0``) give gain 1 as in AdaptDL; sia also never returns NaN (a non-finite
    throughput or goodput is reported as 0).
 
 Model fitting from throughput profiles (what ``sia_fit_profiles`` does) is :func:`sia.fit_profiles`
@@ -58,6 +60,7 @@ __all__ = [
     "PerfParams",
     "GradParams",
     "GoodputFunction",
+    "ProjectedGoodputFunction",
     "GoodputValueError",
     "fit_perf_params",
     "fit_objective",
@@ -111,13 +114,27 @@ def _grad(grad_params):
 class GoodputFunction(object):
     """Goodput (useful samples per second) of a job: throughput x statistical efficiency."""
 
+    _seed_perf_params = None  # ProjectedGoodputFunction: the target type's 1-GPU model
+
     def __init__(self, perf_params, grad_params, init_batch_size):
         self._perf_params = PerfParams(*perf_params)
         self._grad_params = None if grad_params is None else GradParams(*grad_params)
         self._init_batch_size = init_batch_size
+        self._check()
+
+    def _check(self):
         # Checked once here (ValueError naming the field) rather than at every call.
-        _call(_k.efficiency, _grad(self._grad_params), float(init_batch_size), 1.0 * init_batch_size)
-        _call(_k.throughput, _perf(self._perf_params), 1.0, 1.0, 1.0, 0.0)
+        init = self._init_batch_size
+        _call(_k.efficiency, _grad(self._grad_params), float(init), 1.0 * init)
+        _call(_k.throughput, _perf(self._perf_params), self._seed(), 1.0, 1.0, 1.0, 0.0)
+
+    def _seed(self):
+        return None if self._seed_perf_params is None else _perf(self._seed_perf_params)
+
+    def project(self, seed_perf_params):
+        """This job on another GPU type known only from its 1-GPU profile (sia extension, paper Eq. 1): a
+        ProjectedGoodputFunction with this function's parameters as the known type's."""
+        return ProjectedGoodputFunction(self._perf_params, seed_perf_params, self._grad_params, self._init_batch_size)
 
     @property
     def perf_params(self):
@@ -147,6 +164,7 @@ class GoodputFunction(object):
         out = _call(
             _k.evaluate,
             _perf(self._perf_params),
+            self._seed(),
             _grad(self._grad_params),
             float(self._init_batch_size),
             n,
@@ -159,7 +177,7 @@ class GoodputFunction(object):
     def throughput(self, num_nodes, num_replicas, atomic_bsz, accum_steps):
         """Samples per second: R * atomic_bsz * (accum_steps + 1) / step time."""
         n, r, b, s = _floats(num_nodes, num_replicas, atomic_bsz, accum_steps)
-        return _result(_call(_k.throughput, _perf(self._perf_params), n, r, b, s))
+        return _result(_call(_k.throughput, _perf(self._perf_params), self._seed(), n, r, b, s))
 
     def efficiency(self, batch_size):
         """Statistical efficiency of a global batch: gain / scale with scale = batch_size / init_batch_size."""
@@ -192,6 +210,7 @@ class GoodputFunction(object):
         goodput, atomic, steps = _call(
             _k.optimize,
             _perf(self._perf_params),
+            self._seed(),
             _grad(self._grad_params),
             float(self._init_batch_size),
             n,
@@ -204,6 +223,31 @@ class GoodputFunction(object):
         if output_scalar and goodput.ndim == 0:
             return goodput.item(), atomic.item(), steps.item()
         return goodput, atomic, steps
+
+
+class ProjectedGoodputFunction(GoodputFunction):
+    """Goodput on a GPU type B known only from its 1-GPU model ``seed_perf_params`` (sia extension: the paper's
+    Eq. 1 "bootstrapping"), from the multi-GPU model ``perf_params`` of a type A the job has run on:
+    ``T_B(N, R, b, s) = T_B(1, 1, b, s) * T_A(N, R, b, s) / T_A(1, 1, b, s)`` -- B keeps A's scaling and its own
+    single-GPU speed. Same interface as GoodputFunction; ``seed_perf_params`` typically comes from
+    ``fit_perf_params`` on B's 1-GPU steps (network terms pinned)."""
+
+    def __init__(self, perf_params, seed_perf_params, grad_params, init_batch_size):
+        self._perf_params = PerfParams(*perf_params)
+        self._seed_perf_params = PerfParams(*seed_perf_params)
+        self._grad_params = None if grad_params is None else GradParams(*grad_params)
+        self._init_batch_size = init_batch_size
+        self._check()
+
+    @property
+    def seed_perf_params(self):
+        return self._seed_perf_params
+
+    def __repr__(self):
+        return (
+            f"ProjectedGoodputFunction({self._perf_params!r}, {self._seed_perf_params!r}, {self._grad_params!r}, "
+            f"init_batch_size={self._init_batch_size!r})"
+        )
 
 
 def _fit_arrays(num_nodes, num_replicas, atomic_bsz, accum_step_time, optim_step_time):

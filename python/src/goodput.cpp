@@ -167,6 +167,28 @@ Config config(const Inputs& in, std::size_t i) {
   return c;
 }
 
+/// The step-time model of a kernel: sia's data-parallel model of `perf`, or, with `seed`, the paper's Eq. 1
+/// projection of it onto a GPU type known only from its 1-GPU profile (projection.hpp).
+struct StepModel {
+  PerfParams perf;
+  std::optional<PerfParams> seed;
+
+  [[nodiscard]] double throughput(int nodes, int replicas, double atomic, int accum) const noexcept {
+    return seed ? projected_throughput(perf, *seed, nodes, replicas, atomic, accum)
+                : sia::throughput(perf, nodes, replicas, atomic, accum);
+  }
+};
+
+StepModel to_model(const Perf7& perf, const std::optional<Perf7>& seed) {
+  StepModel m{to_perf(perf), std::nullopt};
+  if (seed) {
+    const Perf7& v = *seed;
+    m.seed = PerfParams{v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+    validate(*m.seed, "seed_perf_params");
+  }
+  return m;
+}
+
 Inputs config_inputs(const char* function, Array nodes, Array replicas, Array atomic, Array accum) {
   return Inputs(function, {{"num_nodes", std::move(nodes)},
                            {"num_replicas", std::move(replicas)},
@@ -174,22 +196,24 @@ Inputs config_inputs(const char* function, Array nodes, Array replicas, Array at
                            {"accum_steps", std::move(accum)}});
 }
 
-py::array_t<double> throughput(const Perf7& perf, Array nodes, Array replicas, Array atomic, Array accum) {
-  const PerfParams p = to_perf(perf);
+py::array_t<double> throughput(const Perf7& perf, const std::optional<Perf7>& seed, Array nodes, Array replicas,
+                               Array atomic, Array accum) {
+  const StepModel model = to_model(perf, seed);
   const Inputs in = config_inputs("GoodputFunction.throughput", std::move(nodes), std::move(replicas),
                                   std::move(atomic), std::move(accum));
   auto out = in.output<double>();
   double* o = out.mutable_data();
   for_each(in.size(), [&](std::size_t i) {
     const Config c = config(in, i);
-    o[i] = sia::throughput(p, c.nodes, c.replicas, c.atomic, c.accum);
+    o[i] = model.throughput(c.nodes, c.replicas, c.atomic, c.accum);
   });
   return out;
 }
 
-py::array_t<double> evaluate(const Perf7& perf, const Grad2& grad, double init, Array nodes, Array replicas,
-                             Array atomic, Array accum) {
-  const GoodputFunction f{to_perf(perf), to_grad(grad), to_init(init)};
+py::array_t<double> evaluate(const Perf7& perf, const std::optional<Perf7>& seed, const Grad2& grad, double init,
+                             Array nodes, Array replicas, Array atomic, Array accum) {
+  const StepModel model = to_model(perf, seed);
+  const GoodputFunction f{model.perf, to_grad(grad), to_init(init)};
   const Inputs in = config_inputs("GoodputFunction.evaluate", std::move(nodes), std::move(replicas), std::move(atomic),
                                   std::move(accum));
   auto out = in.output<double>();
@@ -201,7 +225,9 @@ py::array_t<double> evaluate(const Perf7& perf, const Grad2& grad, double init, 
     if (batch < f.init_batch_size * (1.0 - 1e-12))
       in.fail_message(i, "batch size num_replicas * atomic_bsz * (accum_steps + 1) = " + number(batch) +
                              " < init_batch_size " + number(f.init_batch_size));
-    o[i] = f.evaluate(c.nodes, c.replicas, c.atomic, c.accum);
+    // GoodputFunction::evaluate's rule (0 instead of a non-finite value) over either step-time model.
+    const double g = model.throughput(c.nodes, c.replicas, c.atomic, c.accum) * f.efficiency(batch);
+    o[i] = std::isfinite(g) && g > 0.0 ? g : 0.0;
   });
   return out;
 }
@@ -218,9 +244,10 @@ py::array_t<double> efficiency(const Grad2& grad, double init, Array batch) {
 /// The goodput-maximising (atomic_bsz, accum_steps) of every (num_nodes, num_replicas), by sia's optimiser with
 /// AdaptDL's arguments (see python/sia/goodput.py for the mapping and its deviations).
 std::tuple<py::array_t<double>, py::array_t<long long>, py::array_t<long long>> optimize(
-    const Perf7& perf, const Grad2& grad, double init, Array nodes, Array replicas, double max_batch_size,
-    int min_atomic, int max_atomic, bool accumulation) {
-  const GoodputFunction f{to_perf(perf), to_grad(grad), to_init(init)};
+    const Perf7& perf, const std::optional<Perf7>& seed, const Grad2& grad, double init, Array nodes, Array replicas,
+    double max_batch_size, int min_atomic, int max_atomic, bool accumulation) {
+  const StepModel model = to_model(perf, seed);
+  const GoodputFunction f{model.perf, to_grad(grad), to_init(init)};
   BatchLimits lim;
   lim.max_batch_size = max_batch_size;
   lim.min_local = min_atomic;
@@ -252,7 +279,15 @@ std::tuple<py::array_t<double>, py::array_t<long long>, py::array_t<long long>> 
       l.tune = false;
       l.max_batch_size = f.init_batch_size;
     }
-    const GoodputChoice c = f.optimize(n, r, l);
+    GoodputChoice c;
+    if (model.seed) {
+      const ProjectedStepTime step(model.perf, *model.seed, n, r);
+      c = optimize_batch(
+          r, f.init_batch_size, l, [&](double b, int k) { return step(b, k); },
+          efficiency_fn(f.grad, f.init_batch_size), [&](double b, int k) { return step.lower_bound(b, k); });
+    } else {
+      c = f.optimize(n, r, l);
+    }
     if (c.goodput > 0.0) {
       g[i] = c.goodput;
       a[i] = c.batch.local_batch;
@@ -555,14 +590,14 @@ py::dict fit_profile_rows(const std::string& model, const std::string& gpu_type,
 
 void bind_goodput(py::module_& m) {
   py::module_ g = m.def_submodule("_goodput", "Vectorised kernels of sia.goodput (arguments already broadcast)");
-  g.def("throughput", &throughput, py::arg("perf"), py::arg("num_nodes"), py::arg("num_replicas"),
+  g.def("throughput", &throughput, py::arg("perf"), py::arg("seed"), py::arg("num_nodes"), py::arg("num_replicas"),
         py::arg("atomic_bsz"), py::arg("accum_steps"));
-  g.def("evaluate", &evaluate, py::arg("perf"), py::arg("grad"), py::arg("init_batch_size"), py::arg("num_nodes"),
-        py::arg("num_replicas"), py::arg("atomic_bsz"), py::arg("accum_steps"));
+  g.def("evaluate", &evaluate, py::arg("perf"), py::arg("seed"), py::arg("grad"), py::arg("init_batch_size"),
+        py::arg("num_nodes"), py::arg("num_replicas"), py::arg("atomic_bsz"), py::arg("accum_steps"));
   g.def("efficiency", &efficiency, py::arg("grad"), py::arg("init_batch_size"), py::arg("batch_size"));
-  g.def("optimize", &optimize, py::arg("perf"), py::arg("grad"), py::arg("init_batch_size"), py::arg("num_nodes"),
-        py::arg("num_replicas"), py::arg("max_batch_size"), py::arg("min_atomic_bsz"), py::arg("max_atomic_bsz"),
-        py::arg("accumulation"));
+  g.def("optimize", &optimize, py::arg("perf"), py::arg("seed"), py::arg("grad"), py::arg("init_batch_size"),
+        py::arg("num_nodes"), py::arg("num_replicas"), py::arg("max_batch_size"), py::arg("min_atomic_bsz"),
+        py::arg("max_atomic_bsz"), py::arg("accumulation"));
   g.def("fit_perf_params", &fit_perf_params, py::arg("num_nodes"), py::arg("num_replicas"), py::arg("atomic_bsz"),
         py::arg("accum_step_time"), py::arg("optim_step_time"), py::arg("log_space"), py::arg("multi_start"),
         py::arg("apply_priors"), py::arg("fixed_gamma"), py::arg("max_evaluations"));

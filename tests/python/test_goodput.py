@@ -12,7 +12,15 @@ import numpy as np
 import pytest
 
 import sia
-from sia.goodput import GoodputFunction, GoodputValueError, GradParams, PerfParams, fit_objective, fit_perf_params
+from sia.goodput import (
+    GoodputFunction,
+    GoodputValueError,
+    GradParams,
+    PerfParams,
+    ProjectedGoodputFunction,
+    fit_objective,
+    fit_perf_params,
+)
 
 # The example of tests/unit/test_goodput_model.cpp.
 PERF = PerfParams(0.02, 0.001, 0.05, 0.004, 0.01, 0.002, 1.5)
@@ -280,6 +288,52 @@ def test_single_replica_without_accumulation_trains_at_the_initial_batch():
     assert f.optimize(1, 1, max_batch_size=1280)[1:] == (128, 0)
     goodput, atomic, steps = f.optimize(1, 1, max_batch_size=1280, accumulation=True)
     assert steps >= 1 or atomic * (steps + 1) == 128  # AdaptDL: one replica accumulates above the initial batch
+
+
+# --- paper extension: Eq. 1 projection onto a GPU type known from its 1-GPU model --------------------------------
+
+
+def hand_step_time(p, nodes, replicas, atomic, accum):
+    t_accum = p.alpha_c + p.beta_c * np.asarray(atomic, dtype=float)
+    t_net = hand_network_time(p, np.asarray(nodes), np.asarray(replicas))
+    return accum * t_accum + (t_accum**p.gamma + t_net**p.gamma) ** (1 / p.gamma)
+
+
+SEED = PerfParams(0.05, 0.0025, 1e-8, 1e-8, 1e-8, 1e-8, 1.0)  # a slower type, 1-GPU model only
+
+
+def test_projection_is_eq_1():
+    f = ProjectedGoodputFunction(PERF, SEED, GRAD, 64)
+    assert f.seed_perf_params == SEED and "ProjectedGoodputFunction(" in repr(f)
+    nodes, replicas = np.array([1, 1, 2, 4]), np.array([1, 4, 8, 32])
+    atomic, accum = np.array([64, 32, 48, 16]), np.array([1, 0, 2, 3])
+    t = hand_step_time(SEED, 1, 1, atomic, accum) * hand_step_time(PERF, nodes, replicas, atomic, accum) / \
+        hand_step_time(PERF, 1, 1, atomic, accum)
+    xput = replicas * atomic * (accum + 1) / t
+    np.testing.assert_allclose(f.throughput(nodes, replicas, atomic, accum), xput, rtol=1e-12)
+    batch = replicas * atomic * (accum + 1)
+    np.testing.assert_allclose(f(nodes, replicas, atomic, accum), xput * hand_efficiency(GRAD, 64, batch), rtol=1e-12)
+    # Projecting a type onto its own 1-GPU model changes nothing.
+    same = GoodputFunction(PERF, GRAD, 64).project(PERF)
+    np.testing.assert_allclose(same.throughput(nodes, replicas, atomic, accum),
+                               GoodputFunction(PERF, GRAD, 64).throughput(nodes, replicas, atomic, accum), rtol=1e-12)
+    import pickle
+
+    assert pickle.loads(pickle.dumps(f))(2, 8, 32, 1) == f(2, 8, 32, 1)
+    with pytest.raises(ValueError, match="seed_perf_params.gamma"):
+        GoodputFunction(PERF, GRAD, 64).project(SEED._replace(gamma=0.9))
+
+
+@pytest.mark.parametrize("lim", LIMITS[:3])
+def test_projected_optimize_is_sias_rule(lim):
+    f = ProjectedGoodputFunction(PERF, SEED, GRAD, 64)
+    for replicas in (1, 2, 3, 8, 16):
+        nodes = 1 if replicas <= 4 else replicas // 4
+        got = f.optimize(nodes, replicas, max_batch_size=lim["max_batch"], atomic_bsz_range=(lim["lo"], lim["hi"]),
+                         accumulation=lim["accumulation"])
+        expect = sia_rule_optimize(f, nodes, replicas, **lim)
+        assert got[0] == pytest.approx(expect[0], rel=1e-12)
+        assert got[1:] == expect[1:]
 
 
 # --- fitting ----------------------------------------------------------------------------------------------------

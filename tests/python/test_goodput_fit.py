@@ -117,6 +117,28 @@ def test_same_numbers_as_sia_fit_profiles_on_a_synthetic_directory(tmp_path):
     assert f.throughput(2, 16, 64, 0) == pytest.approx(16 * 64 / step_times(TRUTH, 2, 16, 64)[0], rel=0.05)
 
 
+def test_projected_goodput_function_is_the_programs_eq_1(tmp_path):
+    # sia_fit_profiles' bootstrap a -> b, through the Python API: the model fitted on all of a's rows (fit_profiles
+    # with holdout 0 fits them in the program's order), b's 1-GPU rows fitted by fit_perf_params, projected with
+    # ProjectedGoodputFunction onto b's multi-GPU rows.
+    write_profiles(tmp_path)
+    full = {f.gpu_type: f for f in sia.fit_profiles(tmp_path, holdout=0)}
+    boot = {(b.from_type, b.to_type): b for b in sia.profile_bootstrap(tmp_path)}
+    p_b = TRUTH._replace(alpha_c=TRUTH.alpha_c * 1.5, beta_c=TRUTH.beta_c * 1.5)
+    rows = synthetic_rows(p_b, wobble=0.02)
+    one = [r for r in rows if r["num_replicas"] == 1]
+    seed = sia.goodput.fit_perf_params([1] * len(one), [1] * len(one), [r["local_bsz"] for r in one],
+                                       [r["step_time"] - r["sync_time"] for r in one], [r["step_time"] for r in one])
+    multi = [r for r in rows if r["num_replicas"] > 1]
+    f = sia.goodput.GoodputFunction(full["a"].params, None, 8).project(seed)
+    n, r, b = (np.array([row[k] for row in multi]) for k in ("num_nodes", "num_replicas", "local_bsz"))
+    pred = r * b / f.throughput(n, r, b, 0)
+    obs = np.array([row["step_time"] for row in multi])
+    rmsle = np.sqrt(np.mean((np.log(pred) - np.log(obs)) ** 2))
+    assert boot[("a", "b")].rows == len(multi)
+    assert rmsle == pytest.approx(boot[("a", "b")].rmsle, rel=1e-6)
+
+
 def test_same_numbers_as_sia_fit_profiles_on_the_artifact():
     if not ARTIFACT.is_dir():
         pytest.skip(f"{ARTIFACT} not present (the Sia artifact's profiles under ../shared/data)")
