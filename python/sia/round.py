@@ -558,6 +558,16 @@ class RoundResult:
     def unallocated(self) -> dict[str, JobDecision]:
         return {d.job: d for d in self.decisions if not d.allocated}
 
+    def gpus_array(self) -> np.ndarray:
+        """GPUs each job uses of each type: an int array of shape (jobs, GPU types), rows in the decisions'
+        order, columns in the cluster's type order."""
+        names = self._cluster.type_names if self._cluster is not None else list(self.gpus_used)
+        a = np.zeros((len(self.decisions), len(names)), dtype=int)
+        for i, d in enumerate(self.decisions):
+            if d.allocated:
+                a[i, names.index(d.gpu_type)] = d.gpus
+        return a
+
     def _key(self) -> tuple:
         return (self.status, self.objective, self.decisions, self.gpus_used, self.prices,
                 self.evicted, self.unmet, self.preempted, self.tenant_capped, self.tenant_gpus, self.rejected,

@@ -34,6 +34,7 @@ def test_table1_known_answer(backend, p, objective):
     assert j2.placement == (sia.NodeShare(0, 2, (0, 1)),) and j2.placement[0].name == "A/0"
     assert r.objective == pytest.approx(objective, rel=1e-9)
     assert r.gpus_used == {"A": 2, "B": 4}
+    assert r.gpus_array().tolist() == [[0, 4], [2, 0]]  # jobs x GPU types
     assert r.unmet == () and r.rejected == () and r.unallocated == {}
     assert set(r.prices) == {"A", "B"}
     assert "J1: 4 x B" in repr(r) and "J2: 2 x A" in repr(r)
