@@ -16,27 +16,34 @@ class CapacityUse {
   explicit CapacityUse(const ConfigurationSet& s) : set_(&s), used_(s.rows.size(), 0) {}
   /// Would configuration `c`, used with `gpus` GPUs (a rigid job may use fewer than c has;
   /// ConfigurationSet::row_usage), still fit?
-  [[nodiscard]] bool fits(int c, int gpus) const;
+  [[nodiscard]] bool fits(int c, int gpus) const { return fits(handle(c, gpus)); }
   /// Takes configuration `c` used with `gpus` GPUs.
   void add(int c, int gpus) { change(c, gpus, +1); }
   /// Gives configuration `c` used with `gpus` GPUs back (taken before with add()).
   void remove(int c, int gpus) { change(c, gpus, -1); }
   /// Is every row within its capacity?
   [[nodiscard]] bool within_capacity() const;
+  /// Nothing taken any more.
+  void clear();
+
+  /// A handle on the charges of configuration `c` used with `gpus` GPUs, for searches that ask
+  /// for the same pairs over and over: fits(handle), add(handle), remove(handle).
+  [[nodiscard]] int handle(int c, int gpus) const;
+  [[nodiscard]] bool fits(int handle) const;
+  void add(int handle) { change(handle, +1); }
+  void remove(int handle) { change(handle, -1); }
 
  private:
   // The rows a (configuration, GPUs) pair is charged in, with the charge: a configuration touches
   // the few rows of its type, and the tie rules' searches ask for the same pairs millions of
   // times, so they are worked out once (row_usage, rigid_row_usage) instead of over every row.
-  struct Charges {
-    int gpus;
-    std::vector<std::pair<int, int>> rows;  // (row, GPUs charged), charge != 0
-  };
-  const std::vector<std::pair<int, int>>& charges(int c, int gpus) const;
-  void change(int c, int gpus, int sign);
+  using Charges = std::vector<std::pair<int, int>>;  // (row, GPUs charged), charge != 0
+  void change(int c, int gpus, int sign) { change(handle(c, gpus), sign); }
+  void change(int handle, int sign);
   const ConfigurationSet* set_;
   std::vector<long long> used_;
-  mutable std::vector<std::vector<Charges>> charges_;  // per configuration, per GPU count asked
+  mutable std::vector<std::vector<std::pair<int, int>>> handles_;  // per configuration: (GPUs, handle)
+  mutable std::vector<Charges> charges_;                           // per handle
 };
 
 }  // namespace sia::detail

@@ -441,7 +441,12 @@ std::uint64_t term_bits(double u) {
 class CanonicalSearch {
  public:
   CanonicalSearch(const Problem& pb, const Requirements& req, const Choice& given)
-      : pb_(pb), req_(req), n_(pb.num_jobs()), waiting_(pb.p > 0 ? -pb.lambda : pb.lambda) {
+      : pb_(pb),
+        req_(req),
+        n_(pb.num_jobs()),
+        waiting_(pb.p > 0 ? -pb.lambda : pb.lambda),
+        usage_(pb.set),
+        charge_(pb.num_jobs()) {
     for (std::size_t i = 0; i < n_; ++i) forced_waiting_ += req.forced[i] && given[i] < 0;
     target_ = value_of(given);
     // Decision order: running jobs first (the status quo wins ties: a waiting job never displaces a
@@ -462,7 +467,8 @@ class CanonicalSearch {
     if (!by_sum) number_terms();
     left_ = multiset_;
     build_options();
-    CapacityUse usage(pb_.set);
+    CapacityUse& usage = usage_;
+    usage.clear();
     Choice chosen(n_, -1);
     std::vector<std::size_t> next(n_, 0);
     std::vector<double> prefix(n_ + 1, 0.0);  // class 1: sum of the terms decided, in decision order
@@ -471,11 +477,10 @@ class CanonicalSearch {
     auto take = [&](std::size_t job, int k, int sign) {
       if (!by_sum_) left_[static_cast<std::size_t>(tid(job, k))] -= sign;
       if (k >= 0) {
-        const Entry& e = pb_.valid[job][static_cast<std::size_t>(k)];
         if (sign > 0)
-          usage.add(e.config, e.gpus);
+          usage.add(charge(job, k));
         else
-          usage.remove(e.config, e.gpus);
+          usage.remove(charge(job, k));
       }
       if (req_.forced[job] && k < 0) forced_now += sign;
     };
@@ -495,7 +500,7 @@ class CanonicalSearch {
         if (!by_sum_ && left_[static_cast<std::size_t>(tid(job, k))] == 0) continue;
         if (k < 0) {
           if (req_.forced[job] && forced_now + 1 > forced_limit) continue;
-        } else if (const Entry& e = pb_.valid[job][static_cast<std::size_t>(k)]; !usage.fits(e.config, e.gpus)) {
+        } else if (!usage.fits(charge(job, k))) {
           continue;
         }
         if (by_sum_) {
@@ -522,6 +527,15 @@ class CanonicalSearch {
  private:
   double term(std::size_t i, int k) const { return k < 0 ? waiting_ : pb_.valid[i][static_cast<std::size_t>(k)].util; }
   int tid(std::size_t i, int k) const { return term_id_[i][static_cast<std::size_t>(k + 1)]; }
+  // usage_'s handle on job i's option k (k >= 0), found on the job's first visit.
+  int charge(std::size_t i, int k) {
+    auto& h = charge_[i];
+    if (h.empty()) {
+      h.resize(pb_.valid[i].size());
+      for (std::size_t e = 0; e < h.size(); ++e) h[e] = usage_.handle(pb_.valid[i][e].config, pb_.valid[i][e].gpus);
+    }
+    return h[static_cast<std::size_t>(k)];
+  }
   // Class 2 counts terms by a dense id (bits compared exactly) in arrays, not by bits in a hash
   // map on every step: the given allocation's terms are numbered, every other term shares one id
   // whose count stays 0.
@@ -604,6 +618,8 @@ class CanonicalSearch {
   bool by_sum_ = false;
   std::vector<std::size_t> order_;
   Choice given_;
+  CapacityUse usage_;
+  std::vector<std::vector<int>> charge_;  // per job, per entry: usage_'s handle (empty: not yet)
   std::vector<std::vector<int>> term_id_;  // per job, term(i, k)'s id at k + 1
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
   std::vector<std::vector<int>> options_;
