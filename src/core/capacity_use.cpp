@@ -4,34 +4,45 @@
 
 namespace sia::detail {
 
+CapacityUse::CapacityUse(const ConfigurationSet& s) : set_(&s), used_(s.rows.size(), 0), first_{0} {
+  capacity_.reserve(s.rows.size());
+  for (const CapacityRow& r : s.rows) capacity_.push_back(r.capacity);
+}
+
 int CapacityUse::handle(int c, int gpus) const {
   if (handles_.empty()) handles_.resize(set_->configs.size());
   auto& variants = handles_[static_cast<std::size_t>(c)];
   for (const auto& [g, h] : variants)
     if (g == gpus) return h;
   const ConfigurationSpec& cfg = set_->configs[static_cast<std::size_t>(c)];
-  Charges rows;
   for (std::size_t r = 0; r < set_->rows.size(); ++r)
-    if (const int u = set_->row_usage(set_->rows[r], cfg, gpus); u != 0) rows.emplace_back(static_cast<int>(r), u);
-  charges_.push_back(std::move(rows));
-  const int h = static_cast<int>(charges_.size()) - 1;
+    if (const int u = set_->row_usage(set_->rows[r], cfg, gpus); u != 0) charges_.emplace_back(static_cast<int>(r), u);
+  first_.push_back(static_cast<int>(charges_.size()));
+  const int h = static_cast<int>(first_.size()) - 2;
   variants.emplace_back(gpus, h);
   return h;
 }
 
 bool CapacityUse::fits(int handle) const {
-  for (const auto& [r, u] : charges_[static_cast<std::size_t>(handle)])
-    if (u > 0 && used_[static_cast<std::size_t>(r)] + u > set_->rows[static_cast<std::size_t>(r)].capacity) return false;
+  const auto h = static_cast<std::size_t>(handle);
+  for (int q = first_[h]; q < first_[h + 1]; ++q) {
+    const auto [r, u] = charges_[static_cast<std::size_t>(q)];
+    if (u > 0 && used_[static_cast<std::size_t>(r)] + u > capacity_[static_cast<std::size_t>(r)]) return false;
+  }
   return true;
 }
 
 void CapacityUse::change(int handle, int sign) {
-  for (const auto& [r, u] : charges_[static_cast<std::size_t>(handle)]) used_[static_cast<std::size_t>(r)] += sign * u;
+  const auto h = static_cast<std::size_t>(handle);
+  for (int q = first_[h]; q < first_[h + 1]; ++q) {
+    const auto [r, u] = charges_[static_cast<std::size_t>(q)];
+    used_[static_cast<std::size_t>(r)] += sign * u;
+  }
 }
 
 bool CapacityUse::within_capacity() const {
   for (std::size_t r = 0; r < set_->rows.size(); ++r)
-    if (used_[r] > set_->rows[r].capacity) return false;
+    if (used_[r] > capacity_[r]) return false;
   return true;
 }
 

@@ -13,7 +13,7 @@ namespace sia::detail {
 class CapacityUse {
  public:
   /// `s` must outlive this object and keep its configurations and rows while it is used.
-  explicit CapacityUse(const ConfigurationSet& s) : set_(&s), used_(s.rows.size(), 0) {}
+  explicit CapacityUse(const ConfigurationSet& s);
   /// Would configuration `c`, used with `gpus` GPUs (a rigid job may use fewer than c has;
   /// ConfigurationSet::row_usage), still fit?
   [[nodiscard]] bool fits(int c, int gpus) const { return fits(handle(c, gpus)); }
@@ -37,13 +37,14 @@ class CapacityUse {
   // The rows a (configuration, GPUs) pair is charged in, with the charge: a configuration touches
   // the few rows of its type, and the tie rules' searches ask for the same pairs millions of
   // times, so they are worked out once (row_usage, rigid_row_usage) instead of over every row.
-  using Charges = std::vector<std::pair<int, int>>;  // (row, GPUs charged), charge != 0
   void change(int c, int gpus, int sign) { change(handle(c, gpus), sign); }
   void change(int handle, int sign);
   const ConfigurationSet* set_;
   std::vector<long long> used_;
+  std::vector<long long> capacity_;                                // per row (the set's, at hand)
   mutable std::vector<std::vector<std::pair<int, int>>> handles_;  // per configuration: (GPUs, handle)
-  mutable std::vector<Charges> charges_;                           // per handle
+  mutable std::vector<std::pair<int, int>> charges_;               // (row, GPUs charged), charge != 0
+  mutable std::vector<int> first_;                                 // per handle: its first charge (+ end)
 };
 
 }  // namespace sia::detail

@@ -470,47 +470,52 @@ class CanonicalSearch {
     CapacityUse& usage = usage_;
     usage.clear();
     Choice chosen(n_, -1);
-    std::vector<std::size_t> next(n_, 0);
+    std::vector<std::size_t> next(n_, 0);     // per depth: the next of its options to try
+    std::vector<std::size_t> pick(n_, 0);     // per depth: the option taken (index in opts_)
     std::vector<double> prefix(n_ + 1, 0.0);  // class 1: sum of the terms decided, in decision order
     int forced_now = 0;
     std::size_t d = 0;
-    auto take = [&](std::size_t job, int k, int sign) {
-      if (!by_sum_) left_[static_cast<std::size_t>(tid(job, k))] -= sign;
-      if (k >= 0) {
+    auto take = [&](std::size_t depth, const Option& o, int sign) {
+      if (!by_sum_) left_[static_cast<std::size_t>(o.term)] -= sign;
+      if (o.k >= 0) {
         if (sign > 0)
-          usage.add(charge(job, k));
+          usage.add(o.charge);
         else
-          usage.remove(charge(job, k));
+          usage.remove(o.charge);
+      } else if (req_.forced[order_[depth]]) {
+        forced_now += sign;
       }
-      if (req_.forced[job] && k < 0) forced_now += sign;
     };
     while (true) {
       if (d == n_) {
         // Class 1 compares the value as value_of sums it (input order), bit for bit.
         if (!by_sum_ || term_bits(value_of(chosen)) == term_bits(target_)) return chosen;
         --d;
-        take(order_[d], chosen[order_[d]], -1);
+        take(d, opts_[pick[d]], -1);
         continue;
       }
       const std::size_t job = order_[d];
+      const std::size_t first = depth_begin_[d], count = depth_begin_[d + 1] - first;
       bool placed = false;
-      while (next[d] < options_[job].size()) {
-        const int k = options_[job][next[d]++];
+      while (next[d] < count) {
+        const std::size_t at = first + next[d]++;
+        const Option& o = opts_[at];
         if (--budget < 0) return std::nullopt;  // too large to settle: the local rules' answer stands
-        if (!by_sum_ && left_[static_cast<std::size_t>(tid(job, k))] == 0) continue;
-        if (k < 0) {
+        if (!by_sum_ && left_[static_cast<std::size_t>(o.term)] == 0) continue;
+        if (o.k < 0) {
           if (req_.forced[job] && forced_now + 1 > forced_limit) continue;
-        } else if (!usage.fits(charge(job, k))) {
+        } else if (!usage.fits(o.charge)) {
           continue;
         }
         if (by_sum_) {
           // The objective must stay reachable: the terms still to decide span [low, high].
-          const double sum = prefix[d] + value_term(job, k);
+          const double sum = prefix[d] + o.value;
           if (sum + low_[d + 1] > target_ + slack_ || sum + high_[d + 1] < target_ - slack_) continue;
           prefix[d + 1] = sum;
         }
-        take(job, k, +1);
-        chosen[job] = k;
+        take(d, o, +1);
+        chosen[job] = o.k;
+        pick[d] = at;
         placed = true;
         break;
       }
@@ -520,7 +525,7 @@ class CanonicalSearch {
       }
       if (d == 0) return std::nullopt;  // the class has no member within forced_limit
       --d;
-      take(order_[d], chosen[order_[d]], -1);
+      take(d, opts_[pick[d]], -1);
     }
   }
 
@@ -576,7 +581,11 @@ class CanonicalSearch {
   }
   // Options per job, best first: its current configuration, then fewer GPUs, lower type index,
   // fewer nodes; no GPUs last. Class 2 keeps only terms of the multiset.
+  // They depend only on the class, not on the limit of forced jobs without GPUs: built once per
+  // class for all the runs of its bisection.
   void build_options() {
+    if (options_class_ == (by_sum_ ? 1 : 2)) return;
+    options_class_ = by_sum_ ? 1 : 2;
     options_.assign(n_, {});
     for (std::size_t i = 0; i < n_; ++i) {
       auto& o = options_[i];
@@ -587,6 +596,15 @@ class CanonicalSearch {
       }
       std::sort(o.begin(), o.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
       if (!pinned && (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, -1))] != 0)) o.push_back(-1);
+    }
+    // The search's own copy, in decision order and in one array: what a step needs of an option.
+    opts_.clear();
+    depth_begin_.assign(1, 0);
+    for (std::size_t d = 0; d < n_; ++d) {
+      const std::size_t i = order_[d];
+      for (int k : options_[i])
+        opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), k < 0 ? -1 : charge(i, k), value_term(i, k)});
+      depth_begin_.push_back(opts_.size());
     }
     if (!by_sum_) return;
     // Class 1: the range of the terms still to decide after each depth, and a slack for the
@@ -619,10 +637,19 @@ class CanonicalSearch {
   std::vector<std::size_t> order_;
   Choice given_;
   CapacityUse usage_;
-  std::vector<std::vector<int>> charge_;  // per job, per entry: usage_'s handle (empty: not yet)
+  std::vector<std::vector<int>> charge_;   // per job, per entry: usage_'s handle (empty: not yet)
   std::vector<std::vector<int>> term_id_;  // per job, term(i, k)'s id at k + 1
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
   std::vector<std::vector<int>> options_;
+  struct Option {
+    int k;         // entry of the job's valid configurations; -1: no GPUs
+    int term;      // class 2: tid(job, k)
+    int charge;    // usage_'s handle (k >= 0)
+    double value;  // value_term(job, k)
+  };
+  std::vector<Option> opts_;              // options_ in decision order
+  std::vector<std::size_t> depth_begin_;  // per depth: its first option in opts_ (+ one past the end)
+  int options_class_ = 0;                 // the class options_ (and low_, high_, slack_) were built for; 0: none
   std::vector<double> low_, high_;
   double slack_ = 0.0;
 };

@@ -88,21 +88,25 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
     fail("job " + r.job + ": configuration refers to GPU type index " + std::to_string(c.type) +
          ", which does not exist");
   const TypeInfo& ti = info[static_cast<std::size_t>(c.type)];
-  std::ostringstream shape_os;  // (ostringstream: g++ 12 -O2 warns falsely on "(" + std::string)
-  shape_os << '(' << c.nodes << ", " << c.gpus << ", " << type_name(cluster, c.type) << ')';
-  const std::string shape_text = shape_os.str();
+  // Written only for an error: a round places thousands of jobs, and a stream per job cost more
+  // than the rest of this check.
+  auto shape_text = [&] {
+    std::ostringstream shape_os;  // (ostringstream: g++ 12 -O2 warns falsely on "(" + std::string)
+    shape_os << '(' << c.nodes << ", " << c.gpus << ", " << type_name(cluster, c.type) << ')';
+    return shape_os.str();
+  };
   const auto shape = configuration_of_count(c.type, ti.s, ti.nodes, c.gpus, CountMatch::exact);
   if (!shape || shape->nodes != c.nodes)
-    fail("job " + r.job + ": configuration " + shape_text +
+    fail("job " + r.job + ": configuration " + shape_text() +
          " is not in the configuration set (single-node: powers of two up to " + std::to_string(ti.s) +
          "; multi-node: n x " + std::to_string(ti.s) + " GPUs on 2.." + std::to_string(ti.nodes) + " nodes)");
   js.used = r.gpus == 0 ? c.gpus : r.gpus;
   if (js.used < 1 || js.used > c.gpus)
     fail("job " + r.job + ": uses " + std::to_string(r.gpus) + " GPUs, outside 1.." + std::to_string(c.gpus) +
-         " of its configuration " + shape_text);
+         " of its configuration " + shape_text());
   if (c.nodes >= 2 && js.used <= (c.nodes - 1) * ti.s)
     fail("job " + r.job + ": uses " + std::to_string(js.used) +
-         " GPUs, which fit on fewer nodes than its configuration " + shape_text);
+         " GPUs, which fit on fewer nodes than its configuration " + shape_text());
 }
 
 /// Checks a current placement's shape (everything that does not involve other jobs).
