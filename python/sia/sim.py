@@ -21,7 +21,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ._sia import _sim
 
@@ -325,7 +325,8 @@ def simulate(workload=None, policy: str = "sia", cluster="paper-heterogeneous", 
              scale: int = 1, interval: Optional[float] = None, horizon: Optional[float] = None,
              truncate: bool = False, profiles=None, interpolation: str = "2d", mix: Optional[str] = None,
              mix_seed: int = 1, force_category: Optional[str] = None, tuned_jobs: bool = False,
-             keep_rounds: bool = False, ftf: bool = True, threads: int = 0,
+             keep_rounds: bool = False, ftf: bool = True, threads: int = 0, time_limit: Optional[float] = None,
+             progress: Optional[Callable[[dict], Any]] = None, progress_period: float = 1.0,
              policy_options: Optional[Mapping[str, Any]] = None, **options) -> SimResult:
     """Simulates one workload under one policy; the arguments are ``sia_simulate``'s options.
 
@@ -342,7 +343,11 @@ def simulate(workload=None, policy: str = "sia", cluster="paper-heterogeneous", 
         ``sia_simulate --workload``); "builtin" = the catalogue always.
     mix / mix_seed: job kinds, e.g. "adaptive=60,strong-scaling=20,rigid=20"; force_category: every job's kind.
     keep_rounds: keep every round's allocations (``result.rounds.allocations``); ftf: compute finish-time fairness.
-    threads: threads of the policy inside a round (0 = all cores; 1 in a sweep's worker).
+    threads: threads of the policy inside a round (0 = all cores; 1 in a sweep's worker); the results are the same.
+    time_limit: wall-clock seconds after which the simulation stops with TimeoutError (None: no limit).
+    progress: called every ``progress_period`` wall seconds (and at the end) with a dict: now_s, last_submission_s,
+        jobs_total, jobs_finished, rounds, wall_s, eta_s (None while unknown), done. An exception it raises stops
+        the simulation and propagates; so does Ctrl-C (KeyboardInterrupt).
     policy_options / **options: the policy's options (``p=-0.5``, ``lambda_=1.1``, ``backend="glpk"``); a trailing
         underscore is dropped (``lambda`` is a Python keyword); bools become true/false.
     """
@@ -375,7 +380,8 @@ def simulate(workload=None, policy: str = "sia", cluster="paper-heterogeneous", 
                  0.0 if interval is None else float(interval),
                  _sim.DEFAULT_HORIZON_S if horizon is None else float(horizon), bool(truncate),
                  "" if force_category is None else str(force_category), bool(tuned_jobs), bool(keep_rounds),
-                 bool(ftf), _int(threads, "threads"))
+                 bool(ftf), _int(threads, "threads"), 0.0 if time_limit is None else float(time_limit), progress,
+                 float(progress_period))
     r = d["rounds"]
     return SimResult(policy=d["policy"], workload=d["workload"], interval_s=d["interval_s"], wall_s=d["wall_s"],
                      gpu_types=list(d["gpu_types"]), total_gpus=d["total_gpus"], metrics=Metrics(**d["metrics"]),

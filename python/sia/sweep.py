@@ -50,7 +50,8 @@ GRID.toml::
 
 A value that does not apply to a point (``sia.p`` for gavel, ``seed`` for a file workload) is left out of it, and
 points that become identical run once. Every axis and base key must be a sia.simulate argument or some policy's
-option, checked before anything runs. Each simulation uses one thread (``threads = 1``) unless set.
+option, checked before anything runs. Each simulation uses one thread (``threads = 1``) unless set; ``time_limit``
+(wall seconds) fails a point that runs longer. Neither is part of a point's key: changing them keeps done points.
 """
 
 from __future__ import annotations
@@ -204,9 +205,14 @@ def _effective(raw: Mapping, policies: Mapping) -> dict:
     return out
 
 
+# Arguments that do not change a simulation's result (threads: the policies are deterministic for any count;
+# time_limit only decides whether it finishes): left out of a point's key, so changing them keeps the done points.
+_NOT_IN_KEY = ("threads", "time_limit")
+
+
 def point_key(point: Mapping) -> str:
     """A short stable hash of a point's parameters (its file name in points/)."""
-    text = json.dumps(point, sort_keys=True, default=str)
+    text = json.dumps({k: v for k, v in point.items() if k not in _NOT_IN_KEY}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -221,6 +221,9 @@ struct RunArgs {
   bool keep_rounds = false;
   bool ftf = true;
   int threads = 0;
+  double time_limit_s = 0.0;  // wall time; 0: none
+  py::object progress = py::none();
+  double progress_period_s = 1.0;
 };
 
 py::dict run(const Workload& input, const RunArgs& a) {
@@ -230,6 +233,15 @@ py::dict run(const Workload& input, const RunArgs& a) {
     throw InvalidArgument("threads: must be in [0, 1024] (0 = all cores), got " + std::to_string(a.threads));
   if (!(a.horizon_s > 0) || !std::isfinite(a.horizon_s))
     throw InvalidArgument("horizon: must be a finite number of seconds > 0, got " + std::to_string(a.horizon_s));
+  if (!(a.time_limit_s >= 0) || !std::isfinite(a.time_limit_s))
+    throw InvalidArgument("time_limit: must be a finite number of seconds >= 0 (0 = none), got " +
+                          std::to_string(a.time_limit_s));
+  if (!(a.progress_period_s >= 0) || !std::isfinite(a.progress_period_s))
+    throw InvalidArgument("progress_period: must be a finite number of seconds >= 0, got " +
+                          std::to_string(a.progress_period_s));
+  if (!a.progress.is_none() && !PyCallable_Check(a.progress.ptr()))
+    throw InvalidArgument("progress: must be callable (it receives a dict), got " +
+                          std::string(py::str(py::type::of(a.progress).attr("__name__"))));
   if (a.interpolation != "2d" && a.interpolation != "3d")
     throw InvalidArgument("interpolation: expected '2d' or '3d', got '" + a.interpolation + "'");
   sim::PolicyOptions options;
@@ -273,31 +285,74 @@ py::dict run(const Workload& input, const RunArgs& a) {
   spec.policy = a.policy;
   spec.policy_options = options;
   spec.finish_time_fairness = a.ftf;
-  // Ctrl-C stops a long simulation: every 50 ms of wall time the simulation takes the GIL back for a moment to let
-  // Python look at its signals (a KeyboardInterrupt is then raised instead of the cancellation).
-  bool interrupted = false;
-  auto last = std::chrono::steady_clock::now();
+  // Python keeps a hand on a long simulation: Ctrl-C stops it (every 50 ms of wall time the simulation takes the GIL
+  // back for a moment to let Python look at its signals), so does `time_limit_s`, and `progress` is called with the
+  // runner's progress. A Python exception (KeyboardInterrupt, one raised by `progress`) stops the simulation and is
+  // raised instead of the cancellation.
+  std::optional<py::error_already_set> python_error;
+  bool timed_out = false;
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
   spec.options = so;
   spec.options.cancelled = [&] {
+    if (python_error) return true;
     const auto now = std::chrono::steady_clock::now();
+    if (a.time_limit_s > 0 && std::chrono::duration<double>(now - start).count() > a.time_limit_s) {
+      timed_out = true;
+      return true;
+    }
     if (now - last < std::chrono::milliseconds(50)) return false;
     last = now;
     py::gil_scoped_acquire gil;
-    interrupted = PyErr_CheckSignals() != 0;
-    return interrupted;
+    if (PyErr_CheckSignals() != 0) python_error.emplace();
+    return python_error.has_value();
   };
   sim::RunnerOptions ro;
   ro.threads = 1;  // one simulation: it runs on this thread, its policy uses `threads`
+  if (!a.progress.is_none()) {
+    ro.progress_period_s = a.progress_period_s;
+    ro.on_progress = [&, now_s = 0.0, last_submission_s = 0.0](const sim::RunnerProgress& p) mutable {
+      // The runner's last call has no running simulation (times 0): it keeps the last times seen.
+      if (p.simulations_running > 0) {
+        now_s = p.min_now_s;
+        last_submission_s = p.max_horizon_s;
+      }
+      py::gil_scoped_acquire gil;
+      if (python_error) return;
+      py::dict d;
+      d["now_s"] = now_s;
+      d["last_submission_s"] = last_submission_s;
+      d["jobs_total"] = p.jobs_total;
+      d["jobs_finished"] = p.jobs_finished;
+      d["rounds"] = p.rounds;
+      d["wall_s"] = p.wall_s;
+      d["eta_s"] = p.eta_s < 0 ? py::object(py::none()) : py::object(py::float_(p.eta_s));
+      d["done"] = p.done;
+      try {
+        a.progress(d);
+      } catch (py::error_already_set& e) {
+        python_error.emplace(std::move(e));
+      }
+    };
+  }
   std::vector<sim::SimResult> results;
   {
     py::gil_scoped_release release;
     try {
       results = sim::run_simulations(std::span<const sim::SimulationSpec>(&spec, 1), ro);
     } catch (const sim::SimulationCancelled&) {
-      if (!interrupted) throw;
+      if (!python_error && !timed_out) throw;
     }
   }
-  if (interrupted) throw py::error_already_set();
+  if (python_error) throw std::move(*python_error);
+  if (timed_out) {
+    std::ostringstream os;
+    os << "simulation of '" << workload->name << "' under '" << a.policy << "' stopped: time_limit of "
+       << a.time_limit_s << " s of wall time reached";
+    PyErr_SetString(PyExc_TimeoutError, os.str().c_str());
+    throw py::error_already_set();
+  }
+  if (results.empty()) throw Error("simulation of '" + workload->name + "': no result");  // not reached
   const sim::SimResult& r = results.front();
 
   std::vector<std::string> types;
@@ -402,7 +457,7 @@ void bind_sim(py::module_& m) {
       [](const Workload& w, const std::string& policy, const std::map<std::string, std::string>& policy_options,
          const std::string& cluster, int scale, const std::string& profiles, const std::string& interpolation,
          double interval_s, double horizon_s, bool truncate, const std::string& force_category, bool tuned_jobs,
-         bool keep_rounds, bool ftf, int threads) {
+         bool keep_rounds, bool ftf, int threads, double time_limit_s, py::object progress, double progress_period_s) {
         RunArgs a;
         a.policy = policy;
         a.policy_options = policy_options;
@@ -418,11 +473,15 @@ void bind_sim(py::module_& m) {
         a.keep_rounds = keep_rounds;
         a.ftf = ftf;
         a.threads = threads;
+        a.time_limit_s = time_limit_s;
+        a.progress = std::move(progress);
+        a.progress_period_s = progress_period_s;
         return run(w, a);
       },
       py::arg("workload"), py::arg("policy"), py::arg("policy_options"), py::arg("cluster"), py::arg("scale"),
       py::arg("profiles"), py::arg("interpolation"), py::arg("interval_s"), py::arg("horizon_s"), py::arg("truncate"),
       py::arg("force_category"), py::arg("tuned_jobs"), py::arg("keep_rounds"), py::arg("ftf"), py::arg("threads"),
+      py::arg("time_limit_s"), py::arg("progress"), py::arg("progress_period_s"),
       "One simulation (the GIL is released while it runs); a dict of metrics, per-job columns and rounds.");
   s.attr("DEFAULT_HORIZON_S") = sim::kDefaultHorizonS;
   s.attr("MIN_INTERVAL_S") = sim::kMinIntervalS;

@@ -198,3 +198,27 @@ def test_gil_is_released_while_simulating():
     for s in (1, 2):
         assert np.array_equal(out[s].jobs["jct"], sia.simulate(policy="sia", jobs=12, seed=s).jobs["jct"])
     assert serial.metrics.jobs == 40
+
+
+def test_progress_time_limit_and_callback_errors():
+    seen = []
+    r = sia.simulate(policy="sia", jobs=20, rate=30, seed=2, progress=seen.append, progress_period=0)
+    assert seen and seen[-1]["done"] and seen[-1]["jobs_finished"] == 20 == seen[-1]["jobs_total"]
+    assert all(not e["done"] for e in seen[:-1])
+    assert [e["rounds"] for e in seen] == sorted(e["rounds"] for e in seen)
+    assert seen[-1]["rounds"] == len(r.rounds)
+    with pytest.raises(TimeoutError, match="time_limit"):
+        sia.simulate(policy="sia", jobs=20, rate=30, seed=2, time_limit=1e-9)  # spent before the first round ends
+
+    class Stop(Exception):
+        pass
+
+    def stop(event):
+        raise Stop(event["rounds"])
+
+    with pytest.raises(Stop):  # the callback's exception stops the simulation and comes out unchanged
+        sia.simulate(policy="sia", jobs=20, rate=30, seed=2, progress=stop, progress_period=0)
+    with pytest.raises(ValueError, match="progress"):
+        sia.simulate(jobs=3, progress=5)
+    with pytest.raises(ValueError, match="time_limit"):
+        sia.simulate(jobs=3, time_limit=-1)

@@ -1,6 +1,6 @@
 """sia.sweep: a 2-worker LocalCluster runs a 12-point grid and writes its table and plots; a sweep resumes without
-re-running done points; a failing point is retried, then reported (table, stderr, exit status); bad grids are
-refused before anything runs."""
+re-running done points, also after Ctrl-C; a failing point is retried, then reported (table, stderr, exit status);
+the command line on its own LocalCluster and on a scheduler's address; bad grids are refused before anything runs."""
 
 import io
 import os
@@ -152,15 +152,14 @@ def test_interrupted_sweep_resumes(tmp_path, client):
     assert r["points"] == 16 and r["skipped"] == done and r["ok"] == 16
 
 
-def test_command_line_on_a_scheduler_address(tmp_path, client):
+def test_command_line_on_its_own_local_cluster(tmp_path):
     f = tmp_path / "g.toml"
     f.write_text(GRID.replace("seed = [1, 2, 3]", "seed = [1]").replace("interval = [60, 120]", "interval = [1e-5]")
                  .replace('"sia.p" = [-1.0, 0.5]', '"sia.p" = [-1.0]'))
     out = tmp_path / "cli"
     env = dict(os.environ)
     p = subprocess.run([sys.executable, "-m", "sia.sweep", str(f), "--out", str(out), "--retries", "0",
-                        "--scheduler", client.scheduler.address], capture_output=True, text=True, env=env,
-                       timeout=120)
+                        "--workers", "2"], capture_output=True, text=True, env=env, timeout=120)
     # The only point has a round length outside [0.001, 86400]: it fails with the C++ message, exit status 1.
     assert p.returncode == 1, p.stderr
     assert "interval" in p.stderr and "FAILED" in p.stderr
