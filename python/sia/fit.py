@@ -161,6 +161,7 @@ def fit_profiles(source, *, seed=1, holdout=0.2, pipeline_stages=None, log_space
         nodes, replicas = cols["num_nodes"], cols["num_replicas"]
     model = np.atleast_1d(cols["model"]).astype(str) if "model" in cols else np.full(n, "")
     gpu_type = np.atleast_1d(cols["gpu_type"]).astype(str) if "gpu_type" in cols else np.full(n, "")
+    names = ("num_nodes", "num_replicas", "local_bsz", "step_time", "sync_time")
     try:
         arrays = [
             np.atleast_1d(np.asarray(a, dtype=float))
@@ -168,14 +169,18 @@ def fit_profiles(source, *, seed=1, holdout=0.2, pipeline_stages=None, log_space
         ]
     except (TypeError, ValueError) as e:
         raise GoodputValueError(f"fit_profiles: a numeric column holds a non-number: {e}") from None
+    for name, a in zip(names, arrays):
+        if a.ndim != 1:
+            raise GoodputValueError(f"fit_profiles: column {name} must be one-dimensional, got shape {a.shape}")
     out = []
     for m, t in sorted(set(zip(model.tolist(), gpu_type.tolist()))):
-        rows = (model == m) & (gpu_type == t)
+        members = np.flatnonzero((model == m) & (gpu_type == t)).tolist()
         d = _call(
             _k.fit_profile_rows,
             m,
             t,
-            *(a[rows] for a in arrays),
+            *arrays,
+            members,
             _stages_for(pipeline_stages, m, t),
             int(seed),
             float(holdout),

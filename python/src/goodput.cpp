@@ -555,21 +555,26 @@ std::pair<std::vector<int>, std::vector<int>> parse_placements(const std::vector
   return {nodes, gpus};
 }
 
-/// One (model, GPU type) from row arrays (already grouped by the Python layer).
+/// One (model, GPU type) from the rows `members` (indices into the 1-D columns, in order) of all the rows: errors
+/// name the row by its index among all of them.
 py::dict fit_profile_rows(const std::string& model, const std::string& gpu_type, Array nodes, Array gpus,
-                          Array local_bsz, Array step_time, Array sync_time, int stages, std::uint64_t seed,
-                          double holdout, bool log_space, bool multi_start) {
+                          Array local_bsz, Array step_time, Array sync_time, const std::vector<std::size_t>& members,
+                          int stages, std::uint64_t seed, double holdout, bool log_space, bool multi_start) {
   const ProfileFitOptions opt = profile_options(seed, holdout, log_space, multi_start);
   if (stages < 0) throw InvalidArgument("fit_profiles: pipeline_stages must be >= 1, got " + std::to_string(stages));
-  const std::string where = "fit_profiles (" + model + "/" + gpu_type + ")";
+  const std::string where =
+      model.empty() && gpu_type.empty() ? std::string("fit_profiles") : "fit_profiles (" + model + "/" + gpu_type + ")";
   const Inputs in(where.c_str(), {{"num_nodes", std::move(nodes)},
                                   {"num_replicas", std::move(gpus)},
                                   {"local_bsz", std::move(local_bsz)},
                                   {"step_time", std::move(step_time)},
                                   {"sync_time", std::move(sync_time)}});
-  std::vector<sim::ProfileRow> rows(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    sim::ProfileRow& r = rows[i];
+  if (in.shape().size() != 1) throw InvalidArgument(where + ": columns must be one-dimensional");
+  std::vector<sim::ProfileRow> rows(members.size());
+  for (std::size_t j = 0; j < members.size(); ++j) {
+    const std::size_t i = members[j];
+    if (i >= in.size()) throw InvalidArgument(where + ": row index " + std::to_string(i) + " out of range");
+    sim::ProfileRow& r = rows[j];
     r.nodes = in.whole(0, i, 1);
     r.gpus = in.whole(1, i, 1);
     if (r.nodes > r.gpus)
@@ -607,8 +612,8 @@ void bind_goodput(py::module_& m) {
         py::arg("multi_start"));
   g.def("parse_placements", &parse_placements, py::arg("placements"));
   g.def("fit_profile_rows", &fit_profile_rows, py::arg("model"), py::arg("gpu_type"), py::arg("num_nodes"),
-        py::arg("num_replicas"), py::arg("local_bsz"), py::arg("step_time"), py::arg("sync_time"), py::arg("stages"),
-        py::arg("seed"), py::arg("holdout"), py::arg("log_space"), py::arg("multi_start"));
+        py::arg("num_replicas"), py::arg("local_bsz"), py::arg("step_time"), py::arg("sync_time"), py::arg("members"),
+        py::arg("stages"), py::arg("seed"), py::arg("holdout"), py::arg("log_space"), py::arg("multi_start"));
   g.def("fit_objective", &fit_objective, py::arg("perf"), py::arg("num_nodes"), py::arg("num_replicas"),
         py::arg("atomic_bsz"), py::arg("accum_step_time"), py::arg("optim_step_time"));
 }

@@ -216,6 +216,12 @@ def test_bad_input_is_named(tmp_path):
     with pytest.raises(ValueError, match=r"local_bsz\[0\] = 8.5"):
         sia.fit_profiles({"num_nodes": [1], "num_replicas": [2], "local_bsz": [8.5], "step_time": [0.1],
                           "sync_time": [0.01]})
+    grouped = dict(model=["a", "b", "b"], num_nodes=[1, 1, 2], num_replicas=[1, 2, 4], local_bsz=[8, 8, 8],
+                   step_time=[0.1, 0.12, np.nan], sync_time=[0.0, 0.02, 0.1])
+    with pytest.raises(ValueError, match=r"fit_profiles \(b/\): step_time\[2\] = nan"):  # index among all rows
+        sia.fit_profiles(grouped)
+    with pytest.raises(ValueError, match=r"column num_nodes must be one-dimensional, got shape \(3, 1\)"):
+        sia.fit_profiles(dict(grouped, num_nodes=[[1], [1], [2]]))
     with pytest.raises(ValueError, match="holdout must be in"):
         sia.fit_profiles(synthetic_rows(), holdout=1.0)
     with pytest.raises(ValueError, match="not a directory"):
