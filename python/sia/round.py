@@ -512,7 +512,8 @@ class RoundResult:
     """The outcome of a round (C++ ``sia::RoundResult``; every field: docs/decision.md).
 
     ``result["J1"]`` is job J1's ``JobDecision``; ``allocations`` the decisions with GPUs by job id;
-    ``gpus_used``, ``prices`` (marginal objective per extra GPU) are by GPU type name, ``tenant_gpus`` by tenant.
+    ``gpus_used``, ``prices`` (marginal objective per extra GPU) are by GPU type name, ``tenant_gpus`` by tenant;
+    ``lost``: jobs whose ``current`` failed nodes took away, taken as holding nothing (``run_round``).
     Two results are equal when they decide the same (backend, bound, timings and warm start aside).
     """
 
@@ -529,6 +530,7 @@ class RoundResult:
     tenant_capped: tuple[str, ...] = ()
     tenant_gpus: dict = field(default_factory=dict)
     rejected: tuple[RejectedJob, ...] = ()
+    lost: tuple[str, ...] = ()
     fallback: bool = False
     message: str = ""
     solve_ms: float = 0.0
@@ -571,7 +573,7 @@ class RoundResult:
     def _key(self) -> tuple:
         return (self.status, self.objective, self.decisions, self.gpus_used, self.prices,
                 self.evicted, self.unmet, self.preempted, self.tenant_capped, self.tenant_gpus, self.rejected,
-                self.fallback, self.message)
+                self.lost, self.fallback, self.message)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RoundResult):
@@ -591,7 +593,7 @@ class RoundResult:
                 f"allocated={{{alloc}}}, unallocated={{{waiting}}}{extra}, prices={prices})")
 
 
-def _result(plain: dict, handle: Any, cluster: Cluster, jobs: tuple) -> RoundResult:
+def _result(plain: dict, handle: Any, cluster: Cluster, jobs: tuple, tenants: Sequence[str]) -> RoundResult:
     names = cluster.type_names
     decisions = []
     for d in plain["decisions"]:
@@ -606,8 +608,9 @@ def _result(plain: dict, handle: Any, cluster: Cluster, jobs: tuple) -> RoundRes
         best_bound=plain["best_bound"], decisions=tuple(decisions),
         gpus_used=dict(zip(names, plain["gpus_used"])), prices=dict(zip(names, plain["prices"])),
         evicted=tuple(plain["evicted"]), unmet=tuple(plain["unmet"]), preempted=tuple(plain["preempted"]),
-        tenant_capped=tuple(plain["tenant_capped"]), tenant_gpus=plain["tenant_gpus"],
-        rejected=tuple(RejectedJob(*r) for r in plain["rejected"]), fallback=plain["fallback"],
+        tenant_capped=tuple(plain["tenant_capped"]), tenant_gpus=dict(zip(tenants, plain["tenant_gpus"])),
+        rejected=tuple(RejectedJob(*r) for r in plain["rejected"]), lost=tuple(plain["lost"]),
+        fallback=plain["fallback"],
         message=plain["message"], solve_ms=plain["solve_ms"], total_ms=plain["total_ms"],
         warm_start=plain["warm_start"], _native=handle, _cluster=cluster, _jobs=jobs)
 
@@ -627,14 +630,19 @@ def _options(options: Optional[RoundOptions], overrides: dict) -> RoundOptions:
     return options
 
 
-def run_round(cluster: Cluster, jobs: Iterable[Job], options: Optional[RoundOptions] = None,
-              **overrides: Any) -> RoundResult:
+def run_round(cluster: Cluster, jobs: Iterable[Job], options: Optional[RoundOptions] = None, *,
+              forget_lost_allocations: bool = True, **overrides: Any) -> RoundResult:
     """Runs one round (C++ ``sia::run_round``): every job gets a configuration and a placement, or a reason.
 
     ``overrides`` are RoundOptions fields (``run_round(cluster, jobs, p=-1, backend="cbc")``; ``lambda`` may be
     spelt ``lambda_``). Raises ValueError for bad input with sia's message; a job-level error (a bad count, a
     negative goodput...) rejects that job alone (``RoundResult.rejected``) unless ``strict``. The GIL is
     released during the round (a callable goodput takes it back for each call).
+
+    A job whose ``current`` configuration no longer exists because nodes of ``cluster.down`` took it away is
+    taken as holding nothing (listed in ``RoundResult.lost``), as ``sia_allocate`` does
+    (``sia::forget_lost_allocations``); with ``forget_lost_allocations=False`` it is rejected, as the C++
+    ``run_round`` does.
     """
     options = _options(options, dict(overrides))
     jobs = tuple(jobs)
@@ -642,8 +650,9 @@ def run_round(cluster: Cluster, jobs: Iterable[Job], options: Optional[RoundOpti
         if not isinstance(j, Job):
             raise TypeError(f"run_round: jobs must be sia.Job objects, got {type(j).__name__}")
     plain_jobs = [j._plain(cluster) for j in jobs]
-    plain, handle = _sia._round_run(cluster._plain(), plain_jobs, options._plain(cluster))
-    return _result(plain, handle, cluster, jobs)
+    plain, handle = _sia._round_run(cluster._plain(), plain_jobs, options._plain(cluster),
+                                    bool(forget_lost_allocations))
+    return _result(plain, handle, cluster, jobs, [t.name for t in options.tenants])
 
 
 # ------------------------------------------------------------------------------------------ round state

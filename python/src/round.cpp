@@ -10,6 +10,7 @@
 #include <sia/error.hpp>
 #include <sia/goodput_table.hpp>
 #include <sia/job_kind.hpp>
+#include <sia/lost_allocations.hpp>
 #include <sia/round.hpp>
 #include <sia/round_log.hpp>
 #include <sia/round_state.hpp>
@@ -355,10 +356,13 @@ JobRoundState state_from(const py::handle& h) {
 }
 
 // One round: (plain cluster, plain jobs, plain options) -> (plain result, handle on the C++ result).
-py::tuple run(const py::dict& cluster_d, const py::list& jobs_d, const py::dict& options_d) {
+py::tuple run(const py::dict& cluster_d, const py::list& jobs_d, const py::dict& options_d, bool forget_lost) {
   const ClusterSpec cluster = cluster_from(cluster_d);
   auto failure = std::make_shared<CallbackFailure>();
   std::vector<JobSpec> jobs = jobs_from(jobs_d, cluster, true, failure);
+  // As sia_allocate's request reader does: a job whose configuration failed nodes took away holds nothing.
+  const std::vector<std::string> lost =
+      forget_lost ? forget_lost_allocations(cluster, jobs) : std::vector<std::string>{};
   RoundOptions options = options_from(options_d, failure);
   auto handle = std::make_shared<RoundHandle>();
   bool aborted = false;
@@ -378,7 +382,9 @@ py::tuple run(const py::dict& cluster_d, const py::list& jobs_d, const py::dict&
     throw std::move(e);
   }
   if (aborted) throw Error("round: a goodput callback failed");
-  return py::make_tuple(result_to(handle->result), handle);
+  py::dict out = result_to(handle->result);
+  out["lost"] = lost;
+  return py::make_tuple(out, handle);
 }
 
 }  // namespace
@@ -407,7 +413,7 @@ void bind_round(py::module_& m) {
         return std::string("<sia.StopSource") + (h.source.stop_requested() ? " (stop requested)>" : ">");
       });
 
-  m.def("_round_run", &run, py::arg("cluster"), py::arg("jobs"), py::arg("options"));
+  m.def("_round_run", &run, py::arg("cluster"), py::arg("jobs"), py::arg("options"), py::arg("forget_lost"));
 
   m.def("_round_state_of", [](const py::dict& job) {
     const ClusterSpec none;

@@ -201,7 +201,7 @@ def test_tenants_cap_and_report():
     cluster, jobs = table1()
     jobs[0].tenant = jobs[1].tenant = "team"
     r = sia.run_round(cluster, jobs, tenants=[sia.Tenant("team", max_gpus=4)])
-    assert sum(d.gpus for d in r.decisions) <= 4 and r.tenant_gpus == [sum(d.gpus for d in r.decisions)]
+    assert sum(d.gpus for d in r.decisions) <= 4 and r.tenant_gpus == {"team": sum(d.gpus for d in r.decisions)}
     r = sia.run_round(cluster, jobs, tenants=[sia.Tenant("team", max_gpus_per_type={"B": 0})])
     assert r.gpus_used["B"] == 0
     with pytest.raises(ValueError, match="unknown GPU type 'C'"):
@@ -265,6 +265,15 @@ def test_round_state_keeps_a_running_job_and_counts_restarts():
         assert "J1" in changes.restarted and state["J1"].restarts == restarts["J1"] + 1
     state.forget("J1")
     assert "J1" not in state and len(state) == 1
+
+
+def test_a_current_allocation_on_failed_nodes_is_forgotten_or_rejected():
+    cluster = sia.Cluster([("A", 2, 2)], down={"A": [1]})
+    job = sia.Job("W", goodput={"A": [1, 2, 0, 3]}, current=sia.Allocation("A", 4, 2, ((0, 2), (1, 2))))
+    r = sia.run_round(cluster, [job])
+    assert r.lost == ("W",) and r["W"].gpus == 2 and r.rejected == ()
+    r = sia.run_round(cluster, [job], forget_lost_allocations=False)
+    assert r.lost == () and r.rejected[0].field == "current" and "forget_lost_allocations" in r.rejected[0].reason
 
 
 def test_round_state_functions_match_the_cpp_rules():
