@@ -39,6 +39,8 @@ GRID.toml::
     path = "../shared/data/sia-artifact/workloads/philly/workload-1.csv"     # file) or synthetic jobs/rate/hours,
     [workloads.small]           # plus any sia.simulate argument that goes with it (profiles, mix, horizon, ...)
     jobs = 12
+    [workloads.philly]          # a directory: one workload per *.csv, named philly/<file stem>
+    path = "../shared/data/sia-artifact/workloads/philly"
 
     [grid]                      # axes: every combination of their values is one point
     policy = ["sia", "gavel"]
@@ -146,6 +148,7 @@ def expand(grid: Mapping) -> list:
                 check_key(f"[workloads.{name}]", k)
         if "path" in w and any(k in w for k in _SYNTHETIC):
             raise GridError(f"{src}: [workloads.{name}]: a CSV path or synthetic {'/'.join(_SYNTHETIC)}, not both")
+    workloads, expansions = _expand_workloads(workloads, Path(grid.get("_dir", ".")), src)
     axes = {}
     for k, v in grid.get("grid", {}).items():
         check_key("[grid]", k)
@@ -154,9 +157,10 @@ def expand(grid: Mapping) -> list:
             raise GridError(f"{src}: [grid]: '{k}' has no values")
         if k == "workload":
             for name in values:
-                if name not in workloads:
+                if name not in expansions:
                     raise GridError(f"{src}: [grid]: workload '{name}' is not in [workloads] "
-                                    f"(known: {', '.join(workloads) or 'none'})")
+                                    f"(known: {', '.join(expansions) or 'none'})")
+            values = [x for name in values for x in expansions[name]]
         axes[k] = values
     if not axes:
         axes = {"policy": [base.get("policy", "sia")]}
@@ -169,8 +173,6 @@ def expand(grid: Mapping) -> list:
         if wname is not None:
             wdef = dict(workloads[wname])
             if "path" in wdef:
-                p = Path(wdef.pop("path"))
-                wdef["path"] = str(p if p.is_absolute() else Path(grid.get("_dir", ".")) / p)
                 for k in _SYNTHETIC:
                     raw.pop(k, None)
             raw.update(wdef)
@@ -183,6 +185,34 @@ def expand(grid: Mapping) -> list:
     return points
 
 
+def _expand_workloads(workloads: Mapping, base_dir: Path, src: str):
+    """Workload definitions with absolute CSV paths and their content hashes; a directory becomes one workload per
+    ``*.csv`` (named ``<name>/<file stem>``). Returns (definitions by name, names each grid name stands for)."""
+    out, expansions = {}, {}
+    for name, w in workloads.items():
+        if "path" not in w:
+            out[name], expansions[name] = dict(w), [name]
+            continue
+        p = Path(w["path"])
+        p = p if p.is_absolute() else base_dir / p
+        if p.is_dir():
+            files = sorted(p.glob("*.csv"))
+            if not files:
+                raise GridError(f"{src}: [workloads.{name}]: directory {p} holds no *.csv workload")
+            names = [f"{name}/{f.stem}" for f in files]
+        elif p.is_file():
+            files, names = [p], [name]
+        else:
+            raise GridError(f"{src}: [workloads.{name}]: {p}: no such workload file or directory")
+        expansions[name] = names
+        for n, f in zip(names, files):
+            # The key holds the file's content, not its path: a moved checkout resumes, an edited workload reruns.
+            digest = hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+            out[n] = {**{k: v for k, v in w.items() if k != "path"}, "path": str(f.resolve()),
+                      "workload_sha256": digest}
+    return out, expansions
+
+
 def _effective(raw: Mapping, policies: Mapping) -> dict:
     """Drops what does not apply to the point: other policies' options, the seed of a file workload."""
     sim_args = _simulate_args()
@@ -190,7 +220,7 @@ def _effective(raw: Mapping, policies: Mapping) -> dict:
     info = policies.get(policy)
     out = {}
     for k, v in raw.items():
-        if k in sim_args or k in ("workload", "path"):
+        if k in sim_args or k in ("workload", "path", "workload_sha256"):
             if k in _SYNTHETIC and "path" in raw:
                 continue
             out[k] = v
@@ -207,7 +237,7 @@ def _effective(raw: Mapping, policies: Mapping) -> dict:
 
 # Arguments that do not change a simulation's result (threads: the policies are deterministic for any count;
 # time_limit only decides whether it finishes): left out of a point's key, so changing them keeps the done points.
-_NOT_IN_KEY = ("threads", "time_limit")
+_NOT_IN_KEY = ("threads", "time_limit", "path")  # a file workload's key holds its content (workload_sha256)
 
 
 def point_key(point: Mapping) -> str:
@@ -218,7 +248,7 @@ def point_key(point: Mapping) -> str:
 
 def run_point(point: Mapping):
     """One point: sia.simulate with the point's parameters (runs in a Dask worker)."""
-    kwargs = {k: v for k, v in point.items() if k not in ("workload", "path")}
+    kwargs = {k: v for k, v in point.items() if k not in ("workload", "path", "workload_sha256")}
     if "path" in point:
         kwargs["workload"] = point["path"]
     if "lambda" in kwargs:  # a Python keyword: simulate takes it as lambda_ (or through **)
@@ -342,7 +372,7 @@ def _check_workers(client, log) -> None:
 
 
 def _label(p: Mapping) -> str:
-    keys = [k for k in p if k not in ("threads", "path")]
+    keys = [k for k in p if k not in ("threads", "path", "workload_sha256")]
     return " ".join(f"{k}={p[k]}" for k in keys)
 
 

@@ -191,3 +191,33 @@ def test_example_grid_has_at_least_12_points():
     src = Path(os.environ.get("SIA_SOURCE_DIR", Path(__file__).resolve().parents[2]))
     points = sweep.expand(sweep.load_grid(src / "examples" / "python" / "sweeps" / "small.toml"))
     assert len(points) >= 12
+
+
+def test_workload_directory_expands_and_keys_follow_content(tmp_path):
+    import shutil
+
+    d = tmp_path / "a" / "traces"
+    d.mkdir(parents=True)
+    for i, t in enumerate(("w1", "w2")):
+        (d / f"{t}.csv").write_text("name,time,application,num_replicas,batch_size\n"
+                                    f"j0,{i * 10},cifar10,1,128\nj1,{60 + i},cifar10,2,256\n")
+    (tmp_path / "a" / "grid.toml").write_text(
+        '[workloads.t]\npath = "traces"\n[base]\nprofiles = "builtin"\n[grid]\nworkload = ["t"]\n'
+        'interval = [60, 120]\nseed = [1, 2]\n')
+    points = sweep.expand(sweep.load_grid(tmp_path / "a" / "grid.toml"))
+    # A directory is one workload per file; seed does not apply to file workloads (4 points, not 8).
+    assert sorted((p["workload"], p["interval"]) for p in points) == [
+        ("t/w1", 60), ("t/w1", 120), ("t/w2", 60), ("t/w2", 120)]
+    assert all("seed" not in p for p in points)
+    keys = {sweep.point_key(p) for p in points}
+    shutil.copytree(tmp_path / "a", tmp_path / "moved")  # another checkout: the same keys (resume works)
+    assert {sweep.point_key(p) for p in sweep.expand(sweep.load_grid(tmp_path / "moved" / "grid.toml"))} == keys
+    (tmp_path / "moved" / "traces" / "w2.csv").write_text(
+        "name,time,application,num_replicas,batch_size\nj0,0,cifar10,1,128\n")  # an edited trace runs again
+    moved = {sweep.point_key(p) for p in sweep.expand(sweep.load_grid(tmp_path / "moved" / "grid.toml"))}
+    assert len(moved & keys) == 2 and len(moved) == 4
+    r = sweep.run_point(points[0])
+    assert r.metrics.jobs == 2 and r.workload in ("w1", "w2")
+    (tmp_path / "a" / "grid.toml").write_text('[workloads.t]\npath = "nowhere"\n[grid]\nworkload = ["t"]\n')
+    with pytest.raises(ValueError, match="nowhere"):
+        sweep.expand(sweep.load_grid(tmp_path / "a" / "grid.toml"))
