@@ -32,7 +32,7 @@ __all__ = [
     "GpuType", "Cluster", "NodeShare", "Allocation", "Job", "Tenant", "RoundOptions", "BatchChoice",
     "JobDecision", "RejectedJob", "RoundResult", "JobState", "RoundStateChanges", "RoundState", "run_round",
     "round_state_of", "apply_round_state", "forget_lost_allocation", "advance_round_state", "available_backends",
-    "WarmStart", "StopSource", "RoundEvent", "goodput_array",
+    "WarmStart", "StopSource", "RoundEvent", "goodput_array", "job_model",
 ]
 
 WarmStart = _sia.WarmStart
@@ -332,6 +332,40 @@ def _jsonable(o: Any) -> Any:
     if isinstance(o, np.generic):
         return o.item()
     return o
+
+
+def job_model(goodput: Mapping[str, Any], max_batch_size: Optional[float] = None,
+              atomic_bsz_range: Union[None, tuple, Mapping[str, tuple]] = None, seed: Optional[Mapping] = None,
+              **fields: Any) -> dict:
+    """A job's model (``Job(model=...)``) from what an AdaptDL/Pollux job reports: ``goodput`` maps each GPU type
+    the job has run on to its ``sia.goodput.GoodputFunction`` (its ``perf_params``, ``grad_params`` and
+    ``init_batch_size``; all types share the gradient statistics and initial batch); ``max_batch_size`` and
+    ``atomic_bsz_range`` (``(min, max)`` local batch, or ``{type: (min, max)}``) as in ``GoodputFunction.optimize``;
+    ``seed``: ``{type: PerfParams}`` 1-GPU models of types the job has not run on (paper Eq. 1). Other keywords
+    (``projection``, ``first_placement``, ``known_type``, ...) are copied into the model (src/io/model_json.hpp)."""
+    if not goodput and not seed:
+        raise ValueError("job_model: give a GoodputFunction for at least one GPU type (or seed models)")
+    fns = list(goodput.values())
+    init = {f.init_batch_size for f in fns}
+    grads = {None if f.grad_params is None else tuple(f.grad_params) for f in fns}
+    if len(init) > 1 or len(grads) > 1:
+        raise ValueError("job_model: the GoodputFunctions differ in init_batch_size or grad_params "
+                         f"({sorted(init)}, {sorted(grads, key=str)}): one job has one of each")
+    model: dict = {"perf": {t: _jsonable(f.perf_params) for t, f in goodput.items()}}
+    if fns:
+        model["init_batch_size"] = fns[0].init_batch_size
+        if fns[0].grad_params is not None:
+            model["grad"] = _jsonable(fns[0].grad_params)
+    if max_batch_size is not None:
+        model["max_batch_size"] = max_batch_size
+    if seed:
+        model["seed"] = {t: _jsonable(p) for t, p in seed.items()}
+    if atomic_bsz_range is not None:
+        types = set(goodput) | set(seed or {})
+        ranges = atomic_bsz_range if isinstance(atomic_bsz_range, Mapping) else {t: atomic_bsz_range for t in types}
+        model["local_batch"] = {t: [int(lo), int(hi)] for t, (lo, hi) in ranges.items()}
+    model.update(fields)
+    return model
 
 
 def goodput_array(job: Job, cluster: Cluster, max_gpus: Optional[int] = None) -> np.ndarray:

@@ -192,6 +192,12 @@ def test_model_form_chooses_a_batch_size():
     from sia.goodput import GradParams, PerfParams
     typed = dict(model, grad=GradParams(sqr=0.5, var=20.0), perf={"A": PerfParams(**perf)})
     assert sia.run_round(cluster, [sia.Job("M", model=typed, max_gpus_ever=2)]) == r
+    # ... and sia.job_model builds the same model from the job's AdaptDL-style GoodputFunction.
+    from sia.goodput import GoodputFunction
+    fn = GoodputFunction(PerfParams(**perf), GradParams(sqr=0.5, var=20.0), 64)
+    built = sia.job_model({"A": fn}, max_batch_size=1024, atomic_bsz_range=(8, 256))
+    assert built == dict(model, perf={"A": perf})
+    assert sia.run_round(cluster, [sia.Job("M", model=built, max_gpus_ever=2)]) == r
     bad = dict(model, init_batch_size=-1)
     r = sia.run_round(cluster, [sia.Job("M", model=bad)])
     assert r.rejected[0].field.startswith("model") or "init_batch_size" in r.rejected[0].reason
