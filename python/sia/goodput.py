@@ -35,14 +35,15 @@ Where sia differs from AdaptDL:
    ``AssertionError`` (:class:`GoodputValueError`), so code catching AdaptDL's assertions keeps working.
 3. **``grad_params=None``** (sia extension): statistics not known yet, efficiency 1, goodput = throughput.
 4. **``fit_perf_params``** needs ``0 < accum_step_time <= optim_step_time`` (the compute part of a step within the
-   step) and uses sia's optimiser (NLopt L-BFGS from AdaptDL's start and a least-squares start, time parameters in
-   log space) instead of SciPy's L-BFGS-B: it reaches the same or a lower objective, so parameters can differ from
-   AdaptDL's where the objective is flat. Keyword options select AdaptDL's plain setup (``log_space=False``,
+   step) and minimises the same objective with sia's optimiser (NLopt L-BFGS from AdaptDL's start and from a
+   least-squares start, time parameters in log space) instead of SciPy's L-BFGS-B: it reaches AdaptDL's objective
+   value or a lower one (tested when SciPy is installed), and the parameters can differ where the objective is flat. Keyword options select AdaptDL's plain setup (``log_space=False``,
    ``multi_start=False``) or pin gamma (``fixed_gamma=1``).
 5. **Paper extension** (not in AdaptDL): :class:`ProjectedGoodputFunction` (or ``f.project(seed_perf_params)``)
    estimates goodput on a GPU type known only from a 1-GPU profile by the paper's Eq. 1.
 6. Degenerate statistics (``sqr = var = 0``) give gain 1 as in AdaptDL; sia also never returns NaN (a non-finite
    throughput or goodput is reported as 0).
+7. ``optimize(..., accumulation=False)`` works with current NumPy (AdaptDL's uses ``np.int``, gone since NumPy 1.24).
 
 Model fitting from throughput profiles (what ``sia_fit_profiles`` does) is :func:`sia.fit_profiles`
 (``sia/fit.py``).

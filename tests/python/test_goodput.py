@@ -379,6 +379,47 @@ def test_fit_perf_params_with_noise_is_as_good_as_the_truth():
     assert loss_fit < loss_true * 1.1
 
 
+def adaptdl_scipy_fit(nodes, replicas, atomic, accum, optim):
+    """AdaptDL's fit setup (start point, bounds, pinning rules) on SciPy's L-BFGS-B, numerical gradients."""
+    import scipy.optimize
+
+    params = [1e-1, 1e-2] * 3 + [1.0 + 1e-3]
+    lower = [1e-8, 1e-8] * 3 + [1.0]
+    upper = [np.inf, np.inf] * 3 + [10.0]
+    pinned = []
+    if len(np.unique(atomic)) == 1:
+        params[0] = upper[0] = lower[0] = np.mean(accum) / 2
+    if not np.any(nodes > 1):
+        pinned += [2, 3]
+    if not np.any((nodes == 1) & (replicas > 1)):
+        pinned += [4, 5]
+    if not np.any(replicas > 2):
+        pinned += [3, 5]
+    for k in pinned:
+        params[k] = upper[k] = lower[k]
+    result = scipy.optimize.minimize(
+        lambda x: hand_objective(PerfParams(*x), nodes, replicas, atomic, accum, optim), params,
+        bounds=scipy.optimize.Bounds(lower, upper, keep_feasible=True))
+    return PerfParams(*result.x)
+
+
+def test_fit_reaches_adaptdls_objective_or_lower():
+    pytest.importorskip("scipy", reason="SciPy (python3-scipy) not installed: no AdaptDL-style fit to compare with")
+    rng = np.random.default_rng(0)
+    for trial in range(3):
+        nodes = rng.integers(1, 6, 200)
+        replicas = nodes * rng.integers(1, 5, 200)
+        atomic = rng.integers(16, 512, 200)
+        truth = PerfParams(*rng.uniform(1e-3, 0.3, 6), rng.uniform(1, 3))
+        accum, optim = synthetic_steps(truth, nodes, replicas, atomic)
+        optim = optim * rng.uniform(0.95, 1.05, 200)
+        accum = np.minimum(accum * rng.uniform(0.95, 1.05, 200), optim)
+        ours = fit_perf_params(nodes, replicas, atomic, accum, optim, apply_priors=False)
+        theirs = adaptdl_scipy_fit(nodes, replicas, atomic, accum, optim)
+        assert fit_objective(ours, nodes, replicas, atomic, accum, optim) <= hand_objective(
+            theirs, nodes, replicas, atomic, accum, optim) * (1 + 1e-9)
+
+
 def test_fit_pinning_rules_and_prior():
     # Single GPU, one batch size: alpha_c pinned to half the mean compute time, network terms pinned and the prior
     # alpha_n >= 1.1 alpha_r applied (AdaptDL's rules).
