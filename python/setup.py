@@ -55,7 +55,9 @@ def build_python_package():
         # A new tree is configured as the README's set-up command does; an existing one only gains the package.
         args = ["-S", SOURCE_DIR, "-B", BUILD_DIR, "-DSIA_BUILD_PYTHON=ON"]
         if cache is None:
-            args += ["-DCMAKE_BUILD_TYPE=Release", "-DSIA_WITH_GLPK=ON", f"-DPython3_EXECUTABLE={sys.executable}"]
+            # The interpreter the venv was made from, not the venv's link to it: the tree outlives the venv.
+            python = getattr(sys, "_base_executable", None) or sys.executable
+            args += ["-DCMAKE_BUILD_TYPE=Release", "-DSIA_WITH_GLPK=ON", f"-DPython3_EXECUTABLE={python}"]
         args += shlex.split(os.environ.get("SIA_CMAKE_ARGS", ""))
         cmake(*args)
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)

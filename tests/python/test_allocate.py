@@ -207,6 +207,19 @@ def test_numpy_values_in_a_dict():
         sia.allocate({"cluster": object()})
 
 
+def test_non_finite_numbers_in_a_dict_are_named():
+    """json.dumps writes NaN and Infinity, which are not JSON: the parser names the field that held them."""
+    request = json.loads((SOURCE_DIR / "examples" / "requests" / "table1.json").read_text())
+    request["options"] = {"strict": True}
+    request["jobs"][1]["goodput"][2]["value"] = float("nan")
+    with pytest.raises(ValueError, match=r"^request:1:\d+: malformed JSON at jobs\[1\]\.goodput\[2\]\.value: "):
+        sia.allocate(request)
+    request["jobs"][1]["goodput"][2]["value"] = 1.0
+    request["policy"]["lambda"] = np.inf
+    with pytest.raises(ValueError, match=r"malformed JSON at policy\.lambda: "):
+        sia.allocate(request)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Rejected requests: ValueError with the program's message
 # ----------------------------------------------------------------------------------------------------------------
