@@ -28,8 +28,9 @@ from ._sia import _sim
 Workload = _sim.Workload
 
 __all__ = [
-    "Workload", "Metrics", "JobRecord", "JobRecords", "Rounds", "SimResult", "PolicyInfo",
-    "simulate", "synthetic_workload", "load_workloads", "workload_from_jobs", "policies", "cluster_presets",
+    "Workload", "Metrics", "AggregateMetrics", "JobRecord", "JobRecords", "Rounds", "SimResult", "PolicyRuns",
+    "PolicyInfo", "simulate", "simulate_many", "synthetic_workload", "load_workloads", "workload_from_jobs",
+    "policies", "cluster_presets",
 ]
 
 _JOB_FIELDS = ("name", "time", "application", "num_replicas", "batch_size", "category", "pipeline_sizes")
@@ -218,6 +219,9 @@ def policies() -> dict:
     return {n: PolicyInfo(n, d, {k: (v, h) for k, v, h in opts}) for n, d, opts in _sim.policies()}
 
 
+policies_list = policies  # simulate_many's argument `policies` hides the function there
+
+
 def cluster_presets() -> list:
     """Names of the built-in clusters (``paper-heterogeneous``, ...)."""
     return list(_sim.cluster_presets())
@@ -354,9 +358,18 @@ def simulate(workload=None, policy: str = "sia", cluster="paper-heterogeneous", 
     w, from_file = _resolve_workload(workload, seed, rate, hours, jobs, horizon)
     if mix is not None:
         w = _sim.apply_kind_mix(w, str(mix), _int(mix_seed, "mix_seed"))
-    opts = {}
-    for k, v in {**(policy_options or {}), **options}.items():
-        opts[k[:-1] if k.endswith("_") else k] = _option_text(v)
+    opts = {_option_key(k): _option_text(v) for k, v in {**(policy_options or {}), **options}.items()}
+    args = _common_args(from_file, cluster, scale, profiles, interpolation, interval, horizon, truncate,
+                        force_category, tuned_jobs, keep_rounds, ftf, threads, time_limit, progress, progress_period)
+    return _result(_sim.run(w, str(policy), opts, args))
+
+
+def _option_key(k: str) -> str:
+    return k[:-1] if k.endswith("_") else k
+
+
+def _common_args(from_file, cluster, scale, profiles, interpolation, interval, horizon, truncate, force_category,
+                 tuned_jobs, keep_rounds, ftf, threads, time_limit, progress, progress_period) -> dict:
     if profiles is None:
         if from_file:
             found = _find_artifact_profiles()
@@ -376,14 +389,109 @@ def simulate(workload=None, policy: str = "sia", cluster="paper-heterogeneous", 
         cluster = json.dumps(cluster)
     elif isinstance(cluster, os.PathLike):
         cluster = os.fspath(cluster)
-    d = _sim.run(w, str(policy), opts, str(cluster), _int(scale, "scale"), profiles, str(interpolation),
-                 0.0 if interval is None else float(interval),
-                 _sim.DEFAULT_HORIZON_S if horizon is None else float(horizon), bool(truncate),
-                 "" if force_category is None else str(force_category), bool(tuned_jobs), bool(keep_rounds),
-                 bool(ftf), _int(threads, "threads"), 0.0 if time_limit is None else float(time_limit), progress,
-                 float(progress_period))
+    return {"cluster": str(cluster), "scale": _int(scale, "scale"), "profiles": profiles,
+            "interpolation": str(interpolation), "interval_s": 0.0 if interval is None else float(interval),
+            "horizon_s": _sim.DEFAULT_HORIZON_S if horizon is None else float(horizon), "truncate": bool(truncate),
+            "force_category": "" if force_category is None else str(force_category),
+            "tuned_jobs": bool(tuned_jobs), "keep_rounds": bool(keep_rounds), "ftf": bool(ftf),
+            "threads": _int(threads, "threads"), "time_limit_s": 0.0 if time_limit is None else float(time_limit),
+            "progress": progress, "progress_period_s": float(progress_period)}
+
+
+def _result(d) -> SimResult:
     r = d["rounds"]
     return SimResult(policy=d["policy"], workload=d["workload"], interval_s=d["interval_s"], wall_s=d["wall_s"],
                      gpu_types=list(d["gpu_types"]), total_gpus=d["total_gpus"], metrics=Metrics(**d["metrics"]),
                      jobs=JobRecords(d["jobs"], d["gpu_types"]),
                      rounds=Rounds(r["time"], r["active"], r["queued"], r["policy_ms"], r.get("allocations")))
+
+
+@dataclass(frozen=True)
+class AggregateMetrics(Metrics):
+    """Metrics pooled over a policy's runs (sia_simulate's aggregate rows): the fields of Metrics, plus the
+    standard deviation over workloads of the per-workload mean JCT and of the makespan (0 for one workload)."""
+
+    avg_jct_std_h: float = 0.0
+    makespan_std_h: float = 0.0
+
+
+@dataclass(frozen=True, repr=False)
+class PolicyRuns:
+    """One policy over several workloads: its runs (SimResult, in workload order) and their pooled metrics."""
+
+    policy: str
+    runs: list
+    aggregate: AggregateMetrics
+
+    def metrics_frame(self):
+        """One row per run (its metrics) as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame([r.metrics.to_dict() for r in self.runs])
+
+    def __repr__(self) -> str:
+        a = self.aggregate
+        return (f"PolicyRuns(policy={self.policy!r}, runs={len(self.runs)}, jobs={a.jobs}, completed={a.completed}, "
+                f"avg_jct_h={a.avg_jct_h:.4g} ± {a.avg_jct_std_h:.2g}, makespan_h={a.makespan_h:.4g}, "
+                f"gpu_hours_per_job={a.gpu_hours_per_job:.4g})")
+
+
+def simulate_many(workloads=None, policies=("sia",), cluster="paper-heterogeneous", *, parallel: int = 0,
+                  seed: Optional[int] = None, rate: Optional[float] = None, hours: Optional[float] = None,
+                  jobs: Optional[int] = None, scale: int = 1, interval: Optional[float] = None,
+                  horizon: Optional[float] = None, truncate: bool = False, profiles=None, interpolation: str = "2d",
+                  mix: Optional[str] = None, mix_seed: int = 1, force_category: Optional[str] = None,
+                  tuned_jobs: bool = False, keep_rounds: bool = False, ftf: bool = True, threads: int = 0,
+                  time_limit: Optional[float] = None, progress: Optional[Callable[[dict], Any]] = None,
+                  progress_period: float = 1.0, policy_options: Optional[Mapping[str, Mapping[str, Any]]] = None,
+                  **options) -> dict:
+    """Every policy on every workload, as ``sia_simulate --policy a,b --workload DIR`` does: ``parallel``
+    simulations at once on a thread pool in this process (0 = all cores; the results are the same for any count),
+    the GIL released. Returns ``{policy: PolicyRuns}`` in the order of ``policies``, each with its runs and their
+    pooled metrics (``sia_simulate --json``'s "aggregate" entries).
+
+    workloads: a CSV file or a directory of them, a Workload or a list of Workloads, or None (the synthetic
+        workload of seed/rate/hours/jobs). policy_options: ``{policy: {key: value}}``; the other keyword arguments
+        are options of every listed policy that declares them (``p=-1`` goes to sia, not to gavel), as
+        ``sia_simulate --policy-option key=value``; a key no listed policy declares is a ValueError. The other
+        arguments are :func:`simulate`'s.
+    """
+    if isinstance(policies, str):
+        policies = [policies]
+    policies = [str(p) for p in policies]
+    from_file = False
+    if workloads is None:
+        ws = [synthetic_workload(1 if seed is None else seed, 20.0 if rate is None else rate, hours, jobs, horizon)]
+    elif any(x is not None for x in (seed, rate, hours, jobs)):
+        raise ValueError("seed, rate, hours and jobs shape the synthetic workload: not with workloads=")
+    elif isinstance(workloads, (str, os.PathLike)):
+        ws, from_file = load_workloads(workloads), True
+    elif isinstance(workloads, Workload):
+        ws = [workloads]
+    elif isinstance(workloads, (list, tuple)) and workloads and all(isinstance(w, Workload) for w in workloads):
+        ws = list(workloads)
+    else:
+        ws = [workload_from_jobs(workloads)]  # one list of jobs
+    if mix is not None:
+        ws = [_sim.apply_kind_mix(w, str(mix), _int(mix_seed, "mix_seed")) for w in ws]
+    registered = policies_list()
+    per_policy = {p: {} for p in policies}
+    for k, v in options.items():
+        key = _option_key(k)
+        owners = [p for p in policies if p in registered and key in registered[p].options]
+        if not owners and all(p in registered for p in policies):
+            raise ValueError(f"option '{key}': none of the policies {', '.join(policies)} has it "
+                             "(sia.sim.policies() lists their options)")
+        for p in owners:
+            per_policy[p][key] = _option_text(v)
+    for p, o in (policy_options or {}).items():
+        if p not in per_policy:
+            raise ValueError(f"policy_options: '{p}' is not one of the policies {', '.join(policies)}")
+        per_policy[p].update({_option_key(k): _option_text(v) for k, v in o.items()})
+    args = _common_args(from_file, cluster, scale, profiles, interpolation, interval, horizon, truncate,
+                        force_category, tuned_jobs, keep_rounds, ftf, threads, time_limit, progress, progress_period)
+    out = {}
+    for d in _sim.run_many(ws, policies, per_policy, args, _int(parallel, "parallel")):
+        out[d["policy"]] = PolicyRuns(policy=d["policy"], runs=[_result(r) for r in d["runs"]],
+                                      aggregate=AggregateMetrics(**d["aggregate"]))
+    return out

@@ -21,11 +21,13 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -207,8 +209,8 @@ py::dict rounds_dict(const sim::SimResult& r, const sim::SimCluster& cluster, bo
 
 // Everything one simulation needs besides the workload (keyword arguments of sia.simulate, already converted).
 struct RunArgs {
-  std::string policy = "sia";
-  std::map<std::string, std::string> policy_options;
+  std::string policy = "sia";                         // sia.simulate: its one policy
+  std::map<std::string, std::string> policy_options;  // ... and its options
   std::string cluster = "paper-heterogeneous";
   int scale = 1;
   std::string profiles;  // empty: the built-in catalogue
@@ -226,11 +228,66 @@ struct RunArgs {
   double progress_period_s = 1.0;
 };
 
-py::dict run(const Workload& input, const RunArgs& a) {
+// The common keyword arguments, as sia/sim.py passes them (its names; a missing one keeps the default).
+RunArgs run_args(const py::dict& args) {
+  RunArgs a;
+  for (const auto& [key, value] : args) {
+    const auto k = key.cast<std::string>();
+    if (k == "cluster")
+      a.cluster = value.cast<std::string>();
+    else if (k == "scale")
+      a.scale = value.cast<int>();
+    else if (k == "profiles")
+      a.profiles = value.cast<std::string>();
+    else if (k == "interpolation")
+      a.interpolation = value.cast<std::string>();
+    else if (k == "interval_s")
+      a.interval_s = value.cast<double>();
+    else if (k == "horizon_s")
+      a.horizon_s = value.cast<double>();
+    else if (k == "truncate")
+      a.truncate = value.cast<bool>();
+    else if (k == "force_category")
+      a.force_category = value.cast<std::string>();
+    else if (k == "tuned_jobs")
+      a.tuned_jobs = value.cast<bool>();
+    else if (k == "keep_rounds")
+      a.keep_rounds = value.cast<bool>();
+    else if (k == "ftf")
+      a.ftf = value.cast<bool>();
+    else if (k == "threads")
+      a.threads = value.cast<int>();
+    else if (k == "time_limit_s")
+      a.time_limit_s = value.cast<double>();
+    else if (k == "progress")
+      a.progress = py::reinterpret_borrow<py::object>(value);
+    else if (k == "progress_period_s")
+      a.progress_period_s = value.cast<double>();
+    else
+      throw InvalidArgument("simulation argument '" + k + "': unknown");
+  }
+  return a;
+}
+
+// Runs every (policy, workload) pair of a batch on `runner_threads` threads (sim/runner.hpp: the same results for any
+// count), results in policy-major order. Python keeps a hand on it: Ctrl-C stops it (every 50 ms of wall time one
+// simulation takes the GIL back for a moment to let Python look at its signals), so does `time_limit_s`, and
+// `progress` is called with the runner's progress. A Python exception (KeyboardInterrupt, one raised by `progress`)
+// stops the batch and is raised instead of the cancellation.
+struct Batch {
+  std::shared_ptr<const sim::SimCluster> cluster;
+  std::vector<sim::SimResult> results;
+};
+
+Batch run_batch(const std::vector<Workload>& inputs, const std::vector<std::string>& policies,
+                const std::map<std::string, std::map<std::string, std::string>>& policy_options, const RunArgs& a,
+                int runner_threads) {
   if (a.scale < 1 || a.scale > 4096)
     throw InvalidArgument("scale: must be in [1, 4096], got " + std::to_string(a.scale));
   if (a.threads < 0 || a.threads > 1024)
     throw InvalidArgument("threads: must be in [0, 1024] (0 = all cores), got " + std::to_string(a.threads));
+  if (runner_threads < 0 || runner_threads > 1024)
+    throw InvalidArgument("parallel: must be in [0, 1024] (0 = all cores), got " + std::to_string(runner_threads));
   if (!(a.horizon_s > 0) || !std::isfinite(a.horizon_s))
     throw InvalidArgument("horizon: must be a finite number of seconds > 0, got " + std::to_string(a.horizon_s));
   if (!(a.time_limit_s >= 0) || !std::isfinite(a.time_limit_s))
@@ -244,18 +301,23 @@ py::dict run(const Workload& input, const RunArgs& a) {
                           std::string(py::str(py::type::of(a.progress).attr("__name__"))));
   if (a.interpolation != "2d" && a.interpolation != "3d")
     throw InvalidArgument("interpolation: expected '2d' or '3d', got '" + a.interpolation + "'");
-  sim::PolicyOptions options;
-  for (const auto& [k, v] : a.policy_options) options.set(k, v);
-  (void)sim::make_policy(a.policy, options);  // unknown policy or bad option: before any work
+  if (policies.empty()) throw InvalidArgument("policy: no policy named");
+  if (inputs.empty()) throw InvalidArgument("workload: no workload given");
+  std::vector<sim::PolicyOptions> options(policies.size());
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    if (const auto it = policy_options.find(policies[p]); it != policy_options.end())
+      for (const auto& [k, v] : it->second) options[p].set(k, v);
+    (void)sim::make_policy(policies[p], options[p]);  // unknown policy or bad option: before any work
+  }
 
   // A cluster is a preset name, a cluster JSON file, or the JSON text itself (sia.simulate(cluster={...})).
   auto cluster = std::make_shared<const sim::SimCluster>(!a.cluster.empty() && a.cluster.front() == '{'
                                                              ? sim::parse_cluster_json(a.cluster, "cluster", a.scale)
                                                              : sim::load_cluster(a.cluster, a.scale));
-  auto workload = std::make_shared<Workload>(input);
+  std::vector<Workload> workloads = inputs;
   if (a.interval_s != 0) {
     sim::check_interval(a.interval_s, "interval");
-    sim::check_run(*workload, a.interval_s, a.horizon_s, "interval", a.truncate);
+    for (const auto& w : workloads) sim::check_run(w, a.interval_s, a.horizon_s, "interval", a.truncate);
   }
   sim::SimOptions so;
   so.interval_s = a.interval_s;
@@ -270,45 +332,57 @@ py::dict run(const Workload& input, const RunArgs& a) {
                             "'");
     so.force_category = *kind;
   }
-  auto apps = std::make_shared<sim::ApplicationSet>(
+  auto apps = std::make_shared<const sim::ApplicationSet>(
       a.profiles.empty() ? sim::catalogue_applications(*cluster)
                          : sim::load_applications(
-                               a.profiles, *cluster, {*workload},
+                               a.profiles, *cluster, workloads,
                                a.interpolation == "3d" ? sim::Interpolation::delaunay3d : sim::Interpolation::planar));
-  sim::validate_inputs(*cluster, *apps, *workload);
-  if (a.tuned_jobs) *workload = sim::retune_workload(*workload, *apps, *cluster, sim::cluster_tuned_jobs(*cluster));
+  for (auto& w : workloads) {
+    sim::validate_inputs(*cluster, *apps, w);
+    if (a.tuned_jobs) w = sim::retune_workload(w, *apps, *cluster, sim::cluster_tuned_jobs(*cluster));
+  }
+  std::vector<sim::SimulationSpec> specs;
+  for (std::size_t p = 0; p < policies.size(); ++p)
+    for (const auto& w : workloads) {
+      sim::SimulationSpec spec;
+      spec.cluster = cluster;
+      spec.apps = apps;
+      spec.workload = std::make_shared<const Workload>(w);
+      spec.policy = policies[p];
+      spec.policy_options = options[p];
+      spec.finish_time_fairness = a.ftf;
+      spec.options = so;
+      specs.push_back(std::move(spec));
+    }
 
-  sim::SimulationSpec spec;
-  spec.cluster = cluster;
-  spec.apps = apps;
-  spec.workload = workload;
-  spec.policy = a.policy;
-  spec.policy_options = options;
-  spec.finish_time_fairness = a.ftf;
-  // Python keeps a hand on a long simulation: Ctrl-C stops it (every 50 ms of wall time the simulation takes the GIL
-  // back for a moment to let Python look at its signals), so does `time_limit_s`, and `progress` is called with the
-  // runner's progress. A Python exception (KeyboardInterrupt, one raised by `progress`) stops the simulation and is
-  // raised instead of the cancellation.
+  // The callbacks run on the simulating threads: `mutex` orders them (then the GIL, always in that order).
+  std::mutex mutex;
+  std::atomic<bool> stop{false};
   std::optional<py::error_already_set> python_error;
   bool timed_out = false;
   const auto start = std::chrono::steady_clock::now();
   auto last = start;
-  spec.options = so;
-  spec.options.cancelled = [&] {
-    if (python_error) return true;
+  sim::RunnerOptions ro;
+  ro.threads = runner_threads;
+  ro.cancelled = [&] {
+    if (stop) return true;
     const auto now = std::chrono::steady_clock::now();
+    std::unique_lock lock(mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return false;  // another simulation is looking already
     if (a.time_limit_s > 0 && std::chrono::duration<double>(now - start).count() > a.time_limit_s) {
       timed_out = true;
+      stop = true;
       return true;
     }
     if (now - last < std::chrono::milliseconds(50)) return false;
     last = now;
     py::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() != 0) python_error.emplace();
-    return python_error.has_value();
+    if (PyErr_CheckSignals() != 0) {
+      python_error.emplace();
+      stop = true;
+    }
+    return stop.load();
   };
-  sim::RunnerOptions ro;
-  ro.threads = 1;  // one simulation: it runs on this thread, its policy uses `threads`
   if (!a.progress.is_none()) {
     ro.progress_period_s = a.progress_period_s;
     ro.on_progress = [&, now_s = 0.0, last_submission_s = 0.0](const sim::RunnerProgress& p) mutable {
@@ -317,9 +391,12 @@ py::dict run(const Workload& input, const RunArgs& a) {
         now_s = p.min_now_s;
         last_submission_s = p.max_horizon_s;
       }
+      std::lock_guard lock(mutex);
+      if (stop) return;
       py::gil_scoped_acquire gil;
-      if (python_error) return;
       py::dict d;
+      d["simulations"] = p.simulations;
+      d["simulations_done"] = p.simulations_done;
       d["now_s"] = now_s;
       d["last_submission_s"] = last_submission_s;
       d["jobs_total"] = p.jobs_total;
@@ -332,42 +409,81 @@ py::dict run(const Workload& input, const RunArgs& a) {
         a.progress(d);
       } catch (py::error_already_set& e) {
         python_error.emplace(std::move(e));
+        stop = true;
       }
     };
   }
-  std::vector<sim::SimResult> results;
+  Batch batch;
+  batch.cluster = cluster;
   {
     py::gil_scoped_release release;
     try {
-      results = sim::run_simulations(std::span<const sim::SimulationSpec>(&spec, 1), ro);
+      batch.results = sim::run_simulations(specs, ro);
     } catch (const sim::SimulationCancelled&) {
-      if (!python_error && !timed_out) throw;
+      if (!stop) throw;
     }
   }
   if (python_error) throw std::move(*python_error);
   if (timed_out) {
     std::ostringstream os;
-    os << "simulation of '" << workload->name << "' under '" << a.policy << "' stopped: time_limit of "
-       << a.time_limit_s << " s of wall time reached";
+    os << "simulation of " << (specs.size() == 1 ? "'" + workloads.front().name + "'" : "the workloads") << " under '"
+       << policies.front() << (policies.size() > 1 ? "', ..." : "'") << " stopped: time_limit of " << a.time_limit_s
+       << " s of wall time reached";
     PyErr_SetString(PyExc_TimeoutError, os.str().c_str());
     throw py::error_already_set();
   }
-  if (results.empty()) throw Error("simulation of '" + workload->name + "': no result");  // not reached
-  const sim::SimResult& r = results.front();
+  if (batch.results.size() != specs.size()) throw Error("simulations: results missing");  // not reached
+  return batch;
+}
 
+py::dict run_dict(const sim::SimResult& r, const sim::SimCluster& cluster, bool keep_rounds) {
   std::vector<std::string> types;
-  for (const auto& t : cluster->types) types.push_back(t.name);
+  for (const auto& t : cluster.types) types.push_back(t.name);
   py::dict d;
   d["policy"] = r.policy;
   d["workload"] = r.workload;
   d["interval_s"] = r.interval_s;
   d["wall_s"] = r.wall_s;
   d["gpu_types"] = types;
-  d["total_gpus"] = cluster->total_gpus();
+  d["total_gpus"] = cluster.total_gpus();
   d["metrics"] = metrics_dict(sim::compute_metrics(r));
   d["jobs"] = jobs_dict(r.jobs, types.size());
-  d["rounds"] = rounds_dict(r, *cluster, a.keep_rounds);
+  d["rounds"] = rounds_dict(r, cluster, keep_rounds);
   return d;
+}
+
+py::dict run(const Workload& input, const RunArgs& a) {
+  const Batch b = run_batch({input}, {a.policy}, {{a.policy, a.policy_options}}, a, 1);
+  return run_dict(b.results.front(), *b.cluster, a.keep_rounds);
+}
+
+// Every policy on every workload: per policy its runs and their pooled metrics (sia_simulate's aggregate rows).
+py::list run_many(const std::vector<Workload>& inputs, const std::vector<std::string>& policies,
+                  const std::map<std::string, std::map<std::string, std::string>>& policy_options, const py::dict& args,
+                  int parallel) {
+  const RunArgs a = run_args(args);
+  const Batch b = run_batch(inputs, policies, policy_options, a, parallel);
+  py::list out;
+  std::size_t k = 0;
+  for (const auto& policy : policies) {
+    py::list runs;
+    std::vector<const sim::SimResult*> ptrs;
+    for (std::size_t w = 0; w < inputs.size(); ++w, ++k) {
+      runs.append(run_dict(b.results[k], *b.cluster, a.keep_rounds));
+      ptrs.push_back(&b.results[k]);
+    }
+    sim::RunMetrics agg = sim::aggregate_metrics(ptrs);
+    if (inputs.size() == 1) agg.workload = inputs.front().name;
+    py::dict aggregate = metrics_dict(agg);
+    aggregate["avg_jct_std_h"] = agg.avg_jct_std_h;
+    aggregate["makespan_std_h"] = agg.makespan_std_h;
+    py::dict d;
+    d["policy"] = policy;
+    d["runs"] = runs;
+    d["aggregate"] = aggregate;
+    out.append(std::move(d));
+  }
+  return out;
 }
 
 }  // namespace
@@ -455,34 +571,20 @@ void bind_sim(py::module_& m) {
   s.def(
       "run",
       [](const Workload& w, const std::string& policy, const std::map<std::string, std::string>& policy_options,
-         const std::string& cluster, int scale, const std::string& profiles, const std::string& interpolation,
-         double interval_s, double horizon_s, bool truncate, const std::string& force_category, bool tuned_jobs,
-         bool keep_rounds, bool ftf, int threads, double time_limit_s, py::object progress, double progress_period_s) {
-        RunArgs a;
+         const py::dict& args) {
+        RunArgs a = run_args(args);
         a.policy = policy;
         a.policy_options = policy_options;
-        a.cluster = cluster;
-        a.scale = scale;
-        a.profiles = profiles;
-        a.interpolation = interpolation;
-        a.interval_s = interval_s;
-        a.horizon_s = horizon_s;
-        a.truncate = truncate;
-        a.force_category = force_category;
-        a.tuned_jobs = tuned_jobs;
-        a.keep_rounds = keep_rounds;
-        a.ftf = ftf;
-        a.threads = threads;
-        a.time_limit_s = time_limit_s;
-        a.progress = std::move(progress);
-        a.progress_period_s = progress_period_s;
         return run(w, a);
       },
-      py::arg("workload"), py::arg("policy"), py::arg("policy_options"), py::arg("cluster"), py::arg("scale"),
-      py::arg("profiles"), py::arg("interpolation"), py::arg("interval_s"), py::arg("horizon_s"), py::arg("truncate"),
-      py::arg("force_category"), py::arg("tuned_jobs"), py::arg("keep_rounds"), py::arg("ftf"), py::arg("threads"),
-      py::arg("time_limit_s"), py::arg("progress"), py::arg("progress_period_s"),
-      "One simulation (the GIL is released while it runs); a dict of metrics, per-job columns and rounds.");
+      py::arg("workload"), py::arg("policy"), py::arg("policy_options"), py::arg("args"),
+      "One simulation (the GIL is released while it runs); a dict of metrics, per-job columns and rounds. `args`: "
+      "the common arguments (cluster, scale, profiles, interpolation, interval_s, horizon_s, truncate, "
+      "force_category, tuned_jobs, keep_rounds, ftf, threads, time_limit_s, progress, progress_period_s).");
+  s.def("run_many", &run_many, py::arg("workloads"), py::arg("policies"), py::arg("policy_options"), py::arg("args"),
+        py::arg("parallel"),
+        "Every policy on every workload, `parallel` simulations at once (0 = all cores): per policy a dict of its "
+        "runs and their pooled metrics.");
   s.attr("DEFAULT_HORIZON_S") = sim::kDefaultHorizonS;
   s.attr("MIN_INTERVAL_S") = sim::kMinIntervalS;
   s.attr("MAX_INTERVAL_S") = sim::kMaxIntervalS;

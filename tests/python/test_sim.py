@@ -1,6 +1,7 @@
 """sia.simulate: the same metrics as sia_simulate for the same input, workloads from every source, results as
 dataclasses / NumPy / pandas, and bad parameters as ValueError with the C++ message."""
 
+import dataclasses
 import json
 import math
 import os
@@ -222,3 +223,50 @@ def test_progress_time_limit_and_callback_errors():
         sia.simulate(jobs=3, progress=5)
     with pytest.raises(ValueError, match="time_limit"):
         sia.simulate(jobs=3, time_limit=-1)
+
+
+def test_simulate_many_matches_sia_simulate_on_a_directory(tmp_path):
+    data = SOURCE.parent / "shared" / "data" / "sia-artifact"
+    if not (data / "workloads" / "philly").is_dir():
+        pytest.skip(f"{data / 'workloads' / 'philly'} missing (the artifact data beside the repository)")
+    d = tmp_path / "heads"
+    d.mkdir()
+    for i in (1, 2):  # the first 8 jobs of two Philly traces
+        src = data / "workloads" / "philly" / f"workload-{i}.csv"
+        (d / src.name).write_text("".join(src.read_text().splitlines(keepends=True)[:9]))
+    profiles = data / "profiles"
+    exe = BUILD / "examples" / "sia_simulate"
+    if not exe.exists():
+        pytest.skip(f"{exe} not built (SIA_BUILD_DIR)")
+    out = subprocess.run([str(exe), "--json", "--no-progress", "--policy", "sia,gavel", "--workload", str(d),
+                          "--profiles", str(profiles), "--p", "-1"], check=True, capture_output=True, text=True)
+    cpp = json.loads(out.stdout)
+    many = sia.sim.simulate_many(d, policies=["sia", "gavel"], profiles=profiles, p=-1, parallel=2)
+    assert list(many) == ["sia", "gavel"]
+    runs = [r for pr in many.values() for r in pr.runs]
+    assert len(runs) == len(cpp["runs"]) == 4
+    for py_run, cpp_run in zip(runs, cpp["runs"]):
+        same_metrics(py_run, cpp_run)
+    for pr, agg in zip(many.values(), cpp["aggregate"]):
+        a = dataclasses.asdict(pr.aggregate)
+        for k, v in agg.items():
+            if k not in TIMING and k != "gpu_hours_per_job_by_model_type":
+                assert a[k] == v, f"{pr.policy} {k}: python {a[k]!r}, sia_simulate {v!r}"
+
+
+def test_simulate_many_runs_each_workload_as_simulate_does():
+    ws = [sia.synthetic_workload(seed=s, jobs=6, rate=30) for s in (1, 2)]
+    many = sia.sim.simulate_many(ws, policies=("sia", "gavel"), p=-1, parallel=2,
+                                 policy_options={"gavel": {"interval_s": 120}})
+    for w, r in zip(ws, many["sia"].runs):
+        assert np.array_equal(r.jobs["jct"], sia.simulate(w, policy="sia", p=-1).jobs["jct"])
+    for w, r in zip(ws, many["gavel"].runs):  # p is sia's option only; gavel got its own interval_s
+        assert np.array_equal(r.jobs["jct"], sia.simulate(w, policy="gavel", interval_s=120).jobs["jct"])
+    assert many["sia"].aggregate.jobs == 12 and len(many["sia"].metrics_frame()) == 2
+    assert "PolicyRuns(policy='sia'" in repr(many["sia"])
+    with pytest.raises(ValueError, match="colour"):
+        sia.sim.simulate_many(ws, policies=("sia", "gavel"), colour=1)
+    with pytest.raises(ValueError, match="themis"):
+        sia.sim.simulate_many(ws, policies=("sia",), policy_options={"themis": {}})
+    with pytest.raises(ValueError, match="parallel"):
+        sia.sim.simulate_many(ws, parallel=-1)
