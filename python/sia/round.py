@@ -79,19 +79,27 @@ class Cluster:
         self.down = {k: list(v) for k, v in (self.down or {}).items()}
         self.node_names = {k: list(v) for k, v in (self.node_names or {}).items()}
 
+    def _index(self) -> dict:
+        # name -> index, rebuilt when `types` is replaced (every job of a round asks it)
+        cache = self.__dict__.get("_index_cache")
+        if cache is None or cache[0] is not self.types:
+            cache = (self.types, {t.name: i for i, t in enumerate(self.types)})
+            self.__dict__["_index_cache"] = cache
+        return cache[1]
+
     @property
     def type_names(self) -> list[str]:
-        return [t.name for t in self.types]
+        return list(self._index())
 
     def type_index(self, name: Union[str, int]) -> int:
         """Index of the GPU type called ``name`` (an index is returned as it is); ValueError when unknown."""
+        i = self._index().get(name) if isinstance(name, str) else None
+        if i is not None:
+            return i
         if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
             if 0 <= int(name) < len(self.types):
                 return int(name)
             raise ValueError(f"GPU type index {name} out of range: the cluster has {len(self.types)} types")
-        for i, t in enumerate(self.types):
-            if t.name == name:
-                return i
         known = ", ".join(repr(t.name) for t in self.types)
         raise ValueError(f"unknown GPU type {name!r} (cluster types: {known})")
 
@@ -122,7 +130,8 @@ class Cluster:
         return (self.types[t].nodes - len(failed)) * self.types[t].gpus_per_node
 
     def copy(self) -> "Cluster":
-        return copy.deepcopy(self)
+        return Cluster(self.types, copy.deepcopy(self.reserved), copy.deepcopy(self.down),
+                       copy.deepcopy(self.node_names))
 
     def _plain(self) -> dict:
         names = self.type_names
@@ -280,7 +289,7 @@ def _goodput_into(d: dict, job: Job, cluster: Cluster) -> None:
     entries: list[tuple[str, int, int, float]] = []
     names = cluster.type_names
 
-    valid = set(names)
+    valid = cluster._index()
 
     def type_name(k: Any) -> str:
         if k in valid:
