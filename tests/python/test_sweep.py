@@ -27,6 +27,7 @@ name = "test"
 retries = 1
 plot_x = "p"
 plot_metrics = ["avg_jct_h", "makespan_h"]
+jobs_tables = true
 
 [base]
 jobs = 6
@@ -77,6 +78,9 @@ def test_grid_of_12_points_writes_table_and_plots(tmp_path, client):
     for m in ("avg_jct_h", "makespan_h", "p99_jct_h", "restarts_per_job", "rounds"):
         assert row[m] == pytest.approx(getattr(direct.metrics, m), rel=1e-12), m
     assert "[12/12]" in log.getvalue()
+    for key in table["key"]:  # jobs_tables: every point's per-job records
+        jobs = pd.read_csv(out / "jobs" / f"{key}.csv")
+        assert len(jobs) == 6 and {"name", "jct", "gpu_hours"} <= set(jobs.columns)
 
 
 def test_resume_skips_done_points(tmp_path, client):
