@@ -6,6 +6,7 @@
 #include <sia/goodput/goodput_function.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/sim/gavel_policy.hpp>
+#include <sia/sim/limits.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -212,7 +213,7 @@ PolicyInfo builtin_policy_gavel() {
       {"lp_backend", "",
        "MILP backend solving the LP (default: the first with an interior-point method: cbc = Clp's "
        "barrier, glpk)"},
-      {"interval_s", "360", "round length (s)"},
+      {"interval_s", "360", interval_option_help()},
   };
   info.make = [](const PolicyOptions& o) {
     GavelPolicyOptions go;
@@ -223,7 +224,7 @@ PolicyInfo builtin_policy_gavel() {
     go.lp_backend = o.text("lp_backend", "");
     if (!go.lp_backend.empty() && !has_milp_solver(go.lp_backend))
       throw InvalidArgument("policy 'gavel' option 'lp_backend': no MILP backend '" + go.lp_backend + "'");
-    go.interval_s = o.number("interval_s", go.interval_s, 1e-3, 1e9);
+    go.interval_s = o.number("interval_s", go.interval_s, kMinIntervalS, kMaxIntervalS);
     return std::unique_ptr<Policy>(std::make_unique<GavelPolicy>(go));
   };
   return info;

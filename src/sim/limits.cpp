@@ -22,6 +22,10 @@ std::string memory(double bytes) {
 
 }  // namespace
 
+std::string interval_option_help() {
+  return "round length (s), in [" + num(kMinIntervalS) + ", " + num(kMaxIntervalS) + "]";
+}
+
 void check_interval(double s, std::string_view what) {
   if (!std::isfinite(s) || s < kMinIntervalS || s > kMaxIntervalS)
     throw InvalidArgument(std::string(what) + ": " + num(s) + " s is outside the range [" + num(kMinIntervalS) + ", " +

@@ -1,6 +1,7 @@
 // Heterogeneity-unaware Pollux (reference §6.6): Pollux's NSGA-II search (pollux_genetic.cpp) or a greedy one.
 #include <sia/error.hpp>
 #include <sia/goodput/goodput_function.hpp>
+#include <sia/sim/limits.hpp>
 #include <sia/sim/pollux_policy.hpp>
 
 #include "sim/pollux_genetic.hpp"
@@ -422,7 +423,7 @@ PolicyInfo builtin_policy_pollux() {
       {"p", "-1", "power-mean exponent of the fitness (< 0)"},
       {"restart_penalty_s", "30", "re-allocation factor constant (s)"},
       {"vnode_gpus", "4", "GPUs of a virtual node"},
-      {"interval_s", "60", "round length (s)"},
+      {"interval_s", "60", interval_option_help()},
   };
   info.make = [](const PolicyOptions& o) {
     PolluxPolicyOptions po;
@@ -434,7 +435,7 @@ PolicyInfo builtin_policy_pollux() {
     po.p = o.number("p", po.p, -1e3, -1e-12);
     po.restart_penalty_s = o.number("restart_penalty_s", po.restart_penalty_s, 0.0, 1e9);
     po.vnode_gpus = static_cast<int>(o.integer("vnode_gpus", po.vnode_gpus, 1, 1 << 20));
-    po.interval_s = o.number("interval_s", po.interval_s, 1e-3, 1e9);
+    po.interval_s = o.number("interval_s", po.interval_s, kMinIntervalS, kMaxIntervalS);
     return std::unique_ptr<Policy>(std::make_unique<PolluxPolicy>(po));
   };
   return info;

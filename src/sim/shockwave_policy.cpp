@@ -3,6 +3,7 @@
 #include <sia/error.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/sim/gavel_policy.hpp>
+#include <sia/sim/limits.hpp>
 #include <sia/sim/shockwave_policy.hpp>
 #include <sia/sim/steps.hpp>
 #include <sia/sim/time_sharing.hpp>
@@ -411,7 +412,7 @@ PolicyInfo builtin_policy_shockwave() {
       {"backend", "auto", "MILP backend (auto: cbc, else glpk, else native)"},
       {"time_limit_ms", std::to_string(d.time_limit.count()), "time limit per MILP solve (ms)"},
       {"gap", "1e-3", "relative gap of the MILP solves"},
-      {"interval_s", "360", "round length (s)"},
+      {"interval_s", "360", interval_option_help()},
   };
   info.make = [](const PolicyOptions& o) {
     ShockwaveOptions so;
@@ -422,7 +423,7 @@ PolicyInfo builtin_policy_shockwave() {
     so.backend = o.text("backend", "auto");
     so.time_limit = std::chrono::milliseconds(o.integer("time_limit_ms", so.time_limit.count(), 1, 86400000));
     so.relative_gap = o.number("gap", so.relative_gap, 0.0, 1.0);
-    so.interval_s = o.number("interval_s", so.interval_s, 1e-3, 1e9);
+    so.interval_s = o.number("interval_s", so.interval_s, kMinIntervalS, kMaxIntervalS);
     return std::unique_ptr<Policy>(std::make_unique<ShockwavePolicy>(so));
   };
   return info;

@@ -1,6 +1,7 @@
 #include <sia/error.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/factory.hpp>
+#include <sia/sim/limits.hpp>
 #include <sia/sim/sia_policy.hpp>
 
 #include <algorithm>
@@ -221,6 +222,7 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   }
   if (cache_.size() > ctx.jobs.size()) std::erase_if(cache_, [&](const auto& kv) { return kv.second.round != round_; });
   RoundOptions ro = options_.round;
+  if (ro.threads == 0) ro.threads = ctx.threads;  // 1 while other simulations keep the cores busy (runner)
   for (const SimTenant& t : options_.tenants) ro.tenants.push_back(t.spec);
   ro.place = false;  // the simulator charges restarts by shape; node ids do not matter (reference §6.3)
   ro.strict = true;  // the simulator builds its jobs itself: a job-level error is a bug, never a rejection
@@ -328,7 +330,7 @@ PolicyInfo builtin_policy_sia() {
       {"p", "-0.5", "fairness exponent, in [-10, 10] without 0 (paper Fig. 10: -1 to 1)"},
       {"lambda", "1.1", "penalty per job left without GPUs, in [1e-6, 1000]"},
       {"max_gpus_per_job", "64", "largest GPU count of one job"},
-      {"interval_s", "60", "round length (s)"},
+      {"interval_s", "60", interval_option_help()},
       {"tenants", "",
        "tenants, jobs assigned by a hash of their name: name:weight=W,max=N,guarantee=M;name2:... (max_<type>=K "
        "caps one GPU type; docs/decision.md, Tenants)"},
@@ -360,7 +362,7 @@ PolicyInfo builtin_policy_sia() {
     if (so.round.p == 0.0) throw InvalidArgument("policy 'sia' option 'p': must not be 0 (range [-10, 10] without 0)");
     so.round.lambda = o.number("lambda", so.round.lambda, 1e-6, 1e3);
     so.max_gpus_per_job = static_cast<int>(o.integer("max_gpus_per_job", so.max_gpus_per_job, 1, 1 << 20));
-    so.interval_s = o.number("interval_s", so.interval_s, 1e-3, 1e9);
+    so.interval_s = o.number("interval_s", so.interval_s, kMinIntervalS, kMaxIntervalS);
     if (o.has("tenants")) so.tenants = parse_sim_tenants(o.text("tenants", ""));
     return std::unique_ptr<Policy>(std::make_unique<SiaPolicy>(so));
   };

@@ -3,6 +3,7 @@
 #include <sia/error.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/sim/gavel_policy.hpp>
+#include <sia/sim/limits.hpp>
 #include <sia/sim/steps.hpp>
 #include <sia/sim/themis_policy.hpp>
 
@@ -318,7 +319,7 @@ PolicyInfo builtin_policy_themis() {
       {"lp_backend", "auto", "MILP backend of the LPs (auto: cbc, else glpk, else native)"},
       {"tolerance", "1e-6", "relative tolerance of the bisection on rho"},
       {"lp_time_limit_ms", "5000", "time limit per LP (ms)"},
-      {"interval_s", "360", "round length (s)"},
+      {"interval_s", "360", interval_option_help()},
   };
   info.make = [](const PolicyOptions& o) {
     ThemisPolicyOptions to;
@@ -330,7 +331,7 @@ PolicyInfo builtin_policy_themis() {
     to.solve.relative_tolerance = o.number("tolerance", to.solve.relative_tolerance, 1e-12, 0.5);
     to.solve.lp_time_limit =
         std::chrono::milliseconds(o.integer("lp_time_limit_ms", to.solve.lp_time_limit.count(), 1, 86400000));
-    to.interval_s = o.number("interval_s", to.interval_s, 1e-3, 1e9);
+    to.interval_s = o.number("interval_s", to.interval_s, kMinIntervalS, kMaxIntervalS);
     return std::unique_ptr<Policy>(std::make_unique<ThemisPolicy>(to));
   };
   return info;

@@ -3,6 +3,7 @@
 
 #include <sia/error.hpp>
 #include <sia/sim/catalogue.hpp>
+#include <sia/sim/limits.hpp>
 #include <sia/sim/policy.hpp>
 #include <sia/sim/simulator.hpp>
 
@@ -58,6 +59,25 @@ TEST_CASE("sim.policy_registry.options") {
   CHECK(!message([] { (void)make_policy("sia", PolicyOptions{{"round_utilities", "maybe"}}); }).empty());
   const std::string name = message([] { (void)make_policy("nope"); });
   CHECK(name.find("known: sia, gavel, pollux") != std::string::npos);
+}
+
+TEST_CASE("sim.policy_registry.interval_range_is_the_simulators") {
+  // Every built-in policy declares and checks the round length simulate() accepts (sim/limits.hpp): a policy
+  // that took 1e9 s would only be refused later by the run.
+  for (const char* n : {"sia", "gavel", "pollux", "shockwave", "themis"}) {
+    CAPTURE(n);
+    const auto info = find_policy(n);
+    REQUIRE(info.has_value());
+    const auto opt = std::find_if(info->options.begin(), info->options.end(),
+                                  [](const PolicyOptionInfo& o) { return o.key == "interval_s"; });
+    REQUIRE(opt != info->options.end());
+    CHECK(opt->help == interval_option_help());
+    CHECK(opt->help.find("[0.001, 86400]") != std::string::npos);
+    CHECK(make_policy(n, PolicyOptions{{"interval_s", "86400"}})->default_interval_s() == kMaxIntervalS);
+    CHECK(make_policy(n, PolicyOptions{{"interval_s", "0.001"}})->default_interval_s() == kMinIntervalS);
+    for (const char* bad : {"86400.5", "1e9", "0.0009", "0", "-60", "inf"})
+      CHECK_THROWS_AS((void)make_policy(n, PolicyOptions{{"interval_s", bad}}), sia::InvalidArgument);
+  }
 }
 
 TEST_CASE("sim.policy_registry.a_policy_from_outside") {

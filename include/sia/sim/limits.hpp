@@ -32,6 +32,10 @@ inline constexpr double kMaxRatePerHour = 1e6;            ///< synthetic arrival
 inline constexpr long long kMaxJobs = 2'000'000;          ///< jobs of one workload
 inline constexpr double kBytesPerJob = 4096;              ///< an upper bound of a job's memory while simulated
 
+/// @brief The help text of every policy's `interval_s` option, with the range above: the policies read it with
+/// PolicyOptions::number(..., kMinIntervalS, kMaxIntervalS), so the range they declare is the one simulate() checks.
+[[nodiscard]] std::string interval_option_help();
+
 /// @brief Throws InvalidArgument("<what>: ...") unless `interval_s` is finite and in [kMinIntervalS, kMaxIntervalS].
 void check_interval(double interval_s, std::string_view what = "--interval");
 

@@ -98,7 +98,11 @@ struct SimResult {
   std::string policy, workload;
   double interval_s = 0.0;
   std::vector<JobRecord> jobs;
-  std::vector<RoundLog> rounds;   ///< every round (allocations only when kept)
+  /// Every round, always: its time, active and queued jobs and policy time feed the contention metrics (mean and
+  /// largest active jobs per round, RunMetrics) and `--out`'s per-round lines. Its `allocations` stay empty (no
+  /// heap memory) unless SimOptions::keep_round_log: about 48 bytes a round, 0.5 MB for the 10^4 rounds of a
+  /// week at 60 s.
+  std::vector<RoundLog> rounds;
   std::vector<double> policy_ms;  ///< runtime of every policy call (rounds with active jobs)
   double wall_s = 0.0;
 };
