@@ -603,6 +603,17 @@ class RoundResult:
     def unallocated(self) -> dict[str, JobDecision]:
         return {d.job: d for d in self.decisions if not d.allocated}
 
+    def to_json(self, pretty: bool = False) -> str:
+        """The decision as ``sia_allocate`` prints it (examples/requests/README.md, "Decision"; the same C++
+        ``sia::decision_to_json``), e.g. to hand it to a controller in another language."""
+        if self._native is None:
+            raise ValueError("RoundResult.to_json: the result is not one sia.run_round returned")
+        return _sia._decision_json(self._native, bool(pretty))
+
+    def to_dict(self) -> dict:
+        """``to_json()`` read back: the decision as ``sia.allocate`` returns it."""
+        return json.loads(self.to_json())
+
     def gpus_array(self) -> np.ndarray:
         """GPUs each job uses of each type: an int array of shape (jobs, GPU types), rows in the decisions'
         order, columns in the cluster's type order."""

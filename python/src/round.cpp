@@ -11,6 +11,7 @@
 #include <sia/goodput_table.hpp>
 #include <sia/job_kind.hpp>
 #include <sia/lost_allocations.hpp>
+#include <sia/request.hpp>
 #include <sia/round.hpp>
 #include <sia/round_log.hpp>
 #include <sia/round_state.hpp>
@@ -41,6 +42,8 @@ namespace {
 // what the round decided (not on a copy rebuilt from Python values).
 struct RoundHandle {
   RoundResult result;
+  ClusterSpec cluster;   // for the decision's JSON form (names of types and nodes)
+  RoundOptions options;  // its compute_prices and tenants (the rest is not kept: it may hold Python objects)
 };
 
 // The previous round's warm start, opaque to Python: handed back through RoundOptions.warm_start.
@@ -365,6 +368,9 @@ py::tuple run(const py::dict& cluster_d, const py::list& jobs_d, const py::dict&
       forget_lost ? forget_lost_allocations(cluster, jobs) : std::vector<std::string>{};
   RoundOptions options = options_from(options_d, failure);
   auto handle = std::make_shared<RoundHandle>();
+  handle->cluster = cluster;
+  handle->options.compute_prices = options.compute_prices;
+  handle->options.tenants = options.tenants;
   bool aborted = false;
   {
     py::gil_scoped_release release;
@@ -415,6 +421,13 @@ void bind_round(py::module_& m) {
 
   m.def("_round_run", &run, py::arg("cluster"), py::arg("jobs"), py::arg("options"), py::arg("forget_lost"));
 
+  m.def("_decision_json", [](const std::shared_ptr<RoundHandle>& h, bool pretty) {
+    if (!h) throw InvalidArgument("RoundResult.to_json: the result is not one sia.run_round returned");
+    Request request;
+    request.cluster = h->cluster;
+    request.options = h->options;
+    return decision_to_json(request, h->result, pretty);
+  });
   m.def("_round_state_of", [](const py::dict& job) {
     const ClusterSpec none;
     return state_to(round_state_of(job_from(job, none, 0, false, nullptr)));

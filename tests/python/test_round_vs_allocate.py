@@ -109,6 +109,17 @@ def test_run_round_decides_as_allocate(seed):
         if u["job"] in rejected_json:
             u["detail"] = ""
     assert got == expected
+    # RoundResult.to_dict() is the program's decision (sia::decision_to_json), timings and rejection wording aside.
+    mine = r.to_dict()
+    for d in (mine, via_json):
+        for k in ("solve_ms", "total_ms"):
+            d.pop(k, None)
+        for u in d["unallocated"]:
+            if u["job"] in rejected_json:
+                u["detail"] = ""
+        for x in d.get("rejected", []):
+            x["reason"] = ""  # the parser's words ("must be an integer in [1, ...]") against the round's
+    assert mine == via_json
     prices = via_json.get("prices", {})
     assert r.prices.keys() == prices.keys()
     for t, v in prices.items():
