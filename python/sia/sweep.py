@@ -20,6 +20,16 @@ A failed point is retried (``retries``, default 2) and, when it still fails, rep
 table (status ``failed`` with the error) -- never dropped; the exit status is then 1. Interrupted sweeps resume:
 run the same command again and the points already in ``points/`` are skipped (failed ones run again).
 
+Many machines: start a Dask scheduler on one and workers that import sia on the others, then name the scheduler
+(under Slurm, ``srun`` the worker line inside the allocation)::
+
+    dask-scheduler --port 8786                                                  # on the head machine
+    PYTHONPATH=/path/to/build/python dask-worker tcp://head:8786 --nthreads 1 --nworkers 8   # on each machine
+    python3 -m sia.sweep GRID.toml --scheduler tcp://head:8786
+
+The sweep checks first that every worker imports sia. Workers that read file workloads need the files at the same
+paths (a shared file system); the results come back to this process, which writes every output file.
+
 GRID.toml::
 
     [sweep]
