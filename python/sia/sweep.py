@@ -78,6 +78,7 @@ import os
 import sys
 import time
 import tomllib
+import uuid
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
@@ -311,7 +312,9 @@ def run_sweep(grid: Mapping, out: Path, client, *, retries: Optional[int] = None
           flush=True)
     futures = {}
     for key, p in todo:
-        f = client.submit(run, p, key=f"sia-sweep-{key}", retries=retries, pure=False)
+        # A fresh task key per submission: a scheduler still holding an earlier sweep's task of this point (a
+        # failure, an interrupted run) must not hand its state to this one.
+        f = client.submit(run, p, key=f"sia-sweep-{key}-{uuid.uuid4().hex[:8]}", retries=retries, pure=False)
         futures[f] = (key, p)
     failed = []
     done = 0
