@@ -42,6 +42,33 @@ available_backends = _sia.available_backends
 KINDS = ("adaptive", "strong-scaling", "rigid", "hybrid")
 
 
+def _int(v: Any, where: str) -> int:
+    """An integer field (1.0 counts, 1.5, "1" and True do not): ValueError naming the field and the value."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return int(v)
+    raise ValueError(f"{where}: expected an integer, got {v!r}")
+
+
+def _floats(v: Any, where: str) -> np.ndarray:
+    try:
+        return np.asarray(v, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{where}: expected numbers, got {v!r} ({e})") from None
+
+
+def _opt_int(v: Any, where: str) -> Optional[int]:
+    return None if v is None else _int(v, where)
+
+
+def _float(v: Any, where: str) -> float:
+    """A number field (NaN and infinities pass: sia's own checks name them)."""
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
+        return float(v)
+    raise ValueError(f"{where}: expected a number, got {v!r}")
+
+
 # ----------------------------------------------------------------------------------------------- cluster
 
 
@@ -140,8 +167,9 @@ class Cluster:
                 if k not in names:
                     self.type_index(k)  # raises, naming the cluster's types
         return {
-            "types": [(t.name, int(t.nodes), int(t.gpus_per_node)) for t in self.types],
-            "reserved": [int(self.reserved.get(n, 0)) for n in names] if self.reserved else [],
+            "types": [(str(t.name), _int(t.nodes, f"GPU type {t.name!r}: nodes"),
+                       _int(t.gpus_per_node, f"GPU type {t.name!r}: gpus_per_node")) for t in self.types],
+            "reserved": [_int(self.reserved.get(n, 0), f"reserved[{n!r}]") for n in names] if self.reserved else [],
             "down": [[self.node_index(i, x) for x in self.down.get(n, ())] for i, n in enumerate(names)],
             "node_names": [list(self.node_names.get(n, ())) for n in names] if self.node_names else [],
         }
@@ -160,7 +188,7 @@ class NodeShare:
     name: str = field(default="", compare=False)  # the node's name, in decisions
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "gpu_ids", tuple(int(g) for g in self.gpu_ids))
+        object.__setattr__(self, "gpu_ids", tuple(_int(g, f"node {self.node!r}: gpu_ids") for g in self.gpu_ids))
 
     def __repr__(self) -> str:
         where = self.name or repr(self.node)
@@ -191,9 +219,9 @@ class Allocation:
 
     def _plain(self, cluster: Optional[Cluster]) -> tuple:
         t = cluster.type_index(self.gpu_type) if cluster is not None else 0
-        shares = [(cluster.node_index(t, s.node) if cluster is not None else int(s.node), int(s.gpus),
-                   list(s.gpu_ids)) for s in self.placement]
-        return (t, int(self.gpus), int(self.nodes), shares)
+        shares = [(cluster.node_index(t, s.node) if cluster is not None else _int(s.node, "placement: node"),
+                   _int(s.gpus, f"placement: node {s.node!r}: gpus"), list(s.gpu_ids)) for s in self.placement]
+        return (t, _int(self.gpus, "gpus"), _int(self.nodes, "nodes"), shares)
 
 
 def _allocation(plain: Optional[tuple], cluster: Cluster) -> Optional[Allocation]:
@@ -254,18 +282,24 @@ class Job:
                 raise ValueError(f"job {self.id!r}: pipeline_sizes need the cluster")
             for k in self.pipeline_sizes:
                 cluster.type_index(k)
-            sizes = [int(self.pipeline_sizes.get(n, 0)) for n in cluster.type_names]
+            sizes = [_int(self.pipeline_sizes.get(n, 0), f"job {self.id!r}: pipeline_sizes[{n!r}]")
+                     for n in cluster.type_names]
         try:
             current = self.current._plain(cluster) if self.current is not None else None
         except ValueError as e:
             raise ValueError(f"job {self.id!r}: current: {e}") from None
+        w = f"job {self.id!r}: "
+        if not isinstance(self.id, str):
+            raise ValueError(f"job id: expected a string, got {self.id!r}")
         d = {
-            "id": self.id, "kind": self.kind, "min_gpus": int(self.min_gpus),
-            "max_gpus": None if self.max_gpus is None else int(self.max_gpus),
-            "preemptible": bool(self.preemptible), "age_s": float(self.age_s), "restarts": int(self.restarts),
-            "restart_cost_s": float(self.restart_cost_s), "pipeline_size": int(self.pipeline_size),
-            "pipeline_sizes": sizes, "max_pipelines_ever": self.max_pipelines_ever,
-            "max_gpus_ever": self.max_gpus_ever, "weight": float(self.weight), "tenant": self.tenant or "",
+            "id": self.id, "kind": self.kind, "min_gpus": _int(self.min_gpus, w + "min_gpus"),
+            "max_gpus": _opt_int(self.max_gpus, w + "max_gpus"), "preemptible": bool(self.preemptible),
+            "age_s": _float(self.age_s, w + "age_s"), "restarts": _int(self.restarts, w + "restarts"),
+            "restart_cost_s": _float(self.restart_cost_s, w + "restart_cost_s"),
+            "pipeline_size": _int(self.pipeline_size, w + "pipeline_size"), "pipeline_sizes": sizes,
+            "max_pipelines_ever": _opt_int(self.max_pipelines_ever, w + "max_pipelines_ever"),
+            "max_gpus_ever": _opt_int(self.max_gpus_ever, w + "max_gpus_ever"),
+            "weight": _float(self.weight, w + "weight"), "tenant": self.tenant or "",
             "current": current, "table": None, "callable": None, "model": None,
         }
         if with_goodput:
@@ -302,23 +336,26 @@ def _goodput_into(d: dict, job: Job, cluster: Cluster) -> None:
     if isinstance(g, Mapping):
         for k, v in g.items():
             if type(k) is tuple and len(k) == 3 and k[0] in valid:  # the common form, fast
-                entries.append((k[0], int(k[2]), int(k[1]), float(v)))
+                entries.append((k[0], _int(k[2], f"{where}[{k!r}]"), _int(k[1], f"{where}[{k!r}]"),
+                                _float(v, f"{where}[{k!r}]")))
             elif isinstance(k, tuple):
                 if len(k) not in (2, 3):
                     raise ValueError(f"{where}: key {k!r}: expected (gpu_type, gpus) or (gpu_type, gpus, nodes)")
-                entries.append((type_name(k[0]), int(k[2]) if len(k) == 3 else 0, int(k[1]), float(v)))
+                entries.append((type_name(k[0]), _int(k[2], f"{where}[{k!r}]") if len(k) == 3 else 0,
+                                _int(k[1], f"{where}[{k!r}]"), _float(v, f"{where}[{k!r}]")))
             elif isinstance(v, Mapping):
                 t = type_name(k)
                 for c, x in v.items():
                     gpus, nodes = (c if isinstance(c, tuple) else (c, 0))
-                    entries.append((t, int(nodes), int(gpus), float(x)))
+                    entries.append((t, _int(nodes, f"{where}[{k!r}][{c!r}]"), _int(gpus, f"{where}[{k!r}][{c!r}]"),
+                                    _float(x, f"{where}[{k!r}][{c!r}]")))
             else:
                 t = type_name(k)
-                for i, x in enumerate(np.asarray(v, dtype=float).ravel()):
+                for i, x in enumerate(_floats(v, f"{where}[{k!r}]").ravel()):
                     if x != 0:
                         entries.append((t, 0, i + 1, float(x)))
     else:
-        a = np.asarray(g, dtype=float)
+        a = _floats(g, where)
         if a.ndim != 2 or a.shape[1] != len(names):
             raise ValueError(f"{where}: expected an array of shape (GPU counts, {len(names)} GPU types), "
                              f"got shape {a.shape}")
@@ -415,8 +452,10 @@ class Tenant:
                 cluster.type_index(k)
             except ValueError as e:
                 raise ValueError(f"tenant {self.name!r}: max_gpus_per_type: {e}") from None
-        caps = [int(per.get(n, -1)) for n in cluster.type_names] if per else []
-        return (self.name, self.max_gpus, caps, int(self.guaranteed_gpus))
+        w = f"tenant {self.name!r}: "
+        caps = [_int(per.get(n, -1), w + f"max_gpus_per_type[{n!r}]") for n in cluster.type_names] if per else []
+        return (self.name, _opt_int(self.max_gpus, w + "max_gpus"), caps,
+                _int(self.guaranteed_gpus, w + "guaranteed_gpus"))
 
 
 @dataclass
@@ -450,11 +489,14 @@ class RoundOptions:
 
     def _plain(self, cluster: Cluster) -> dict:
         return {
-            "p": float(self.p), "lambda": float(self.lambda_), "backend": str(self.backend),
-            "time_limit_ms": None if self.time_limit_ms is None else float(self.time_limit_ms),
-            "relative_gap": float(self.relative_gap), "place": bool(self.place),
+            "p": _float(self.p, "RoundOptions.p"), "lambda": _float(self.lambda_, "RoundOptions.lambda_"),
+            "backend": str(self.backend),
+            "time_limit_ms": None if self.time_limit_ms is None else _float(self.time_limit_ms,
+                                                                             "RoundOptions.time_limit_ms"),
+            "relative_gap": _float(self.relative_gap, "RoundOptions.relative_gap"), "place": bool(self.place),
             "round_utilities": bool(self.round_utilities), "compute_prices": bool(self.compute_prices),
-            "warm_start": self.warm_start, "threads": int(self.threads), "strict": bool(self.strict),
+            "warm_start": self.warm_start, "threads": _int(self.threads, "RoundOptions.threads"),
+            "strict": bool(self.strict),
             "tenants": [t._plain(cluster) for t in self.tenants], "stop": self.stop,
             "log": None if self.log is None else (lambda d, log=self.log: log(RoundEvent(**d))),
         }

@@ -150,6 +150,22 @@ def test_bad_input_is_a_value_error_with_sia_message():
         sia.run_round(cluster, jobs, pp=1)
 
 
+def test_values_of_the_wrong_type_are_named():
+    cluster, jobs = table1()
+    for job, message in [(sia.Job("J", goodput={"A": [1]}, min_gpus=1.5),
+                          "job 'J': min_gpus: expected an integer, got 1.5"),
+                         (sia.Job("J", goodput={"A": [1]}, age_s="old"),
+                          "job 'J': age_s: expected a number, got 'old'"),
+                         (sia.Job("J", goodput={"A": ["fast"]}), r"job 'J': goodput\['A'\]: expected numbers"),
+                         (sia.Job("J", goodput={("A", "one"): 1}), r"job 'J': goodput\[\('A', 'one'\)\]")]:
+        with pytest.raises(ValueError, match=message):
+            sia.run_round(cluster, [job])
+    with pytest.raises(ValueError, match="GPU type 'B': nodes: expected an integer, got '1'"):
+        sia.run_round(sia.Cluster([("A", 1, 2), ("B", "1", 4)]), jobs)
+    with pytest.raises(ValueError, match="RoundOptions.threads: expected an integer"):
+        sia.run_round(cluster, jobs, threads=None)
+
+
 def test_a_bad_job_is_rejected_alone_or_fails_the_round_when_strict():
     cluster, jobs = table1()
     bad = [*jobs, sia.Job("J3", goodput={"A": [-1]}), sia.Job("J4", goodput={"A": [1]}, min_gpus=3, max_gpus=2)]
