@@ -39,6 +39,9 @@ def same_metrics(py, cpp):
 @pytest.mark.parametrize("policy,extra,kwargs", [
     ("sia", ["--p", "-1", "--lambda", "2"], {"p": -1, "lambda_": 2}),
     ("gavel", [], {}),
+    ("pollux", ["--pollux-search", "greedy"], {"search": "greedy"}),  # the genetic search takes seconds
+    ("themis", [], {}),
+    ("shockwave", [], {}),
 ])
 def test_synthetic_run_matches_sia_simulate(policy, extra, kwargs):
     cpp = sia_simulate("--policy", policy, "--jobs", "10", "--rate", "30", "--seed", "5", *extra)
