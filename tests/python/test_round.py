@@ -367,3 +367,18 @@ def test_hybrid_and_rigid_jobs():
     h, g = r["H"], r["R"]
     assert h.gpu_type == "A" and h.gpus % 2 == 0  # no pipeline fits on B
     assert g.gpus == 3 and g.config_gpus == 4  # a rigid job of 3 GPUs runs on a 4-GPU configuration
+
+
+def test_the_readme_one_liner_prints_table1():
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    readme = pathlib.Path(os.environ.get("SIA_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2])) / "README.md"
+    lines = readme.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '-c "import sia; print(sia.run_round(' in line)
+    code = lines[at].split(' -c "', 1)[1].rsplit('"', 1)[0]
+    expected = lines[at + 1].removeprefix("# ")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
+    assert out.stdout.strip() == expected
