@@ -102,6 +102,8 @@ class JobRecords:
     def __getitem__(self, key):
         if isinstance(key, str):
             return self._c[key]
+        if isinstance(key, slice):
+            return [self[i] for i in range(len(self))[key]]
         i = range(len(self))[key]  # IndexError for a bad index, negative indices allowed
         c = self._c
 
@@ -219,7 +221,7 @@ def policies() -> dict:
     return {n: PolicyInfo(n, d, {k: (v, h) for k, v, h in opts}) for n, d, opts in _sim.policies()}
 
 
-policies_list = policies  # simulate_many's argument `policies` hides the function there
+_registered_policies = policies  # simulate_many's argument `policies` hides the function there
 
 
 def cluster_presets() -> list:
@@ -474,7 +476,7 @@ def simulate_many(workloads=None, policies=("sia",), cluster="paper-heterogeneou
         ws = [workload_from_jobs(workloads)]  # one list of jobs
     if mix is not None:
         ws = [_sim.apply_kind_mix(w, str(mix), _int(mix_seed, "mix_seed")) for w in ws]
-    registered = policies_list()
+    registered = _registered_policies()
     per_policy = {p: {} for p in policies}
     for k, v in options.items():
         key = _option_key(k)

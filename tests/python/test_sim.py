@@ -100,7 +100,10 @@ def test_results_are_dataclasses_numpy_and_pandas():
     assert np.allclose(r.jobs["gpu_hours_by_type"].sum(axis=1), r.jobs["gpu_hours"])
     j = r.jobs[-1]
     assert j.completion_time is not None and math.isclose(j.jct, j.completion_time - j.submission_time)
-    assert [x.name for x in r.jobs] == r.jobs["name"]
+    assert [x.name for x in r.jobs] == r.jobs["name"] == [x.name for x in r.jobs[:]]
+    assert [x.name for x in r.jobs[1:3]] == r.jobs["name"][1:3]
+    with pytest.raises(IndexError):
+        r.jobs[6]
     assert len(r.rounds) == len(r.rounds.allocations) and len(r.rounds.to_pandas()) == len(r.rounds)
     assert all(len(a) == 5 for rnd in r.rounds.allocations for a in rnd)
     back = pickle.loads(pickle.dumps(r))  # results travel between Dask processes
