@@ -15,8 +15,8 @@
 #include <sia/goodput/pipeline.hpp>
 #include <sia/goodput/projection.hpp>
 #include <sia/goodput/throughput_model.hpp>
+#include <sia/sim/profile_split.hpp>
 #include <sia/sim/profiles.hpp>
-#include <sia/sim/random.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -39,25 +38,6 @@ struct Args {
   std::uint64_t seed = 1;
   sia::FitOptions fit;  // --raw-space / --single-start: compare with the reference's plain L-BFGS-B setup
 };
-
-/// Fisher-Yates with the simulator's portable draws (std::shuffle's sequence is implementation-defined).
-template <class T>
-void shuffle(std::vector<T>& v, std::mt19937_64& rng) {
-  for (std::size_t i = v.size(); i > 1; --i) {
-    const std::size_t j = static_cast<std::size_t>(sia::sim::uniform_below(rng, i));
-    std::swap(v[i - 1], v[j]);
-  }
-}
-
-/// FNV-1a: a portable string hash (std::hash differs between standard libraries).
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 double rmsle(const std::vector<double>& pred, const std::vector<double>& obs) {
   if (pred.empty()) return std::nan("");
@@ -111,14 +91,11 @@ int main(int argc, char** argv) {
       std::vector<sia::PerfParams> full_fit(mp.types.size());
       for (std::size_t ti = 0; ti < mp.types.size(); ++ti) {
         const sia::sim::TypeProfile& tp = mp.types[ti];
-        std::vector<sia::sim::ProfileRow> rows = tp.all_rows();
-        // Seed per (model, type) so adding a model does not change the others' splits.
-        std::mt19937_64 rng(a.seed ^ fnv1a(model + "/" + tp.gpu_type));
-        shuffle(rows, rng);
-        const std::size_t n_seen = std::max<std::size_t>(1, (rows.size() * 8 + 5) / 10);
-        std::vector<sia::sim::ProfileRow> seen(
-            rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(std::min(n_seen, rows.size())));
-        std::vector<sia::sim::ProfileRow> unseen(rows.begin() + static_cast<std::ptrdiff_t>(seen.size()), rows.end());
+        // The 80/20 split shared with the Python package (sim/profile_split.hpp): one seed per (model, type).
+        const sia::sim::ProfileSplit split = sia::sim::split_profile_rows(tp.all_rows(), a.seed, model, tp.gpu_type);
+        const std::vector<sia::sim::ProfileRow>& rows = split.rows;
+        const auto seen = split.seen();
+        const auto unseen = split.held_out();
         nlohmann::json entry = {
             {"model", model}, {"gpu_type", tp.gpu_type}, {"rows_seen", seen.size()}, {"rows_unseen", unseen.size()}};
         std::vector<double> ps, os, pu, ou;

@@ -12,8 +12,8 @@
 #include <sia/goodput/pipeline.hpp>
 #include <sia/goodput/projection.hpp>
 #include <sia/goodput/throughput_model.hpp>
+#include <sia/sim/profile_split.hpp>
 #include <sia/sim/profiles.hpp>
-#include <sia/sim/random.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -25,7 +25,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -366,26 +365,10 @@ double fit_objective(const Perf7& perf, Array nodes, Array replicas, Array atomi
 
 // ---- Fits from throughput profiles (what sia_fit_profiles prints, as data) ---------------------------------------
 //
-// Same procedure and seeding as examples/sia_fit_profiles.cpp, so that the same directory and seed give the same
-// numbers from Python as from the program (tests/python/test_goodput_fit.py compares them): per (model, GPU type) the
-// rows are shuffled by Fisher-Yates with the simulator's portable draws, seeded by seed ^ FNV-1a("model/type"); the
-// first round(80 %) (at least one) are fitted and the RMSLE of the predicted step time is reported on both parts.
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-void shuffle_rows(std::vector<sim::ProfileRow>& v, std::mt19937_64& rng) {
-  for (std::size_t i = v.size(); i > 1; --i) {
-    const auto j = static_cast<std::size_t>(sim::uniform_below(rng, i));
-    std::swap(v[i - 1], v[j]);
-  }
-}
+// Same procedure as examples/sia_fit_profiles.cpp, and the same split of the rows (sia::sim::split_profile_rows), so
+// that the same directory and seed give the same numbers from Python as from the program
+// (tests/python/test_goodput_fit.py compares them): the fitted rows' parameters and the RMSLE of the predicted step
+// time on the fitted and the held-out rows.
 
 /// RMSLE of predictions against observations; nullopt when there are none.
 std::optional<double> rmsle(const std::vector<double>& pred, const std::vector<double>& obs) {
@@ -425,13 +408,9 @@ ProfileFitOptions profile_options(std::uint64_t seed, double holdout, bool log_s
 py::dict fit_type(const std::string& model, const std::string& gpu_type, std::vector<sim::ProfileRow> rows, int stages,
                   const ProfileFitOptions& opt) {
   if (rows.empty()) throw InvalidArgument("fit_profiles: " + model + "/" + gpu_type + ": no rows");
-  std::mt19937_64 rng(opt.seed ^ fnv1a(model + "/" + gpu_type));
-  shuffle_rows(rows, rng);
-  const auto n = static_cast<double>(rows.size());
-  const std::size_t n_seen = std::min(
-      rows.size(), std::max<std::size_t>(1, static_cast<std::size_t>(std::floor(n * (1.0 - opt.holdout) + 0.5))));
-  const std::vector<sim::ProfileRow> seen(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n_seen));
-  const std::vector<sim::ProfileRow> unseen(rows.begin() + static_cast<std::ptrdiff_t>(n_seen), rows.end());
+  const sim::ProfileSplit split = sim::split_profile_rows(std::move(rows), opt.seed, model, gpu_type, opt.holdout);
+  const auto seen = split.seen();
+  const auto unseen = split.held_out();
   std::vector<double> ps, os, pu, ou;
   py::dict out;
   {
@@ -509,8 +488,7 @@ py::list bootstrap_profile_dir(const std::string& dir, std::uint64_t seed, bool 
       for (std::size_t t = 0; t < mp.types.size(); ++t) {
         std::vector<sim::ProfileRow> rows = mp.types[t].all_rows();
         // The program fits the rows in their shuffled order: same order, same rounding, same parameters.
-        std::mt19937_64 rng(opt.seed ^ fnv1a(model + "/" + mp.types[t].gpu_type));
-        shuffle_rows(rows, rng);
+        sim::shuffle_profile_rows(rows, opt.seed, model, mp.types[t].gpu_type);
         std::vector<PerfObservation> obs;
         for (const auto& r : rows) obs.push_back(to_observation(r));
         full[t] = fit_perf_params(obs, opt.fit);

@@ -3,11 +3,18 @@
 #include <doctest/doctest.h>
 
 #include <sia/error.hpp>
+#include <sia/sim/profile_split.hpp>
 #include <sia/sim/profiles.hpp>
+#include <sia/sim/random.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -142,4 +149,42 @@ TEST_CASE("sim.profiles.artifact") {
   CHECK(a100.front().step_time == doctest::Approx(0.14855386316776276));  // same as placements-dgx-ext.csv
   CHECK(sia::sim::seed_type_to_profile_type("t4") == "aws");
   CHECK(sia::sim::seed_type_to_profile_type("v100") == "azure");
+}
+
+// The split shared by sia_fit_profiles and sia.fit_profiles: the hash's values (computed apart, with Python's
+// integers), and the shuffle and the 80/20 rounding against a plain restatement of their definition.
+TEST_CASE("sim.profile_split.hash_and_split") {
+  static_assert(sia::sim::profile_split_hash("") == 1469598103934665603ULL);  // the offset basis
+  CHECK(sia::sim::profile_split_hash("a") == 0x44bd8ad473cd9906ULL);
+  CHECK(sia::sim::profile_split_hash("cifar10/dgx-ext") == 0xc634aae662ae91cbULL);
+  for (std::size_t n = 0; n <= 23; ++n) {
+    std::vector<sia::sim::ProfileRow> rows(n);
+    for (std::size_t i = 0; i < n; ++i) rows[i].line = i;
+    const sia::sim::ProfileSplit s = sia::sim::split_profile_rows(rows, 42, "cifar10", "dgx-ext");
+    // Fisher-Yates from the top, j uniform in [0, i), generator seeded by seed ^ hash("model/type").
+    std::vector<sia::sim::ProfileRow> want = rows;
+    std::mt19937_64 rng(42 ^ sia::sim::profile_split_hash("cifar10/dgx-ext"));
+    for (std::size_t i = n; i > 1; --i) std::swap(want[i - 1], want[sia::sim::uniform_below(rng, i)]);
+    REQUIRE(s.rows.size() == n);
+    for (std::size_t i = 0; i < n; ++i) CHECK(s.rows[i].line == want[i].line);
+    CHECK(s.fitted == (n == 0 ? 0 : std::max<std::size_t>(1, (8 * n + 5) / 10)));  // round(0.8 n), at least one
+    CHECK(s.seen().size() + s.held_out().size() == n);
+    if (n > 0) CHECK(s.held_out().data() == s.rows.data() + s.fitted);
+  }
+  std::vector<sia::sim::ProfileRow> rows(20);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].line = i;
+  auto order = [&](std::uint64_t seed, const char* model) {
+    std::vector<std::size_t> lines;
+    for (const auto& r : sia::sim::split_profile_rows(rows, seed, model, "aws").rows) lines.push_back(r.line);
+    return lines;
+  };
+  CHECK(order(1, "bert") == order(1, "bert"));
+  CHECK(order(1, "bert") != order(2, "bert"));
+  CHECK(order(1, "bert") != order(1, "ncf"));  // one seed per (model, type)
+  CHECK(sia::sim::split_profile_rows(rows, 1, "m", "t", 0.0).fitted == 20);
+  CHECK(sia::sim::split_profile_rows(rows, 1, "m", "t", 0.5).fitted == 10);
+  CHECK(sia::sim::split_profile_rows({rows[0], rows[1], rows[2]}, 1, "m", "t", 0.99).fitted == 1);
+  for (const double bad : {-0.1, 1.0, std::numeric_limits<double>::quiet_NaN()})
+    CHECK_THROWS_WITH_AS((void)sia::sim::split_profile_rows(rows, 1, "m", "t", bad),
+                         doctest::Contains("m/t: holdout must be in [0, 1)"), sia::InvalidArgument);
 }
