@@ -23,23 +23,6 @@ int CapacityUse::handle(int c, int gpus) const {
   return h;
 }
 
-bool CapacityUse::fits(int handle) const {
-  const auto h = static_cast<std::size_t>(handle);
-  for (int q = first_[h]; q < first_[h + 1]; ++q) {
-    const auto [r, u] = charges_[static_cast<std::size_t>(q)];
-    if (u > 0 && used_[static_cast<std::size_t>(r)] + u > capacity_[static_cast<std::size_t>(r)]) return false;
-  }
-  return true;
-}
-
-void CapacityUse::change(int handle, int sign) {
-  const auto h = static_cast<std::size_t>(handle);
-  for (int q = first_[h]; q < first_[h + 1]; ++q) {
-    const auto [r, u] = charges_[static_cast<std::size_t>(q)];
-    used_[static_cast<std::size_t>(r)] += sign * u;
-  }
-}
-
 bool CapacityUse::within_capacity() const {
   for (std::size_t r = 0; r < set_->rows.size(); ++r)
     if (used_[r] > capacity_[r]) return false;

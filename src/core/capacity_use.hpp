@@ -29,7 +29,16 @@ class CapacityUse {
   /// A handle on the charges of configuration `c` used with `gpus` GPUs, for searches that ask
   /// for the same pairs over and over: fits(handle), add(handle), remove(handle).
   [[nodiscard]] int handle(int c, int gpus) const;
-  [[nodiscard]] bool fits(int handle) const;
+  [[nodiscard]] bool fits(int handle) const {  // inline: the tie rules' searches call it millions of times
+    const auto h = static_cast<std::size_t>(handle);
+    const std::pair<int, int>* q = charges_.data() + first_[h];
+    const std::pair<int, int>* const e = charges_.data() + first_[h + 1];
+    for (; q != e; ++q)
+      if (q->second > 0 &&
+          used_[static_cast<std::size_t>(q->first)] + q->second > capacity_[static_cast<std::size_t>(q->first)])
+        return false;
+    return true;
+  }
   void add(int handle) { change(handle, +1); }
   void remove(int handle) { change(handle, -1); }
 
@@ -38,7 +47,12 @@ class CapacityUse {
   // the few rows of its type, and the tie rules' searches ask for the same pairs millions of
   // times, so they are worked out once (row_usage, rigid_row_usage) instead of over every row.
   void change(int c, int gpus, int sign) { change(handle(c, gpus), sign); }
-  void change(int handle, int sign);
+  void change(int handle, int sign) {
+    const auto h = static_cast<std::size_t>(handle);
+    const std::pair<int, int>* q = charges_.data() + first_[h];
+    const std::pair<int, int>* const e = charges_.data() + first_[h + 1];
+    for (; q != e; ++q) used_[static_cast<std::size_t>(q->first)] += sign * q->second;
+  }
   const ConfigurationSet* set_;
   std::vector<long long> used_;
   std::vector<long long> capacity_;                                // per row (the set's, at hand)

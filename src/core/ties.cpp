@@ -475,39 +475,51 @@ class CanonicalSearch {
     std::vector<double> prefix(n_ + 1, 0.0);  // class 1: sum of the terms decided, in decision order
     int forced_now = 0;
     std::size_t d = 0;
+    // At hand in locals: the loop below runs up to the whole budget (10^6 steps) on large rounds.
+    const bool by_sum_now = by_sum_;
+    const Option* const opts = opts_.data();
+    const std::size_t* const depth_begin = depth_begin_.data();
+    long* const left = left_.data();
+    const std::size_t* const order = order_.data();
+    long long steps = budget;  // written back to `budget` however the search ends
+    struct WriteBack {
+      long long& to;
+      const long long& from;
+      ~WriteBack() { to = from; }
+    } write_back{budget, steps};
     auto take = [&](std::size_t depth, const Option& o, int sign) {
-      if (!by_sum_) left_[static_cast<std::size_t>(o.term)] -= sign;
+      if (!by_sum_now) left[static_cast<std::size_t>(o.term)] -= sign;
       if (o.k >= 0) {
         if (sign > 0)
           usage.add(o.charge);
         else
           usage.remove(o.charge);
-      } else if (req_.forced[order_[depth]]) {
+      } else if (req_.forced[order[depth]]) {
         forced_now += sign;
       }
     };
     while (true) {
       if (d == n_) {
         // Class 1 compares the value as value_of sums it (input order), bit for bit.
-        if (!by_sum_ || term_bits(value_of(chosen)) == term_bits(target_)) return chosen;
+        if (!by_sum_now || term_bits(value_of(chosen)) == term_bits(target_)) return chosen;
         --d;
-        take(d, opts_[pick[d]], -1);
+        take(d, opts[pick[d]], -1);
         continue;
       }
-      const std::size_t job = order_[d];
-      const std::size_t first = depth_begin_[d], count = depth_begin_[d + 1] - first;
+      const std::size_t job = order[d];
+      const std::size_t first = depth_begin[d], count = depth_begin[d + 1] - first;
       bool placed = false;
       while (next[d] < count) {
         const std::size_t at = first + next[d]++;
-        const Option& o = opts_[at];
-        if (--budget < 0) return std::nullopt;  // too large to settle: the local rules' answer stands
-        if (!by_sum_ && left_[static_cast<std::size_t>(o.term)] == 0) continue;
+        const Option& o = opts[at];
+        if (--steps < 0) return std::nullopt;  // too large to settle: the local rules' answer stands
+        if (!by_sum_now && left[static_cast<std::size_t>(o.term)] == 0) continue;
         if (o.k < 0) {
           if (req_.forced[job] && forced_now + 1 > forced_limit) continue;
         } else if (!usage.fits(o.charge)) {
           continue;
         }
-        if (by_sum_) {
+        if (by_sum_now) {
           // The objective must stay reachable: the terms still to decide span [low, high].
           const double sum = prefix[d] + o.value;
           if (sum + low_[d + 1] > target_ + slack_ || sum + high_[d + 1] < target_ - slack_) continue;
@@ -525,7 +537,7 @@ class CanonicalSearch {
       }
       if (d == 0) return std::nullopt;  // the class has no member within forced_limit
       --d;
-      take(d, opts_[pick[d]], -1);
+      take(d, opts[pick[d]], -1);
     }
   }
 
