@@ -133,6 +133,20 @@ bool SimJob::apply(const SimAllocation& a) {
 
 void SimJob::update_local_bsz() {
   if (alloc.empty()) return;
+  // The batch size is a function of what the job knows (fit_generation), its kind and its allocation: the
+  // step loop asks again after every stretch of progress, mostly with none of them changed (then the search
+  // over batch sizes, 5-10 % of a simulation, is skipped with the same answer).
+  const BszKey key{fit_generation, kind, unaware_model, alloc};
+  if (bsz_memo_ && bsz_memo_->key == key) {
+    atomic_bsz = bsz_memo_->atomic_bsz;
+    accum_steps = bsz_memo_->accum_steps;
+    return;
+  }
+  compute_local_bsz();
+  bsz_memo_ = BszMemo{key, atomic_bsz, accum_steps};
+}
+
+void SimJob::compute_local_bsz() {
   const int t = alloc.type;
   const auto& tt = app->types[static_cast<std::size_t>(t)];
   const int nodes = static_cast<int>(placement.size());
@@ -202,7 +216,7 @@ PerfParams fit_profile(const std::map<std::tuple<int, int, int>, StepSync>& obs,
 void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, const PerfFitter& fitter) {
   auto& obs = observed[static_cast<std::size_t>(alloc.type)];
   const auto key = std::make_tuple(nodes, replicas, local);
-  if (!obs.emplace(key, s).second) return;
+  if (!obs.try_emplace(key, s).second) return;  // (try_emplace: no node allocated for a key already seen)
   ++fit_generation;
   if (app->pipeline) {  // the pipeline model of this type, fitted on every pipeline placement seen there
     const int stages = stages_on(alloc.type);
@@ -217,7 +231,7 @@ void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, cons
   // An unaware job only ever uses its merged model (goodput_function): fit that one, not the type's.
   if (!unaware_model)
     perf[static_cast<std::size_t>(alloc.type)] = fit_profile(obs, fitter);
-  else if (merged_observed.emplace(key, s).second)
+  else if (merged_observed.try_emplace(key, s).second)
     merged_perf = fit_profile(merged_observed, fitter);
 }
 
@@ -239,7 +253,8 @@ void SimJob::step(double now, double seconds, const PerfFitter& fitter) {
     const double gain = sia::gain(gs, batch, app->init_batch_size);  // true progress per step (reference §6.2)
     // A pipeline job on GPUs that hold no whole pipeline (a baseline's allocation) cannot run.
     const bool runs = !app->pipeline || replicas_on(alloc.type, r) > 0;
-    const std::vector<int> pl = app->pipeline ? pipeline_placement() : placement;
+    const std::vector<int> pipeline_pl = app->pipeline ? pipeline_placement() : std::vector<int>{};
+    const std::vector<int>& pl = app->pipeline ? pipeline_pl : placement;
     const StepSync st = runs ? app->step_time(alloc.type, pl, atomic_bsz) : StepSync{};
     if (runs) observe(static_cast<int>(pl.size()), std::accumulate(pl.begin(), pl.end(), 0), atomic_bsz, st, fitter);
     if (!grad || grad->sqr != gs.sqr || grad->var != gs.var) {

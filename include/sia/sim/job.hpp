@@ -137,6 +137,21 @@ class SimJob {
   void update_local_bsz();
 
  private:
+  void compute_local_bsz();
+  // update_local_bsz()'s last answer and what it depended on.
+  struct BszKey {
+    int generation = -1;
+    JobKind kind = JobKind::adaptive;
+    bool unaware = false;
+    SimAllocation alloc;
+    bool operator==(const BszKey&) const = default;
+  };
+  struct BszMemo {
+    BszKey key;
+    int atomic_bsz = 0;
+    int accum_steps = 0;
+  };
+  std::optional<BszMemo> bsz_memo_;
   void observe(int nodes, int replicas, int local, const StepSync& s, const PerfFitter& fitter);
 };
 

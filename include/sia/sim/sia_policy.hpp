@@ -88,10 +88,9 @@ class SiaPolicy final : public Policy {
  private:
   SiaPolicyOptions options_;
   struct CachedEstimator {
-    int generation = -1;
-    const SimCluster* cluster = nullptr;
-    std::shared_ptr<void> estimator;  ///< the job's JobModel and its memo (private type)
-    std::uint64_t round = 0;          ///< last round the job was active in
+    /// The job's JobModel and its memo (a private type), reset in place when the job's knowledge changes.
+    std::shared_ptr<void> estimator;
+    std::uint64_t round = 0;  ///< last round the job was active in
   };
   std::uint64_t round_ = 0;
   std::unique_ptr<MilpSolver> solver_;
