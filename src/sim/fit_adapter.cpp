@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -33,21 +34,27 @@ PerfFitter memoised_perf_fitter(PerfFitter inner, std::size_t capacity) {
   struct Memo {
     PerfFitter inner;
     std::size_t capacity;
+    std::mutex mutex;  // guards `fits`; a fit runs unlocked (two threads may fit one key: the same bits)
     std::unordered_map<std::string, PerfParams> fits;
-    std::string key;  // reused buffer
   };
-  auto memo = std::make_shared<Memo>(Memo{std::move(inner), std::max<std::size_t>(capacity, 1), {}, {}});
+  auto memo = std::make_shared<Memo>();
+  memo->inner = std::move(inner);
+  memo->capacity = std::max<std::size_t>(capacity, 1);
   return [memo](const std::vector<StepObservation>& obs) {
-    std::string& key = memo->key;
-    key.clear();
+    std::string key;
+    key.reserve(obs.size() * (3 * sizeof(int) + 2 * sizeof(double)));
     for (const auto& o : obs) {  // exact bits: equal keys mean equal inputs
       const int ints[3] = {o.nodes, o.replicas, o.local_bsz};
       const double reals[2] = {o.step_time, o.sync_time};
       key.append(reinterpret_cast<const char*>(ints), sizeof ints);
       key.append(reinterpret_cast<const char*>(reals), sizeof reals);
     }
-    if (const auto it = memo->fits.find(key); it != memo->fits.end()) return it->second;
+    {
+      const std::lock_guard<std::mutex> lock(memo->mutex);
+      if (const auto it = memo->fits.find(key); it != memo->fits.end()) return it->second;
+    }
     const PerfParams p = memo->inner(obs);
+    const std::lock_guard<std::mutex> lock(memo->mutex);
     if (memo->fits.size() >= memo->capacity) memo->fits.clear();
     memo->fits.emplace(key, p);
     return p;

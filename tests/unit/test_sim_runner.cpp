@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 using namespace sia;
 using namespace sia::sim;
@@ -222,4 +224,39 @@ TEST_CASE("sim.scale.memoised_fitter_calls_inner_once_per_observation_set") {
   x2[0].sync_time = 1e-300;  // another bit pattern: another fit
   (void)memo(x2);
   CHECK(calls == 5);
+}
+
+TEST_CASE("sim.scale.memoised_fitter_shared_by_threads") {
+  // run_simulations() shares one memo between the simulations of a batch: from several threads at once, every
+  // answer is the inner fit's, bit for bit, and each observation set is fitted at most once per thread.
+  std::atomic<int> calls{0};
+  const PerfFitter inner = [&](const std::vector<StepObservation>& obs) {
+    ++calls;
+    PerfParams p;
+    p.alpha_c = 0.0;
+    for (const auto& o : obs) p.alpha_c += o.step_time * o.local_bsz;
+    return p;
+  };
+  const PerfFitter memo = memoised_perf_fitter(inner);
+  std::vector<std::vector<StepObservation>> sets;
+  for (int k = 1; k <= 50; ++k) {
+    std::vector<StepObservation> v;
+    for (int i = 1; i <= k % 7 + 1; ++i) v.push_back({1, i, 16 * k, 0.01 * k + 0.001 * i, 0.0});
+    sets.push_back(v);
+  }
+  constexpr int kThreads = 4;
+  std::vector<std::vector<double>> got(kThreads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < kThreads; ++t)
+    pool.emplace_back([&, t] {
+      for (int pass = 0; pass < 3; ++pass)
+        for (const auto& s : sets) got[static_cast<std::size_t>(t)].push_back(memo(s).alpha_c);
+    });
+  for (auto& th : pool) th.join();
+  const int fitted = calls.load();
+  CHECK(fitted >= static_cast<int>(sets.size()));
+  CHECK(fitted <= kThreads * static_cast<int>(sets.size()));  // never again once in the memo
+  for (int t = 0; t < kThreads; ++t)
+    for (std::size_t i = 0; i < got[static_cast<std::size_t>(t)].size(); ++i)
+      CHECK(got[static_cast<std::size_t>(t)][i] == inner(sets[i % sets.size()]).alpha_c);
 }

@@ -44,7 +44,8 @@ using PerfFitter = std::function<PerfParams(const std::vector<StepObservation>&)
 /// same placements and batch sizes get the same parameters without a new fit. A fit is a pure function of
 /// its observations, so results are the same bits as `inner`'s. Most of a large simulation's time was these
 /// fits (profiled: ~75 % at 16,384 GPUs); many jobs share their first observations. At most `capacity`
-/// entries (the memo is emptied when full). Not thread-safe: one per simulation.
+/// entries (the memo is emptied when full). Thread-safe: run_simulations() shares one between the simulations of
+/// a batch (the Philly workloads share half their fits), and a fit runs outside its lock.
 [[nodiscard]] PerfFitter memoised_perf_fitter(PerfFitter inner, std::size_t capacity = 1u << 18);
 
 /**
