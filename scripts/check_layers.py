@@ -43,6 +43,9 @@ TEST_HOOKS = {
     "milp/native/relaxation.hpp": "native engine: price-space LP",
     "milp/native/search.hpp": "native engine: the whole search",
     "bench/round_instances.hpp": "the solver bench's instance families, solved by every backend in the tests",
+    # Tie rule 5's search started from every optimal allocation of small rounds (test_ties_weighted.cpp).
+    "core/problem.hpp": "the round's problem, to hand the tie search allocations of its own",
+    "core/ties.hpp": "the tie search alone: the same canonical decision from every optimum",
 }
 
 # Private headers the Python binding (python/src, target sia_python) may include, and why. Keep this short: a

@@ -407,18 +407,18 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     prefer_current_on_ties(pb, asked, choice);
     canonicalize_equal_values(pb, asked, choice);
     canonicalize_ties(pb, asked, choice);
-    // Rule 5 (docs/decision.md): overrides the rules above when it settles. Its classes are defined by
-    // unweighted terms and capacity only, so not with weights or tenants.
-    if (pb.tenants.empty() && pb.uniform_weights()) (void)canonicalize_exactly(pb, asked, choice);
-    // The tie rules move configurations between jobs of equal utility and only know capacity: with
+    // Rules 1-4 move configurations between jobs of equal utility and only know capacity: with
     // weights or tenants a move may change the objective or break a tenant row. Then the backend's
-    // allocation stands as it came.
+    // allocation stands as it came, for rule 5.
     if (!pb.tenants.empty() || !pb.uniform_weights()) {
       const double solved = objective_of(pb, out.choice), tied = objective_of(pb, choice);
       const double slack = 1e-12 * (1.0 + std::abs(solved) + pb.lambda * pb.total_weight);
       const bool worse = pb.p > 0 ? tied < solved - slack : tied > solved + slack;
       if (worse || !tenants_respected(pb, req, choice)) choice = out.choice;
     }
+    // Rule 5 (docs/decision.md): overrides the rules above when it settles. Its classes count the
+    // weighted terms of the objective and its search keeps capacity and the tenant rows.
+    (void)canonicalize_exactly(pb, asked, choice);
     res.status = out.result.status == MilpStatus::optimal ? RoundStatus::optimal : RoundStatus::feasible;
     if (out.result.status == MilpStatus::feasible) res.message = "backend stopped at a limit: " + out.result.message;
     if (out.result.status == MilpStatus::optimal && !out.within_gap) {

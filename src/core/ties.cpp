@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/capacity_use.hpp"
+#include "core/tenants.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -375,7 +376,8 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
         const auto it = served_by_util.find(bits_of(e.util));
         if (it == served_by_util.end() || it->second.empty()) continue;
         const std::size_t k = *it->second.rbegin();
-        if (k > i && (!found || k > best_k)) {
+        // Equal weights too: otherwise the two jobs' terms of the weighted objective differ.
+        if (k > i && pb.weight[k] == pb.weight[i] && (!found || k > best_k)) {
           best_k = k;
           found = true;
         }
@@ -422,13 +424,15 @@ namespace sia::detail {
 // fixed order (depth-first search), so every backend's answer of the class ends in the same
 // decision. The search depends only on the problem and on what defines the class, never on the
 // allocation it starts from. Two classes, tried in turn:
-//  1. every valid allocation whose objective (objective_of, bit for bit; with the binary program's
-//     λ when λ is capped) equals the given one's; exhaustive, so only for rounds small enough to
-//     settle within a share of the budget;
-//  2. every valid allocation whose per-job terms of the objective (a utility, or the λ term of a job
-//     without GPUs) are, as bits, a permutation of the given allocation's (then the objective is the
-//     same sum, up to the order of addition); the search only follows terms of the multiset, so it
-//     settles rounds of thousands of jobs.
+//  1. every valid allocation whose objective (objective_of's sum of weighted terms, with the binary
+//     program's λ when λ is capped) equals the given one's up to rounding (tolerance_: sums of the
+//     same terms in another order, or of terms equal as real numbers, round differently);
+//     exhaustive, so only for rounds small enough to settle within a share of the budget;
+//  2. every valid allocation whose per-job weighted terms of the objective (weight times a utility,
+//     or times the λ term of a job without GPUs) are, as bits, a permutation of the given
+//     allocation's (then the objective is the same sum, up to the order of addition); the search
+//     only follows terms of the multiset, so it settles rounds of thousands of jobs.
+// "Valid": capacity, pins, and the tenants' rows (caps, guarantees) when the round has tenants.
 namespace {
 
 std::uint64_t term_bits(double u) {
@@ -446,7 +450,8 @@ class CanonicalSearch {
         n_(pb.num_jobs()),
         waiting_(pb.p > 0 ? -pb.lambda : pb.lambda),
         usage_(pb.set),
-        charge_(pb.num_jobs()) {
+        charge_(pb.num_jobs()),
+        tenant_rows_(tenant_rows(pb, req)) {
     for (std::size_t i = 0; i < n_; ++i) forced_waiting_ += req.forced[i] && given[i] < 0;
     target_ = value_of(given);
     // Decision order: running jobs first (the status quo wins ties: a waiting job never displaces a
@@ -467,6 +472,14 @@ class CanonicalSearch {
     if (!by_sum) number_terms();
     left_ = multiset_;
     build_options();
+    // Tenant rows checked only in rounds that have some: a round without tenants runs the same
+    // loop as before they were considered (no per-step test).
+    return tenant_rows_.empty() ? search<false>(forced_limit, budget) : search<true>(forced_limit, budget);
+  }
+
+ private:
+  template <bool Tenants>
+  std::optional<Choice> search(int forced_limit, long long& budget) {
     CapacityUse& usage = usage_;
     usage.clear();
     Choice chosen(n_, -1);
@@ -487,23 +500,42 @@ class CanonicalSearch {
       const long long& from;
       ~WriteBack() { to = from; }
     } write_back{budget, steps};
-    auto take = [&](std::size_t depth, const Option& o, int sign) {
+    const std::size_t* const tenant_first = tenant_first_.data();
+    const std::pair<int, int>* const tenant_charges = tenant_charges_.data();
+    long long* const tenant_used = tenant_used_.data();
+    const long long* const tenant_bound = tenant_bound_.data();
+    if constexpr (Tenants) std::fill(tenant_used_.begin(), tenant_used_.end(), 0LL);
+    // Tenant rows: the charges of option `at` (in opts_), taken with `sign`, or whether they fit.
+    auto tenant_take = [&](std::size_t at, int sign) {
+      for (std::size_t q = tenant_first[at]; q != tenant_first[at + 1]; ++q)
+        tenant_used[static_cast<std::size_t>(tenant_charges[q].first)] += sign * tenant_charges[q].second;
+    };
+    auto tenant_fits = [&](std::size_t at) {
+      for (std::size_t q = tenant_first[at]; q != tenant_first[at + 1]; ++q) {
+        const auto r = static_cast<std::size_t>(tenant_charges[q].first);
+        if (tenant_used[r] + tenant_charges[q].second > tenant_bound[r]) return false;
+      }
+      return true;
+    };
+    auto take = [&](std::size_t depth, std::size_t at, int sign) {
+      const Option& o = opts[at];
       if (!by_sum_now) left[static_cast<std::size_t>(o.term)] -= sign;
       if (o.k >= 0) {
         if (sign > 0)
           usage.add(o.charge);
         else
           usage.remove(o.charge);
+        if constexpr (Tenants) tenant_take(at, sign);
       } else if (req_.forced[order[depth]]) {
         forced_now += sign;
       }
     };
     while (true) {
       if (d == n_) {
-        // Class 1 compares the value as value_of sums it (input order), bit for bit.
-        if (!by_sum_now || term_bits(value_of(chosen)) == term_bits(target_)) return chosen;
+        // Class 1: the objective, summed as objective_of sums it, within the class's tolerance.
+        if (!by_sum_now || std::abs(value_of(chosen) - target_) <= tolerance_) return chosen;
         --d;
-        take(d, opts[pick[d]], -1);
+        take(d, pick[d], -1);
         continue;
       }
       const std::size_t job = order[d];
@@ -518,6 +550,8 @@ class CanonicalSearch {
           if (req_.forced[job] && forced_now + 1 > forced_limit) continue;
         } else if (!usage.fits(o.charge)) {
           continue;
+        } else if constexpr (Tenants) {
+          if (!tenant_fits(at)) continue;
         }
         if (by_sum_now) {
           // The objective must stay reachable: the terms still to decide span [low, high].
@@ -525,7 +559,7 @@ class CanonicalSearch {
           if (sum + low_[d + 1] > target_ + slack_ || sum + high_[d + 1] < target_ - slack_) continue;
           prefix[d + 1] = sum;
         }
-        take(d, o, +1);
+        take(d, at, +1);
         chosen[job] = o.k;
         pick[d] = at;
         placed = true;
@@ -537,12 +571,15 @@ class CanonicalSearch {
       }
       if (d == 0) return std::nullopt;  // the class has no member within forced_limit
       --d;
-      take(d, opts[pick[d]], -1);
+      take(d, pick[d], -1);
     }
   }
 
- private:
-  double term(std::size_t i, int k) const { return k < 0 ? waiting_ : pb_.valid[i][static_cast<std::size_t>(k)].util; }
+  // Job i's term of the objective on option k (-1: no GPUs), weighted: what class 2 permutes.
+  // (A weight of 1 multiplies exactly: unweighted rounds compare the same bits as before.)
+  double term(std::size_t i, int k) const {
+    return pb_.weight[i] * (k < 0 ? waiting_ : pb_.valid[i][static_cast<std::size_t>(k)].util);
+  }
   int tid(std::size_t i, int k) const { return term_id_[i][static_cast<std::size_t>(k + 1)]; }
   // usage_'s handle on job i's option k (k >= 0), found on the job's first visit.
   int charge(std::size_t i, int k) {
@@ -578,8 +615,8 @@ class CanonicalSearch {
   // program's λ (Problem::model_lambda): the round's objective itself unless λ is capped, when it
   // would round the utilities away (at λ = 1e16 allocations of lower utility would count as equal).
   double value_term(std::size_t i, int k) const {
-    if (k >= 0) return pb_.valid[i][static_cast<std::size_t>(k)].util;
-    return pb_.p > 0 ? -pb_.model_lambda : pb_.model_lambda;
+    if (k >= 0) return pb_.weight[i] * pb_.valid[i][static_cast<std::size_t>(k)].util;
+    return pb_.weight[i] * (pb_.p > 0 ? -pb_.model_lambda : pb_.model_lambda);
   }
   double value_of(const Choice& ch) const {
     double v = 0.0;
@@ -618,9 +655,11 @@ class CanonicalSearch {
         opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), k < 0 ? -1 : charge(i, k), value_term(i, k)});
       depth_begin_.push_back(opts_.size());
     }
+    build_tenant_charges();
     if (!by_sum_) return;
-    // Class 1: the range of the terms still to decide after each depth, and a slack for the
-    // rounding of sums taken in another order than objective_of's.
+    // Class 1: the range of the terms still to decide after each depth; the class's tolerance and,
+    // twice as wide, the pruning's slack (so the search's sums, taken in decision order, never prune
+    // a member of the class, whose objective is summed in input order).
     low_.assign(n_ + 1, 0.0);
     high_.assign(n_ + 1, 0.0);
     double magnitude = std::abs(target_);
@@ -637,6 +676,29 @@ class CanonicalSearch {
       high_[d] = high_[d + 1] + hi;
     }
     slack_ = 4.0 * static_cast<double>(n_ + 1) * std::numeric_limits<double>::epsilon() * magnitude;
+    tolerance_ = slack_ / 2.0;
+  }
+
+  // Per option of opts_: the GPUs it counts on each tenant row it is a member of (tenants.hpp's
+  // rows for these requirements: caps of the job's tenant, guarantees of other tenants).
+  void build_tenant_charges() {
+    tenant_first_.assign(1, 0);
+    tenant_charges_.clear();
+    if (tenant_rows_.empty()) return;
+    tenant_bound_.clear();
+    for (const TenantRow& r : tenant_rows_) tenant_bound_.push_back(r.bound);
+    tenant_used_.assign(tenant_rows_.size(), 0);
+    for (std::size_t d = 0; d < n_; ++d) {
+      const std::size_t i = order_[d];
+      for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
+        if (const int k = opts_[at].k; k >= 0)
+          for (std::size_t r = 0; r < tenant_rows_.size(); ++r)
+            if (const long long u = tenant_usage(pb_, tenant_rows_[r], i, pb_.valid[i][static_cast<std::size_t>(k)]);
+                u > 0)
+              tenant_charges_.emplace_back(static_cast<int>(r), static_cast<int>(u));
+        tenant_first_.push_back(tenant_charges_.size());
+      }
+    }
   }
 
   const Problem& pb_;
@@ -664,6 +726,15 @@ class CanonicalSearch {
   int options_class_ = 0;                 // the class options_ (and low_, high_, slack_) were built for; 0: none
   std::vector<double> low_, high_;
   double slack_ = 0.0;
+  // Class 1's width: 2(n + 1)·ε times the sum of |terms| over every option and |objective|, at
+  // least (n + 1)·ε·(Σ|terms of x| + Σ|terms of y|) for two allocations x, y — the most by which
+  // two sums of terms of one real value can differ through rounding (of the sums, and of terms
+  // computed along other paths: 4/3 + 8/3 against 4).
+  double tolerance_ = 0.0;
+  std::vector<TenantRow> tenant_rows_;             // empty: no tenant row this round
+  std::vector<long long> tenant_bound_, tenant_used_;  // per tenant row
+  std::vector<std::size_t> tenant_first_;          // per option of opts_: its first tenant charge (+ end)
+  std::vector<std::pair<int, int>> tenant_charges_;  // (tenant row, GPUs), GPUs > 0
 };
 
 }  // namespace

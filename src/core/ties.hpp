@@ -43,15 +43,18 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
 
 /**
  * @brief The canonical decision among equal-valued allocations, computed directly (docs/decision.md,
- * "Ties", rule 5). Among all valid allocations (capacity, pins) of the class of `ch`, the first in
- * this order: fewest forced jobs without GPUs; then running jobs decide first, then waiting ones, each
- * group in input order, each job taking its best-ranked option still possible — its current
- * configuration, then fewer GPUs, lower GPU type index, fewer nodes, no GPUs last. The class: every
- * allocation of bit-identical objective (objective_of's sum, with Problem::model_lambda), searched
- * exhaustively within a small share of `budget`; else every allocation whose per-job terms of the
- * objective are, bit for bit, a permutation of those of `ch`. The search depends only on the problem
- * and the class, not on `ch` itself, so backends' equal-valued answers end in one decision. Depth-first
- * search over at most `budget` option checks; false (and `ch` unchanged) when it would need more.
+ * "Ties", rule 5). Among all valid allocations (capacity, pins, the tenants' rows of tenants.hpp) of
+ * the class of `ch`, the first in this order: fewest forced jobs without GPUs; then running jobs
+ * decide first, then waiting ones, each group in input order, each job taking its best-ranked option
+ * still possible — its current configuration, then fewer GPUs, lower GPU type index, fewer nodes, no
+ * GPUs last. The class: every allocation whose objective (objective_of's sum of weighted terms, with
+ * Problem::model_lambda) equals that of `ch` up to rounding — within 2(n + 1)·ε times the sum of
+ * |objective| and every option's |term| — searched exhaustively within a small share of `budget`; else
+ * every allocation whose per-job weighted terms of the objective (weight times utility, or weight
+ * times the λ term) are, bit for bit, a permutation of those of `ch`. Weights change only the class,
+ * never the order. The search depends only on the problem and the class, not on `ch` itself, so
+ * backends' equal-valued answers end in one decision. Depth-first search over at most `budget` option
+ * checks; false (and `ch` unchanged) when it would need more.
  */
 bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget = 1'000'000);
 

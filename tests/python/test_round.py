@@ -109,11 +109,9 @@ def check_invariants(cluster, jobs, r):
         assert used <= cluster.up_gpus(t.name) - cluster.reserved.get(t.name, 0)
 
 
-# Seed 22: two jobs of identical value (weight 2, utility 1) compete for one GPU; native and glpk serve the
-# earlier one, as the tie rules say (docs/reliability.md, "Determinism"), cbc the later one (sia_allocate
-# answers the same). A C++ tie-rule gap, reported; xfail(strict) turns into a failure once it is fixed.
-SEEDS = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="cbc breaks a tie of two jobs differently"))
-         if s == 22 and "cbc" in BACKENDS else s for s in range(40)]
+# Seed 22: two jobs of identical value (weight 2, utility 1) compete for one GPU; cbc served the later one
+# until tie rule 5 covered weights and tenants (docs/decision.md, "Ties"): now every backend serves the earlier.
+SEEDS = range(40)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
