@@ -6,7 +6,7 @@
 // and tenant rows re-derived from the product contract): the round's decision is the first optimal
 // allocation in the documented order, on native, CBC and GLPK, which therefore agree; and the search
 // itself (canonicalize_exactly) ends in that allocation from every optimal allocation it is handed.
-// SIA_TIE_ROUNDS=<n> runs more rounds (default 150).
+// SIA_TIE_ROUNDS=<n> runs more rounds (default 150), SIA_TIE_SEED=<n> another sequence.
 #include <doctest/doctest.h>
 
 #include <sia/configuration_set.hpp>
@@ -53,6 +53,11 @@ std::string comparable(const Request& req, const RoundResult& r) {
 int round_count() {
   if (const char* e = std::getenv("SIA_TIE_ROUNDS")) return std::max(1, std::atoi(e));
   return 150;
+}
+
+unsigned round_seed() {
+  if (const char* e = std::getenv("SIA_TIE_SEED")) return static_cast<unsigned>(std::atoi(e));
+  return 2207;
 }
 
 // A small round full of exact ties: a few goodput shapes shared by several jobs (flat over GPU
@@ -282,7 +287,7 @@ std::string describe(const Shape& s) {
 }  // namespace
 
 TEST_CASE("ties.weighted.canonical_among_all_optima") {
-  std::mt19937 rng(2207);
+  std::mt19937 rng(round_seed());
   const auto backends = real_backends();
   const int count = round_count();
   long weighted = 0, with_tenants = 0, tied = 0, checked = 0, unproven = 0, searched = 0;
@@ -483,5 +488,67 @@ TEST_CASE("ties.rounding_class_regression") {
       reference = text;
     else
       CHECK(text == reference);
+  }
+}
+
+TEST_CASE("ties.weighted.backends_agree_on_larger_rounds") {
+  // Rounds of 8-16 jobs full of ties (one goodput table, two GPU types that score alike, as in
+  // hardening.determinism.backends_agree_on_ties) with weights 1, 2 and 0.5 and two capped tenants
+  // (one also guaranteed GPUs): too many allocations for an enumeration, so only agreement is checked —
+  // every backend optimal with the same decision, tenant rows kept.
+  struct Case {
+    int jobs, a, b;
+    double p;
+    bool current;
+  };
+  const double weights[] = {1.0, 2.0, 0.5};
+  for (const Case c : {Case{8, 1, 1, -0.5, false}, Case{12, 2, 2, -0.5, true}, Case{16, 1, 2, 1.0, false},
+                       Case{10, 2, 1, 1.0, true}}) {
+    CAPTURE(c.jobs);
+    CAPTURE(c.p);
+    ClusterSpec cluster;
+    cluster.types.emplace_back("A", c.a, 4);
+    cluster.types.emplace_back("B", c.b, 4);
+    RoundOptions base;
+    base.p = c.p;
+    base.relative_gap = 0.0;
+    base.threads = 1;
+    TenantSpec x, y;
+    x.name = "x";
+    x.max_gpus = 3;
+    y.name = "y";
+    y.max_gpus = 6;
+    y.guaranteed_gpus = 2;
+    base.tenants = {x, y};
+    std::vector<JobSpec> jobs;
+    for (int i = 0; i < c.jobs; ++i) {
+      JobSpec j("job" + std::to_string(i));
+      j.min_gpus(1).max_gpus(4).weight(weights[i % 3]);
+      j.goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec& s) { return s.gpus == 1 ? 1.0 : s.gpus == 2 ? 2.0 : 3.0; });
+      if (i % 4 == 1) j.tenant("x");
+      if (i % 4 == 2) j.tenant("y");
+      if (c.current && i % 3 == 0) j.current(CurrentAllocation{1, 1, 1, {}}).age_s(100);
+      jobs.push_back(std::move(j));
+    }
+    Request req;
+    req.cluster = cluster;
+    req.jobs = jobs;
+    std::string reference;
+    for (const auto& b : real_backends()) {
+      CAPTURE(b);
+      RoundOptions o = base;
+      o.backend = b;
+      req.options = o;
+      const auto r = run_round(cluster, jobs, o);
+      REQUIRE(r.status == RoundStatus::optimal);
+      REQUIRE(r.tenant_gpus.size() == 2);
+      CHECK(r.tenant_gpus[0] <= 3);
+      CHECK(r.tenant_gpus[1] <= 6);
+      const auto text = comparable(req, r);
+      if (reference.empty())
+        reference = text;
+      else
+        CHECK(text == reference);
+    }
   }
 }
