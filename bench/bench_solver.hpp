@@ -22,6 +22,10 @@ struct WarmRow {
   int gpus = 0;
   double cold_solve_ms = 0.0, warm_solve_ms = 0.0, cold_round_ms = 0.0, warm_round_ms = 0.0;
   double cold_cpu_ms = 0.0, warm_cpu_ms = 0.0;  ///< whole round, CPU of the process (all threads)
+  int rounds = 0;
+  /// Warm rounds whose decision (every job's configuration, GPUs and placement) equals the cold
+  /// round's: the backend's warm start may end at another allocation within the relative gap.
+  int same_as_cold = 0;
 };
 
 /// Markdown tables of every Warm and Solver benchmark that ran (nothing when none did).

@@ -108,14 +108,22 @@ struct Curve {
   }
 };
 
-inline JobSpec::GoodputFn curve_fn(std::shared_ptr<const std::vector<Curve>> curves,
-                                   std::shared_ptr<const std::vector<std::string>> names) {
-  return [curves = std::move(curves), names = std::move(names)](const GpuTypeSpec& type, const ConfigurationSpec& c) {
+// A job's goodput on its curves, as a goodput model object (JobSpec::goodput_model): an immutable
+// value, so a warm round reuses the goodputs of an unchanged job (JobSpec::goodput_model_identity).
+struct CurveModel {
+  std::shared_ptr<const std::vector<Curve>> curves;
+  std::shared_ptr<const std::vector<std::string>> names;
+  [[nodiscard]] double goodput(const GpuTypeSpec& type, const ConfigurationSpec& c) const {
     // Types are few: a linear scan beats hashing here.
     for (std::size_t t = 0; t < names->size(); ++t)
       if ((*names)[t] == type.name()) return (*curves)[t].at(c);
     return 0.0;
-  };
+  }
+};
+
+inline CurveModel curve_fn(std::shared_ptr<const std::vector<Curve>> curves,
+                           std::shared_ptr<const std::vector<std::string>> names) {
+  return CurveModel{std::move(curves), std::move(names)};
 }
 
 // Marks about `share` of the jobs as running on a power-of-two count of one type with room left
@@ -183,7 +191,7 @@ inline std::vector<JobSpec> curve_jobs(const ClusterSpec& cluster, int n, std::m
     j.min_gpus(1).max_gpus(max_g).restart_cost_s(30.0 + 10.0 * (i % 7));
     if (std::uniform_int_distribution<int>(0, 99)(rng) < rigid_pct)
       j.kind(JobKind::rigid).min_gpus(std::min(4, max_g)).max_gpus(std::min(4, max_g));
-    j.goodput_fn(curve_fn(curves, names));
+    j.goodput_model(curve_fn(curves, names));
     jobs.push_back(std::move(j));
   }
   return jobs;
@@ -258,7 +266,7 @@ inline RoundInstance make_instance(const std::string& family, int gpus, unsigned
       const double eps = 1e-12 * static_cast<double>(rng() % 8);
       for (auto& c : *cv) c.base *= 1.0 + eps;
       JobSpec j("job-" + std::to_string(i));
-      j.min_gpus(1).max_gpus(8 << (rng() % 2)).goodput_fn(curve_fn(cv, names));
+      j.min_gpus(1).max_gpus(8 << (rng() % 2)).goodput_model(curve_fn(cv, names));
       in.jobs.push_back(std::move(j));
     }
     set_running(in.jobs, in.cluster, rng, 0.3, 0.0);
@@ -270,7 +278,7 @@ inline RoundInstance make_instance(const std::string& family, int gpus, unsigned
     for (int i = 0; i < n; ++i) {
       const int s = static_cast<int>(rng() % 3);
       JobSpec j("job-" + std::to_string(i));
-      j.min_gpus(1).max_gpus(maxes[s]).goodput_fn(curve_fn(shapes[static_cast<std::size_t>(s)], names));
+      j.min_gpus(1).max_gpus(maxes[s]).goodput_model(curve_fn(shapes[static_cast<std::size_t>(s)], names));
       in.jobs.push_back(std::move(j));
     }
   } else if (family == "oversub") {
@@ -286,7 +294,7 @@ inline RoundInstance make_instance(const std::string& family, int gpus, unsigned
       const int mn = mins[rng() % 4];
       auto cv = std::make_shared<std::vector<Curve>>(draw_curves(rng, T));
       JobSpec j("job-" + std::to_string(i++));
-      j.min_gpus(mn).max_gpus(mn * 2).goodput_fn(curve_fn(cv, names));
+      j.min_gpus(mn).max_gpus(mn * 2).goodput_model(curve_fn(cv, names));
       in.jobs.push_back(std::move(j));
       demand += mn;
     }
@@ -327,7 +335,7 @@ inline RoundInstance make_instance(const std::string& family, int gpus, unsigned
     }
     for (long long i = 0; i <= slots; ++i) {
       JobSpec j("forced-" + std::to_string(i));
-      j.min_gpus(4).max_gpus(4).preemptible(false).goodput_fn(curve_fn(shape, names));
+      j.min_gpus(4).max_gpus(4).preemptible(false).goodput_model(curve_fn(shape, names));
       in.jobs.push_back(std::move(j));
     }
     auto others = curve_jobs(in.cluster, n / 4, rng, 0);

@@ -58,6 +58,10 @@ class JobSpec {
   [[nodiscard]] const std::string& tenant() const noexcept { return tenant_; }
   [[nodiscard]] bool has_goodput() const noexcept { return static_cast<bool>(goodput_); }
   [[nodiscard]] bool has_batch_size() const noexcept { return static_cast<bool>(batch_); }
+  /// The model object given to goodput_model() (shared by copies of this JobSpec), null after
+  /// goodput_fn() or without a model: two JobSpecs with the same non-null identity answer every
+  /// goodput, batch-size and count-limit query alike.
+  [[nodiscard]] const std::shared_ptr<const void>& goodput_model_identity() const noexcept { return model_; }
 
   /// Raw goodput on configuration c of type t; 0 when no model is set.
   [[nodiscard]] double goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) const {
@@ -135,10 +139,14 @@ class JobSpec {
   }
 
   /// Stores a copy of any GoodputModel of sia's types (and its batch_size and gpu_limit queries,
-  /// when it has them).
+  /// when it has them). The copy is immutable and shared by copies of this JobSpec; its answers
+  /// must depend only on their arguments (use goodput_fn() for a goodput that changes between
+  /// rounds): a round started from a warm start (RoundOptions::warm_start) reuses the goodputs the
+  /// previous round asked of the same model object (goodput_model_identity()).
   template <class M>
   requires GoodputModel<M, GpuTypeSpec, ConfigurationSpec> JobSpec& goodput_model(M model) {
     auto shared = std::make_shared<const M>(std::move(model));
+    model_ = shared;
     goodput_ = [shared](const GpuTypeSpec& t, const ConfigurationSpec& c) {
       return static_cast<double>(shared->goodput(t, c));
     };
@@ -159,6 +167,7 @@ class JobSpec {
   /// Sets the goodput function directly (with, optionally, its batch-size choice and its count
   /// limit per type, see HasGpuLimit).
   JobSpec& goodput_fn(GoodputFn f, BatchFn b = nullptr, LimitFn limit = nullptr) {
+    model_.reset();
     goodput_ = std::move(f);
     batch_ = std::move(b);
     limit_ = std::move(limit);
@@ -181,6 +190,7 @@ class JobSpec {
   std::optional<CurrentAllocation> current_;
   double weight_ = 1.0;
   std::string tenant_;
+  std::shared_ptr<const void> model_;  // goodput_model()'s object: its identity (goodput_model_identity())
   GoodputFn goodput_;
   BatchFn batch_;
   LimitFn limit_;

@@ -2,10 +2,15 @@
 /// @file warm_start.hpp
 /// @brief WarmStart: what one round leaves for the next to start from.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace sia {
+
+namespace detail {
+struct RoundCache;  // private to the library (src/core/round_cache.hpp)
+}  // namespace detail
 
 /**
  * @brief The previous round's prices (one per capacity row of the configuration set: GPU type and
@@ -39,6 +44,11 @@ struct WarmStart {
   /// new, and the backend chooses its start freely. Empty: the jobs' `current` configurations
   /// are the previous allocation (what a scheduler that applied the decision reports).
   std::vector<Allocation> allocations;
+  /// Opaque: what the round that made this warm start built per job (its usable configurations
+  /// and utilities, keyed by everything that determines them), so that the next round rebuilds
+  /// only the jobs that changed — with the same bits as building them anew. Not serialised (a warm
+  /// start read back from JSON has none); null is always valid.
+  std::shared_ptr<const detail::RoundCache> cache;
 };
 
 }  // namespace sia

@@ -7,6 +7,9 @@
 #include <sia/valid_configs.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <memory>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -14,6 +17,7 @@
 #include <unordered_set>
 
 #include "core/input_checks.hpp"
+#include "core/round_cache.hpp"
 
 namespace sia::detail {
 namespace {
@@ -79,13 +83,58 @@ int Problem::entry_of(std::size_t i, int config) const {
   return it != v.end() && it->config == config ? static_cast<int>(it - v.begin()) : -1;
 }
 
+namespace {
+
+// Entries of job i from its raw row, in the arithmetic of goodput_matrix.hpp applied to one row:
+// normalize_rows, apply_restart_factors (restart factor `r`, all but the current configuration),
+// utility_matrix, then only the usable entries (a pinned job: its current configuration alone).
+std::vector<Entry> entries_of(std::span<const ValidConfig> stored, std::span<const double> raw, double nmin,
+                              int current, double r, bool pinned, const RoundOptions& options, const std::string& id) {
+  double lo = 0.0;
+  for (double v : raw)
+    if (v > 0.0 && (lo == 0.0 || v < lo)) lo = v;
+  const double scale = lo > 0.0 ? nmin / lo : 1.0;
+  std::vector<Entry> out;
+  out.reserve(stored.size());
+  const std::span<const std::string> ids(&id, 1);
+  for (std::size_t k = 0; k < stored.size(); ++k) {
+    const ValidConfig& v = stored[k];
+    double g = raw[k];
+    if (lo > 0.0) g *= scale;
+    if (current >= 0 && r != 1.0 && v.config != current) g *= r;
+    if (!(g > 0.0)) continue;
+    const double u = sia::detail::utility_of(g, options.p, options.round_utilities, 0, v.config, ids);
+    if (pinned && v.config != current) continue;
+    out.push_back(Entry{v.config, v.gpus, u});
+  }
+  return out;
+}
+
+bool same_bits(double a, double b) noexcept { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+}  // namespace
+
 Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
-                      const RoundOptions& options, const RoundDeadline* deadline) {
+                      const RoundOptions& options, const RoundDeadline* deadline, const RoundCache* previous,
+                      std::shared_ptr<RoundCache>* next) {
   Problem pb;
   pb.p = options.p;
   pb.lambda = options.lambda;
-  pb.set = std::move(set);
   const auto n = jobs.size();
+  // The previous round's rows count only on the same cluster; its utilities only with the same
+  // exponent and rounding as well.
+  const RoundCache* prev = previous != nullptr && previous->same_cluster(cluster, set) ? previous : nullptr;
+  const bool prev_utilities =
+      prev != nullptr && same_bits(prev->p, options.p) && prev->round_utilities == options.round_utilities;
+  std::shared_ptr<RoundCache> out;
+  if (next != nullptr) {
+    out = std::make_shared<RoundCache>();
+    out->types = cluster.types;
+    out->set = set;  // before threshold rows
+    out->p = options.p;
+    out->round_utilities = options.round_utilities;
+  }
+  pb.set = std::move(set);
   pb.valid.resize(n);
   pb.current.assign(n, -1);
   pb.required.pinned.assign(n, 0);
@@ -94,40 +143,109 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   pb.tenant.assign(n, -1);
   pb.tenants = options.tenants;
   check_tenants(pb.tenants, cluster);
-  // Raw goodputs, sparse by rows: only the configurations a job may take are stored.
-  std::vector<Eigen::Triplet<double>> triplets;
-  std::vector<std::vector<ValidConfig>> stored(n);  // per job, in column order: what row i stores
-  Eigen::VectorXd nmin(static_cast<Eigen::Index>(n));
-  std::vector<RestartInput> restarts(n);
-  std::vector<std::string> ids(n);
+  // Per job: what its rows depend on, and its rows (reused from `prev` when those are the same).
+  std::vector<CachedJob> built(n);
+  std::vector<ValidConfig> local_stored;
+  std::vector<double> local_raw;
+  std::vector<ValidConfig>& stored = out ? out->stored : local_stored;
+  std::vector<double>& raw = out ? out->raw : local_raw;
+  if (prev != nullptr) {
+    stored.reserve(prev->stored.size() + prev->stored.size() / 8);
+    raw.reserve(prev->raw.size() + prev->raw.size() / 8);
+  }
+  std::vector<double> restart(n, 1.0);
+  std::vector<const CachedJob*> reused(n, nullptr);  // jobs whose previous entries stand
+  // Duplicate ids: without a previous round, a set of every id; with one, a job whose id the
+  // previous round had takes that job's place (a second job taking it is a duplicate), and only
+  // the others go into the set.
   std::unordered_set<std::string_view> seen;
-  seen.reserve(n);
+  std::vector<char> taken;
+  if (prev == nullptr)
+    seen.reserve(n);
+  else {
+    taken.assign(prev->jobs.size(), 0);
+    pb.previous_position.assign(n, -1);
+  }
+  std::size_t cursor = 0;  // the previous round's jobs are usually in the same order
   std::vector<int> type_limit;
+  bool any_model = false;
 
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
     validate_job(j, i, cluster.num_types());
-    if (!seen.insert(j.id()).second) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
-    ids[i] = j.id();
+    const CachedJob* was = nullptr;
+    if (prev == nullptr) {
+      if (!seen.insert(j.id()).second) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+    } else {
+      std::size_t at = cursor;
+      if (at < prev->jobs.size() && prev->jobs[at].id == j.id())
+        was = &prev->jobs[at];
+      else
+        was = prev->find(j.id(), at);
+      if (was != nullptr) {
+        if (taken[at]) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+        taken[at] = 1;
+        cursor = at + 1;
+        pb.previous_position[i] = static_cast<int>(at);
+      } else if (!seen.insert(j.id()).second) {
+        throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+      }
+    }
     pb.weight[i] = j.weight();
     if (!j.tenant().empty()) pb.tenant[i] = tenant_of(pb.tenants, j, i);
-    const JobLimits lim = limits_of(j);
-    nmin(static_cast<Eigen::Index>(i)) = effective_min_gpus(lim);
+    CachedJob& b = built[i];
+    if (out) b.id = j.id();
+    b.limits = limits_of(j);
+    const JobLimits& lim = b.limits;
+    double nmin = effective_min_gpus(lim);
     // Past the deadline (checked every 16 jobs) the remaining jobs are not enumerated.
     if (deadline && pb.unevaluated == 0 && i % 16 == 0 && deadline->passed()) pb.unevaluated = n - i;
+    // The job's current configuration (checked after its count limits, as a fresh build does: a
+    // job whose model is the previous round's passed both checks then).
+    auto take_current = [&] {
+      if (!j.current() || pb.current[i] >= 0) return;
+      pb.current[i] = current_config_index(pb.set, cluster, j, i);
+      b.current = pb.current[i];
+      b.current_gpus = j.current()->gpus;
+    };
+    b.preemptible = j.preemptible();
+    if (pb.unevaluated == 0) b.model = j.goodput_model_identity();
+    any_model = any_model || b.model != nullptr;
+    const bool reusable = was != nullptr && was->has_rows && b.model != nullptr && b.model == was->model;
+    if (reusable) take_current();
     std::vector<ValidConfig> candidates;
-    if (pb.unevaluated == 0) {
-      // Counts above the goodput model's limit per type (HasGpuLimit) are never enumerated.
-      type_limit.clear();
-      if (j.has_gpu_limit())
-        for (const auto& t : cluster.types) type_limit.push_back(j.gpu_limit(t));
-      candidates = valid_configs(pb.set, lim, type_limit);
+    if (!reusable || !same_row_inputs(b, *was)) {
+      if (pb.unevaluated == 0) {
+        // Counts above the goodput model's limit per type (HasGpuLimit) are never enumerated.
+        type_limit.clear();
+        if (j.has_gpu_limit())
+          for (const auto& t : cluster.types) type_limit.push_back(j.gpu_limit(t));
+        candidates = valid_configs(pb.set, lim, type_limit);
+      }
+      take_current();
     }
     if (j.current()) {
-      pb.current[i] = current_config_index(pb.set, cluster, j, i);
+      if (!j.preemptible()) pb.required.pinned[i] = 1;
+      restart[i] = restart_factor(j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s());
+    } else if (!j.preemptible() && pb.unevaluated == 0) {
+      pb.required.forced[i] = 1;  // (one not evaluated in time simply waits: the round says why)
+    }
+    if (reusable && same_row_inputs(b, *was)) {
+      b.has_rows = true;
+      b.nmin = was->nmin;
+      b.rows_begin = stored.size();
+      stored.insert(stored.end(), prev->stored.begin() + static_cast<std::ptrdiff_t>(was->rows_begin),
+                    prev->stored.begin() + static_cast<std::ptrdiff_t>(was->rows_end));
+      raw.insert(raw.end(), prev->raw.begin() + static_cast<std::ptrdiff_t>(was->rows_begin),
+                 prev->raw.begin() + static_cast<std::ptrdiff_t>(was->rows_end));
+      b.rows_end = stored.size();
+      // Its utilities too when it holds the same configuration with the same restart factor.
+      if (prev_utilities && was->current == b.current && same_bits(was->restart, restart[i])) reused[i] = was;
+      continue;
+    }
+    if (j.current()) {
       if (pb.unevaluated > 0) candidates.push_back(ValidConfig{pb.current[i], j.current()->gpus});
       if (!j.preemptible()) {
-        pb.required.pinned[i] = 1;
         // A running non-preemptible job keeps what it holds, whatever the count rules say now.
         const bool listed = std::any_of(candidates.begin(), candidates.end(),
                                         [&](const ValidConfig& v) { return v.config == pb.current[i]; });
@@ -137,9 +255,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
                     [](const ValidConfig& a, const ValidConfig& b) { return a.config < b.config; });
         }
       }
-    } else if (!j.preemptible() && pb.unevaluated == 0) {
-      pb.required.forced[i] = 1;  // (one not evaluated in time simply waits: the round says why)
     }
+    b.rows_begin = stored.size();
     double current_goodput = 0.0;
     double min_goodput = 0.0;
     for (const ValidConfig& v : candidates) {
@@ -159,11 +276,13 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       // scale unit of that type): with per-type pipeline sizes Nmin depends on where the minimum lies.
       if (lim.kind == JobKind::hybrid && (min_goodput == 0.0 || g < min_goodput)) {
         min_goodput = g;
-        nmin(static_cast<Eigen::Index>(i)) = effective_min_gpus(lim, c.type);
+        nmin = effective_min_gpus(lim, c.type);
       }
-      triplets.emplace_back(static_cast<int>(i), v.config, g);
-      stored[i].push_back(v);
+      stored.push_back(v);
+      raw.push_back(g);
     }
+    b.rows_end = stored.size();
+    b.nmin = nmin;
     if (pb.required.pinned[i] && !(current_goodput > 0.0)) {
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
       fail_job(j, i, "current",
@@ -171,25 +290,35 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
                    cluster.types[static_cast<std::size_t>(c.type)].name() +
                    "', but the job is non-preemptible and its goodput there is 0");
     }
-    restarts[i] = RestartInput{pb.current[i], j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s()};
+    b.has_rows = true;
   }
 
-  SparseGoodputMatrix g(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(pb.set.configs.size()));
-  g.setFromTriplets(triplets.begin(), triplets.end());
-  normalize_rows(g, nmin);
-  apply_restart_factors(g, restarts);
-  const SparseGoodputMatrix u = utility_matrix(g, options.p, options.round_utilities, ids);
-  // Keep the usable entries (a restart factor of 0 makes the others unusable); a pinned job
-  // only keeps its current configuration.
+  // Normalisation, restart factors and utilities (goodput_matrix.hpp), row by row; a job whose
+  // rows and restart factor are the previous round's keeps its entries.
+  sia::detail::check_exponent(options.p);
+  if (out) out->entries.reserve(prev != nullptr ? prev->entries.size() + prev->entries.size() / 8 : 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto row = static_cast<Eigen::Index>(i);
-    std::size_t k = 0;
-    SparseGoodputMatrix::InnerIterator uit(u, row);
-    for (SparseGoodputMatrix::InnerIterator it(g, row); it; ++it, ++uit, ++k) {
-      const ValidConfig& v = stored[i][k];
-      if (!(it.value() > 0.0) || (pb.required.pinned[i] && v.config != pb.current[i])) continue;
-      pb.valid[i].push_back(Entry{v.config, v.gpus, uit.value()});
+    CachedJob& b = built[i];
+    if (const CachedJob* was = reused[i]; was != nullptr) {
+      const auto first = prev->entries.begin();
+      pb.valid[i].assign(first + static_cast<std::ptrdiff_t>(was->entries_begin),
+                         first + static_cast<std::ptrdiff_t>(was->entries_end));
+    } else {
+      const std::span<const ValidConfig> row(stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
+      const std::span<const double> values(raw.data() + b.rows_begin, b.rows_end - b.rows_begin);
+      pb.valid[i] = entries_of(row, values, b.nmin, pb.current[i], restart[i], pb.required.pinned[i] != 0, options,
+                               jobs[i].id());
     }
+    if (out) {
+      b.restart = restart[i];
+      b.entries_begin = out->entries.size();
+      out->entries.insert(out->entries.end(), pb.valid[i].begin(), pb.valid[i].end());
+      b.entries_end = out->entries.size();
+    }
+  }
+  if (out && any_model) {
+    out->jobs = std::move(built);
+    *next = std::move(out);
   }
   // A rigid job charged less than its footprint may need threshold rows its type does not have
   // (rigid_thresholds: its charge grows between two thresholds of equal capacity).

@@ -9,12 +9,15 @@
 #include <sia/tenant_spec.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "core/deadline.hpp"
 
 namespace sia::detail {
+
+struct RoundCache;
 
 /// A configuration a job may take this round, with its utility.
 struct Entry {
@@ -59,6 +62,10 @@ struct Problem {
   /// Jobs whose configurations were not evaluated because the round's deadline passed while the
   /// problem was built: each has at most its current configuration (valued alone).
   std::size_t unevaluated = 0;
+  /// Per job: its position among the previous round's jobs (RoundCache::jobs) when build_problem
+  /// was given that round's rows on the same cluster (-1: a job that round did not have); empty
+  /// otherwise.
+  std::vector<int> previous_position;
   [[nodiscard]] std::size_t num_jobs() const { return valid.size(); }
   /// Contribution of giving job i its entry e, in "bigger is better" units (with model_lambda and
   /// the job's weight).
@@ -85,10 +92,15 @@ struct Problem {
  * the exponent p (goodput_matrix.hpp). `set` is the cluster's configuration set, built once.
  * Once `deadline` has passed, the remaining jobs are not enumerated: a running job gets only its
  * current configuration, a waiting one none (Problem::unevaluated counts them).
+ * `previous`: the previous round's rows (round_cache.hpp): a job whose rows depend on the same
+ * inputs keeps them instead of asking its goodputs again (the same bits). `next`: receives this
+ * round's rows for the next round (left null when no job's rows can be reused: no job has a
+ * goodput model object, JobSpec::goodput_model_identity()).
  * @throws InvalidArgument naming the job and field.
  */
 [[nodiscard]] Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
-                                    const RoundOptions& options, const RoundDeadline* deadline = nullptr);
+                                    const RoundOptions& options, const RoundDeadline* deadline = nullptr,
+                                    const RoundCache* previous = nullptr, std::shared_ptr<RoundCache>* next = nullptr);
 
 /// Value of product.md §2 step 4 for allocation `ch` (with the round's λ and the jobs' weights).
 [[nodiscard]] double objective_of(const Problem& pb, const Choice& ch);

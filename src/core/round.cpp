@@ -320,7 +320,12 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   // RoundOptions::time_limit bounds the whole call: building stops enumerating at the deadline,
   // the backend gets what is left, and no time left means the greedy fallback.
   const RoundDeadline deadline(start, options.time_limit, options.stop);
-  const Problem pb = build_problem(std::move(set), cluster, jobs, options, &deadline);
+  // The previous round's rows (WarmStart::cache) for the jobs that did not change; this round's
+  // for the next.
+  const WarmStart* warm = options.warm_start.get();
+  std::shared_ptr<RoundCache> next_cache;
+  const Problem pb = build_problem(std::move(set), cluster, jobs, options, &deadline,
+                                   warm != nullptr ? warm->cache.get() : nullptr, &next_cache);
   const std::size_t n = pb.num_jobs();
 
   RoundResult res;
@@ -373,7 +378,6 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   params.time_limit = deadline.for_backend();
   params.stop = options.stop;
   params.threads = options.threads;
-  const WarmStart* warm = options.warm_start.get();
   Formulation model;
   SolveOutcome out = solve_once(pb, req, solver, params, res.solve_ms, model, warm, cluster, jobs);
   out =
@@ -477,7 +481,8 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     }
     for (double& d : out.result.row_duals) d += 0.0;  // -0 prints as 0
   }
-  if (!res.fallback) res.warm_start = next_warm_start(pb, cluster, jobs, model, out.result, choice);
+  if (!res.fallback)
+    res.warm_start = next_warm_start(pb, cluster, jobs, model, out.result, choice, std::move(next_cache));
   res.objective = objective_of(pb, choice);
   // A bound only when the backend proved one for this problem (docs/decision.md): never the
   // objective of a fallback (that would claim a zero gap nobody proved).

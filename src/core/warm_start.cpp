@@ -42,6 +42,20 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
     params.start_values.assign(f.cols.size(), 0.0);
     for (std::size_t c = 0; c < f.cols.size(); ++c)
       if (pb.current[f.cols[c].first] == f.cols[c].second.config) params.start_values[c] = 1.0;
+  } else if (const RoundCache* cache = warm.cache.get();
+             cache != nullptr && cache->allocations == static_cast<const void*>(warm.allocations.data()) &&
+             cache->allocated.size() == warm.allocations.size() && pb.previous_position.size() == jobs.size()) {
+    // The list the cache was made with, on the same cluster (build_problem matched the jobs to it):
+    // by position. Same values as the lookups below.
+    params.start_values.assign(f.cols.size(), 0.0);
+    for (std::size_t c = 0; c < f.cols.size(); ++c) {
+      const auto& [i, entry] = f.cols[c];
+      const int at = pb.previous_position[i];
+      if (at < 0)
+        params.start_values[c] = std::numeric_limits<double>::quiet_NaN();
+      else if (cache->allocated[static_cast<std::size_t>(at)] == entry.config)
+        params.start_values[c] = 1.0;
+    }
   } else {
     std::unordered_map<std::string_view, std::size_t> job_index;
     job_index.reserve(jobs.size());
@@ -70,7 +84,8 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
 
 std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const ClusterSpec& cluster,
                                                  std::span<const JobSpec> jobs, const Formulation& f,
-                                                 const MilpResult& result, const Choice& choice) {
+                                                 const MilpResult& result, const Choice& choice,
+                                                 std::shared_ptr<RoundCache> cache) {
   auto w = std::make_shared<WarmStart>();
   const auto& rows = pb.set.rows;
   if (result.row_duals.size() == static_cast<std::size_t>(f.milp.num_rows()))
@@ -88,6 +103,12 @@ std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const Cluste
     const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(c)];
     w->allocations.push_back(WarmStart::Allocation{
         jobs[i].id(), cluster.types[static_cast<std::size_t>(cfg.type)].name(), cfg.nodes, cfg.gpus});
+  }
+  if (cache && cache->jobs.size() == jobs.size()) {
+    cache->allocations = w->allocations.data();
+    cache->allocated.resize(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) cache->allocated[i] = pb.config_of(choice, i);
+    w->cache = std::move(cache);
   }
   return w;
 }

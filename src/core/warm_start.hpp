@@ -11,6 +11,7 @@
 
 #include "core/formulation.hpp"
 #include "core/problem.hpp"
+#include "core/round_cache.hpp"
 
 namespace sia::detail {
 
@@ -21,9 +22,11 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
                       std::span<const JobSpec> jobs, const Formulation& f, MilpParams& params);
 
 /// The WarmStart of a solved round: prices from the backend's duals of the capacity rows (none
-/// when it gave none) and the allocation `choice`.
+/// when it gave none), the allocation `choice`, and the round's rows `cache` (build_problem's
+/// `next`; may be null).
 [[nodiscard]] std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const ClusterSpec& cluster,
                                                                std::span<const JobSpec> jobs, const Formulation& f,
-                                                               const MilpResult& result, const Choice& choice);
+                                                               const MilpResult& result, const Choice& choice,
+                                                               std::shared_ptr<RoundCache> cache);
 
 }  // namespace sia::detail

@@ -1,0 +1,47 @@
+// The per-job rows one round leaves to the next (round_cache.hpp).
+#include "core/round_cache.hpp"
+
+namespace sia::detail {
+namespace {
+
+bool same_limits(const JobLimits& a, const JobLimits& b) noexcept {
+  return a.min_gpus == b.min_gpus && a.max_gpus == b.max_gpus && a.kind == b.kind &&
+         a.pipeline_size == b.pipeline_size && a.max_gpus_ever == b.max_gpus_ever &&
+         a.pipeline_sizes == b.pipeline_sizes && a.max_pipelines_ever == b.max_pipelines_ever;
+}
+
+bool same_rows(const std::vector<CapacityRow>& a, const std::vector<CapacityRow>& b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t r = 0; r < a.size(); ++r)
+    if (a[r].type != b[r].type || a[r].min_item_gpus != b[r].min_item_gpus || a[r].capacity != b[r].capacity)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+bool same_row_inputs(const CachedJob& a, const CachedJob& b) noexcept {
+  // The configuration a job holds changes its row only when it must keep it (non-preemptible).
+  return a.model != nullptr && a.model == b.model && a.preemptible == b.preemptible &&
+         (a.preemptible || (a.current == b.current && a.current_gpus == b.current_gpus)) &&
+         same_limits(a.limits, b.limits);
+}
+
+bool RoundCache::same_cluster(const ClusterSpec& cluster, const ConfigurationSet& s) const {
+  return types == cluster.types && set.configs == s.configs && same_rows(set.rows, s.rows) &&
+         set.free_gpus == s.free_gpus && set.vnode_size == s.vnode_size && set.up_nodes == s.up_nodes &&
+         set.first_config == s.first_config;
+}
+
+const CachedJob* RoundCache::find(std::string_view id, std::size_t& position) const {
+  std::call_once(indexed_, [this] {
+    by_id_.reserve(jobs.size());
+    for (std::size_t k = 0; k < jobs.size(); ++k) by_id_.emplace(jobs[k].id, k);
+  });
+  const auto it = by_id_.find(id);
+  if (it == by_id_.end()) return nullptr;
+  position = it->second;
+  return &jobs[it->second];
+}
+
+}  // namespace sia::detail
