@@ -42,6 +42,9 @@ TEST_HOOKS = {
     "milp/native/problem.hpp": "native engine: the knapsack form",
     "milp/native/relaxation.hpp": "native engine: price-space LP",
     "milp/native/search.hpp": "native engine: the whole search",
+    # Incremental rounds: the problem built from the previous round's rows against the one built anew.
+    "core/problem.hpp": "incremental rounds: the round's problem, compared bit for bit with and without the cache",
+    "core/round_cache.hpp": "incremental rounds: the previous round's rows (WarmStart::cache)",
     "bench/round_instances.hpp": "the solver bench's instance families, solved by every backend in the tests",
     # Tie rule 5's search started from every optimal allocation of small rounds (test_ties_weighted.cpp).
     "core/problem.hpp": "the round's problem, to hand the tie search allocations of its own",

@@ -25,6 +25,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   milp.col_upper.reserve(ncols);
   milp.is_integer.reserve(ncols);
   m.cols.reserve(ncols);
+  milp.entries.reserve(ncols);
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
     const int first = milp.num_cols();
     for (const Entry& v : pb.valid[i]) {
@@ -40,32 +41,54 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
       for (int c = first; c < milp.num_cols(); ++c) milp.add_entry(row, c, 1.0);
     }
   }
-  // Capacity rows: a column only meets the rows of its own GPU type, so each column visits those
-  // rows (not every row of the set); rows are created in the set's order, then filled.
+  // Capacity rows: a column only meets the rows of its own GPU type, with the charges of its
+  // (configuration, GPUs) pair; a whole configuration's charges are worked out once per
+  // configuration (thousands of jobs share each), a rigid job's footprint per column. Rows are
+  // created in the set's order, then filled.
   const auto& rows = pb.set.rows;
   std::vector<std::vector<int>> rows_of_type(pb.set.free_gpus.size());
   for (std::size_t r = 0; r < rows.size(); ++r)
     rows_of_type[static_cast<std::size_t>(rows[r].type)].push_back(static_cast<int>(r));
+  std::vector<std::pair<int, int>> charges;              // (set row, GPUs charged), charge != 0
+  std::vector<int> whole(pb.set.configs.size() + 1, -1);  // per configuration: its first charge
+  std::vector<int> whole_end(pb.set.configs.size(), -1);
+  std::vector<std::pair<int, int>> column_charge(m.cols.size());  // per column: [first, end) in charges
+  for (std::size_t c = 0; c < m.cols.size(); ++c) {
+    const Entry& v = m.cols[c].second;
+    const auto k = static_cast<std::size_t>(v.config);
+    const ConfigurationSpec& cfg = pb.set.configs[k];
+    const bool full = v.gpus <= 0 || v.gpus >= cfg.gpus;
+    if (full && whole[k] >= 0) {
+      column_charge[c] = {whole[k], whole_end[k]};
+      continue;
+    }
+    const int first = static_cast<int>(charges.size());
+    for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
+      // Per entry, not per configuration: a rigid job on its footprint is charged its count.
+      const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus);
+      if (u != 0) charges.emplace_back(r, u);
+    }
+    column_charge[c] = {first, static_cast<int>(charges.size())};
+    if (full) {
+      whole[k] = first;
+      whole_end[k] = static_cast<int>(charges.size());
+    }
+  }
   std::vector<char> counts(rows.size(), 0);
-  for (const auto& [i, v] : m.cols) {
-    const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(v.config)];
-    for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)])
-      if (pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus) != 0)
-        counts[static_cast<std::size_t>(r)] = 1;
+  std::size_t nentries = milp.entries.size();
+  for (const auto& [first, end] : column_charge) {
+    nentries += static_cast<std::size_t>(end - first);
+    for (int q = first; q < end; ++q) counts[static_cast<std::size_t>(charges[static_cast<std::size_t>(q)].first)] = 1;
   }
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (counts[r]) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
-  for (std::size_t c = 0; c < m.cols.size(); ++c) {
-    const Entry& v = m.cols[c].second;
-    const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(v.config)];
-    for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
-      // Per entry, not per configuration: a rigid job on its footprint is charged its count.
-      const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus);
-      if (u != 0)
-        milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));
+  milp.entries.reserve(nentries);
+  for (std::size_t c = 0; c < m.cols.size(); ++c)
+    for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
+      const auto& [r, u] = charges[static_cast<std::size_t>(q)];
+      milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));
     }
-  }
   // Tenant rows (tenants.hpp) after the capacity rows: caps and guarantees have the capacity rows'
   // shape (non-negative GPU counts, an upper bound), so every backend, the native one included,
   // reads them as more capacity rows.
