@@ -296,7 +296,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   // Normalisation, restart factors and utilities (goodput_matrix.hpp), row by row; a job whose
   // rows and restart factor are the previous round's keeps its entries.
   sia::detail::check_exponent(options.p);
-  if (out) out->entries.reserve(prev != nullptr ? prev->entries.size() + prev->entries.size() / 8 : 0);
+  if (out) out->entries.reserve(stored.size());  // at most one entry per stored configuration
   for (std::size_t i = 0; i < n; ++i) {
     CachedJob& b = built[i];
     if (const CachedJob* was = reused[i]; was != nullptr) {
