@@ -5,6 +5,7 @@
 // (rigid_row_usage), not the footprint.
 #include <sia/configuration_set.hpp>
 
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,11 @@ class CapacityUse {
   }
   void add(int handle) { change(handle, +1); }
   void remove(int handle) { change(handle, -1); }
+  /// The rows `handle` is charged in, with the charge (nonzero; fits() checks only positive ones).
+  [[nodiscard]] std::span<const std::pair<int, int>> charges(int handle) const {
+    const auto h = static_cast<std::size_t>(handle);
+    return {charges_.data() + first_[h], charges_.data() + first_[h + 1]};
+  }
 
  private:
   // The rows a (configuration, GPUs) pair is charged in, with the charge: a configuration touches

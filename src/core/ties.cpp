@@ -472,16 +472,7 @@ class CanonicalSearch {
     if (!by_sum) number_terms();
     left_ = multiset_;
     build_options();
-    // Tenant rows checked only in rounds that have some: a round without tenants runs the same
-    // loop as before they were considered (no per-step test).
-    return tenant_rows_.empty() ? search<false>(forced_limit, budget) : search<true>(forced_limit, budget);
-  }
-
- private:
-  template <bool Tenants>
-  std::optional<Choice> search(int forced_limit, long long& budget) {
-    CapacityUse& usage = usage_;
-    usage.clear();
+    std::fill(row_used_.begin(), row_used_.end(), 0LL);
     Choice chosen(n_, -1);
     std::vector<std::size_t> next(n_, 0);     // per depth: the next of its options to try
     std::vector<std::size_t> pick(n_, 0);     // per depth: the option taken (index in opts_)
@@ -494,38 +485,28 @@ class CanonicalSearch {
     const std::size_t* const depth_begin = depth_begin_.data();
     long* const left = left_.data();
     const std::size_t* const order = order_.data();
+    const std::pair<int, int>* const charges = charges_.data();
+    long long* const used = row_used_.data();
+    const long long* const bound = row_bound_.data();
     long long steps = budget;  // written back to `budget` however the search ends
     struct WriteBack {
       long long& to;
       const long long& from;
       ~WriteBack() { to = from; }
     } write_back{budget, steps};
-    const std::size_t* const tenant_first = tenant_first_.data();
-    const std::pair<int, int>* const tenant_charges = tenant_charges_.data();
-    long long* const tenant_used = tenant_used_.data();
-    const long long* const tenant_bound = tenant_bound_.data();
-    if constexpr (Tenants) std::fill(tenant_used_.begin(), tenant_used_.end(), 0LL);
-    // Tenant rows: the charges of option `at` (in opts_), taken with `sign`, or whether they fit.
-    auto tenant_take = [&](std::size_t at, int sign) {
-      for (std::size_t q = tenant_first[at]; q != tenant_first[at + 1]; ++q)
-        tenant_used[static_cast<std::size_t>(tenant_charges[q].first)] += sign * tenant_charges[q].second;
-    };
-    auto tenant_fits = [&](std::size_t at) {
-      for (std::size_t q = tenant_first[at]; q != tenant_first[at + 1]; ++q) {
-        const auto r = static_cast<std::size_t>(tenant_charges[q].first);
-        if (tenant_used[r] + tenant_charges[q].second > tenant_bound[r]) return false;
-      }
+    // Would option `o` keep every row (capacity, tenants) within its bound? (Only positive charges
+    // can break one: a rigid remainder's row may be charged negatively, GPUs it leaves free.)
+    auto fits = [&](const Option& o) {
+      for (const std::pair<int, int>* q = charges + o.first; q != charges + o.end; ++q)
+        if (q->second > 0 && used[q->first] + q->second > bound[q->first]) return false;
       return true;
     };
-    auto take = [&](std::size_t depth, std::size_t at, int sign) {
-      const Option& o = opts[at];
+    // Takes (sign +1) or gives back (-1) option `o` at depth `depth`.
+    auto take = [&](std::size_t depth, const Option& o, int sign) {
       if (!by_sum_now) left[static_cast<std::size_t>(o.term)] -= sign;
       if (o.k >= 0) {
-        if (sign > 0)
-          usage.add(o.charge);
-        else
-          usage.remove(o.charge);
-        if constexpr (Tenants) tenant_take(at, sign);
+        for (const std::pair<int, int>* q = charges + o.first; q != charges + o.end; ++q)
+          used[q->first] += sign * q->second;
       } else if (req_.forced[order[depth]]) {
         forced_now += sign;
       }
@@ -535,7 +516,7 @@ class CanonicalSearch {
         // Class 1: the objective, summed as objective_of sums it, within the class's tolerance.
         if (!by_sum_now || std::abs(value_of(chosen) - target_) <= tolerance_) return chosen;
         --d;
-        take(d, pick[d], -1);
+        take(d, opts[pick[d]], -1);
         continue;
       }
       const std::size_t job = order[d];
@@ -548,10 +529,8 @@ class CanonicalSearch {
         if (!by_sum_now && left[static_cast<std::size_t>(o.term)] == 0) continue;
         if (o.k < 0) {
           if (req_.forced[job] && forced_now + 1 > forced_limit) continue;
-        } else if (!usage.fits(o.charge)) {
+        } else if (!fits(o)) {
           continue;
-        } else if constexpr (Tenants) {
-          if (!tenant_fits(at)) continue;
         }
         if (by_sum_now) {
           // The objective must stay reachable: the terms still to decide span [low, high].
@@ -559,7 +538,7 @@ class CanonicalSearch {
           if (sum + low_[d + 1] > target_ + slack_ || sum + high_[d + 1] < target_ - slack_) continue;
           prefix[d + 1] = sum;
         }
-        take(d, at, +1);
+        take(d, o, +1);
         chosen[job] = o.k;
         pick[d] = at;
         placed = true;
@@ -571,10 +550,11 @@ class CanonicalSearch {
       }
       if (d == 0) return std::nullopt;  // the class has no member within forced_limit
       --d;
-      take(d, pick[d], -1);
+      take(d, opts[pick[d]], -1);
     }
   }
 
+ private:
   // Job i's term of the objective on option k (-1: no GPUs), weighted: what class 2 permutes.
   // (A weight of 1 multiplies exactly: unweighted rounds compare the same bits as before.)
   double term(std::size_t i, int k) const {
@@ -651,11 +631,10 @@ class CanonicalSearch {
     depth_begin_.assign(1, 0);
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
-      for (int k : options_[i])
-        opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), k < 0 ? -1 : charge(i, k), value_term(i, k)});
+      for (int k : options_[i]) opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), 0, 0, value_term(i, k)});
       depth_begin_.push_back(opts_.size());
     }
-    build_tenant_charges();
+    build_charges();
     if (!by_sum_) return;
     // Class 1: the range of the terms still to decide after each depth; the class's tolerance and,
     // twice as wide, the pruning's slack (so the search's sums, taken in decision order, never prune
@@ -679,24 +658,31 @@ class CanonicalSearch {
     tolerance_ = slack_ / 2.0;
   }
 
-  // Per option of opts_: the GPUs it counts on each tenant row it is a member of (tenants.hpp's
-  // rows for these requirements: caps of the job's tenant, guarantees of other tenants).
-  void build_tenant_charges() {
-    tenant_first_.assign(1, 0);
-    tenant_charges_.clear();
-    if (tenant_rows_.empty()) return;
-    tenant_bound_.clear();
-    for (const TenantRow& r : tenant_rows_) tenant_bound_.push_back(r.bound);
-    tenant_used_.assign(tenant_rows_.size(), 0);
+  // Per option of opts_, its charges in one array: the capacity rows (CapacityUse's, as handles
+  // give them) and then the tenant rows it is a member of (tenants.hpp's rows for these
+  // requirements: caps of the job's tenant, guarantees of other tenants), numbered after the
+  // capacity rows. One loop over them checks both kinds, with no test per step for whether the
+  // round has tenants.
+  void build_charges() {
+    const std::size_t capacity_rows = pb_.set.rows.size();
+    row_bound_.clear();
+    for (const CapacityRow& r : pb_.set.rows) row_bound_.push_back(r.capacity);
+    for (const TenantRow& r : tenant_rows_) row_bound_.push_back(r.bound);
+    row_used_.assign(row_bound_.size(), 0);
+    charges_.clear();
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
       for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
-        if (const int k = opts_[at].k; k >= 0)
+        Option& o = opts_[at];
+        o.first = static_cast<int>(charges_.size());
+        if (o.k >= 0) {
+          const Entry& e = pb_.valid[i][static_cast<std::size_t>(o.k)];
+          for (const auto& c : usage_.charges(charge(i, o.k))) charges_.push_back(c);
           for (std::size_t r = 0; r < tenant_rows_.size(); ++r)
-            if (const long long u = tenant_usage(pb_, tenant_rows_[r], i, pb_.valid[i][static_cast<std::size_t>(k)]);
-                u > 0)
-              tenant_charges_.emplace_back(static_cast<int>(r), static_cast<int>(u));
-        tenant_first_.push_back(tenant_charges_.size());
+            if (const long long u = tenant_usage(pb_, tenant_rows_[r], i, e); u > 0)
+              charges_.emplace_back(static_cast<int>(capacity_rows + r), static_cast<int>(u));
+        }
+        o.end = static_cast<int>(charges_.size());
       }
     }
   }
@@ -716,25 +702,24 @@ class CanonicalSearch {
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
   std::vector<std::vector<int>> options_;
   struct Option {
-    int k;         // entry of the job's valid configurations; -1: no GPUs
-    int term;      // class 2: tid(job, k)
-    int charge;    // usage_'s handle (k >= 0)
-    double value;  // value_term(job, k)
+    int k;           // entry of the job's valid configurations; -1: no GPUs
+    int term;        // class 2: tid(job, k)
+    int first, end;  // its charges: charges_[first, end)
+    double value;    // value_term(job, k)
   };
   std::vector<Option> opts_;              // options_ in decision order
   std::vector<std::size_t> depth_begin_;  // per depth: its first option in opts_ (+ one past the end)
   int options_class_ = 0;                 // the class options_ (and low_, high_, slack_) were built for; 0: none
   std::vector<double> low_, high_;
   double slack_ = 0.0;
-  // Class 1's width: 2(n + 1)·ε times the sum of |terms| over every option and |objective|, at
-  // least (n + 1)·ε·(Σ|terms of x| + Σ|terms of y|) for two allocations x, y — the most by which
-  // two sums of terms of one real value can differ through rounding (of the sums, and of terms
-  // computed along other paths: 4/3 + 8/3 against 4).
+  // Class 1's width: 2(n + 1)·ε times the sum of |terms| over every option and |objective|, so at
+  // least (n + 1)·ε·(Σ|terms of x| + Σ|terms of y|) for any two allocations x, y: room for the
+  // rounding by which two sums of one real value differ (the sums' own, taken in other orders, and
+  // a few ulps per term computed along another path: 4/3 + 8/3 against 4).
   double tolerance_ = 0.0;
-  std::vector<TenantRow> tenant_rows_;             // empty: no tenant row this round
-  std::vector<long long> tenant_bound_, tenant_used_;  // per tenant row
-  std::vector<std::size_t> tenant_first_;          // per option of opts_: its first tenant charge (+ end)
-  std::vector<std::pair<int, int>> tenant_charges_;  // (tenant row, GPUs), GPUs > 0
+  std::vector<TenantRow> tenant_rows_;           // empty: no tenant row this round
+  std::vector<long long> row_bound_, row_used_;  // per row: the capacity rows, then the tenant rows
+  std::vector<std::pair<int, int>> charges_;     // (row, GPUs) of every option: Option::first..end
 };
 
 }  // namespace

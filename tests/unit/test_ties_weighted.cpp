@@ -98,11 +98,14 @@ OracleInstance tie_instance(std::mt19937& rng) {
     const int most[] = {1, 2, 4, 8};
     j.min_gpus(1).max_gpus(most[uni(0, 3)]);
     j.weight(weights[uni(0, 3)]);
-    auto table = std::make_shared<Table>(*shapes[static_cast<std::size_t>(uni(0, static_cast<int>(shapes.size()) - 1))]);
+    auto table =
+        std::make_shared<Table>(*shapes[static_cast<std::size_t>(uni(0, static_cast<int>(shapes.size()) - 1))]);
     if (!cfgs.empty() && uni(0, 2) == 0) {
       const auto& c = cfgs[static_cast<std::size_t>(uni(0, static_cast<int>(cfgs.size()) - 1))];
       if (c.gpus <= j.max_gpus()) {
-        j.current(CurrentAllocation{c.type, c.gpus, c.nodes, {}}).age_s(uni(0, 1) == 0 ? 0.0 : 600.0).restarts(uni(0, 2));
+        j.current(CurrentAllocation{c.type, c.gpus, c.nodes, {}})
+            .age_s(uni(0, 1) == 0 ? 0.0 : 600.0)
+            .restarts(uni(0, 2));
         if (uni(0, 3) == 0) {
           pins.push_back({c.type, c.nodes, c.gpus});
           if (oracle_fits(in.cluster, pins)) {
@@ -280,7 +283,8 @@ std::optional<detail::Choice> as_choice(const detail::Problem& pb, const Shape& 
 std::string describe(const Shape& s) {
   std::string out;
   for (const auto& [t, g, n] : s)
-    out += t < 0 ? std::string("- ") : "t" + std::to_string(t) + ":" + std::to_string(g) + "/" + std::to_string(n) + " ";
+    out +=
+        t < 0 ? std::string("- ") : "t" + std::to_string(t) + ":" + std::to_string(g) + "/" + std::to_string(n) + " ";
   return out;
 }
 
@@ -307,8 +311,7 @@ TEST_CASE("ties.weighted.canonical_among_all_optima") {
     weighted += !unit;
     with_tenants += !in.options.tenants.empty();
     // The optimum: with every forced job served when that is possible, else without that demand.
-    const bool forced_ok =
-        std::any_of(all.begin(), all.end(), [](const Allocation& a) { return a.forced_unmet == 0; });
+    const bool forced_ok = std::any_of(all.begin(), all.end(), [](const Allocation& a) { return a.forced_unmet == 0; });
     std::optional<double> best;
     for (const auto& a : all)
       if ((!forced_ok || a.forced_unmet == 0) && (!best || (pb.p > 0 ? a.objective > *best : a.objective < *best)))
@@ -318,9 +321,8 @@ TEST_CASE("ties.weighted.canonical_among_all_optima") {
     std::vector<const Allocation*> optima;
     for (const auto& a : all)
       if (std::abs(a.objective - *best) <= tol) optima.push_back(&a);
-    const Allocation* canonical = *std::min_element(optima.begin(), optima.end(), [&](auto* x, auto* y) {
-      return rank_key(in, pb, *x) < rank_key(in, pb, *y);
-    });
+    const Allocation* canonical = *std::min_element(
+        optima.begin(), optima.end(), [&](auto* x, auto* y) { return rank_key(in, pb, *x) < rank_key(in, pb, *y); });
     const Shape expected = shape_of(pb, *canonical);
     tied += optima.size() > 1;
     CAPTURE(describe(expected));
@@ -356,10 +358,10 @@ TEST_CASE("ties.weighted.canonical_among_all_optima") {
         CHECK(text == reference);
     }
     // The search alone: from every optimal allocation it is handed, the same canonical one.
-    detail::Problem problem = detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
+    detail::Problem problem =
+        detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
     detail::Requirements asked = problem.required;
-    for (std::size_t i = 0; i < problem.num_jobs(); ++i)
-      asked.forced[i] = asked.forced[i] && !problem.valid[i].empty();
+    for (std::size_t i = 0; i < problem.num_jobs(); ++i) asked.forced[i] = asked.forced[i] && !problem.valid[i].empty();
     for (const Allocation* a : optima) {
       auto start = as_choice(problem, shape_of(pb, *a));
       REQUIRE(start);
@@ -370,8 +372,8 @@ TEST_CASE("ties.weighted.canonical_among_all_optima") {
     }
   }
   MESSAGE(count << " rounds (" << weighted << " with weights != 1, " << with_tenants << " with tenants, " << tied
-                << " with several optima); " << checked << " decisions checked, " << unproven
-                << " not proven optimal; " << searched << " searches from every optimum");
+                << " with several optima); " << checked << " decisions checked, " << unproven << " not proven optimal; "
+                << searched << " searches from every optimum");
   CHECK(weighted > count / 2);
   CHECK(with_tenants > count / 3);
   CHECK(tied > count / 3);
@@ -386,9 +388,8 @@ TEST_CASE("ties.weighted.equal_weighted_terms") {
   c.types.emplace_back("A", 1, 1);
   c.types.emplace_back("B", 1, 1);
   auto job = [](const std::string& id, double on_a, double on_b) {
-    return JobSpec(id).min_gpus(1).max_gpus(1).goodput_fn([on_a, on_b](const GpuTypeSpec&, const ConfigurationSpec& x) {
-      return x.type == 0 ? on_a : on_b;
-    });
+    return JobSpec(id).min_gpus(1).max_gpus(1).goodput_fn(
+        [on_a, on_b](const GpuTypeSpec&, const ConfigurationSpec& x) { return x.type == 0 ? on_a : on_b; });
   };
   for (const double p : {1.0, -0.5}) {
     std::string reference;
@@ -433,7 +434,8 @@ TEST_CASE("ties.weighted.tenant_cap_decides_who_waits") {
   a.max_gpus = 1;
   base.tenants.push_back(a);
   auto flat = [](const std::string& id, int most) {
-    return JobSpec(id).min_gpus(1).max_gpus(most).goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return 1.0; });
+    return JobSpec(id).min_gpus(1).max_gpus(most).goodput_fn(
+        [](const GpuTypeSpec&, const ConfigurationSpec&) { return 1.0; });
   };
   std::string reference;
   for (const auto& b : real_backends()) {
@@ -524,7 +526,9 @@ TEST_CASE("ties.weighted.backends_agree_on_larger_rounds") {
     for (int i = 0; i < c.jobs; ++i) {
       JobSpec j("job" + std::to_string(i));
       j.min_gpus(1).max_gpus(4).weight(weights[i % 3]);
-      j.goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec& s) { return s.gpus == 1 ? 1.0 : s.gpus == 2 ? 2.0 : 3.0; });
+      j.goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec& s) {
+        return s.gpus == 1 ? 1.0 : s.gpus == 2 ? 2.0 : 3.0;
+      });
       if (i % 4 == 1) j.tenant("x");
       if (i % 4 == 2) j.tenant("y");
       if (c.current && i % 3 == 0) j.current(CurrentAllocation{1, 1, 1, {}}).age_s(100);
