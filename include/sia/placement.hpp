@@ -42,6 +42,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sia {
@@ -62,6 +63,23 @@ enum class PlacementStatus {
   evicted,      ///< unchanged configuration, but moved to make room (fragmentation)
   dropped,      ///< could not be placed at all: the allocation exceeds the cluster's capacity
 };
+
+/// The decision's name of a status (`placement_status` in sia_allocate's output, Python's `JobDecision`).
+[[nodiscard]] constexpr std::string_view to_string(PlacementStatus s) noexcept {
+  switch (s) {
+    case PlacementStatus::unallocated:
+      return "unallocated";
+    case PlacementStatus::kept:
+      return "kept";
+    case PlacementStatus::placed:
+      return "placed";
+    case PlacementStatus::evicted:
+      return "evicted";
+    case PlacementStatus::dropped:
+      return "dropped";
+  }
+  return "placed";
+}
 
 /// @brief Tuning of the Placer.
 struct PlacementOptions {

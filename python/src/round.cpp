@@ -67,22 +67,6 @@ struct CallbackAbort : std::runtime_error {
   CallbackAbort() : std::runtime_error("goodput callback raised") {}
 };
 
-std::string placement_status_name(PlacementStatus s) {
-  switch (s) {
-    case PlacementStatus::unallocated:
-      return "unallocated";
-    case PlacementStatus::kept:
-      return "kept";
-    case PlacementStatus::placed:
-      return "placed";
-    case PlacementStatus::evicted:
-      return "evicted";
-    case PlacementStatus::dropped:
-      return "dropped";
-  }
-  return "unallocated";
-}
-
 template <class T>
 T item(const py::dict& d, const char* key) {
   return d[key].cast<T>();
@@ -311,7 +295,7 @@ py::dict decision_to(const JobDecision& d) {
   o["reason"] = std::string(to_string(d.reason));
   o["detail"] = d.detail;
   o["placement_status"] =
-      d.placement_status ? py::object(py::str(placement_status_name(*d.placement_status))) : py::none();
+      d.placement_status ? py::object(py::str(std::string(to_string(*d.placement_status)))) : py::none();
   return o;
 }
 

@@ -673,23 +673,6 @@ std::pair<std::string, std::string> split_field(const std::string& msg, const st
   return {msg.substr(0, pos), msg.substr(pos + 2)};
 }
 
-// The decision's name of a placement status (placement.hpp).
-const char* placement_status_name(PlacementStatus s) {
-  switch (s) {
-    case PlacementStatus::unallocated:
-      return "unallocated";
-    case PlacementStatus::kept:
-      return "kept";
-    case PlacementStatus::placed:
-      return "placed";
-    case PlacementStatus::evicted:
-      return "evicted";
-    case PlacementStatus::dropped:
-      return "dropped";
-  }
-  return "placed";
-}
-
 // NaN and infinities are not JSON; a bound that is unknown prints as null.
 nlohmann::ordered_json number_or_null(double v) {
   if (std::isfinite(v)) return v;
@@ -884,7 +867,7 @@ std::string decision_to_json(const Request& request, const RoundResult& result, 
       }
       a["placement"] = std::move(pl);
     }
-    if (jd.placement_status) a["placement_status"] = placement_status_name(*jd.placement_status);
+    if (jd.placement_status) a["placement_status"] = std::string(to_string(*jd.placement_status));
     a["changed"] = jd.changed;
     allocations.push_back(std::move(a));
   }
