@@ -127,7 +127,9 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   const bool prev_utilities =
       prev != nullptr && same_bits(prev->p, options.p) && prev->round_utilities == options.round_utilities;
   std::shared_ptr<RoundCache> out;
-  if (next != nullptr) {
+  // Only jobs with a goodput model object can be reused: without any, nothing is kept.
+  if (next != nullptr && std::any_of(jobs.begin(), jobs.end(),
+                                     [](const JobSpec& j) { return j.goodput_model_identity() != nullptr; })) {
     out = std::make_shared<RoundCache>();
     out->types = cluster.types;
     out->set = set;  // before threshold rows
