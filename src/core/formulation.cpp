@@ -49,7 +49,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   std::vector<std::vector<int>> rows_of_type(pb.set.free_gpus.size());
   for (std::size_t r = 0; r < rows.size(); ++r)
     rows_of_type[static_cast<std::size_t>(rows[r].type)].push_back(static_cast<int>(r));
-  std::vector<std::pair<int, int>> charges;              // (set row, GPUs charged), charge != 0
+  std::vector<std::pair<int, int>> charges;               // (set row, GPUs charged), charge != 0
   std::vector<int> whole(pb.set.configs.size() + 1, -1);  // per configuration: its first charge
   std::vector<int> whole_end(pb.set.configs.size(), -1);
   std::vector<std::pair<int, int>> column_charge(m.cols.size());  // per column: [first, end) in charges

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <memory>
-#include <cmath>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -110,7 +110,9 @@ std::vector<Entry> entries_of(std::span<const ValidConfig> stored, std::span<con
   return out;
 }
 
-bool same_bits(double a, double b) noexcept { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+bool same_bits(double a, double b) noexcept {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
 
 }  // namespace
 
@@ -128,8 +130,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       prev != nullptr && same_bits(prev->p, options.p) && prev->round_utilities == options.round_utilities;
   std::shared_ptr<RoundCache> out;
   // Only jobs with a goodput model object can be reused: without any, nothing is kept.
-  if (next != nullptr && std::any_of(jobs.begin(), jobs.end(),
-                                     [](const JobSpec& j) { return j.goodput_model_identity() != nullptr; })) {
+  if (next != nullptr &&
+      std::any_of(jobs.begin(), jobs.end(), [](const JobSpec& j) { return j.goodput_model_identity() != nullptr; })) {
     out = std::make_shared<RoundCache>();
     out->types = cluster.types;
     out->set = set;  // before threshold rows
@@ -308,8 +310,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     } else {
       const std::span<const ValidConfig> row(stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
       const std::span<const double> values(raw.data() + b.rows_begin, b.rows_end - b.rows_begin);
-      pb.valid[i] = entries_of(row, values, b.nmin, pb.current[i], restart[i], pb.required.pinned[i] != 0, options,
-                               jobs[i].id());
+      pb.valid[i] =
+          entries_of(row, values, b.nmin, pb.current[i], restart[i], pb.required.pinned[i] != 0, options, jobs[i].id());
     }
     if (out) {
       b.restart = restart[i];

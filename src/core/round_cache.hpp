@@ -57,7 +57,7 @@ struct RoundCache {
   ConfigurationSet set;
   double p = 0.0;
   bool round_utilities = false;
-  std::vector<CachedJob> jobs;  ///< the round's jobs, in input order
+  std::vector<CachedJob> jobs;      ///< the round's jobs, in input order
   std::vector<ValidConfig> stored;  ///< every job's raw row, one range per job (CachedJob)
   std::vector<double> raw;
   std::vector<Entry> entries;  ///< every job's usable entries, one range per job (CachedJob)

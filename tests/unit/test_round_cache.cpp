@@ -94,8 +94,8 @@ void check_same_decision(const sia::RoundResult& a, const sia::RoundResult& b) {
     const auto& x = a.decisions[i];
     const auto& y = b.decisions[i];
     const bool same = x.job == y.job && x.config == y.config && x.gpus == y.gpus && x.changed == y.changed &&
-                      x.placement == y.placement && x.placement_status == y.placement_status &&
-                      x.reason == y.reason && x.detail == y.detail;
+                      x.placement == y.placement && x.placement_status == y.placement_status && x.reason == y.reason &&
+                      x.detail == y.detail;
     differing += same ? 0 : 1;
   }
   CHECK(differing == 0);
@@ -113,7 +113,8 @@ sia::bench::RoundInstance shuffle_round(const sia::bench::RoundInstance& in, uns
   std::mt19937 rng(seed);
   if (out.jobs.size() > 8) {
     std::uniform_int_distribution<std::size_t> pick(0, out.jobs.size() - 1);
-    for (int k = 0; k < 2; ++k) out.jobs.erase(out.jobs.begin() + static_cast<std::ptrdiff_t>(pick(rng) % out.jobs.size()));
+    for (int k = 0; k < 2; ++k)
+      out.jobs.erase(out.jobs.begin() + static_cast<std::ptrdiff_t>(pick(rng) % out.jobs.size()));
     const std::size_t a = pick(rng) % out.jobs.size(), b = pick(rng) % out.jobs.size();
     std::swap(out.jobs[a], out.jobs[b]);
     std::reverse(out.jobs.begin(), out.jobs.begin() + 3);
@@ -147,10 +148,9 @@ TEST_CASE("round.cache.problem_is_bit_identical") {
         sia::RoundOptions ow = options(r.warm_start);
         ow.place = false;
         ow.time_limit = o.time_limit;
-        const auto cold =
-            sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow);
-        const auto warm =
-            sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow, nullptr, cache);
+        const auto cold = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow);
+        const auto warm = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow,
+                                                     nullptr, cache);
         check_same_problem(cold, warm);
         CHECK(warm.previous_position.size() == in.jobs.size());  // the cache was used
         r = sia::run_round(in.cluster, in.jobs, ow);
@@ -221,8 +221,9 @@ TEST_CASE("round.cache.changed_cluster_exponent_and_functions") {
       auto round = next;
       for (std::size_t i = 0; i < round.jobs.size(); i += 3) {
         const sia::JobSpec orig = next.jobs[i];
-        round.jobs[i].goodput_fn(
-            [orig, scale](const sia::GpuTypeSpec& t, const sia::ConfigurationSpec& c) { return *scale * orig.goodput(t, c); });
+        round.jobs[i].goodput_fn([orig, scale](const sia::GpuTypeSpec& t, const sia::ConfigurationSpec& c) {
+          return *scale * orig.goodput(t, c);
+        });
       }
       return round;
     };
@@ -231,8 +232,8 @@ TEST_CASE("round.cache.changed_cluster_exponent_and_functions") {
     const auto second = fn_round(3.0);
     const auto cached = sia::run_round(second.cluster, second.jobs, options(r1.warm_start));
     check_same_decision(cached, sia::run_round(second.cluster, second.jobs, options(without_cache(r1.warm_start))));
-    const auto cold = sia::detail::build_problem(sia::make_configuration_set(second.cluster), second.cluster,
-                                                 second.jobs, options());
+    const auto cold =
+        sia::detail::build_problem(sia::make_configuration_set(second.cluster), second.cluster, second.jobs, options());
     const auto warm = sia::detail::build_problem(sia::make_configuration_set(second.cluster), second.cluster,
                                                  second.jobs, options(), nullptr, r1.warm_start->cache.get());
     check_same_problem(cold, warm);
