@@ -199,7 +199,15 @@ std::vector<SimAllocation> GavelPolicy::allocate(const PolicyContext& ctx) {
     for (std::size_t k = 0; k < nt; ++k)
       T[j][k] = gavel_throughput(*job.app, cluster, static_cast<int>(k), scale[j], batch);
   }
-  last_x_ = gavel_solve_lp(T, scale, cap, options_.lp, options_.lp_backend);
+  // Same LP as the last round (bit for bit): same answer without a solve (gavel_solve_lp is deterministic: a fresh
+  // solver per call, no time limit). Between arrivals and completions most rounds ask the previous LP again.
+  if (!have_last_ || T != last_T_ || scale != last_scale_ || cap != last_cap_) {
+    last_x_ = gavel_solve_lp(T, scale, cap, options_.lp, options_.lp_backend);
+    last_T_ = std::move(T);
+    last_scale_ = scale;
+    last_cap_ = cap;
+    have_last_ = true;
+  }
   return rounds_.schedule(cluster, ctx.jobs, scale, last_x_);
 }
 

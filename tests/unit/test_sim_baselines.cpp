@@ -9,6 +9,7 @@
 
 #include "fault_solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -122,6 +123,47 @@ TEST_CASE("sim.baselines.gavel_time_sharing_order") {
   }
   if (gavel_has_lp_solver()) CHECK(order == std::vector<int>{0, 1, 2, 0});
   for (auto* j : ptrs) CHECK(j->kind == sia::JobKind::rigid);  // TunedJobs
+}
+
+TEST_CASE("sim.baselines.gavel_repeated_lp_is_reused_with_the_same_answer") {
+  // A round with the same active jobs as the previous one asks the same LP: the policy reuses the last answer
+  // (no solve). It must be the bits a fresh solve gives, and a changed job set must solve again.
+  const auto cluster = cluster_preset("paper-heterogeneous");
+  const auto apps = catalogue_applications(cluster);
+  const int nt = static_cast<int>(cluster.types.size());
+  std::vector<std::unique_ptr<SimJob>> jobs;
+  const char* models[] = {"cifar10", "bert", "deepspeech2", "yolov3", "imagenet"};
+  for (int i = 0; i < 12; ++i) {
+    WorkloadJob w = wjob("job-" + std::to_string(i), 1 + (i % 4) * 2, 256);
+    w.application = models[i % 5];
+    jobs.push_back(std::make_unique<SimJob>(w, apps.at(w.application), nt));
+  }
+  std::vector<SimJob*> ptrs;
+  for (auto& j : jobs) ptrs.push_back(j.get());
+  auto fresh_lp = [&](const std::vector<SimJob*>& js) {
+    std::vector<std::vector<double>> T(js.size(), std::vector<double>(static_cast<std::size_t>(nt), 0.0));
+    std::vector<int> scale(js.size(), 1), cap(static_cast<std::size_t>(nt), 0);
+    for (int k = 0; k < nt; ++k) cap[static_cast<std::size_t>(k)] = cluster.type_gpus(k);
+    for (std::size_t j = 0; j < js.size(); ++j) {
+      scale[j] = std::max(1, js[j]->target_replicas);
+      for (int k = 0; k < nt; ++k)
+        T[j][static_cast<std::size_t>(k)] = gavel_throughput(*js[j]->app, cluster, k, scale[j],
+                                                             static_cast<double>(js[j]->target_batch_size));
+    }
+    return gavel_solve_lp(T, scale, cap, GavelLpMethod::interior);
+  };
+  GavelPolicy gavel;
+  for (int round = 0; round < 4; ++round) {
+    std::vector<SimJob*> active = ptrs;
+    if (round == 2) active.pop_back();  // a job finished: a new LP
+    PolicyContext ctx;
+    ctx.now = 360.0 * (round + 1);
+    ctx.cluster = &cluster;
+    ctx.jobs = active;
+    const auto a = gavel.allocate(ctx);
+    REQUIRE(a.size() == active.size());
+    CHECK(gavel.last_lp() == fresh_lp(active));  // exact: the reused answer is the fresh solve's bits
+  }
 }
 
 TEST_CASE("sim.baselines.gavel_throughput") {

@@ -79,6 +79,12 @@ class GavelPolicy final : public Policy {
   GavelPolicyOptions options_;
   TimeSharingRounds rounds_;
   std::vector<std::vector<double>> last_x_;
+  // The last LP's inputs: a round whose active jobs did not change asks the same LP again (throughputs come from
+  // the ground truth of each job's fixed GPU count and batch size), and the LP's answer is a function of its
+  // inputs, so last_x_ is reused (no new solve; the same bits).
+  std::vector<std::vector<double>> last_T_;
+  std::vector<int> last_scale_, last_cap_;
+  bool have_last_ = false;
 };
 
 }  // namespace sia::sim
