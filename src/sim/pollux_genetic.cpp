@@ -9,7 +9,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <unordered_set>
 
 namespace sia::sim::detail {
 
@@ -131,6 +130,8 @@ PolluxGenetic::PolluxGenetic(PolluxGaProblem problem, PolluxGaOptions options, s
   table_.assign(total, Terms{std::numeric_limits<double>::quiet_NaN(), 0.0});
   perm_.reserve(static_cast<std::size_t>(std::max(jobs_, vnodes_)));
   distributed_.resize(static_cast<std::size_t>(jobs_));
+  row_n_.resize(static_cast<std::size_t>(jobs_));
+  row_total_.resize(static_cast<std::size_t>(jobs_));
 }
 
 std::uint64_t PolluxGenetic::uniform(std::uint64_t n) { return uniform_below(rng_, n); }
@@ -239,10 +240,15 @@ void PolluxGenetic::repair(PolluxState& x) {
         if (!problem_.allowed[j * V + v]) row[v] = 0;
     if (problem_.rigid[j])
       complete_rigid(row, max_r_[j], problem_.allowed.empty() ? nullptr : problem_.allowed.data() + j * V);
-    int n = 0;
-    for (std::size_t v = 0; v < V; ++v) n += row[v] > 0;
+    int n = 0, total = 0;
+    for (std::size_t v = 0; v < V; ++v) {
+      n += row[v] > 0;
+      total += row[v];
+    }
     distributed_[j] = n >= 2;
     any_distributed |= n >= 2;
+    row_n_[j] = n;  // kept up to date by step (1): step (2) needs no new pass over the rows
+    row_total_[j] = total;
   }
   // (1) On each vnode only the first distributed job in row order keeps its GPUs (Pollux: cumulative count of
   // distributed jobs along the jobs axis > 1 -> zero).
@@ -253,10 +259,13 @@ void PolluxGenetic::repair(PolluxState& x) {
       int* row = x.data() + j * V;
       for (std::size_t v = 0; v < V; ++v)
         if (row[v] > 0) {
-          if (used_[v])
+          if (used_[v]) {
+            row_total_[j] -= row[v];
+            --row_n_[j];
             row[v] = 0;
-          else
+          } else {
             used_[v] = 1;
+          }
         }
     }
   }
@@ -265,12 +274,7 @@ void PolluxGenetic::repair(PolluxState& x) {
   const int max_nodes = problem_.max_job_vnodes;
   for (std::size_t j = 0; j < J; ++j) {
     int* row = x.data() + j * V;
-    int total = 0, n = 0;
-    for (std::size_t v = 0; v < V; ++v) {
-      total += row[v];
-      n += row[v] > 0;
-    }
-    if (total <= max_r_[j] && n <= max_nodes) continue;
+    if (row_total_[j] <= max_r_[j] && row_n_[j] <= max_nodes) continue;
     perm_.clear();
     for (std::size_t v = 0; v < V; ++v)
       if (row[v] > 0) perm_.push_back(static_cast<int>(v));
@@ -304,14 +308,20 @@ void PolluxGenetic::repair(PolluxState& x) {
 }
 
 std::pair<PolluxState, PolluxState> PolluxGenetic::crossover(const PolluxState& a, const PolluxState& b) {
+  PolluxState c0, c1;
+  crossover_into(a, b, c0, c1);
+  return {std::move(c0), std::move(c1)};
+}
+
+void PolluxGenetic::crossover_into(const PolluxState& a, const PolluxState& b, PolluxState& c0, PolluxState& c1) {
   const auto V = static_cast<std::size_t>(vnodes_);
   const auto k = static_cast<std::size_t>(uniform(static_cast<std::uint64_t>(std::max(jobs_, 1))));
-  PolluxState c0 = a, c1 = b;
-  for (std::size_t i = k * V; i < a.size(); ++i) {
-    c0[i] = b[i];
-    c1[i] = a[i];
-  }
-  return {std::move(c0), std::move(c1)};
+  const auto cut = static_cast<std::ptrdiff_t>(std::min(k * V, a.size()));
+  // assign() into recycled buffers: no allocation once they have the state's size.
+  c0.assign(a.begin(), a.begin() + cut);
+  c0.insert(c0.end(), b.begin() + cut, b.end());
+  c1.assign(b.begin(), b.begin() + cut);
+  c1.insert(c1.end(), a.begin() + cut, a.end());
 }
 
 void PolluxGenetic::mutate(PolluxState& x) {
@@ -404,7 +414,66 @@ void PolluxGenetic::survive(std::vector<Individual>& pop, std::size_t n) {
       out.push_back(std::move(ind));
     }
   }
+  for (auto& ind : pop)  // the individuals not selected: their buffers serve the next offspring
+    if (ind.x.capacity() > 0) recycle(std::move(ind.x));
   pop = std::move(out);
+}
+
+PolluxState PolluxGenetic::take_state() {
+  if (spare_.empty()) {
+    PolluxState x;
+    x.reserve(static_cast<std::size_t>(jobs_) * static_cast<std::size_t>(vnodes_));
+    return x;
+  }
+  PolluxState x = std::move(spare_.back());
+  spare_.pop_back();
+  return x;
+}
+
+void PolluxGenetic::recycle(PolluxState&& x) {
+  x.clear();
+  spare_.push_back(std::move(x));
+}
+
+void PolluxGenetic::HashSet::clear(std::size_t expected) {
+  std::size_t n = 16;
+  while (n < 2 * expected + 2) n *= 2;
+  if (slots_.size() != n) slots_.assign(n, 0);
+  else
+    std::fill(slots_.begin(), slots_.end(), std::uint64_t{0});
+  has_zero_ = false;
+  used_ = 0;
+}
+
+std::size_t PolluxGenetic::HashSet::find(std::uint64_t h) const noexcept {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+  while (slots_[i] != 0 && slots_[i] != h) i = (i + 1) & mask;
+  return i;
+}
+
+bool PolluxGenetic::HashSet::contains(std::uint64_t h) const noexcept {
+  if (h == 0) return has_zero_;
+  return slots_[find(h)] == h;
+}
+
+void PolluxGenetic::HashSet::insert(std::uint64_t h) {
+  if (h == 0) {
+    has_zero_ = true;
+    return;
+  }
+  if (2 * (used_ + 1) > slots_.size()) {  // keep the load under 1/2 (the caller sizes it; this is a guard)
+    std::vector<std::uint64_t> old(2 * slots_.size(), 0);
+    old.swap(slots_);
+    used_ = 0;
+    for (std::uint64_t k : old)
+      if (k != 0) slots_[find(k)] = k, ++used_;
+  }
+  const std::size_t i = find(h);
+  if (slots_[i] != h) {
+    slots_[i] = h;
+    ++used_;
+  }
 }
 
 PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
@@ -433,11 +502,13 @@ PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
 
   PolluxGaResult res;
   std::vector<std::size_t> perm;
+  std::vector<Individual> off, batch;
+  off.reserve(npop);
   for (int gen = 1; gen < options_.generations; ++gen) {
-    std::vector<Individual> off;
+    off.clear();
     // Hashes of the population and the offspring so far: the full comparison runs only on a hash match.
-    std::unordered_set<std::uint64_t> seen;
-    for (const auto& ind : pop) seen.insert(ind.hash);
+    seen_.clear(pop.size() + npop);
+    for (const auto& ind : pop) seen_.insert(ind.hash);
     for (int round = 0; round < options_.max_mating_rounds && off.size() < npop; ++round) {
       const std::size_t remaining = npop - off.size();
       const std::size_t matings = (remaining + 1) / 2;
@@ -449,17 +520,22 @@ PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
         for (std::size_t i = 0; i < pop.size(); ++i) perm.push_back(i);
         for (std::size_t i = pop.size(); i > 1; --i) std::swap(perm[start + i - 1], perm[start + uniform(i)]);
       }
-      std::vector<Individual> batch;
-      batch.reserve(matings * 2);
+      for (std::size_t i = matings * 2; i < batch.size(); ++i)
+        if (batch[i].x.capacity() > 0) recycle(std::move(batch[i].x));
+      batch.resize(matings * 2);
       for (std::size_t m = 0; m < matings; ++m) {
         const std::size_t a = tournament(pop, perm[4 * m], perm[4 * m + 1]);
         const std::size_t b = tournament(pop, perm[4 * m + 2], perm[4 * m + 3]);
-        auto [c0, c1] = real() < options_.crossover_probability ? crossover(pop[a].x, pop[b].x)
-                                                                : std::make_pair(pop[a].x, pop[b].x);
-        batch.emplace_back();
-        batch.back().x = std::move(c0);
-        batch.emplace_back();
-        batch.back().x = std::move(c1);
+        PolluxState& c0 = batch[2 * m].x;
+        PolluxState& c1 = batch[2 * m + 1].x;
+        if (c0.capacity() == 0) c0 = take_state();
+        if (c1.capacity() == 0) c1 = take_state();
+        if (real() < options_.crossover_probability) {
+          crossover_into(pop[a].x, pop[b].x, c0, c1);
+        } else {
+          c0.assign(pop[a].x.begin(), pop[a].x.end());
+          c1.assign(pop[b].x.begin(), pop[b].x.end());
+        }
       }
       for (auto& c : batch) mutate(c.x);
       for (auto& c : batch) {
@@ -468,12 +544,18 @@ PolluxGaResult PolluxGenetic::run(const std::vector<PolluxState>& seeds) {
       }
       for (auto& c : batch) {
         if (off.size() >= npop) break;
-        if (seen.count(c.hash) != 0 && (is_dup(pop, c) || is_dup(off, c))) continue;
-        seen.insert(c.hash);
+        if (seen_.contains(c.hash) && (is_dup(pop, c) || is_dup(off, c))) continue;
+        seen_.insert(c.hash);
         c.f = evaluate(c.x);
+        c.rank = 0;  // a slot reused across mating rounds: fields as a new individual's
+        c.crowding = 0.0;
         off.push_back(std::move(c));
+        c.x = PolluxState{};  // moved from: takes a pooled buffer in the next mating round
       }
     }
+    for (auto& c : batch)  // children not kept: their buffers go back to the pool
+      if (c.x.capacity() > 0) recycle(std::move(c.x));
+    batch.clear();
     if (off.empty()) break;  // pymoo terminates when mating cannot produce a new individual
     for (auto& o : off) pop.push_back(std::move(o));
     survive(pop, npop);

@@ -142,7 +142,25 @@ class PolluxGenetic {
     double power = 0.0;  ///< (scaled speedup · factor + 1e-3)^p
     double raw = 0.0;    ///< raw speedup (cluster utility)
   };
+  /// A set of 64-bit state hashes in one flat array (open addressing), cleared per generation without freeing:
+  /// the search asks it about every offspring.
+  class HashSet {
+   public:
+    void clear(std::size_t expected);
+    [[nodiscard]] bool contains(std::uint64_t h) const noexcept;
+    void insert(std::uint64_t h);
+
+   private:
+    [[nodiscard]] std::size_t find(std::uint64_t h) const noexcept;
+    std::vector<std::uint64_t> slots_{std::vector<std::uint64_t>(16, 0)};  // 0 = empty (hash 0: has_zero_)
+    bool has_zero_ = false;
+    std::size_t used_ = 0;
+  };
   [[nodiscard]] Terms term(int job, int nodes, int replicas, bool changed);
+  /// crossover() into the caller's buffers (same draws): no allocation for recycled ones.
+  void crossover_into(const PolluxState& a, const PolluxState& b, PolluxState& c0, PolluxState& c1);
+  [[nodiscard]] PolluxState take_state();  ///< an empty state buffer, recycled when one is spare
+  void recycle(PolluxState&& x);           ///< keeps a state's buffer for later offspring
   void complete_rigid(int* row, int count, const char* allowed) const;  // allowed: per vnode, or nullptr
   [[nodiscard]] std::uint64_t uniform(std::uint64_t n);                 ///< uniform integer in [0, n)
   [[nodiscard]] double real();                                          ///< uniform in [0, 1)
@@ -160,6 +178,9 @@ class PolluxGenetic {
   // Scratch buffers (kept to avoid allocations).
   std::vector<int> perm_, col_, nz_, free_, grow_;
   std::vector<char> distributed_, used_;
+  std::vector<int> row_n_, row_total_;  ///< repair: vnodes and GPUs of each row after its step (1)
+  std::vector<PolluxState> spare_;  ///< buffers of discarded individuals (the search breeds 10^4 per round)
+  HashSet seen_;
 };
 
 }  // namespace sia::sim::detail
