@@ -438,7 +438,8 @@ void PolluxGenetic::recycle(PolluxState&& x) {
 void PolluxGenetic::HashSet::clear(std::size_t expected) {
   std::size_t n = 16;
   while (n < 2 * expected + 2) n *= 2;
-  if (slots_.size() != n) slots_.assign(n, 0);
+  if (slots_.size() != n)
+    slots_.assign(n, 0);
   else
     std::fill(slots_.begin(), slots_.end(), std::uint64_t{0});
   has_zero_ = false;

@@ -179,7 +179,7 @@ class PolluxGenetic {
   std::vector<int> perm_, col_, nz_, free_, grow_;
   std::vector<char> distributed_, used_;
   std::vector<int> row_n_, row_total_;  ///< repair: vnodes and GPUs of each row after its step (1)
-  std::vector<PolluxState> spare_;  ///< buffers of discarded individuals (the search breeds 10^4 per round)
+  std::vector<PolluxState> spare_;      ///< buffers of discarded individuals (the search breeds 10^4 per round)
   HashSet seen_;
 };
 

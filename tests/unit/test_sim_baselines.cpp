@@ -147,8 +147,8 @@ TEST_CASE("sim.baselines.gavel_repeated_lp_is_reused_with_the_same_answer") {
     for (std::size_t j = 0; j < js.size(); ++j) {
       scale[j] = std::max(1, js[j]->target_replicas);
       for (int k = 0; k < nt; ++k)
-        T[j][static_cast<std::size_t>(k)] = gavel_throughput(*js[j]->app, cluster, k, scale[j],
-                                                             static_cast<double>(js[j]->target_batch_size));
+        T[j][static_cast<std::size_t>(k)] =
+            gavel_throughput(*js[j]->app, cluster, k, scale[j], static_cast<double>(js[j]->target_batch_size));
     }
     return gavel_solve_lp(T, scale, cap, GavelLpMethod::interior);
   };
