@@ -105,19 +105,10 @@ inline bool rows_hold(const std::vector<OracleRow>& rows, const OracleProblem& p
   return true;
 }
 
-// A random instance of round_oracle.hpp without rigid jobs (their GPUs differ from their
-// configuration's), with random weights and two or three tenants.
-inline OracleInstance tenant_instance(std::mt19937& rng) {
+// `ntenants` random tenants (caps, a per-type cap up to `max_type_cap`, guarantees that fit the free GPUs)
+// and each job in one of them or in none; shared by the tenant and the weighted-ties tests.
+inline void add_random_tenants(OracleInstance& in, std::mt19937& rng, int ntenants, int max_type_cap) {
   auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
-  OracleInstance in = oracle_instance(rng, 2, 6, 3);
-  in.options.relative_gap = 1e-7;  // (1e-9 is below what some rounds of utilities near 1e5 can prove, tenants or not)
-  std::vector<JobSpec> kept;
-  for (auto& j : in.jobs)
-    if (j.kind() != JobKind::rigid) kept.push_back(std::move(j));
-  in.jobs = std::move(kept);
-  const double weights[] = {1.0, 1.0, 2.0, 4.0, 0.5, 2.5};
-  for (auto& j : in.jobs) j.weight(weights[uni(0, 5)]);
-  const int ntenants = uni(0, 3);
   int total = 0;
   for (int t = 0; t < in.cluster.num_types(); ++t) total += free_gpus(in.cluster, t);
   int guaranteed = 0;
@@ -127,7 +118,7 @@ inline OracleInstance tenant_instance(std::mt19937& rng) {
     if (uni(0, 2) > 0) s.max_gpus = uni(0, std::max(1, total / 2));
     if (uni(0, 2) == 0) {
       s.max_gpus_per_type.assign(in.cluster.types.size(), -1);
-      s.max_gpus_per_type[static_cast<std::size_t>(uni(0, in.cluster.num_types() - 1))] = uni(0, 8);
+      s.max_gpus_per_type[static_cast<std::size_t>(uni(0, in.cluster.num_types() - 1))] = uni(0, max_type_cap);
     }
     if (uni(0, 1) == 0) {
       s.guaranteed_gpus = uni(1, std::max(1, total / 2));
@@ -141,6 +132,22 @@ inline OracleInstance tenant_instance(std::mt19937& rng) {
     const int t = uni(-1, ntenants - 1);
     if (t >= 0) j.tenant(in.options.tenants[static_cast<std::size_t>(t)].name);
   }
+}
+
+// A random instance of round_oracle.hpp without rigid jobs (their GPUs differ from their
+// configuration's), with random weights and two or three tenants.
+inline OracleInstance tenant_instance(std::mt19937& rng) {
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  OracleInstance in = oracle_instance(rng, 2, 6, 3);
+  in.options.relative_gap = 1e-7;  // (1e-9 is below what some rounds of utilities near 1e5 can prove, tenants or not)
+  std::vector<JobSpec> kept;
+  for (auto& j : in.jobs)
+    if (j.kind() != JobKind::rigid) kept.push_back(std::move(j));
+  in.jobs = std::move(kept);
+  const double weights[] = {1.0, 1.0, 2.0, 4.0, 0.5, 2.5};
+  for (auto& j : in.jobs) j.weight(weights[uni(0, 5)]);
+  const int ntenants = uni(0, 3);
+  add_random_tenants(in, rng, ntenants, 8);
   return in;
 }
 

@@ -50,6 +50,15 @@ std::string comparable(const Request& req, const RoundResult& r) {
   return std::regex_replace(s, fields, "");
 }
 
+// Checks that the decision equals the first backend's (`reference`, set by the first call).
+void check_same_decision(std::string& reference, const Request& req, const RoundResult& r) {
+  const std::string text = comparable(req, r);
+  if (reference.empty())
+    reference = text;
+  else
+    CHECK(text == reference);
+}
+
 int round_count() {
   if (const char* e = std::getenv("SIA_TIE_ROUNDS")) return std::max(1, std::atoi(e));
   return 150;
@@ -126,30 +135,7 @@ OracleInstance tie_instance(std::mt19937& rng) {
     });
     in.jobs.push_back(std::move(j));
   }
-  int total = 0;
-  for (int t = 0; t < ntypes; ++t) total += free_gpus(in.cluster, t);
-  const int ntenants = uni(0, 2);
-  int guaranteed = 0;
-  for (int t = 0; t < ntenants; ++t) {
-    TenantSpec s;
-    s.name = std::string(1, static_cast<char>('a' + t));
-    if (uni(0, 2) > 0) s.max_gpus = uni(0, std::max(1, total / 2));
-    if (uni(0, 2) == 0) {
-      s.max_gpus_per_type.assign(in.cluster.types.size(), -1);
-      s.max_gpus_per_type[static_cast<std::size_t>(uni(0, ntypes - 1))] = uni(0, 4);
-    }
-    if (uni(0, 1) == 0) {
-      s.guaranteed_gpus = uni(1, std::max(1, total / 2));
-      if (s.max_gpus) s.guaranteed_gpus = std::min(s.guaranteed_gpus, *s.max_gpus);
-      if (guaranteed + s.guaranteed_gpus > total) s.guaranteed_gpus = 0;
-      guaranteed += s.guaranteed_gpus;
-    }
-    in.options.tenants.push_back(s);
-  }
-  for (auto& j : in.jobs) {
-    const int t = uni(-1, ntenants - 1);
-    if (t >= 0) j.tenant(in.options.tenants[static_cast<std::size_t>(t)].name);
-  }
+  add_random_tenants(in, rng, uni(0, 2), 4);
   const double ps[] = {-0.5, 1.0, 0.5};
   const double lambdas[] = {1.1, 3.0};
   in.options.p = ps[uni(0, 2)];
@@ -351,11 +337,7 @@ TEST_CASE("ties.weighted.canonical_among_all_optima") {
       // The same decision, byte for byte (timing, backend name and its own bound aside), for the
       // backends that proved their gap (the message of one that did not says so).
       if (r.message.find("relative_gap") != std::string::npos) continue;
-      const std::string text = comparable(req, r);
-      if (reference.empty())
-        reference = text;
-      else
-        CHECK(text == reference);
+      check_same_decision(reference, req, r);
     }
     // The search alone: from every optimal allocation it is handed, the same canonical one.
     detail::Problem problem =
@@ -411,11 +393,7 @@ TEST_CASE("ties.weighted.equal_weighted_terms") {
       req.cluster = c;
       req.jobs = jobs;
       req.options = o;
-      const auto text = comparable(req, r);
-      if (reference.empty())
-        reference = text;
-      else
-        CHECK(text == reference);
+      check_same_decision(reference, req, r);
     }
   }
 }
@@ -455,11 +433,7 @@ TEST_CASE("ties.weighted.tenant_cap_decides_who_waits") {
     req.cluster = c;
     req.jobs = jobs;
     req.options = o;
-    const auto text = comparable(req, r);
-    if (reference.empty())
-      reference = text;
-    else
-      CHECK(text == reference);
+    check_same_decision(reference, req, r);
   }
 }
 
@@ -485,11 +459,7 @@ TEST_CASE("ties.rounding_class_regression") {
     o.backend = b;
     const auto r = run_round(in.cluster, in.jobs, o);
     REQUIRE(r.status == RoundStatus::optimal);
-    const auto text = comparable(req, r);
-    if (reference.empty())
-      reference = text;
-    else
-      CHECK(text == reference);
+    check_same_decision(reference, req, r);
   }
 }
 
@@ -548,11 +518,7 @@ TEST_CASE("ties.weighted.backends_agree_on_larger_rounds") {
       REQUIRE(r.tenant_gpus.size() == 2);
       CHECK(r.tenant_gpus[0] <= 3);
       CHECK(r.tenant_gpus[1] <= 6);
-      const auto text = comparable(req, r);
-      if (reference.empty())
-        reference = text;
-      else
-        CHECK(text == reference);
+      check_same_decision(reference, req, r);
     }
   }
 }
