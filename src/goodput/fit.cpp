@@ -14,6 +14,8 @@
 #include <set>
 #include <string>
 
+#include "goodput/fit_objective.hpp"
+
 namespace sia {
 namespace {
 
@@ -30,11 +32,8 @@ struct Problem {
   std::vector<int> free_params;     // parameter index of each NLopt coordinate
   bool log_space = true;
   int evaluations = 0;
-  std::vector<double> log_compute, log_step;  // log(step - sync), log(step) of each observation
+  const detail::FitObjective* objective = nullptr;  // fit_objective over `obs`, set up once per fit
 };
-
-double objective(const PerfParams& p, std::span<const PerfObservation> obs, const double* log_compute,
-                 const double* log_step, double* grad);
 
 double nlopt_objective(unsigned n, const double* x, double* grad, void* data) {
   auto* pr = static_cast<Problem*>(data);
@@ -45,8 +44,7 @@ double nlopt_objective(unsigned n, const double* x, double* grad, void* data) {
     v[static_cast<std::size_t>(i)] = (pr->log_space && i < 6) ? std::exp(x[k]) : x[k];
   }
   double g[7] = {0, 0, 0, 0, 0, 0, 0};
-  const double f =
-      objective(from_array(v.data()), pr->obs, pr->log_compute.data(), pr->log_step.data(), grad ? g : nullptr);
+  const double f = (*pr->objective)(from_array(v.data()), grad ? g : nullptr);
   if (grad) {
     for (unsigned k = 0; k < n; ++k) {
       const int i = pr->free_params[k];
@@ -95,11 +93,7 @@ void validate(std::span<const PerfObservation> obs, const std::string& what) {
   }
 }
 
-namespace {
-/// fit_objective with the logs of the observed times precomputed (`log_compute[i]`, `log_step[i]`, or null to
-/// compute them here): they do not change between the evaluations of one fit, and were a third of its logs.
-double objective(const PerfParams& p, std::span<const PerfObservation> obs, const double* log_compute,
-                 const double* log_step, double* grad) {
+double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, double* grad) {
   const double m = static_cast<double>(obs.size());
   if (obs.empty()) {
     if (grad) std::fill(grad, grad + 7, 0.0);
@@ -137,8 +131,8 @@ double objective(const PerfParams& p, std::span<const PerfObservation> obs, cons
     const double lopt = lu / gamma;
     const double wa = ea / (ea + en);
     const double wn = en / (ea + en);
-    const double e1 = la - (log_compute ? log_compute[i] : std::log(o.step_time - o.sync_time));
-    const double e2 = lopt - (log_step ? log_step[i] : std::log(o.step_time));
+    const double e1 = la - std::log(o.step_time - o.sync_time);
+    const double e2 = lopt - std::log(o.step_time);
     s1 += e1 * e1;
     s2 += e2 * e2;
     if (grad) {
@@ -176,23 +170,128 @@ double objective(const PerfParams& p, std::span<const PerfObservation> obs, cons
   }
   return f;
 }
-}  // namespace
 
-double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, double* grad) {
-  return objective(p, obs, nullptr, nullptr, grad);
+namespace detail {
+
+FitObjective::FitObjective(std::span<const PerfObservation> obs) {
+  rows_.reserve(obs.size());
+  for (const PerfObservation& o : obs) {
+    Row r;
+    r.local_bsz = o.local_bsz;
+    r.extra = std::max(static_cast<double>(o.replicas) - 2.0, 1e-8);
+    r.log_compute = std::log(o.step_time - o.sync_time);
+    r.log_step = std::log(o.step_time);
+    r.net = o.nodes > 1 ? 1 : o.replicas > 1 ? 2 : 0;
+    if (r.net == 0) {
+      r.fixed_n = 1e-8 + 1e-8 * r.extra;
+      r.fixed_ln = std::log(r.fixed_n);
+    } else {
+      std::size_t l = 0;
+      while (l < links_.size() && !(links_[l].net == r.net && links_[l].extra == r.extra)) ++l;
+      if (l == links_.size()) links_.push_back(Link{r.net, r.extra});
+      r.link = static_cast<int>(l);
+    }
+    std::size_t b = 0;
+    while (b < bszs_.size() && bszs_[b] != r.local_bsz) ++b;
+    if (b == bszs_.size()) bszs_.push_back(r.local_bsz);
+    r.bsz = static_cast<int>(b);
+    rows_.push_back(r);
+  }
+  a_.resize(bszs_.size());
+  la_.resize(bszs_.size());
+  n_.resize(links_.size());
+  ln_.resize(links_.size());
 }
+
+double FitObjective::operator()(const PerfParams& p, double* grad) const {
+  // fit_objective's loop, with a, n and their logs looked up (the same expressions on the same numbers).
+  const double m = static_cast<double>(rows_.size());
+  if (rows_.empty()) {
+    if (grad) std::fill(grad, grad + 7, 0.0);
+    return 0.0;
+  }
+  for (std::size_t k = 0; k < bszs_.size(); ++k) {
+    a_[k] = p.alpha_c + p.beta_c * bszs_[k];
+    la_[k] = std::log(a_[k]);
+  }
+  for (std::size_t k = 0; k < links_.size(); ++k) {
+    const double extra = links_[k].extra;
+    n_[k] = links_[k].net == 1 ? p.alpha_n + p.beta_n * extra : p.alpha_r + p.beta_r * extra;
+    ln_[k] = std::log(n_[k]);
+  }
+  const double gamma = p.gamma;
+  double s1 = 0.0, s2 = 0.0;
+  double g1[7] = {0, 0, 0, 0, 0, 0, 0};
+  double g2[7] = {0, 0, 0, 0, 0, 0, 0};
+  for (const Row& o : rows_) {
+    const auto b = static_cast<std::size_t>(o.bsz);
+    const auto l = static_cast<std::size_t>(o.link);
+    const double a = a_[b];
+    const double extra = o.extra;
+    const int net = o.net;
+    const double n = net == 0 ? o.fixed_n : n_[l];
+    const double la = la_[b];
+    const double ln = net == 0 ? o.fixed_ln : ln_[l];
+    const double xa = gamma * la;
+    const double xn = gamma * ln;
+    const double mx = std::max(xa, xn);
+    // One of the two is exp(0) = 1 exactly (a NaN difference still goes to exp).
+    const double da = xa - mx;
+    const double dn = xn - mx;
+    const double ea = da == 0.0 ? 1.0 : std::exp(da);
+    const double en = dn == 0.0 ? 1.0 : std::exp(dn);
+    const double lu = mx + std::log(ea + en);
+    const double lopt = lu / gamma;
+    const double wa = ea / (ea + en);
+    const double wn = en / (ea + en);
+    const double e1 = la - o.log_compute;
+    const double e2 = lopt - o.log_step;
+    s1 += e1 * e1;
+    s2 += e2 * e2;
+    if (grad) {
+      g1[0] += e1 / a;
+      g1[1] += e1 * o.local_bsz / a;
+      const double dla = wa / a;
+      g2[0] += e2 * dla;
+      g2[1] += e2 * dla * o.local_bsz;
+      const double dln = wn / n;
+      if (net == 1) {
+        g2[2] += e2 * dln;
+        g2[3] += e2 * dln * extra;
+      } else if (net == 2) {
+        g2[4] += e2 * dln;
+        g2[5] += e2 * dln * extra;
+      }
+      g2[6] += e2 * (-lopt + wa * la + wn * ln) / gamma;
+    }
+  }
+  const double r1 = std::sqrt(s1 / m);
+  const double r2 = std::sqrt(s2 / m);
+  const double pn = p.beta_n / p.alpha_n;
+  const double prr = p.beta_r / p.alpha_r;
+  const double f = r1 + r2 + 1e-3 * (gamma - 1.0) * (gamma - 1.0) + 1e-2 * (pn * pn + prr * prr);
+  if (grad) {
+    const double c1 = r1 > 1e-300 ? 1.0 / (m * r1) : 0.0;
+    const double c2 = r2 > 1e-300 ? 1.0 / (m * r2) : 0.0;
+    for (int i = 0; i < 7; ++i) grad[i] = c1 * g1[i] + c2 * g2[i];
+    grad[6] += 2e-3 * (gamma - 1.0);
+    grad[3] += 2e-2 * pn / p.alpha_n;
+    grad[2] += -2e-2 * pn * pn / p.alpha_n;
+    grad[5] += 2e-2 * prr / p.alpha_r;
+    grad[4] += -2e-2 * prr * prr / p.alpha_r;
+  }
+  return f;
+}
+
+}  // namespace detail
 
 FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const FitOptions& opt) {
   validate(obs);
   Problem pr;
   pr.obs = obs;
   pr.log_space = opt.log_space;
-  pr.log_compute.reserve(obs.size());
-  pr.log_step.reserve(obs.size());
-  for (const auto& o : obs) {
-    pr.log_compute.push_back(std::log(o.step_time - o.sync_time));
-    pr.log_step.push_back(std::log(o.step_time));
-  }
+  const detail::FitObjective objective(obs);
+  pr.objective = &objective;
   std::array<double, 7> init = {1e-1, 1e-2, 1e-1, 1e-2, 1e-1, 1e-2, 1.0 + 1e-3};
   std::array<bool, 7> pinned{};
   // Pinning rules of the reference (goodput.py:fit_perf_params).

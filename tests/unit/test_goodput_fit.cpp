@@ -5,8 +5,13 @@
 #include <sia/goodput/fit.hpp>
 #include <sia/goodput/throughput_model.hpp>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <vector>
+
+#include "goodput/fit_objective.hpp"
 
 namespace {
 
@@ -112,4 +117,45 @@ TEST_CASE("goodput.fit.online_refits_on_new_configuration") {
   for (std::size_t i = 1; i < 10; ++i) f.observe(obs[i]);
   CHECK(f.observations().size() == 10);
   CHECK(sia::optim_time(f.params(), 1, 2, 32) == doctest::Approx(sia::optim_time(truth, 1, 2, 32)).epsilon(0.05));
+}
+
+TEST_CASE("goodput.fit.objective_of_one_fit_has_the_reference_bits") {
+  // detail::FitObjective (what NLopt evaluates during a fit) must give fit_objective's value and gradient bit
+  // for bit: it only hoists and shares work, and the fitted parameters are part of the simulator's results.
+  // exp(0) is 1 exactly (the objective skips that call).
+  CHECK(std::exp(0.0) == 1.0);
+  CHECK(std::exp(-0.0) == 1.0);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+  const int shapes[][2] = {{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 8}, {2, 16}, {3, 24}, {4, 32}, {1, 3}, {2, 2}};
+  for (int trial = 0; trial < 300; ++trial) {
+    // Repeated batch sizes and placements (what the shared logs rely on), in random order.
+    std::vector<sia::PerfObservation> obs;
+    const int count = 1 + static_cast<int>(unit(rng) * 14);
+    for (int k = 0; k < count; ++k) {
+      const auto& s = shapes[static_cast<int>(unit(rng) * 10) % 10];
+      sia::PerfObservation o;
+      o.nodes = s[0];
+      o.replicas = s[1];
+      o.local_bsz = std::ldexp(1.0, 2 + static_cast<int>(unit(rng) * 5)) + (unit(rng) < 0.2 ? unit(rng) : 0.0);
+      o.step_time = 0.01 + unit(rng);
+      o.sync_time = unit(rng) < 0.1 ? 0.0 : o.step_time * unit(rng) * 0.9;
+      obs.push_back(o);
+    }
+    const sia::detail::FitObjective objective(obs);
+    for (int at = 0; at < 20; ++at) {
+      sia::PerfParams p{std::exp(-9 + 9 * unit(rng)), std::exp(-12 + 9 * unit(rng)), std::exp(-12 + 12 * unit(rng)),
+                        std::exp(-18 + 14 * unit(rng)), std::exp(-12 + 12 * unit(rng)), std::exp(-18 + 14 * unit(rng)),
+                        1.0 + 9.0 * unit(rng)};
+      if (at == 0) p = sia::PerfParams{1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1.0};  // the bounds
+      if (at == 1) p.gamma = 10.0;
+      double g_ref[7], g_fast[7];
+      const double f_ref = sia::fit_objective(p, obs, g_ref);
+      const double f_fast = objective(p, g_fast);
+      CHECK(bits(f_fast) == bits(f_ref));
+      for (int i = 0; i < 7; ++i) CHECK(bits(g_fast[i]) == bits(g_ref[i]));
+      CHECK(bits(objective(p, nullptr)) == bits(sia::fit_objective(p, obs)));
+    }
+  }
 }
