@@ -145,7 +145,7 @@ TEST_CASE("goodput.fit.objective_of_one_fit_has_the_reference_bits") {
     }
     const sia::detail::FitObjective objective(obs);
     for (int at = 0; at < 20; ++at) {
-      sia::PerfParams p{std::exp(-9 + 9 * unit(rng)), std::exp(-12 + 9 * unit(rng)), std::exp(-12 + 12 * unit(rng)),
+      sia::PerfParams p{std::exp(-9 + 9 * unit(rng)),   std::exp(-12 + 9 * unit(rng)),  std::exp(-12 + 12 * unit(rng)),
                         std::exp(-18 + 14 * unit(rng)), std::exp(-12 + 12 * unit(rng)), std::exp(-18 + 14 * unit(rng)),
                         1.0 + 9.0 * unit(rng)};
       if (at == 0) p = sia::PerfParams{1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1.0};  // the bounds
