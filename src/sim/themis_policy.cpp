@@ -1,5 +1,5 @@
-// Themis (finish-time fairness) as Gavel formulates it: bisection on ρ with LPs through the MILP layer, then
-// Gavel's time-sharing rounds (see themis_policy.hpp).
+// Themis (finish-time fairness) as Gavel formulates it: Newton/cutting-plane LPs on ρ through the MILP layer,
+// then Gavel's time-sharing rounds (see themis_policy.hpp).
 #include <sia/error.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/sim/gavel_policy.hpp>
@@ -139,9 +139,9 @@ ThemisSolution themis_solve(const std::vector<std::vector<double>>& T, const std
   }
   auto best = themis_isolated_allocation(gpus, cap);
   sanitize(best, ub, gpus, cap);
-  double hi = max_rho(best), best_rho = hi;
+  double best_rho = max_rho(best);
   sol.x = best;
-  sol.rho = hi;
+  sol.rho = best_rho;
   sol.rho_lower = lo;
   if (!any_need) {  // nothing to decide: every job is done or cannot run anywhere
     for (auto& row : sol.x) std::fill(row.begin(), row.end(), 0.0);
@@ -161,30 +161,122 @@ ThemisSolution themis_solve(const std::vector<std::vector<double>>& T, const std
   params.time_limit = options.lp_time_limit;
   params.relative_gap = 1e-9;
   params.lp_duals = false;
+  // An LP needs no branch and bound: the backend's simplex alone when it has one (CBC: Clp's dual simplex
+  // without a CbcModel around it).
+  params.lp_method = solver.supports(LpMethod::simplex) ? LpMethod::simplex : LpMethod::automatic;
 
-  // One LP at ρ: maximise z s.t. Σ_w T x / need_j ≥ z (need_j = rem_j / (ρ D_j − t_j)), Σ_w x ≤ 1, capacity.
-  // Returns z (negative when the backend failed) and the solution in `x`.
-  constexpr double kZmax = 4.0;
-  auto lp = [&](double rho, std::vector<std::vector<double>>& x, std::string& why) -> double {
+  // ρ_j(x) ≤ ρ ⇔ Σ_w T_jw x_jw ≥ f_j(ρ) = rem_j / (ρ D_j − t_j) for ρ > τ_j = t_j / D_j, and f_j is convex and
+  // decreasing there: its tangents are below it. So the LP "minimise ρ s.t. Σ_w T_jw x_jw ≥ every tangent of
+  // f_j taken so far, x in the polytope" relaxes the problem: its optimum is a lower bound on the optimum, and
+  // its x an allocation, whose max ρ_j(x) is an upper bound. Tangents at the last LP's ρ make this Newton's
+  // method on the optimality system (quadratic convergence: the gap after a step of size Δ is O(Δ²)); they are
+  // kept (Kelley's cutting planes), so the lower bounds never decrease.
+  std::vector<std::vector<double>> cut_at(nj);  // per job, the points of its tangents
+  // The first tangents: at the caller's guess (the policy passes the last round's optimum, which moves little
+  // from round to round), else at the isolated allocation's ρ. Only the number of LPs depends on it.
+  const double rho0 = std::isfinite(options.start_rho) && options.start_rho > lo ? options.start_rho
+                      : std::isfinite(best_rho)                                  ? best_rho
+                                                                                 : std::max(2 * lo, lo + 1);
+  auto add_cuts = [&](double rho, const std::vector<double>& rho_x) {
+    for (std::size_t j = 0; j < nj; ++j) {
+      if (!served[j]) continue;
+      const double tau = jobs[j].elapsed_s / jobs[j].isolated_time_s;
+      // Any tangent is valid; f_j has none at or below τ_j. A job whose τ_j is at the LP's ρ (the LP sat on
+      // the lower bound of ρ) gets the tangent at its own ρ_j(x) instead, which cuts that LP's answer off;
+      // halfway to the first point when it got no throughput.
+      double c = rho;
+      if (!(c > tau * (1 + 1e-9) + 1e-12))
+        c = j < rho_x.size() && std::isfinite(rho_x[j]) ? rho_x[j] : 0.5 * (tau + rho0);
+      if (!(c > tau)) continue;
+      auto& cs = cut_at[j];
+      if (std::find(cs.begin(), cs.end(), c) == cs.end()) cs.push_back(c);
+    }
+  };
+
+  // The relaxed LP; returns its optimum (a lower bound, negative when the backend failed), the allocation in `x`.
+  auto lp = [&](std::vector<std::vector<double>>& x, std::string& why) -> double {
+    MilpModel m;
+    m.sense = MilpSense::minimize;
+    std::vector<std::vector<int>> col(nj, std::vector<int>(nt, -1));
+    for (std::size_t j = 0; j < nj; ++j)
+      for (std::size_t w = 0; w < nt; ++w)
+        if (ub[j][w] > 0) col[j][w] = m.add_col(0.0, 0.0, ub[j][w], false);
+    const int r = m.add_col(1.0, lo, MilpModel::inf, false);
+    for (std::size_t j = 0; j < nj; ++j) {
+      if (!served[j]) continue;
+      const auto& q = jobs[j];
+      // The tangent at c, times s/rem with s = c D − t:  (s/rem) Σ_w T x + (D/s) ρ ≥ 1 + D c / s.
+      for (double c : cut_at[j]) {
+        const double s = c * q.isolated_time_s - q.elapsed_s;
+        const int row = m.add_row(1.0 + q.isolated_time_s * c / s, MilpModel::inf);
+        for (std::size_t w = 0; w < nt; ++w)
+          if (col[j][w] >= 0) m.add_entry(row, col[j][w], s / q.remaining_steps * T[j][w]);
+        m.add_entry(row, r, q.isolated_time_s / s);
+      }
+      const int share = m.add_row(-MilpModel::inf, 1.0);
+      for (std::size_t w = 0; w < nt; ++w)
+        if (col[j][w] >= 0) m.add_entry(share, col[j][w], 1.0);
+    }
+    for (std::size_t w = 0; w < nt; ++w) {
+      const int row = m.add_row(-MilpModel::inf, static_cast<double>(cap[w]));
+      for (std::size_t j = 0; j < nj; ++j)
+        if (col[j][w] >= 0) m.add_entry(row, col[j][w], static_cast<double>(gpus[j]));
+    }
+    const auto res = solver.solve(m, params);
+    ++sol.lp_solves;
+    if (res.status != MilpStatus::optimal || res.values.size() != static_cast<std::size_t>(m.num_cols())) {
+      why = "themis: " + backend + " LP " + std::string(to_string(res.status)) +
+            (res.message.empty() ? "" : " (" + res.message + ")");
+      return -1.0;
+    }
+    for (std::size_t j = 0; j < nj; ++j)
+      for (std::size_t w = 0; w < nt; ++w)
+        x[j][w] = col[j][w] >= 0 ? res.values[static_cast<std::size_t>(col[j][w])] : 0.0;
+    sanitize(x, ub, gpus, cap);
+    return res.values[static_cast<std::size_t>(r)];
+  };
+
+  std::vector<std::vector<double>> x(nj, std::vector<double>(nt, 0.0));
+  bool any_ok = false;
+  std::string why;
+  const double tol = options.relative_tolerance;
+  double at = rho0;
+  std::vector<double> rho_x;
+  while (!(best_rho - lo <= tol * best_rho) && sol.lp_solves < options.max_lp_solves) {
+    add_cuts(at, rho_x);
+    const double bound = lp(x, why);
+    if (bound < 0) break;
+    any_ok = true;
+    lo = std::max(lo, bound);
+    rho_x = themis_rhos(T, jobs, x);
+    const double r = max_rho(x);
+    if (r < best_rho) best_rho = r, best = x;
+    at = bound;
+  }
+  // The allocation: the LPs above end on a vertex of "minimise ρ", which leaves every job that is not a
+  // bottleneck exactly at the bound and spare capacity idle. Like the bisection this replaces (and Gavel's
+  // convex solve, whose answer is central), the answer is the allocation of one more LP at the converged upper
+  // bound ρ̄: maximise a common factor z of the throughput needs at ρ̄ (z ≥ 1 as best achieves ρ̄), which spreads
+  // the slack over every job. Kept when its max ρ_j is within the tolerance of ρ̄.
+  auto spread = [&](double rho, std::vector<std::vector<double>>& x, std::string& why) -> bool {
     MilpModel m;
     m.sense = MilpSense::maximize;
     std::vector<std::vector<int>> col(nj, std::vector<int>(nt, -1));
     for (std::size_t j = 0; j < nj; ++j)
       for (std::size_t w = 0; w < nt; ++w)
         if (ub[j][w] > 0) col[j][w] = m.add_col(0.0, 0.0, ub[j][w], false);
+    constexpr double kZmax = 4.0;
     const int z = m.add_col(1.0, 0.0, kZmax, false);
     for (std::size_t j = 0; j < nj; ++j) {
       if (!served[j]) continue;
       const auto& q = jobs[j];
-      if (q.remaining_steps > 0) {
-        const double slack = rho * q.isolated_time_s - q.elapsed_s;
-        if (!(slack > 0)) return 0.0;  // ρ below this job's elapsed share: infeasible outright
-        const double need = q.remaining_steps / slack;
-        const int r = m.add_row(0.0, MilpModel::inf);
-        for (std::size_t w = 0; w < nt; ++w)
-          if (col[j][w] >= 0) m.add_entry(r, col[j][w], T[j][w] / need);
-        m.add_entry(r, z, -1.0);
-      }
+      const double slack = rho * q.isolated_time_s - q.elapsed_s;
+      if (!(slack > 0)) return false;
+      const double need = q.remaining_steps / slack;
+      const int r = m.add_row(0.0, MilpModel::inf);
+      for (std::size_t w = 0; w < nt; ++w)
+        if (col[j][w] >= 0) m.add_entry(r, col[j][w], T[j][w] / need);
+      m.add_entry(r, z, -1.0);
       const int r1 = m.add_row(-MilpModel::inf, 1.0);
       for (std::size_t w = 0; w < nt; ++w)
         if (col[j][w] >= 0) m.add_entry(r1, col[j][w], 1.0);
@@ -200,39 +292,18 @@ ThemisSolution themis_solve(const std::vector<std::vector<double>>& T, const std
         res.values.size() != static_cast<std::size_t>(m.num_cols())) {
       why = "themis: " + backend + " LP " + std::string(to_string(res.status)) +
             (res.message.empty() ? "" : " (" + res.message + ")");
-      return -1.0;
+      return false;
     }
     for (std::size_t j = 0; j < nj; ++j)
       for (std::size_t w = 0; w < nt; ++w)
         x[j][w] = col[j][w] >= 0 ? res.values[static_cast<std::size_t>(col[j][w])] : 0.0;
     sanitize(x, ub, gpus, cap);
-    return res.values[static_cast<std::size_t>(z)];
-  };
-
-  std::vector<std::vector<double>> x(nj, std::vector<double>(nt, 0.0));
-  bool any_ok = false;
-  std::string why;
-  // One step at ρ; false when the backend failed. A feasible LP proves ρ achievable, and its x may do even
-  // better (z > 1): the upper bound drops to ρ(x) then. An infeasible one raises the lower bound to ρ.
-  auto step = [&](double rho) {
-    const double zv = lp(rho, x, why);
-    if (zv < 0) return false;
-    any_ok = true;
-    if (zv >= 1 - 1e-9) {
-      const double r = max_rho(x);
-      if (r < best_rho) best_rho = r, best = x;
-      hi = std::min({hi, r, rho});
-    } else {
-      lo = rho;
-    }
     return true;
   };
-  // An upper bound when the isolated allocation leaves a job without throughput: grow ρ until feasible; then
-  // bisection.
-  for (int k = 0; !std::isfinite(hi) && k < 64 && sol.lp_solves < options.max_lp_solves; ++k)
-    if (!step(std::max(2 * lo, lo + 1) * std::pow(2.0, k))) break;
-  while (std::isfinite(hi) && hi - lo > options.relative_tolerance * hi && sol.lp_solves < options.max_lp_solves)
-    if (!step(0.5 * (lo + hi))) break;
+  if (any_ok && std::isfinite(best_rho) && best_rho - lo <= tol * best_rho && spread(best_rho, x, why)) {
+    const double r = max_rho(x);
+    if (r - lo <= tol * r) best = x;
+  }
   sol.x = std::move(best);
   sol.rho = max_rho(sol.x);
   sol.rho_lower = std::min(lo, sol.rho);
@@ -302,7 +373,9 @@ std::vector<SimAllocation> ThemisPolicy::allocate(const PolicyContext& ctx) {
     next[job.uid] = st;
   }
   state_ = std::move(next);
-  last_ = themis_solve(T, gpus, cap, q, options_.solve);
+  ThemisSolveOptions solve = options_.solve;
+  if (!std::isfinite(solve.start_rho) && std::isfinite(last_.rho) && last_.rho > 0) solve.start_rho = last_.rho;
+  last_ = themis_solve(T, gpus, cap, q, solve);
   return rounds_.schedule(cluster, ctx.jobs, gpus, last_.x);
 }
 
@@ -311,13 +384,13 @@ PolicyInfo builtin_policy_themis() {
   PolicyInfo info;
   info.name = "themis";
   info.description =
-      "Themis (NSDI 2020) + TunedJobs: finish-time fairness (Gavel's formulation, exact by LP "
-      "bisection) and round-based time sharing";
+      "Themis (NSDI 2020) + TunedJobs: finish-time fairness (Gavel's formulation, exact by "
+      "Newton/cutting-plane LPs) and round-based time sharing";
   info.options = {
       {"isolated_time", "artifact",
        "denominator of rho: artifact (the Sia artifact's), gavel (Gavel's code) or elapsed"},
       {"lp_backend", "auto", "MILP backend of the LPs (auto: cbc, else glpk, else native)"},
-      {"tolerance", "1e-6", "relative tolerance of the bisection on rho"},
+      {"tolerance", "1e-6", "relative tolerance on the optimal rho"},
       {"lp_time_limit_ms", "5000", "time limit per LP (ms)"},
       {"interval_s", "360", interval_option_help()},
   };

@@ -8,17 +8,25 @@
 /// time fractions x[j][w] ≥ 0 with Σ_w x[j][w] ≤ 1 and Σ_j gpus_j·x[j][w] ≤ GPUs of type w; minimise the largest
 ///   ρ_j(x) = (t_j + rem_j / Σ_w T[j][w]·x[j][w]) / D_j,
 /// t_j the time since the job's submission, rem_j its remaining steps, T its steps per second on each type and
-/// D_j its finish time in isolation (ThemisIsolatedTime). ρ_j is increasing in 1/(Σ T x), so the problem is
-/// quasi-convex: ρ is achievable iff the linear system Σ_w T[j][w]·x[j][w] ≥ rem_j / (ρ·D_j − t_j) (for all j)
-/// has a solution in the polytope. themis_solve() bisects on ρ with one LP per step: it maximises a common
-/// factor z of those throughput needs (z ≥ 1 ⇔ ρ achievable), and every feasible LP solution x also tightens the
-/// upper bound to max_j ρ_j(x), so far fewer than log2(1/tolerance) LPs are needed in practice.
+/// D_j its finish time in isolation (ThemisIsolatedTime). ρ_j(x) ≤ ρ ⇔ Σ_w T[j][w]·x[j][w] ≥ f_j(ρ) =
+/// rem_j / (ρ·D_j − t_j), and f_j is convex and decreasing for ρ > τ_j = t_j / D_j, so its tangents lie below it.
+/// themis_solve() therefore solves "minimise ρ s.t. Σ_w T x ≥ each tangent of f_j taken so far, x in the polytope"
+/// (one LP, an outer approximation: its optimum is a lower bound, its x an allocation whose max_j ρ_j is an upper
+/// bound), adds the tangents at that LP's ρ and repeats: Newton's method on the optimality system with Kelley's
+/// cutting planes kept, quadratic convergence, 2–3 LPs a round when started from the last round's optimum.
+/// The allocation returned is then that of one more LP at the converged upper bound ρ̄ — maximise a common
+/// factor z of the throughput needs rem_j / (ρ̄·D_j − t_j), which spreads the slack over every job (the vertex of
+/// "minimise ρ" leaves spare capacity idle) — when its max ρ_j is within the tolerance.
+/// Until issue 19 the solver bisected on ρ with that z-LP (one LP per step, each through CBC's branch and bound,
+/// 8–20 a round): the optimum ρ is the same to the tolerance, but the LPs have many optimal x (ties), and which one is
+/// returned changed with the method (Philly × 8: average JCT 1.745 h both ways).
 
 #include <sia/sim/policy.hpp>
 #include <sia/sim/time_sharing.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +48,10 @@ struct ThemisSolveOptions {
   double relative_tolerance = 1e-6;               ///< stop when (upper − lower) ≤ tolerance · upper
   int max_lp_solves = 200;                        ///< hard cap on LPs per solve
   std::chrono::milliseconds lp_time_limit{5000};  ///< per LP
+  /// A guess of the optimum (e.g. the last round's): where the first LP linearises the problem. NaN (or a value
+  /// at or below the jobs' elapsed shares): the isolated allocation's ρ. Changes the number of LPs, and which of
+  /// several optimal allocations is returned, not the optimum.
+  double start_rho = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// @brief Result of themis_solve().
