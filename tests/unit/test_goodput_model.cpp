@@ -175,3 +175,46 @@ TEST_CASE("goodput.optimize.pruning_keeps_the_argmax") {
     CHECK(fast.batch.accumulation_steps == all.batch.accumulation_steps);
   }
 }
+
+TEST_CASE("goodput.split_batch.is_the_formula_bit_for_bit") {
+  // split_batch skips a division and a ceiling when the local batch fits (s = 0) and rounds up without libm:
+  // the same integers as the formula (reference goodput.py) for every input, fractional, integral and large.
+  auto formula = [](double global, int replicas, double max_local, double threshold, bool accumulation) {
+    sia::BatchSplit out;
+    if (replicas < 1 || !(global > 0.0)) return out;
+    const double local = global / replicas;
+    long long s = 0;
+    if (accumulation && max_local > 0.0) {
+      s = static_cast<long long>(std::ceil(local / max_local - 1e-8)) - 1;
+      if (s < 0) s = 0;
+    }
+    if (accumulation && replicas == 1 && local > threshold + 1e-8 && s < 1) s = 1;
+    out.accumulation_steps = s;
+    out.local_batch = static_cast<long long>(std::ceil(local / static_cast<double>(s + 1) - 1e-8));
+    return out;
+  };
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto check = [&](double global, int replicas, double max_local, double threshold, bool accumulation) {
+    const sia::BatchSplit a = sia::split_batch(global, replicas, max_local, threshold, accumulation);
+    const sia::BatchSplit b = formula(global, replicas, max_local, threshold, accumulation);
+    CHECK(a.local_batch == b.local_batch);
+    CHECK(a.accumulation_steps == b.accumulation_steps);
+  };
+  for (int k = 0; k < 200000; ++k) {
+    const int replicas = 1 + static_cast<int>(unit(rng) * (k % 3 == 0 ? 4 : 64));
+    const double max_local = k % 7 == 0 ? 0.0 : std::floor(1.0 + unit(rng) * 512);
+    double global = std::exp(unit(rng) * std::log(1e6));
+    if (k % 5 == 0) global = std::round(global);  // integral batches, exact multiples of the count
+    if (k % 11 == 0) global = max_local * replicas * (1 + static_cast<int>(unit(rng) * 3));
+    if (k % 13 == 0) global = std::nextafter(max_local * replicas, k % 2 ? 0.0 : 1e300);
+    check(global, replicas, max_local, 128.0 * unit(rng), k % 17 != 0);
+  }
+  // Up to where the formula's conversion to long long is defined (below 2^63).
+  for (double global : {1e-300, 1e-9, 0.5, 1.0 - 1e-8, 1.0, 1.0 + 1e-8, 3.0 + 1e-9, 1e12, 4503599627370495.5,
+                        4503599627370496.0, 9.007199254740993e15, 4.6e18})
+    for (int replicas : {1, 2, 3, 8})
+      for (double max_local : {0.0, 1.0, 3.0, 1e12}) check(global, replicas, max_local, 64.0, true);
+  CHECK(sia::split_batch(0.0, 4, 16, 1).local_batch == 0);
+  CHECK(sia::split_batch(std::nan(""), 4, 16, 1).local_batch == 0);
+}
