@@ -407,10 +407,11 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   Choice choice;
   if (out.ok) {
     choice = out.choice;
-    canonicalize_ties(pb, asked, choice);
+    const TieGroups groups(pb, asked);
+    groups.canonicalize(pb, choice);
     prefer_current_on_ties(pb, asked, choice);
     canonicalize_equal_values(pb, asked, choice);
-    canonicalize_ties(pb, asked, choice);
+    groups.canonicalize(pb, choice);
     // Rules 1-4 move configurations between jobs of equal utility and only know capacity: with
     // weights or tenants a move may change the objective or break a tenant row. Then the backend's
     // allocation stands as it came, for rule 5.

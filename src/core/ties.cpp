@@ -9,6 +9,7 @@
 #include "core/tenants.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -20,7 +21,7 @@
 
 namespace sia::detail {
 
-void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch) {
+TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
   const std::size_t n = pb.num_jobs();
   auto same_entries = [&](std::size_t a, std::size_t b) {
     const auto& x = pb.valid[a];
@@ -59,7 +60,7 @@ void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch) {
             [&](std::size_t a, std::size_t b) { return hash[a] != hash[b] ? hash[a] < hash[b] : a < b; });
   std::vector<char> done(n, 0);
   std::vector<std::size_t> group;
-  std::vector<int> configs;
+  begin_.assign(1, 0);
   for (std::size_t s = 0; s < n;) {
     std::size_t e = s;
     while (e < n && hash[order[e]] == hash[order[s]]) ++e;
@@ -75,22 +76,35 @@ void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch) {
         }
       }
       if (group.size() < 2) continue;
-      configs.clear();
-      for (std::size_t j : group) configs.push_back(pb.config_of(ch, j));
-      std::sort(configs.begin(), configs.end(), [&](int x, int y) {
-        if (x < 0 || y < 0) return x >= 0 && y < 0;
-        const ConfigurationSpec& cx = pb.set.configs[static_cast<std::size_t>(x)];
-        const ConfigurationSpec& cy = pb.set.configs[static_cast<std::size_t>(y)];
-        if (cx.gpus != cy.gpus) return cx.gpus < cy.gpus;
-        if (cx.type != cy.type) return cx.type < cy.type;
-        if (cx.nodes != cy.nodes) return cx.nodes < cy.nodes;
-        return x < y;
-      });
-      for (std::size_t k = 0; k < group.size(); ++k)
-        ch[group[k]] = configs[k] < 0 ? -1 : pb.entry_of(group[k], configs[k]);
+      jobs_.insert(jobs_.end(), group.begin(), group.end());
+      begin_.push_back(jobs_.size());
     }
     s = e;
   }
+}
+
+void TieGroups::canonicalize(const Problem& pb, Choice& ch) const {
+  std::vector<int> configs;
+  for (std::size_t g = 0; g + 1 < begin_.size(); ++g) {
+    const std::size_t* const group = jobs_.data() + begin_[g];
+    const std::size_t size = begin_[g + 1] - begin_[g];
+    configs.clear();
+    for (std::size_t k = 0; k < size; ++k) configs.push_back(pb.config_of(ch, group[k]));
+    std::sort(configs.begin(), configs.end(), [&](int x, int y) {
+      if (x < 0 || y < 0) return x >= 0 && y < 0;
+      const ConfigurationSpec& cx = pb.set.configs[static_cast<std::size_t>(x)];
+      const ConfigurationSpec& cy = pb.set.configs[static_cast<std::size_t>(y)];
+      if (cx.gpus != cy.gpus) return cx.gpus < cy.gpus;
+      if (cx.type != cy.type) return cx.type < cy.type;
+      if (cx.nodes != cy.nodes) return cx.nodes < cy.nodes;
+      return x < y;
+    });
+    for (std::size_t k = 0; k < size; ++k) ch[group[k]] = configs[k] < 0 ? -1 : pb.entry_of(group[k], configs[k]);
+  }
+}
+
+void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch) {
+  TieGroups(pb, req).canonicalize(pb, ch);
 }
 
 void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& ch) {
@@ -435,6 +449,14 @@ namespace sia::detail {
 // "Valid": capacity, pins, and the tenants' rows (caps, guarantees) when the round has tenants.
 namespace {
 
+// The search's step loop takes and gives back options millions of times: GCC does not inline that
+// lambda by itself (it is called from three places), which cost about 10 % of the search.
+#if defined(__GNUC__)
+#define SIA_TIES_INLINE __attribute__((always_inline))
+#else
+#define SIA_TIES_INLINE
+#endif
+
 std::uint64_t term_bits(double u) {
   if (u == 0.0) u = 0.0;  // -0 == +0
   std::uint64_t x = 0;
@@ -502,7 +524,7 @@ class CanonicalSearch {
       return true;
     };
     // Takes (sign +1) or gives back (-1) option `o` at depth `depth`.
-    auto take = [&](std::size_t depth, const Option& o, int sign) {
+    auto take = [&](std::size_t depth, const Option& o, int sign) SIA_TIES_INLINE {
       if (!by_sum_now) left[static_cast<std::size_t>(o.term)] -= sign;
       if (o.k >= 0) {
         for (const std::pair<int, int>* q = charges + o.first; q != charges + o.end; ++q)
@@ -560,7 +582,7 @@ class CanonicalSearch {
   double term(std::size_t i, int k) const {
     return pb_.weight[i] * (k < 0 ? waiting_ : pb_.valid[i][static_cast<std::size_t>(k)].util);
   }
-  int tid(std::size_t i, int k) const { return term_id_[i][static_cast<std::size_t>(k + 1)]; }
+  int tid(std::size_t i, int k) const { return term_id_[term_begin_[i] + static_cast<std::size_t>(k + 1)]; }
   // usage_'s handle on job i's option k (k >= 0), found on the job's first visit.
   int charge(std::size_t i, int k) {
     auto& h = charge_[i];
@@ -573,19 +595,37 @@ class CanonicalSearch {
   // Class 2 counts terms by a dense id (bits compared exactly) in arrays, not by bits in a hash
   // map on every step: the given allocation's terms are numbered, every other term shares one id
   // whose count stays 0.
+  // The ids: the given terms in order of first appearance, found by their bits in one open-addressing
+  // table (at most n_ terms in twice as many slots or more; every job's every option is looked up:
+  // hundreds of thousands at 20,000 jobs, where a node-based map's lookups took most of this).
   void number_terms() {
-    if (!term_id_.empty()) return;
-    std::unordered_map<std::uint64_t, int> id_of;
-    for (std::size_t i = 0; i < n_; ++i)
-      id_of.try_emplace(term_bits(term(i, given_[i])), static_cast<int>(id_of.size()));
-    const int absent = static_cast<int>(id_of.size());
-    term_id_.resize(n_);
+    if (!term_begin_.empty()) return;
+    const std::size_t slots = std::bit_ceil(2 * n_ + 2);
+    const int shift = 64 - std::countr_zero(slots);
+    std::vector<std::uint64_t> bits_at(slots, 0);
+    std::vector<int> id_at(slots, -1);
+    auto slot_of = [&](std::uint64_t b) {
+      std::size_t h = static_cast<std::size_t>((b * 0x9E3779B97F4A7C15ULL) >> shift);
+      while (id_at[h] >= 0 && bits_at[h] != b) h = (h + 1) & (slots - 1);
+      return h;
+    };
+    int absent = 0;  // the number of distinct given terms so far; at the end, the other terms' id
     for (std::size_t i = 0; i < n_; ++i) {
-      auto& ids = term_id_[i];
-      ids.resize(pb_.valid[i].size() + 1);
+      const std::uint64_t b = term_bits(term(i, given_[i]));
+      const std::size_t h = slot_of(b);
+      if (id_at[h] < 0) {
+        bits_at[h] = b;
+        id_at[h] = absent++;
+      }
+    }
+    term_begin_.assign(n_ + 1, 0);
+    for (std::size_t i = 0; i < n_; ++i) term_begin_[i + 1] = term_begin_[i] + pb_.valid[i].size() + 1;
+    term_id_.resize(term_begin_[n_]);
+    for (std::size_t i = 0; i < n_; ++i) {
+      int* const ids = term_id_.data() + term_begin_[i];
       for (int k = -1; k < static_cast<int>(pb_.valid[i].size()); ++k) {
-        const auto it = id_of.find(term_bits(term(i, k)));
-        ids[static_cast<std::size_t>(k + 1)] = it == id_of.end() ? absent : it->second;
+        const int id = id_at[slot_of(term_bits(term(i, k)))];
+        ids[k + 1] = id < 0 ? absent : id;
       }
     }
     multiset_.assign(static_cast<std::size_t>(absent) + 1, 0);
@@ -603,10 +643,39 @@ class CanonicalSearch {
     for (std::size_t i = 0; i < n_; ++i) v += value_term(i, ch[i]);
     return v;
   }
-  auto rank(std::size_t i, int k) const {
-    const int c = pb_.valid[i][static_cast<std::size_t>(k)].config;
-    const ConfigurationSpec& x = pb_.set.configs[static_cast<std::size_t>(c)];
-    return std::tuple{c == pb_.current[i] ? 0 : 1, x.gpus, x.type, x.nodes, c};
+  // Each job's entries in rank order — its current configuration, then fewer GPUs, lower type
+  // index, fewer nodes, lower configuration index — sorted once for both classes by one integer
+  // per entry: the current-configuration bit, then the configuration's place in the set sorted by
+  // (GPUs, type, nodes, index), then the entry. A job's entries name distinct configurations, so
+  // this is rank's strict order.
+  void rank_entries() {
+    if (!ranked_begin_.empty()) return;
+    const auto& configs = pb_.set.configs;
+    std::vector<int> by_rank(configs.size());
+    std::iota(by_rank.begin(), by_rank.end(), 0);
+    std::sort(by_rank.begin(), by_rank.end(), [&](int x, int y) {
+      const ConfigurationSpec& a = configs[static_cast<std::size_t>(x)];
+      const ConfigurationSpec& b = configs[static_cast<std::size_t>(y)];
+      return std::tuple{a.gpus, a.type, a.nodes, x} < std::tuple{b.gpus, b.type, b.nodes, y};
+    });
+    std::vector<std::uint64_t> place(configs.size());
+    for (std::size_t r = 0; r < by_rank.size(); ++r) place[static_cast<std::size_t>(by_rank[r])] = r;
+    ranked_begin_.assign(n_ + 1, 0);
+    for (std::size_t i = 0; i < n_; ++i) ranked_begin_[i + 1] = ranked_begin_[i] + pb_.valid[i].size();
+    ranked_.resize(ranked_begin_[n_]);
+    std::vector<std::uint64_t> keys;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const auto& v = pb_.valid[i];
+      keys.resize(v.size());
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        const int c = v[k].config;
+        const std::uint64_t other = c == pb_.current[i] ? 0 : 1;
+        keys[k] = (other << 63) | (place[static_cast<std::size_t>(c)] << 24) | k;  // k < 2^24, places < 2^39
+      }
+      std::sort(keys.begin(), keys.end());
+      for (std::size_t k = 0; k < v.size(); ++k)
+        ranked_[ranked_begin_[i] + k] = static_cast<int>(keys[k] & ((std::uint64_t{1} << 24) - 1));
+    }
   }
   // Options per job, best first: its current configuration, then fewer GPUs, lower type index,
   // fewer nodes; no GPUs last. Class 2 keeps only terms of the multiset.
@@ -615,23 +684,21 @@ class CanonicalSearch {
   void build_options() {
     if (options_class_ == (by_sum_ ? 1 : 2)) return;
     options_class_ = by_sum_ ? 1 : 2;
-    options_.assign(n_, {});
-    for (std::size_t i = 0; i < n_; ++i) {
-      auto& o = options_[i];
-      const bool pinned = req_.pinned[i] != 0;
-      for (int k = 0; k < static_cast<int>(pb_.valid[i].size()); ++k) {
-        if (pinned && pb_.valid[i][static_cast<std::size_t>(k)].config != pb_.current[i]) continue;
-        if (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, k))] != 0) o.push_back(k);
-      }
-      std::sort(o.begin(), o.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
-      if (!pinned && (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, -1))] != 0)) o.push_back(-1);
-    }
-    // The search's own copy, in decision order and in one array: what a step needs of an option.
+    rank_entries();
+    // In decision order and in one array: what a step needs of an option.
     opts_.clear();
     depth_begin_.assign(1, 0);
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
-      for (int k : options_[i]) opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), 0, 0, value_term(i, k)});
+      const bool pinned = req_.pinned[i] != 0;
+      for (std::size_t r = ranked_begin_[i]; r < ranked_begin_[i + 1]; ++r) {
+        const int k = ranked_[r];
+        if (pinned && pb_.valid[i][static_cast<std::size_t>(k)].config != pb_.current[i]) continue;
+        if (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, k))] != 0)
+          opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), 0, 0, value_term(i, k)});
+      }
+      if (!pinned && (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, -1))] != 0))
+        opts_.push_back(Option{-1, by_sum_ ? -1 : tid(i, -1), 0, 0, value_term(i, -1)});
       depth_begin_.push_back(opts_.size());
     }
     build_charges();
@@ -643,14 +710,14 @@ class CanonicalSearch {
     high_.assign(n_ + 1, 0.0);
     double magnitude = std::abs(target_);
     for (std::size_t d = n_; d-- > 0;) {
-      const std::size_t i = order_[d];
       double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-      for (int k : options_[i]) {
-        lo = std::min(lo, value_term(i, k));
-        hi = std::max(hi, value_term(i, k));
-        magnitude += std::abs(value_term(i, k));
+      for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
+        const double v = opts_[at].value;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        magnitude += std::abs(v);
       }
-      if (options_[i].empty()) lo = hi = 0.0;  // (a pin that no longer fits: no option at all)
+      if (depth_begin_[d] == depth_begin_[d + 1]) lo = hi = 0.0;  // (a pin that no longer fits: no option at all)
       low_[d] = low_[d + 1] + lo;
       high_[d] = high_[d + 1] + hi;
     }
@@ -698,18 +765,20 @@ class CanonicalSearch {
   Choice given_;
   CapacityUse usage_;
   std::vector<std::vector<int>> charge_;   // per job, per entry: usage_'s handle (empty: not yet)
-  std::vector<std::vector<int>> term_id_;  // per job, term(i, k)'s id at k + 1
+  std::vector<std::size_t> term_begin_;    // per job: its ids in term_id_ (+ one past the end)
+  std::vector<int> term_id_;               // per job, term(i, k)'s id at term_begin_[i] + k + 1
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
-  std::vector<std::vector<int>> options_;
+  std::vector<std::size_t> ranked_begin_;  // per job: its entries in ranked_ (+ one past the end)
+  std::vector<int> ranked_;                // per job, its entries in rank order (rank_entries)
   struct Option {
     int k;           // entry of the job's valid configurations; -1: no GPUs
     int term;        // class 2: tid(job, k)
     int first, end;  // its charges: charges_[first, end)
     double value;    // value_term(job, k)
   };
-  std::vector<Option> opts_;              // options_ in decision order
+  std::vector<Option> opts_;              // per depth (decision order), the job's options best first
   std::vector<std::size_t> depth_begin_;  // per depth: its first option in opts_ (+ one past the end)
-  int options_class_ = 0;                 // the class options_ (and low_, high_, slack_) were built for; 0: none
+  int options_class_ = 0;                 // the class opts_ (and low_, high_, slack_) were built for; 0: none
   std::vector<double> low_, high_;
   double slack_ = 0.0;
   // Class 1's width: 2(n + 1)·ε times the sum of |terms| over every option and |objective|, so at
@@ -723,6 +792,8 @@ class CanonicalSearch {
 };
 
 }  // namespace
+
+#undef SIA_TIES_INLINE
 
 bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget) {
   if (pb.num_jobs() == 0) return true;

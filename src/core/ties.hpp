@@ -1,6 +1,9 @@
 #pragma once
 // Private to the round: the tie rules (docs/reliability.md) that make the decision the same for
 // every backend when several allocations have exactly the same objective.
+#include <cstddef>
+#include <vector>
+
 #include "core/problem.hpp"
 
 namespace sia::detail {
@@ -14,6 +17,20 @@ namespace sia::detail {
  * last. Only permutes within a group: the objective is unchanged.
  */
 void canonicalize_ties(const Problem& pb, const Requirements& req, Choice& ch);
+
+/// @brief canonicalize_ties() in two parts: the groups of interchangeable jobs depend only on the
+/// problem and the requirements, not on the allocation, so a round that applies the rule twice
+/// (before and after the rules below) finds them once.
+class TieGroups {
+ public:
+  TieGroups(const Problem& pb, const Requirements& req);
+  /// canonicalize_ties(pb, req, ch) for the `req` the groups were found with.
+  void canonicalize(const Problem& pb, Choice& ch) const;
+
+ private:
+  std::vector<std::size_t> jobs_;   // the groups of two jobs or more, one after the other, each in input order
+  std::vector<std::size_t> begin_;  // per group: its first job in jobs_ (+ one past the end)
+};
 
 /**
  * @brief The status quo wins ties. A running, preemptible job k that the solution moves or

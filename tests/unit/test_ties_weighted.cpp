@@ -522,3 +522,39 @@ TEST_CASE("ties.weighted.backends_agree_on_larger_rounds") {
     }
   }
 }
+
+// The round finds the groups of interchangeable jobs once (detail::TieGroups) and applies rule 1
+// twice: the same allocation as canonicalize_ties() each time, from any allocation (not only optimal
+// ones) and after the allocation changed in between.
+TEST_CASE("ties.groups_found_once") {
+  std::mt19937 rng(round_seed());
+  const int count = round_count();
+  long grouped = 0;
+  for (int k = 0; k < count; ++k) {
+    CAPTURE(k);
+    OracleInstance in = tie_instance(rng);
+    const detail::Problem problem =
+        detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
+    const detail::TieGroups groups(problem, problem.required);
+    auto random_choice = [&] {
+      detail::Choice ch(problem.num_jobs(), -1);
+      for (std::size_t i = 0; i < ch.size(); ++i)
+        ch[i] = std::uniform_int_distribution<int>(-1, static_cast<int>(problem.valid[i].size()) - 1)(rng);
+      return ch;
+    };
+    const detail::Choice drawn = random_choice();
+    detail::Choice a = drawn, b = drawn;
+    detail::canonicalize_ties(problem, problem.required, a);
+    groups.canonicalize(problem, b);
+    CHECK(a == b);
+    grouped += a != drawn;  // the rule moved something: the round has interchangeable jobs
+    // Changed in between (what rules 2-4 do), then rule 1 again.
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (std::uniform_int_distribution<int>(0, 3)(rng) == 0)
+        a[i] = b[i] = std::uniform_int_distribution<int>(-1, static_cast<int>(problem.valid[i].size()) - 1)(rng);
+    detail::canonicalize_ties(problem, problem.required, a);
+    groups.canonicalize(problem, b);
+    CHECK(a == b);
+  }
+  CHECK(grouped > 0);
+}
