@@ -472,7 +472,6 @@ class CanonicalSearch {
         n_(pb.num_jobs()),
         waiting_(pb.p > 0 ? -pb.lambda : pb.lambda),
         usage_(pb.set),
-        charge_(pb.num_jobs()),
         tenant_rows_(tenant_rows(pb, req)) {
     for (std::size_t i = 0; i < n_; ++i) forced_waiting_ += req.forced[i] && given[i] < 0;
     target_ = value_of(given);
@@ -583,14 +582,16 @@ class CanonicalSearch {
     return pb_.weight[i] * (k < 0 ? waiting_ : pb_.valid[i][static_cast<std::size_t>(k)].util);
   }
   int tid(std::size_t i, int k) const { return term_id_[term_begin_[i] + static_cast<std::size_t>(k + 1)]; }
-  // usage_'s handle on job i's option k (k >= 0), found on the job's first visit.
+  // usage_'s handle on job i's option k (k >= 0), found on the first visit (one array for every
+  // job's entries, in the jobs' order: ranked_begin_ numbers them).
   int charge(std::size_t i, int k) {
-    auto& h = charge_[i];
-    if (h.empty()) {
-      h.resize(pb_.valid[i].size());
-      for (std::size_t e = 0; e < h.size(); ++e) h[e] = usage_.handle(pb_.valid[i][e].config, pb_.valid[i][e].gpus);
+    if (charge_.empty()) charge_.assign(ranked_begin_[n_], -1);
+    int& h = charge_[ranked_begin_[i] + static_cast<std::size_t>(k)];
+    if (h < 0) {
+      const Entry& e = pb_.valid[i][static_cast<std::size_t>(k)];
+      h = usage_.handle(e.config, e.gpus);
     }
-    return h[static_cast<std::size_t>(k)];
+    return h;
   }
   // Class 2 counts terms by a dense id (bits compared exactly) in arrays, not by bits in a hash
   // map on every step: the given allocation's terms are numbered, every other term shares one id
@@ -687,6 +688,7 @@ class CanonicalSearch {
     rank_entries();
     // In decision order and in one array: what a step needs of an option.
     opts_.clear();
+    opts_.reserve(ranked_.size() + n_);
     depth_begin_.assign(1, 0);
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
@@ -737,6 +739,7 @@ class CanonicalSearch {
     for (const TenantRow& r : tenant_rows_) row_bound_.push_back(r.bound);
     row_used_.assign(row_bound_.size(), 0);
     charges_.clear();
+    charges_.reserve(opts_.size());
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
       for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
@@ -764,7 +767,7 @@ class CanonicalSearch {
   std::vector<std::size_t> order_;
   Choice given_;
   CapacityUse usage_;
-  std::vector<std::vector<int>> charge_;   // per job, per entry: usage_'s handle (empty: not yet)
+  std::vector<int> charge_;                // per entry (ranked_begin_'s numbering): usage_'s handle (-1: not yet)
   std::vector<std::size_t> term_begin_;    // per job: its ids in term_id_ (+ one past the end)
   std::vector<int> term_id_;               // per job, term(i, k)'s id at term_begin_[i] + k + 1
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
