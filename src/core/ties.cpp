@@ -486,6 +486,61 @@ class CanonicalSearch {
 
   [[nodiscard]] int forced_waiting() const { return forced_waiting_; }
 
+  /// Is class 1's search (run(true, forced_limit, ...)) certain to end without an answer within
+  /// `steps`? It spends a step on every option it tries and completes an allocation only at the
+  /// last job, so it needs at least one step per job, and one more for each option it refuses on
+  /// the way: with `steps` below the number of jobs it cannot complete one, and with exactly that
+  /// many only along the path that takes every job's first option — its first steps. This walks
+  /// that path with the search's own checks (forced jobs without GPUs, capacity and tenant rows,
+  /// the objective's reachable range), without building every option's charges: a refusal (or a
+  /// job without options) settles it. False: the search has to run.
+  bool by_sum_out_of_reach(int forced_limit, long long steps) {
+    if (static_cast<long long>(n_) > steps) return true;
+    if (static_cast<long long>(n_) < steps) return false;
+    rank_entries();
+    build_ranges();
+    const std::size_t capacity_rows = pb_.set.rows.size();
+    std::vector<long long> bound, used;
+    for (const CapacityRow& r : pb_.set.rows) bound.push_back(r.capacity);
+    for (const TenantRow& r : tenant_rows_) bound.push_back(r.bound);
+    used.assign(bound.size(), 0);
+    std::vector<std::pair<int, int>> charges;
+    double prefix = 0.0;
+    int forced_now = 0;
+    for (std::size_t d = 0; d < n_; ++d) {
+      const std::size_t i = order_[d];
+      int first = 0;
+      bool any = false;
+      for_each_option(i, true, [&](int k) {
+        first = k;
+        any = true;
+        return false;
+      });
+      if (!any) return true;  // no option at this depth: nothing completes
+      if (first < 0) {
+        if (req_.forced[i] && forced_now + 1 > forced_limit) return true;
+      } else {
+        const Entry& e = pb_.valid[i][static_cast<std::size_t>(first)];
+        charges.clear();
+        for (const auto& c : usage_.charges(charge(i, first))) charges.push_back(c);
+        for (std::size_t r = 0; r < tenant_rows_.size(); ++r)
+          if (const long long u = tenant_usage(pb_, tenant_rows_[r], i, e); u > 0)
+            charges.emplace_back(static_cast<int>(capacity_rows + r), static_cast<int>(u));
+        for (const auto& [row, g] : charges)
+          if (g > 0 && used[static_cast<std::size_t>(row)] + g > bound[static_cast<std::size_t>(row)]) return true;
+      }
+      const double sum = prefix + value_term(i, first);
+      if (sum + low_[d + 1] > target_ + slack_ || sum + high_[d + 1] < target_ - slack_) return true;
+      prefix = sum;
+      if (first >= 0) {
+        for (const auto& [row, g] : charges) used[static_cast<std::size_t>(row)] += g;
+      } else if (req_.forced[i]) {
+        ++forced_now;
+      }
+    }
+    return false;
+  }
+
   /// Class 1 (same objective) when `by_sum`, else class 2 (same multiset of terms); at most
   /// `forced_limit` forced jobs without GPUs.
   std::optional<Choice> run(bool by_sum, int forced_limit, long long& budget) {
@@ -692,34 +747,51 @@ class CanonicalSearch {
     depth_begin_.assign(1, 0);
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
-      const bool pinned = req_.pinned[i] != 0;
-      for (std::size_t r = ranked_begin_[i]; r < ranked_begin_[i + 1]; ++r) {
-        const int k = ranked_[r];
-        if (pinned && pb_.valid[i][static_cast<std::size_t>(k)].config != pb_.current[i]) continue;
-        if (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, k))] != 0)
-          opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), 0, 0, value_term(i, k)});
-      }
-      if (!pinned && (by_sum_ || multiset_[static_cast<std::size_t>(tid(i, -1))] != 0))
-        opts_.push_back(Option{-1, by_sum_ ? -1 : tid(i, -1), 0, 0, value_term(i, -1)});
+      for_each_option(i, by_sum_, [&](int k) {
+        opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), 0, 0, value_term(i, k)});
+        return true;
+      });
       depth_begin_.push_back(opts_.size());
     }
     build_charges();
-    if (!by_sum_) return;
-    // Class 1: the range of the terms still to decide after each depth; the class's tolerance and,
-    // twice as wide, the pruning's slack (so the search's sums, taken in decision order, never prune
-    // a member of the class, whose objective is summed in input order).
+    if (by_sum_) build_ranges();
+  }
+
+  // Job i's options in the class's order, best first, to f(k) until it returns false: its entries
+  // in rank order (a pinned job: only its current configuration), then no GPUs (not for a pinned
+  // job); class 2 keeps only terms of the multiset.
+  template <class F>
+  void for_each_option(std::size_t i, bool by_sum, F&& f) const {
+    const bool pinned = req_.pinned[i] != 0;
+    for (std::size_t r = ranked_begin_[i]; r < ranked_begin_[i + 1]; ++r) {
+      const int k = ranked_[r];
+      if (pinned && pb_.valid[i][static_cast<std::size_t>(k)].config != pb_.current[i]) continue;
+      if ((by_sum || multiset_[static_cast<std::size_t>(tid(i, k))] != 0) && !f(k)) return;
+    }
+    if (!pinned && (by_sum || multiset_[static_cast<std::size_t>(tid(i, -1))] != 0)) (void)f(-1);
+  }
+
+  // Class 1: the range of the terms still to decide after each depth; the class's tolerance and,
+  // twice as wide, the pruning's slack (so the search's sums, taken in decision order, never prune
+  // a member of the class, whose objective is summed in input order). Once per search.
+  void build_ranges() {
+    if (!low_.empty()) return;
     low_.assign(n_ + 1, 0.0);
     high_.assign(n_ + 1, 0.0);
     double magnitude = std::abs(target_);
     for (std::size_t d = n_; d-- > 0;) {
+      const std::size_t i = order_[d];
       double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-      for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
-        const double v = opts_[at].value;
+      bool any = false;
+      for_each_option(i, true, [&](int k) {
+        const double v = value_term(i, k);
         lo = std::min(lo, v);
         hi = std::max(hi, v);
         magnitude += std::abs(v);
-      }
-      if (depth_begin_[d] == depth_begin_[d + 1]) lo = hi = 0.0;  // (a pin that no longer fits: no option at all)
+        any = true;
+        return true;
+      });
+      if (!any) lo = hi = 0.0;  // (a pin that no longer fits: no option at all)
       low_[d] = low_[d + 1] + lo;
       high_[d] = high_[d + 1] + hi;
     }
@@ -798,13 +870,15 @@ class CanonicalSearch {
 
 #undef SIA_TIES_INLINE
 
-bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget) {
+bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget, bool shortcuts) {
   if (pb.num_jobs() == 0) return true;
   CanonicalSearch search(pb, req, ch);
   // Fewest forced jobs without GPUs first (the fewest `unmet`): the smallest limit for which the
   // class has a member, by bisection (a larger limit only admits more allocations).
   auto settle = [&](bool by_sum, long long share) -> std::optional<Choice> {
     int lo = 0, hi = search.forced_waiting();
+    // Rounds of as many jobs as class 1's share or more: no search when it cannot settle.
+    if (by_sum && shortcuts && search.by_sum_out_of_reach(hi, share)) return std::nullopt;
     std::optional<Choice> best = search.run(by_sum, hi, share);  // the given allocation qualifies
     if (!best) return std::nullopt;
     while (lo < hi) {

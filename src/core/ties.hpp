@@ -71,8 +71,10 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
  * times the λ term) are, bit for bit, a permutation of those of `ch`. Weights change only the class,
  * never the order. The search depends only on the problem and the class, not on `ch` itself, so
  * backends' equal-valued answers end in one decision. Depth-first search over at most `budget` option
- * checks; false (and `ch` unchanged) when it would need more.
+ * checks; false (and `ch` unchanged) when it would need more. `shortcuts`: skip a search that is
+ * certain to end without an answer (the same result); false runs every search in full (tests compare).
  */
-bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget = 1'000'000);
+bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget = 1'000'000,
+                          bool shortcuts = true);
 
 }  // namespace sia::detail
