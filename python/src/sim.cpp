@@ -115,25 +115,10 @@ py::array_t<T> column(const std::vector<T>& v) {
   return a;
 }
 
-py::dict metrics_dict(const sim::RunMetrics& m) {
+// The fields of sia_simulate --json's rows (sim::for_each_metric, the one list of them), with their C++ types.
+py::dict metrics_dict(const sim::RunMetrics& m, sim::MetricsRow row) {
   py::dict d;
-  d["policy"] = m.policy;
-  d["workload"] = m.workload;
-  d["jobs"] = m.jobs;
-  d["completed"] = m.completed;
-  d["avg_jct_h"] = m.avg_jct_h;
-  d["p99_jct_h"] = m.p99_jct_h;
-  d["makespan_h"] = m.makespan_h;
-  d["gpu_hours_per_job"] = m.gpu_hours_per_job;
-  d["restarts_per_job"] = m.restarts_per_job;
-  d["contention_mean"] = m.contention_mean;
-  d["contention_max"] = m.contention_max;
-  d["ftf_worst"] = m.ftf_worst;
-  d["unfair_fraction"] = m.unfair_fraction;
-  d["policy_ms_median"] = m.policy_ms_median;
-  d["policy_ms_p95"] = m.policy_ms_p95;
-  d["rounds"] = m.rounds;
-  d["wall_s"] = m.wall_s;
+  sim::for_each_metric(m, row, [&](const char* name, const auto& value) { d[name] = value; });
   return d;
 }
 
@@ -446,7 +431,7 @@ py::dict run_dict(const sim::SimResult& r, const sim::SimCluster& cluster, bool 
   d["wall_s"] = r.wall_s;
   d["gpu_types"] = types;
   d["total_gpus"] = cluster.total_gpus();
-  d["metrics"] = metrics_dict(sim::compute_metrics(r));
+  d["metrics"] = metrics_dict(sim::compute_metrics(r), sim::MetricsRow::run);
   d["jobs"] = jobs_dict(r.jobs, types.size());
   d["rounds"] = rounds_dict(r, cluster, keep_rounds);
   return d;
@@ -474,9 +459,8 @@ py::list run_many(const std::vector<Workload>& inputs, const std::vector<std::st
     }
     sim::RunMetrics agg = sim::aggregate_metrics(ptrs);
     if (inputs.size() == 1) agg.workload = inputs.front().name;
-    py::dict aggregate = metrics_dict(agg);
-    aggregate["avg_jct_std_h"] = agg.avg_jct_std_h;
-    aggregate["makespan_std_h"] = agg.makespan_std_h;
+    py::dict aggregate = metrics_dict(agg, sim::MetricsRow::pooled);
+    aggregate["workload"] = agg.workload;  // AggregateMetrics (sim.py) extends Metrics, which has a workload
     py::dict d;
     d["policy"] = policy;
     d["runs"] = runs;

@@ -19,25 +19,8 @@ namespace {
 
 nlohmann::json metrics_json(const RunMetrics& m, bool aggregate) {
   nlohmann::json j;
-  j["policy"] = m.policy;
-  if (!aggregate) j["workload"] = m.workload;
-  j["jobs"] = m.jobs;
-  j["completed"] = m.completed;
-  j["avg_jct_h"] = m.avg_jct_h;
-  if (aggregate) j["avg_jct_std_h"] = m.avg_jct_std_h;
-  j["p99_jct_h"] = m.p99_jct_h;
-  j["makespan_h"] = m.makespan_h;
-  if (aggregate) j["makespan_std_h"] = m.makespan_std_h;
-  j["gpu_hours_per_job"] = m.gpu_hours_per_job;
-  j["restarts_per_job"] = m.restarts_per_job;
-  j["contention_mean"] = m.contention_mean;
-  j["contention_max"] = m.contention_max;
-  j["ftf_worst"] = m.ftf_worst;
-  j["unfair_fraction"] = m.unfair_fraction;
-  j["policy_ms_median"] = m.policy_ms_median;
-  j["policy_ms_p95"] = m.policy_ms_p95;
-  j["rounds"] = m.rounds;
-  j["wall_s"] = m.wall_s;
+  for_each_metric(m, aggregate ? MetricsRow::pooled : MetricsRow::run,
+                  [&](const char* name, const auto& value) { j[name] = value; });
   return j;
 }
 

@@ -30,6 +30,7 @@ def sia_simulate(*args):
 
 def same_metrics(py, cpp):
     d = py.metrics.to_dict()
+    assert set(d) == set(cpp)  # one list of fields (sim::for_each_metric) for both
     for k, v in cpp.items():
         if k in TIMING:
             continue

@@ -27,6 +27,39 @@ struct RunMetrics {
   double wall_s = 0;
 };
 
+/// @brief Which row a metrics record is: one run's, or runs pooled over workloads (an aggregate).
+enum class MetricsRow { run, pooled };
+
+/**
+ * @brief Calls `f(name, value)` for every field of a metrics row as `sia_simulate --json` writes it, in that order;
+ * the one list of those fields, so that the JSON report and the Python dicts (sia.simulate) cannot drift apart.
+ * Run rows carry the workload; pooled rows have no workload of their own and add the standard deviations over
+ * workloads. Values keep their C++ types (std::string, int, double).
+ */
+template <class F>
+void for_each_metric(const RunMetrics& m, MetricsRow row, F&& f) {
+  const bool pooled = row == MetricsRow::pooled;
+  f("policy", m.policy);
+  if (!pooled) f("workload", m.workload);
+  f("jobs", m.jobs);
+  f("completed", m.completed);
+  f("avg_jct_h", m.avg_jct_h);
+  if (pooled) f("avg_jct_std_h", m.avg_jct_std_h);
+  f("p99_jct_h", m.p99_jct_h);
+  f("makespan_h", m.makespan_h);
+  if (pooled) f("makespan_std_h", m.makespan_std_h);
+  f("gpu_hours_per_job", m.gpu_hours_per_job);
+  f("restarts_per_job", m.restarts_per_job);
+  f("contention_mean", m.contention_mean);
+  f("contention_max", m.contention_max);
+  f("ftf_worst", m.ftf_worst);
+  f("unfair_fraction", m.unfair_fraction);
+  f("policy_ms_median", m.policy_ms_median);
+  f("policy_ms_p95", m.policy_ms_p95);
+  f("rounds", m.rounds);
+  f("wall_s", m.wall_s);
+}
+
 /**
  * @brief Finish-time fairness ρ of every finished job (paper Eq. 6), stored in JobRecord::ftf.
  *
