@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the tests/unit/test_milp_*.cpp files: the list of usable backends and an
+// Helpers shared by the MILP and round tests: the lists of usable and of real backends and an
 // exhaustive-search reference solver for small integer models.
 #include <sia/milp/factory.hpp>
 #include <sia/milp/model.hpp>
@@ -25,6 +25,15 @@ inline std::vector<std::string> usable_milp_backends() {
     if (r.status == MilpStatus::error && r.message.find("not implemented") != std::string::npos) continue;
     out.push_back(name);
   }
+  return out;
+}
+
+/// The library's own backends built in (native, cbc, glpk), in registration order: never the reference,
+/// stub or fault-injecting solvers that tests register in the same process.
+inline std::vector<std::string> real_milp_backends() {
+  std::vector<std::string> out;
+  for (const auto& b : available_milp_solvers())
+    if (b == "native" || b == "cbc" || b == "glpk") out.push_back(b);
   return out;
 }
 

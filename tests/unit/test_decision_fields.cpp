@@ -17,17 +17,11 @@
 #include <vector>
 
 #include "unit/fault_solver.hpp"
+#include "unit/milp_test_support.hpp"
 
 namespace {
 
 using namespace sia;
-
-std::vector<std::string> real_backends() {
-  std::vector<std::string> out;
-  for (const auto& b : available_milp_solvers())
-    if (b == "native" || b == "cbc" || b == "glpk") out.push_back(b);
-  return out;
-}
 
 std::set<std::string> without_gpus_non_preemptible(const std::vector<JobSpec>& jobs, const RoundResult& r) {
   std::set<std::string> out;
@@ -42,7 +36,7 @@ std::set<std::string> without_gpus_non_preemptible(const std::vector<JobSpec>& j
 // non-preemptible jobs were interchangeable: it was read off the backend's answer before the tie
 // rules permuted it.
 TEST_CASE("decision.unmet_is_the_final_allocation") {
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     for (const int n : {3, 5, 7, 9}) {
       for (const double p : {-0.5, 1.0}) {
         CAPTURE(b);
@@ -78,7 +72,7 @@ TEST_CASE("decision.unmet_is_the_final_allocation") {
 // split across nodes against the placement rules, is re-placed: that is a restart (`changed`) and
 // it is listed in `evicted`.
 TEST_CASE("decision.changed_covers_moves") {
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     for (const bool place : {true, false}) {
       CAPTURE(b);
       CAPTURE(place);
@@ -124,7 +118,7 @@ TEST_CASE("decision.changed_covers_moves") {
 
 // A running job that loses its GPUs is `preempted` (C++ and JSON), not only `unallocated`.
 TEST_CASE("decision.preempted_lists_running_jobs_without_gpus") {
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     CAPTURE(b);
     const std::string text = R"({"cluster": {"gpu_types": [{"name": "A", "nodes": 1, "gpus_per_node": 4}]},
         "policy": {"backend": ")" +
@@ -170,7 +164,7 @@ TEST_CASE("decision.fallback_has_no_bound") {
 // counted, and best_bound lies on the right side of the objective.
 TEST_CASE("decision.optimal_means_within_gap") {
   std::mt19937_64 rng(7);
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     for (int k = 0; k < 12; ++k) {
       CAPTURE(b);
       CAPTURE(k);

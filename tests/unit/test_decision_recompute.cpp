@@ -34,19 +34,13 @@
 #include "test_env.hpp"
 
 #include "unit/fault_solver.hpp"
+#include "unit/milp_test_support.hpp"
 #include "unit/round_oracle.hpp"
 
 namespace {
 
 using namespace sia;
 using namespace sia::test;
-
-std::vector<std::string> real_backends() {
-  std::vector<std::string> out;
-  for (const auto& b : available_milp_solvers())
-    if (b == "native" || b == "cbc" || b == "glpk") out.push_back(b);
-  return out;
-}
 
 int pow2_at_most(int r) {
   int s = 1;
@@ -298,7 +292,7 @@ TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
   const long rounds = env_long("SIA_RECOMPUTE_ROUNDS", 120);
   const auto seed = static_cast<std::uint32_t>(env_long("SIA_RECOMPUTE_SEED", 1));
   std::mt19937 rng(seed);
-  const auto backends = real_backends();
+  const auto backends = real_milp_backends();
   Tally tally;
   long disagreements = 0, price_disagreements = 0;
   std::map<std::string, long> not_proven;  // per backend: answers without a proven gap
@@ -412,7 +406,7 @@ TEST_CASE("decision.recompute.numerics_regressions") {
     if (!best) best = oracle_search(in.cluster, pb, false);
     REQUIRE(best);
     Tally tally;
-    for (const auto& b : real_backends()) {
+    for (const auto& b : real_milp_backends()) {
       CAPTURE(b);
       RoundOptions o = in.options;
       o.backend = b;
@@ -440,7 +434,7 @@ TEST_CASE("decision.recompute.tie_regressions") {
     req.options = in.options;
     std::vector<std::string> texts;
     std::vector<double> objectives;
-    for (const auto& b : real_backends()) {
+    for (const auto& b : real_milp_backends()) {
       RoundOptions o = in.options;
       o.backend = b;
       const auto r = run_round(in.cluster, in.jobs, o);
@@ -449,7 +443,7 @@ TEST_CASE("decision.recompute.tie_regressions") {
       objectives.push_back(r.objective);
     }
     for (std::size_t b = 1; b < texts.size(); ++b) {
-      CAPTURE(real_backends()[b]);
+      CAPTURE(real_milp_backends()[b]);
       CHECK(objectives[b] == objectives.front());
       CHECK(texts[b] == texts.front());
     }

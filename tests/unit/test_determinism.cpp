@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "unit/milp_test_support.hpp"
+
 namespace {
 
 using namespace sia;
@@ -50,18 +52,11 @@ std::string tie_request(int n, int nodes_a, int nodes_b, double p, bool with_cur
   return o.str();
 }
 
-std::vector<std::string> real_backends() {
-  std::vector<std::string> out;
-  for (const auto& b : available_milp_solvers())
-    if (b == "native" || b == "cbc" || b == "glpk") out.push_back(b);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("hardening.determinism.repeated_runs") {
   const auto req = parse_request(tie_request(10, 2, 2, -0.5, true), "ties.json");
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     CAPTURE(b);
     auto o = req.options;
     o.backend = b;
@@ -72,7 +67,7 @@ TEST_CASE("hardening.determinism.repeated_runs") {
 
 TEST_CASE("hardening.determinism.threads") {
   const auto req = parse_request(tie_request(12, 2, 2, -0.5, true), "ties.json");
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     CAPTURE(b);
     auto o = req.options;
     o.backend = b;
@@ -106,7 +101,7 @@ TEST_CASE("hardening.determinism.backends_agree_on_ties") {
     CAPTURE(c.current);
     const auto req = parse_request(tie_request(c.jobs, c.a, c.b, c.p, c.current), "ties.json");
     std::string reference, reference_backend;
-    for (const auto& b : real_backends()) {
+    for (const auto& b : test::real_milp_backends()) {
       auto o = req.options;
       o.backend = b;
       const auto r = run_round(req.cluster, req.jobs, o);
@@ -130,7 +125,7 @@ TEST_CASE("hardening.determinism.backends_agree_on_ties") {
 // round, restarting both: cifar10 rigid jobs restarted every minute in the simulator).
 TEST_CASE("hardening.determinism.status_quo_wins_ties") {
   for (const double p : {-0.5, 0.5}) {
-    for (const auto& b : real_backends()) {
+    for (const auto& b : test::real_milp_backends()) {
       CAPTURE(p);
       CAPTURE(b);
       // Two 8-GPU nodes of type A, one of B; five rigid 8-GPU jobs with identical goodputs; the

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "unit/brute_force_solver.hpp"
+#include "unit/fault_solver.hpp"
 #include "unit/round_oracle.hpp"
 
 namespace {
@@ -241,22 +242,10 @@ TEST_CASE("round.threads.two_rounds_at_once") {
   }
 }
 
-namespace {
-class FailingSolver final : public MilpSolver {
-  std::string_view do_name() const noexcept override { return "failing"; }
-  MilpResult do_solve(const MilpModel&, const MilpParams&) override {
-    MilpResult r;
-    r.status = MilpStatus::error;
-    r.message = "always fails";
-    return r;
-  }
-};
-}  // namespace
-
 TEST_CASE("round.fallback.random_instances_stay_valid") {
   // The greedy fallback: never over capacity, pins kept, every configuration valid for its job.
   std::mt19937 rng(4242);
-  FailingSolver failing;
+  FaultSolver failing(FaultSolver::Mode::status_error);  // every solve fails
   for (int k = 0; k < 300; ++k) {
     const OracleInstance in = oracle_instance(rng, 1, 6, 3);
     CAPTURE(k);
