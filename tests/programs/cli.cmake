@@ -3,13 +3,15 @@
 # <sia/exit_code.hpp>: 0 done, 2 bad input, 3 not solved, 1 internal error. Each test checks the
 # exact status (sia_allocate.cmake's script mode runs the program and matches its output).
 
-# sia_program_test(<name> <target> RC <n> [ARGS ...] [STDIN file] [STDOUT regex] [STDERR regex] [STDOUT_EMPTY])
+# sia_program_test(<name> <target> RC <n> [ARGS ...] [STDIN file] [STDOUT regex] [STDOUT_NOT regex]
+#                  [STDERR regex] [STDOUT_EMPTY]): runs <target> through sia_allocate.cmake's script mode
+# (sia_allocate_test() is this for sia_allocate).
 function(sia_program_test name target)
   if(NOT TARGET ${target})
     return()
   endif()
-  cmake_parse_arguments(T "STDOUT_EMPTY" "RC;STDIN;STDOUT;STDERR" "ARGS" ${ARGN})
-  string(REPLACE ";" "|" _args "${T_ARGS}")
+  cmake_parse_arguments(T "STDOUT_EMPTY" "RC;STDIN;STDOUT;STDOUT_NOT;STDERR" "ARGS" ${ARGN})
+  string(REPLACE ";" "|" _args "${T_ARGS}")  # a list would be split into separate arguments
   set(defs -DPROG=$<TARGET_FILE:${target}> "-DARGS=${_args}" -DEXPECT_RC=${T_RC})
   if(T_STDIN)
     list(APPEND defs -DSTDIN=${T_STDIN})
@@ -17,13 +19,16 @@ function(sia_program_test name target)
   if(T_STDOUT)
     list(APPEND defs "-DSTDOUT_REGEX=${T_STDOUT}")
   endif()
+  if(T_STDOUT_NOT)
+    list(APPEND defs "-DSTDOUT_NOT_REGEX=${T_STDOUT_NOT}")
+  endif()
   if(T_STDERR)
     list(APPEND defs "-DSTDERR_REGEX=${T_STDERR}")
   endif()
   if(T_STDOUT_EMPTY)
     list(APPEND defs -DSTDOUT_EMPTY=1)
   endif()
-  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_LIST_DIR}/sia_allocate.cmake)
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/sia_allocate.cmake)
 endfunction()
 
 foreach(_prog sia_allocate sia_simulate sia_fit_profiles)

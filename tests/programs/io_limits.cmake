@@ -1,9 +1,6 @@
 # Issue 14 part 6: sia_allocate's bounded input, as a user sees it: names over the length limit are
 # refused with exit 2, and values given on the command line are not echoed in full.
-if(CMAKE_SCRIPT_MODE_FILE)
-  include(${CMAKE_CURRENT_LIST_DIR}/sia_allocate.cmake)  # the runner of sia_allocate_test()
-  return()
-endif()
+# sia_allocate_test() comes from sia_allocate.cmake (its tests run that file's script mode).
 if(NOT TARGET sia_allocate OR NOT COMMAND sia_allocate_test)
   return()
 endif()

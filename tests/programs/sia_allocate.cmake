@@ -39,25 +39,7 @@ set(_sia_allocate_data ${PROJECT_SOURCE_DIR}/tests/data/allocate)
 # sia_allocate_test(<name> RC <n> [ARGS ...] [STDIN file] [STDOUT regex] [STDOUT_NOT regex] [STDERR regex]
 #                   [STDOUT_EMPTY])
 function(sia_allocate_test name)
-  cmake_parse_arguments(T "STDOUT_EMPTY" "RC;STDIN;STDOUT;STDOUT_NOT;STDERR" "ARGS" ${ARGN})
-  string(REPLACE ";" "|" _args "${T_ARGS}")  # a list would be split into separate arguments
-  set(defs -DPROG=$<TARGET_FILE:sia_allocate> "-DARGS=${_args}" -DEXPECT_RC=${T_RC})
-  if(T_STDIN)
-    list(APPEND defs -DSTDIN=${T_STDIN})
-  endif()
-  if(T_STDOUT)
-    list(APPEND defs "-DSTDOUT_REGEX=${T_STDOUT}")
-  endif()
-  if(T_STDOUT_NOT)
-    list(APPEND defs "-DSTDOUT_NOT_REGEX=${T_STDOUT_NOT}")
-  endif()
-  if(T_STDERR)
-    list(APPEND defs "-DSTDERR_REGEX=${T_STDERR}")
-  endif()
-  if(T_STDOUT_EMPTY)
-    list(APPEND defs -DSTDOUT_EMPTY=1)
-  endif()
-  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_LIST_FILE})
+  sia_program_test(${name} sia_allocate ${ARGN})  # tests/programs/cli.cmake
 endfunction()
 
 # Table 1 of the paper: J1 -> (1, 4, B), J2 -> (1, 2, A), with p = 1 and p = -0.5.
