@@ -453,11 +453,17 @@ py::dict fit_type(const std::string& model, const std::string& gpu_type, std::ve
   return out;
 }
 
+/// The models of an artifact profiles directory (sorted); none is an error, as in sia_fit_profiles.
+std::vector<std::string> models_of(const std::string& dir) {
+  std::vector<std::string> models = sim::list_models(dir);
+  if (models.empty()) throw InvalidArgument(dir + ": no model directories with placements-<type>.csv files");
+  return models;
+}
+
 /// Every (model, GPU type) of an artifact profiles directory, models and types sorted.
 py::list fit_profile_dir(const std::string& dir, std::uint64_t seed, double holdout, bool log_space, bool multi_start) {
   const ProfileFitOptions opt = profile_options(seed, holdout, log_space, multi_start);
-  const std::vector<std::string> models = sim::list_models(dir);
-  if (models.empty()) throw InvalidArgument(dir + ": no model directories with placements-<type>.csv files");
+  const std::vector<std::string> models = models_of(dir);
   py::list out;
   for (const std::string& model : models) {
     const sim::ModelProfile mp = sim::load_model_profile(dir, model);
@@ -476,8 +482,7 @@ py::list fit_profile_dir(const std::string& dir, std::uint64_t seed, double hold
 /// all rows of `from`, scaled by the ratio of 1-GPU step times of `to`, predicting `to`'s multi-GPU rows.
 py::list bootstrap_profile_dir(const std::string& dir, std::uint64_t seed, bool log_space, bool multi_start) {
   const ProfileFitOptions opt = profile_options(seed, 0.2, log_space, multi_start);
-  const std::vector<std::string> models = sim::list_models(dir);
-  if (models.empty()) throw InvalidArgument(dir + ": no model directories with placements-<type>.csv files");
+  const std::vector<std::string> models = models_of(dir);
   py::list out;
   for (const std::string& model : models) {
     const sim::ModelProfile mp = sim::load_model_profile(dir, model);

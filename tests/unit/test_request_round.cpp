@@ -85,6 +85,23 @@ TEST_CASE("request.fuzz.mutations") {
   const std::string alphabet = "{}[]\",:0123456789-+.eE tfnul\\/AB\x01\xff";
   int parsed = 0;
   int rejected = 0;
+  auto parse_and_run = [&](const std::string& text) {
+    sia::Request req;
+    try {
+      req = sia::parse_request(text, "fuzz");
+    } catch (const sia::InvalidArgument&) {
+      ++rejected;
+      return;
+    }
+    ++parsed;
+    req.options.time_limit = std::chrono::milliseconds(1000);
+    try {
+      const sia::RoundResult r = sia::run_round(req.cluster, req.jobs, req.options);
+      CHECK(json::parse(sia::decision_to_json(req, r)).is_object());
+    } catch (const sia::InvalidArgument&) {
+      // The round's own checks (e.g. a non-preemptible job whose goodput is 0) may still reject.
+    }
+  };
   for (int iter = 0; iter < 3000; ++iter) {
     std::string text = corpus[rng() % corpus.size()];
     const int edits = 1 + static_cast<int>(rng() % 3);
@@ -105,21 +122,7 @@ TEST_CASE("request.fuzz.mutations") {
           break;
       }
     }
-    sia::Request req;
-    try {
-      req = sia::parse_request(text, "fuzz");
-    } catch (const sia::InvalidArgument&) {
-      ++rejected;
-      continue;
-    }
-    ++parsed;
-    req.options.time_limit = std::chrono::milliseconds(1000);
-    try {
-      const sia::RoundResult r = sia::run_round(req.cluster, req.jobs, req.options);
-      CHECK(json::parse(sia::decision_to_json(req, r)).is_object());
-    } catch (const sia::InvalidArgument&) {
-      // The round's own checks (e.g. a non-preemptible job whose goodput is 0) may still reject.
-    }
+    parse_and_run(text);
   }
   // Structure-aware edits: replace or delete one value of a valid request.
   const std::vector<json> values = json::parse(
@@ -152,20 +155,7 @@ TEST_CASE("request.fuzz.mutations") {
     } else {
       *node = values[rng() % values.size()];
     }
-    sia::Request req;
-    try {
-      req = sia::parse_request(doc.dump(), "fuzz");
-    } catch (const sia::InvalidArgument&) {
-      ++rejected;
-      continue;
-    }
-    ++parsed;
-    req.options.time_limit = std::chrono::milliseconds(1000);
-    try {
-      const sia::RoundResult r = sia::run_round(req.cluster, req.jobs, req.options);
-      CHECK(json::parse(sia::decision_to_json(req, r)).is_object());
-    } catch (const sia::InvalidArgument&) {
-    }
+    parse_and_run(doc.dump());
   }
   MESSAGE("mutated requests: " << parsed << " parsed, " << rejected << " rejected");
   CHECK(parsed > 0);
