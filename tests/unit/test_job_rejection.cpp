@@ -17,17 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "unit/milp_test_support.hpp"
+
 namespace {
 
 using namespace sia;
 using nlohmann::json;
-
-std::vector<std::string> real_backends() {
-  std::vector<std::string> out;
-  for (const auto& b : available_milp_solvers())
-    if (b == "native" || b == "cbc" || b == "glpk") out.push_back(b);
-  return out;
-}
 
 RoundOptions options_for(const std::string& backend) {
   RoundOptions o;
@@ -79,7 +74,7 @@ TEST_CASE("rejection.round.one_bad_job_among_valid_ones") {
   bad.min_gpus(0).current(CurrentAllocation{0, 2, 1, {}});  // running on both A GPUs
   const std::vector<JobSpec> jobs = {linear_job("J1", "B", {1, 2, 4}), bad, linear_job("J3", "A", {1, 2})};
   const std::vector<JobSpec> valid = {jobs[0], jobs[2]};
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     CAPTURE(b);
     RoundOptions o = options_for(b);
     const RoundResult r = run_round(cluster, jobs, o);
@@ -156,7 +151,7 @@ TEST_CASE("rejection.round.goodput_errors_and_round_level_errors") {
 }
 
 TEST_CASE("reasons.round.each_reason") {
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     CAPTURE(b);
     const RoundOptions o = options_for(b);
     // Type A: one node of 2 GPUs; type B: one node of 4 GPUs.
@@ -223,7 +218,7 @@ TEST_CASE("reasons.round.each_reason") {
 TEST_CASE("reasons.round.tenant_cap") {
   // Tenant "t" may hold 2 GPUs: its second job waits for the cap, not for capacity or a better job.
   const ClusterSpec cluster = two_types();
-  for (const auto& b : real_backends()) {
+  for (const auto& b : test::real_milp_backends()) {
     CAPTURE(b);
     RoundOptions o = options_for(b);
     TenantSpec t;
@@ -295,7 +290,7 @@ TEST_CASE("reasons.round.random_rounds_against_definitions") {
       if (rng() % 4 == 0) j.current(CurrentAllocation{0, 1, 1, {}});
       jobs.push_back(std::move(j));
     }
-    for (const auto& b : real_backends()) {
+    for (const auto& b : test::real_milp_backends()) {
       CAPTURE(round);
       CAPTURE(b);
       RoundOptions o = options_for(b);
