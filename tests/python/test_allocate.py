@@ -6,21 +6,17 @@ to sia.allocate as `source`, so that error messages name the same source.
 """
 
 import json
-import os
-import pathlib
 import random
 import re
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
 
 import sia
+from sia_test_support import BUILD_DIR, SOURCE_DIR, in_threads
 
-BUILD_DIR = pathlib.Path(os.environ.get("SIA_BUILD_DIR", pathlib.Path(__file__).resolve().parents[2] / "build"))
-SOURCE_DIR = pathlib.Path(os.environ.get("SIA_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 PROGRAM = BUILD_DIR / "examples" / "sia_allocate"
 TIMING_FIELDS = ("solve_ms", "total_ms")
 
@@ -287,17 +283,7 @@ def test_concurrent_rounds_give_the_same_decisions():
     """Rounds run without the GIL in several threads at once: each gets its own, correct decision."""
     text = (SOURCE_DIR / "examples" / "requests" / "cluster64.json").read_text()
     expected = without_timing(sia.allocate(text))
-    results = [None] * 4
-
-    def work(i):
-        results[i] = without_timing(sia.allocate(text))
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert results == [expected] * 4
+    assert in_threads(lambda _: without_timing(sia.allocate(text))) == [expected] * 4
 
 
 def test_readme_example(tmp_path):

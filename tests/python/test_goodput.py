@@ -21,6 +21,7 @@ from sia.goodput import (
     fit_objective,
     fit_perf_params,
 )
+from sia_test_support import SOURCE_DIR, in_threads
 
 # The example of tests/unit/test_goodput_model.cpp.
 PERF = PerfParams(0.02, 0.001, 0.05, 0.004, 0.01, 0.002, 1.5)
@@ -457,7 +458,6 @@ def test_fit_objective_is_adaptdls():
 
 def test_large_arrays_and_threads():
     # Above 2048 elements the kernels run without the GIL: same numbers, and threads may call them at once.
-    import threading
 
     f = GoodputFunction(PERF, GRAD, 64)
     rng = np.random.default_rng(5)
@@ -467,17 +467,7 @@ def test_large_arrays_and_threads():
     accum = rng.integers(0, 4, 100_000)
     expect = hand_throughput(PERF, nodes, replicas, atomic, accum) * hand_efficiency(
         GRAD, 64, replicas * atomic * (accum + 1))
-    results = [None] * 4
-
-    def work(k):
-        results[k] = f(nodes, replicas, atomic, accum)
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for r in results:
+    for r in in_threads(lambda _: f(nodes, replicas, atomic, accum)):
         np.testing.assert_allclose(r, expect, rtol=1e-12)
     goodput, b, s = f.optimize(nodes[:5000], replicas[:5000], max_batch_size=4096, atomic_bsz_range=(16, 256),
                                accumulation=True)
@@ -536,13 +526,10 @@ def test_bad_input_is_a_value_error_naming_the_value():
 
 def test_readme_example(tmp_path):
     """The README's snippet (section "Goodput models") runs and prints what its comment says."""
-    import os
-    import pathlib
     import subprocess
     import sys
 
-    source = pathlib.Path(os.environ.get("SIA_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
-    section = (source / "README.md").read_text().split("### Goodput models: `sia.goodput`", 1)[1]
+    section = (SOURCE_DIR / "README.md").read_text().split("### Goodput models: `sia.goodput`", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     expected = code.rsplit("# ", 1)[1].strip()
     script = tmp_path / "readme_goodput.py"

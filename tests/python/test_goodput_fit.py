@@ -6,8 +6,6 @@ from synthetic rows given as columns, DataFrames, structured arrays or records; 
 """
 
 import json
-import os
-import pathlib
 import subprocess
 
 import numpy as np
@@ -15,9 +13,8 @@ import pytest
 
 import sia
 from sia.goodput import GradParams, PerfParams
+from sia_test_support import BUILD_DIR, SOURCE_DIR
 
-BUILD_DIR = pathlib.Path(os.environ.get("SIA_BUILD_DIR", pathlib.Path(__file__).resolve().parents[2] / "build"))
-SOURCE_DIR = pathlib.Path(os.environ.get("SIA_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 PROGRAM = BUILD_DIR / "examples" / "sia_fit_profiles"
 ARTIFACT = SOURCE_DIR.parent / "shared" / "data" / "sia-artifact" / "profiles"
 

@@ -14,9 +14,8 @@ import subprocess
 import sys
 
 import pytest
+from sia_test_support import BUILD_DIR, SOURCE_DIR
 
-BUILD_DIR = pathlib.Path(os.environ.get("SIA_BUILD_DIR", pathlib.Path(__file__).resolve().parents[2] / "build"))
-SOURCE_DIR = pathlib.Path(os.environ.get("SIA_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 
 
 def run(cmd, **kwargs):

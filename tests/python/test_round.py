@@ -3,12 +3,12 @@ on random instances and agreement of every backend, errors as ValueError with si
 models, and the round state across rounds."""
 
 import random
-import threading
 
 import numpy as np
 import pytest
 
 import sia
+from sia_test_support import SOURCE_DIR, in_threads
 
 BACKENDS = sia.available_backends()
 
@@ -315,17 +315,7 @@ def test_rounds_run_concurrently_in_threads():
     # The GIL is released during a round: rounds in several threads give each the same answer.
     cluster, jobs = random_instance(random.Random(7))
     expected = sia.run_round(cluster, jobs, threads=1)
-    out = [None] * 4
-
-    def work(i):
-        out[i] = sia.run_round(cluster, jobs, threads=1)
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert all(r == expected for r in out)
+    assert all(r == expected for r in in_threads(lambda _: sia.run_round(cluster, jobs, threads=1)))
 
 
 def test_a_stop_requested_ends_the_round_with_a_valid_allocation():
@@ -369,11 +359,10 @@ def test_hybrid_and_rigid_jobs():
 
 def test_the_readme_one_liner_prints_table1():
     import os
-    import pathlib
     import subprocess
     import sys
 
-    readme = pathlib.Path(os.environ.get("SIA_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2])) / "README.md"
+    readme = SOURCE_DIR / "README.md"
     lines = readme.read_text().splitlines()
     at = next(i for i, line in enumerate(lines) if '-c "import sia; print(sia.run_round(' in line)
     code = lines[at].split(' -c "', 1)[1].rsplit('"', 1)[0]

@@ -3,14 +3,13 @@ input: both run with --log, the decision logs (every job's decision and placemen
 failure) must be identical, and so must the summary line."""
 
 import os
-import pathlib
 import subprocess
 import sys
 
 import pytest
+from sia_test_support import BUILD_DIR as BUILD
+from sia_test_support import SOURCE_DIR as SOURCE
 
-BUILD = pathlib.Path(os.environ.get("SIA_BUILD_DIR", "build"))
-SOURCE = pathlib.Path(os.environ.get("SIA_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 CPP = BUILD / "examples" / "scheduler_loop"
 PY = SOURCE / "examples" / "python" / "scheduler_loop.py"
 

@@ -4,18 +4,16 @@ dataclasses / NumPy / pandas, and bad parameters as ValueError with the C++ mess
 import dataclasses
 import json
 import math
-import os
 import pickle
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import sia
+from sia_test_support import BUILD_DIR as BUILD
+from sia_test_support import SOURCE_DIR as SOURCE
 
-BUILD = Path(os.environ.get("SIA_BUILD_DIR", ""))
-SOURCE = Path(os.environ.get("SIA_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 # Timings differ from run to run; everything else must be the same bits.
 TIMING = {"wall_s", "policy_ms_median", "policy_ms_p95"}
 

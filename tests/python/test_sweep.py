@@ -9,13 +9,13 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import sia
 from sia import sweep
+from sia_test_support import SOURCE_DIR
 
 distributed = pytest.importorskip("distributed")
 # Dask 2022.12 on Debian's tornado warns about its own event loop set-up.
@@ -192,8 +192,7 @@ def test_bad_grids_are_refused(tmp_path, text, message):
 
 
 def test_example_grid_has_at_least_12_points():
-    src = Path(os.environ.get("SIA_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-    points = sweep.expand(sweep.load_grid(src / "examples" / "python" / "sweeps" / "small.toml"))
+    points = sweep.expand(sweep.load_grid(SOURCE_DIR / "examples" / "python" / "sweeps" / "small.toml"))
     assert len(points) >= 12
 
 
