@@ -52,13 +52,15 @@ void validate(const std::vector<ShockwaveJob>& jobs, int gpus, const ShockwaveOp
 
 /// Column indices of the planning MILP.
 struct PlanCols {
-  std::vector<std::vector<int>> x;  ///< jobs × window
-  int objective_rows = 0;
+  std::vector<std::vector<int>> x;  ///< jobs × window (the per-round model)
+  std::vector<int> n;               ///< jobs: planned rounds (the aggregated model)
 };
 
-/// The planning MILP with objective weights `w`; `ftf` adds the finish-time-fairness rows.
+/// The planning MILP with objective weights `w`; `ftf` adds the finish-time-fairness rows. `aggregated`: one
+/// integer n_j ∈ [0, window] per job (its planned rounds) and Σ_j gpus_j·n_j ≤ window·G instead of the binaries
+/// x[j][r] and a capacity row per round — a relaxation (see shockwave_plan).
 MilpModel plan_model(const std::vector<ShockwaveJob>& jobs, int gpus, const ShockwaveOptions& o,
-                     const std::vector<double>& w, bool ftf, PlanCols& cols) {
+                     const std::vector<double>& w, bool ftf, bool aggregated, PlanCols& cols) {
   const std::size_t J = jobs.size();
   const int R = o.window;
   const auto K = o.breakpoints.size();
@@ -67,43 +69,44 @@ MilpModel plan_model(const std::vector<ShockwaveJob>& jobs, int gpus, const Shoc
   MilpModel m;
   m.sense = MilpSense::maximize;
   cols.x.assign(J, std::vector<int>(static_cast<std::size_t>(R), -1));
+  cols.n.assign(J, -1);
   const int M = m.add_col(-o.k, 0.0, MilpModel::inf, false, "M");
-  std::vector<int> cap_rows(static_cast<std::size_t>(R));
-  for (int r = 0; r < R; ++r) cap_rows[static_cast<std::size_t>(r)] = m.add_row(-MilpModel::inf, gpus);
+  std::vector<int> cap_rows(aggregated ? 1 : static_cast<std::size_t>(R));
+  for (auto& row : cap_rows) row = m.add_row(-MilpModel::inf, aggregated ? static_cast<double>(R) * gpus : gpus);
   for (std::size_t j = 0; j < J; ++j) {
     const auto& q = jobs[j];
     const double left = q.total_steps - q.done_steps;
     const int plan = m.add_row(-MilpModel::inf, 0.0);  // τ p − interval Σ_r x ≤ 0
-    for (int r = 0; r < R; ++r) {
-      const int c = m.add_col(0.0, 0.0, q.gpus <= gpus ? 1.0 : 0.0, true);
-      cols.x[j][static_cast<std::size_t>(r)] = c;
-      m.add_entry(cap_rows[static_cast<std::size_t>(r)], c, q.gpus);
+    if (aggregated) {
+      const int c = m.add_col(0.0, 0.0, q.gpus <= gpus ? R : 0.0, true);
+      cols.n[j] = c;
+      m.add_entry(cap_rows.front(), c, q.gpus);
       m.add_entry(plan, c, -o.interval_s);
+    } else {
+      for (int r = 0; r < R; ++r) {
+        const int c = m.add_col(0.0, 0.0, q.gpus <= gpus ? 1.0 : 0.0, true);
+        cols.x[j][static_cast<std::size_t>(r)] = c;
+        m.add_entry(cap_rows[static_cast<std::size_t>(r)], c, q.gpus);
+        m.add_entry(plan, c, -o.interval_s);
+      }
     }
     const int p = m.add_col(0.0, 0.0, left, false);
     m.add_entry(plan, p, q.step_time_s);
-    // u_j = (done + p) / total = Σ_k λ_k B_k, Σ λ = 1, λ on one segment.
+    // u_j = (done + p) / total = Σ_k λ_k B_k, Σ λ = 1. Shockwave also keeps λ on one segment (pairwise
+    // exclusions; here they were one binary per segment), but they are redundant: log is strictly concave, so
+    // its piecewise-linear interpolant on the breakpoints is concave, and for any u the weights that maximise
+    // Σ_k λ_k log B_k (w_j > 0) are the two adjacent breakpoints around u — the interpolant itself. Every x has
+    // the same objective with or without them, so the optimum and the optimal plans are the same with K − 1
+    // fewer binaries per job.
     const int cursor = m.add_row(q.done_steps / q.total_steps, q.done_steps / q.total_steps);
     m.add_entry(cursor, p, -1.0 / q.total_steps);
     const int convex = m.add_row(1.0, 1.0);
-    const int one_segment = m.add_row(1.0, 1.0);
-    std::vector<int> lam(K), seg(K - 1);
     for (std::size_t k = 0; k < K; ++k) {
       const double b = o.breakpoints[k];
       const double logb = std::log(b > 0 ? b : o.log_origin);
-      lam[k] = m.add_col(w[j] * logb / norm, 0.0, 1.0, false);
-      m.add_entry(cursor, lam[k], b);
-      m.add_entry(convex, lam[k], 1.0);
-    }
-    for (std::size_t s = 0; s + 1 < K; ++s) {
-      seg[s] = m.add_col(0.0, 0.0, 1.0, true);
-      m.add_entry(one_segment, seg[s], 1.0);
-    }
-    for (std::size_t k = 0; k < K; ++k) {  // λ_k ≤ seg_{k-1} + seg_k
-      const int row = m.add_row(-MilpModel::inf, 0.0);
-      m.add_entry(row, lam[k], 1.0);
-      if (k > 0) m.add_entry(row, seg[k - 1], -1.0);
-      if (k + 1 < K) m.add_entry(row, seg[k], -1.0);
+      const int lam = m.add_col(w[j] * logb / norm, 0.0, 1.0, false);
+      m.add_entry(cursor, lam, b);
+      m.add_entry(convex, lam, 1.0);
     }
     // m_j ≥ remaining − τ p (and ≥ 0 by its bound), M ≥ m_j.
     const int mj = m.add_col(0.0, 0.0, MilpModel::inf, false);
@@ -127,6 +130,111 @@ std::vector<std::vector<char>> read_plan(const PlanCols& cols, const std::vector
   for (std::size_t j = 0; j < cols.x.size(); ++j)
     for (int c : cols.x[j]) x[j].push_back(v[static_cast<std::size_t>(c)] > 0.5 ? 1 : 0);
   return x;
+}
+
+/// Planned rounds per job (`n`) spread over `window` rounds of `gpus` GPUs, or empty when they do not pack (or
+/// the search gave up: `budget` search nodes, a deterministic limit). Depth-first over the jobs, largest first;
+/// each job takes n_j rounds with room for it, rounds with the same free GPUs being interchangeable (only one
+/// representative choice per multiset of free counts is tried), the roomiest first — so the first leaf is the
+/// greedy packing; a branch is cut when the GPUs or the rounds with room left cannot hold the jobs left.
+std::vector<std::vector<char>> pack_counts(const std::vector<int>& n, const std::vector<ShockwaveJob>& jobs, int gpus,
+                                           int window, long long budget = 200000) {
+  const std::size_t R = static_cast<std::size_t>(window);
+  std::vector<std::size_t> order;
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (n[j] > 0) order.push_back(j);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return jobs[a].gpus != jobs[b].gpus ? jobs[a].gpus > jobs[b].gpus : n[a] > n[b];
+  });
+  std::vector<long long> need_after(order.size() + 1, 0);  // GPU-rounds of order[i..]
+  for (std::size_t i = order.size(); i-- > 0;)
+    need_after[i] = need_after[i + 1] + static_cast<long long>(jobs[order[i]].gpus) * n[order[i]];
+  std::vector<std::vector<char>> x(jobs.size(), std::vector<char>(R, 0));
+  std::vector<long long> free(R, gpus);
+  long long nodes = 0;
+  // Place order[i..]; true when all placed (x filled), false when impossible or over budget.
+  auto place = [&](auto& self, std::size_t i) -> bool {
+    if (i == order.size()) return true;
+    if (++nodes > budget) return false;
+    const std::size_t j = order[i];
+    const long long g = jobs[j].gpus;
+    // Rounds by free GPUs (most first, earliest first on ties), grouped by equal free counts.
+    std::vector<std::size_t> rounds;
+    long long room = 0;
+    for (std::size_t r = 0; r < R; ++r)
+      if (free[r] >= g) rounds.push_back(r), room += free[r];
+    if (rounds.size() < static_cast<std::size_t>(n[j]) || room < need_after[i]) return false;
+    std::stable_sort(rounds.begin(), rounds.end(), [&](std::size_t a, std::size_t b) { return free[a] > free[b]; });
+    std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in `rounds`
+    for (std::size_t k = 0; k < rounds.size(); ++k)
+      if (k == 0 || free[rounds[k]] != free[rounds[k - 1]])
+        groups.emplace_back(k, k + 1);
+      else
+        groups.back().second = k + 1;
+    // Choose c_v rounds from group v (its first ones), Σ c_v = n_j, more from roomier groups first.
+    std::vector<std::size_t> take(groups.size(), 0);
+    auto choose = [&](auto& chooser, std::size_t v, int left) -> bool {
+      if (left == 0) {
+        for (std::size_t u = 0; u < v; ++u)
+          for (std::size_t k = 0; k < take[u]; ++k) {
+            const std::size_t r = rounds[groups[u].first + k];
+            x[j][r] = 1;
+            free[r] -= g;
+          }
+        if (self(self, i + 1)) return true;
+        for (std::size_t u = 0; u < v; ++u)
+          for (std::size_t k = 0; k < take[u]; ++k) {
+            const std::size_t r = rounds[groups[u].first + k];
+            x[j][r] = 0;
+            free[r] += g;
+          }
+        return false;
+      }
+      if (v == groups.size() || nodes > budget) return false;
+      const auto size = static_cast<int>(groups[v].second - groups[v].first);
+      for (int c = std::min(size, left); c >= 0; --c) {
+        take[v] = static_cast<std::size_t>(c);
+        if (chooser(chooser, v + 1, left - c)) return true;
+      }
+      take[v] = 0;
+      return false;
+    };
+    return choose(choose, 0, n[j]);
+  };
+  if (!place(place, 0)) return {};
+  return x;
+}
+
+/// The planning objective of a plan with n_j planned rounds per job (the MILP's, at its best p, λ, m and M for
+/// those counts: p_j = min(left, interval·n_j / τ_j), the piecewise-linear log of the progress, k × the largest
+/// runtime left).
+double counts_objective(const std::vector<ShockwaveJob>& jobs, const std::vector<int>& n, const std::vector<double>& w,
+                        const ShockwaveOptions& o) {
+  const auto& b = o.breakpoints;
+  const double norm = static_cast<double>(jobs.size()) * o.window;
+  double sum = 0, worst = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const auto& q = jobs[j];
+    const double left = q.total_steps - q.done_steps;
+    const double p = std::min(left, o.interval_s * n[j] / q.step_time_s);
+    const double u = std::clamp((q.done_steps + p) / q.total_steps, 0.0, 1.0);
+    std::size_t k = 0;
+    while (k + 2 < b.size() && u > b[k + 1]) ++k;
+    auto lg = [&](double v) { return std::log(v > 0 ? v : o.log_origin); };
+    const double t = (u - b[k]) / (b[k + 1] - b[k]);
+    sum += w[j] * ((1 - t) * lg(b[k]) + t * lg(b[k + 1])) / norm;
+    worst = std::max(worst, std::max(0.0, q.remaining_s() - q.step_time_s * p));
+  }
+  return sum - o.k * worst;
+}
+
+/// Whether job j with `n` planned rounds meets its finish-time-fairness row.
+bool counts_meet_ftf(const std::vector<ShockwaveJob>& jobs, std::size_t j, int n, double share,
+                     const ShockwaveOptions& o) {
+  const auto& q = jobs[j];
+  const double p = std::min(q.total_steps - q.done_steps, o.interval_s * n / q.step_time_s);
+  const double m = std::max(0.0, q.remaining_s() - q.step_time_s * p);
+  return m <= share * (o.rho_max * q.fair_finish_s - q.elapsed_s - o.window * o.interval_s) + 1e-9;
 }
 
 bool usable(const MilpResult& r, const MilpModel& m) {
@@ -248,6 +356,7 @@ ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, co
   const std::string& backend = choice.name;
   MilpParams params;
   params.time_limit = o.time_limit;
+  params.node_limit = o.node_limit;
   params.relative_gap = o.relative_gap;
   params.lp_duals = false;
   auto describe = [&](const MilpResult& r) {
@@ -262,17 +371,88 @@ ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, co
     const double least = std::max(0.0, q.remaining_s() - R * o.interval_s);
     if (bound < least - 1e-9) ftf_possible = false;
   }
-  std::string last_error;
-  if (ftf_possible) {
+  // Every solve: the objective and the finish-time-fairness rows depend on x only through each job's number of
+  // planned rounds n_j, so first the aggregated model (integer n_j, one capacity row Σ gpus·n ≤ window·G: a
+  // relaxation, J integers instead of J × window binaries and none of the rounds' symmetry), then its counts
+  // packed into rounds. When they pack, that plan is feasible for the per-round model and as good as the
+  // relaxation's answer, hence an answer of the per-round model within the same gap; when they do not, the
+  // per-round model is solved as before. An infeasible relaxation proves the per-round model infeasible.
+  auto solve = [&](bool ftf, MilpResult& out) -> bool {
     PlanCols cols;
-    const auto m = plan_model(jobs, gpus, o, plan.weights, true, cols);
-    const auto r = solver->solve(m, params);
+    std::vector<std::vector<char>> repaired;  // a packed plan from the relaxation's counts, when one was made
+    double repaired_objective = -std::numeric_limits<double>::infinity();
+    const auto agg = plan_model(jobs, gpus, o, plan.weights, ftf, true, cols);
+    out = solver->solve(agg, params);
     ++plan.solves;
-    if (usable(r, m)) {
-      plan.x = read_plan(cols, r.values);
+    if (out.status == MilpStatus::infeasible) return false;
+    if (usable(out, agg)) {
+      std::vector<int> n(J);
+      for (std::size_t j = 0; j < J; ++j)
+        n[j] = static_cast<int>(std::lround(out.values[static_cast<std::size_t>(cols.n[j])]));
+      if (auto x = pack_counts(n, jobs, gpus, R); !x.empty()) {
+        plan.x = std::move(x);
+        return true;
+      }
+      // The counts do not pack: take planned rounds away, each time the one whose loss of objective is least
+      // (never below a job's finish-time-fairness minimum), until they pack. That plan is feasible; when it is
+      // within the solve's relative gap of the relaxation's bound it is an answer by the very criterion the
+      // solver stops on, and no per-round solve is needed.
+      const double bound = std::isfinite(out.best_bound) ? out.best_bound : out.objective;
+      std::vector<int> least(J, 0);
+      if (ftf)
+        for (std::size_t j = 0; j < J; ++j)
+          while (least[j] < n[j] && !counts_meet_ftf(jobs, j, least[j], share, o)) ++least[j];
+      for (;;) {
+        double best_loss = std::numeric_limits<double>::infinity();
+        std::size_t drop = J;
+        const double now = counts_objective(jobs, n, plan.weights, o);
+        for (std::size_t j = 0; j < J; ++j) {
+          if (n[j] <= least[j]) continue;
+          --n[j];
+          const double loss = now - counts_objective(jobs, n, plan.weights, o);
+          ++n[j];
+          if (loss < best_loss) best_loss = loss, drop = j;
+        }
+        if (drop == J) break;
+        --n[drop];
+        repaired = pack_counts(n, jobs, gpus, R);
+        if (repaired.empty()) continue;
+        repaired_objective = counts_objective(jobs, n, plan.weights, o);
+        if (bound - repaired_objective <= params.relative_gap * std::abs(repaired_objective)) {
+          plan.x = std::move(repaired);
+          out.objective = repaired_objective;
+          out.best_bound = bound;
+          return true;
+        }
+        break;
+      }
+    }
+    // The per-round model, within the node limit; the better of its answer and the repaired plan.
+    const auto m = plan_model(jobs, gpus, o, plan.weights, ftf, false, cols);
+    MilpResult full = solver->solve(m, params);
+    ++plan.solves;
+    ++plan.per_round_solves;
+    if (usable(full, m) && (repaired.empty() || full.objective >= repaired_objective)) {
+      out = std::move(full);
+      plan.x = read_plan(cols, out.values);
+      enforce_capacity(plan.x, jobs, gpus);
+      return true;
+    }
+    if (repaired.empty()) {
+      out = std::move(full);
+      return false;
+    }
+    plan.x = std::move(repaired);
+    out.status = MilpStatus::feasible;
+    out.objective = repaired_objective;
+    return true;
+  };
+  std::string last_error;
+  MilpResult r;
+  if (ftf_possible) {
+    if (solve(true, r)) {
       plan.status = r.status;
       plan.objective = r.objective;
-      enforce_capacity(plan.x, jobs, gpus);
       return plan;
     }
     if (r.status != MilpStatus::infeasible) last_error = describe(r);
@@ -284,15 +464,9 @@ ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, co
     const double e = jobs[j].remaining_s() < o.interval_s ? 100.0 : o.lambda;
     plan.weights[j] = std::min(o.max_weight, std::pow(ratio[j], e));
   }
-  PlanCols cols;
-  const auto m = plan_model(jobs, gpus, o, plan.weights, false, cols);
-  const auto r = solver->solve(m, params);
-  ++plan.solves;
-  if (!usable(r, m)) return greedy(describe(r) + (last_error.empty() ? "" : "; " + last_error));
-  plan.x = read_plan(cols, r.values);
+  if (!solve(false, r)) return greedy(describe(r) + (last_error.empty() ? "" : "; " + last_error));
   plan.status = r.status;
   plan.objective = r.objective;
-  enforce_capacity(plan.x, jobs, gpus);
   rerank(plan, jobs, gpus, *solver, params);
   return plan;
 }
@@ -410,7 +584,10 @@ PolicyInfo builtin_policy_shockwave() {
       {"lambda", "12", "exponent of the FTF-ratio weights when the constraints are dropped"},
       {"rho_max", "1", "finish-time-fairness bound"},
       {"backend", "auto", "MILP backend (auto: cbc, else glpk, else native)"},
-      {"time_limit_ms", std::to_string(d.time_limit.count()), "time limit per MILP solve (ms)"},
+      {"time_limit_ms", std::to_string(d.time_limit.count()),
+       "wall-clock limit per MILP solve (ms), a safety net: results depend on the machine's load when it binds"},
+      {"node_limit", std::to_string(d.node_limit),
+       "branch-and-bound nodes per MILP solve (0: none), the deterministic limit (CBC)"},
       {"gap", "1e-3", "relative gap of the MILP solves"},
       {"interval_s", "360", interval_option_help()},
   };
@@ -422,6 +599,7 @@ PolicyInfo builtin_policy_shockwave() {
     so.rho_max = o.number("rho_max", so.rho_max, 1e-6, 1e6);
     so.backend = o.text("backend", "auto");
     so.time_limit = std::chrono::milliseconds(o.integer("time_limit_ms", so.time_limit.count(), 1, 86400000));
+    so.node_limit = o.integer("node_limit", so.node_limit, 0, 1000000000);
     so.relative_gap = o.number("gap", so.relative_gap, 0.0, 1.0);
     so.interval_s = o.number("interval_s", so.interval_s, kMinIntervalS, kMaxIntervalS);
     return std::unique_ptr<Policy>(std::make_unique<ShockwavePolicy>(so));

@@ -183,6 +183,60 @@ TEST_CASE("sim.shockwave.brute_force") {
   CHECK(dropped > 0);
 }
 
+TEST_CASE("sim.shockwave.brute_force_packing") {
+  // Where the aggregated model's counts may not pack: 4 jobs of 1–6 GPUs on 6 GPUs × 3 rounds, against all
+  // 4,096 plans. The objective of the plan's round counts equals the brute-force optimum, with the fairness rows
+  // or (dropped) with the plan's weights; every round within capacity.
+  std::mt19937_64 rng(41);
+  ShockwaveOptions o;
+  o.window = 3;
+  o.interval_s = 400;
+  o.k = 1e-4;
+  o.relative_gap = 1e-9;
+  o.backend = "cbc";
+  if (!sia::has_milp_solver("cbc")) return;
+  for (int trial = 0; trial < 30; ++trial) {
+    const auto jobs = random_jobs(rng, 4, 6);
+    const auto p = shockwave_plan(jobs, 6, o);
+    INFO("trial " << trial);
+    CHECK(!p.fallback);
+    std::vector<int> rounds(4, 0);
+    for (std::size_t j = 0; j < 4; ++j) rounds[j] = static_cast<int>(std::count(p.x[j].begin(), p.x[j].end(), 1));
+    for (int r = 0; r < o.window; ++r) {
+      int used = 0;
+      for (std::size_t j = 0; j < 4; ++j) used += p.x[j][static_cast<std::size_t>(r)] ? jobs[j].gpus : 0;
+      CHECK(used <= 6);
+    }
+    bool any = false, f = false;
+    const double want =
+        brute_force(jobs, 6, o, p.ftf_dropped ? p.weights : std::vector<double>(4, 1.0), !p.ftf_dropped, any);
+    REQUIRE(any);
+    CHECK(plan_value(jobs, rounds, o, p.weights, !p.ftf_dropped, 6, f) == doctest::Approx(want).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("sim.shockwave.deterministic_limit") {
+  // 40 jobs on 64 GPUs, 7 rounds: a node limit (not the wall clock) ends the solves, so two plans agree exactly,
+  // and a limit of one node still gives a plan within capacity.
+  if (!sia::has_milp_solver("cbc")) return;
+  std::mt19937_64 rng(7);
+  auto jobs = random_jobs(rng, 40, 16);
+  for (auto& q : jobs) q.elapsed_s *= 20;  // some jobs far behind their fair finish time
+  ShockwaveOptions o;
+  o.backend = "cbc";
+  const auto a = shockwave_plan(jobs, 64, o), b = shockwave_plan(jobs, 64, o);
+  CHECK(a.x == b.x);
+  CHECK(a.objective == b.objective);
+  o.node_limit = 1;
+  const auto c = shockwave_plan(jobs, 64, o);
+  CHECK(!c.fallback);
+  for (int r = 0; r < o.window; ++r) {
+    int used = 0;
+    for (std::size_t j = 0; j < jobs.size(); ++j) used += c.x[j][static_cast<std::size_t>(r)] ? jobs[j].gpus : 0;
+    CHECK(used <= 64);
+  }
+}
+
 TEST_CASE("sim.shockwave.reranking_puts_unfair_jobs_first") {
   // Job 0 is far behind its fair finish time (ρ ≫ 1), job 1 on schedule; both need the whole cluster and each
   // gets some rounds: after the constraints are dropped, job 0 runs in the first round.

@@ -49,7 +49,11 @@ struct MilpParams {
   std::stop_token stop;
   double relative_gap = 1e-4;  ///< stop when |bound-incumbent| <= gap*|incumbent|
   int threads = 0;             ///< 0: all cores; 1: the calling thread (a hint: only native uses threads)
-  bool verbose = false;        ///< solver output on stderr when true
+  /// Branch-and-bound nodes at most (0: no limit). Unlike the time limit a node limit is deterministic: the
+  /// same model gives the same answer however loaded the machine is. Ends the solve as the time limit does
+  /// (`feasible` with the incumbent, or `no_solution`). The CBC backend honours it; others may ignore it.
+  long long node_limit = 0;
+  bool verbose = false;  ///< solver output on stderr when true
   /// Fill MilpResult::row_duals from the root LP relaxation (costs one extra LP solve in some
   /// backends; the built-in CBC and GLPK backends honour it, others may ignore it).
   bool lp_duals = true;

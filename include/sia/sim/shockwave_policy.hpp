@@ -9,9 +9,10 @@
 /// - x[j][r] ∈ {0,1}; per round Σ_j gpus_j·x[j][r] ≤ G (the cluster's GPUs, heterogeneity-unaware);
 /// - planned steps p_j ≥ 0 with τ_j·p_j ≤ interval·Σ_r x[j][r] (τ_j: seconds per step);
 /// - normalised progress u_j = (done_j + p_j) / total_j written as a convex combination Σ_k λ_jk·B_k of the
-///   breakpoints B = {0, 0.2, 0.4, 0.6, 0.8, 1} with at most two adjacent λ non-zero (one binary per segment;
-///   Shockwave states the same adjacency with pairwise exclusions), so L_j = Σ_k λ_jk·log B_k is the
-///   piecewise-linear log of u_j (log 0 replaced by log 1e-6);
+///   breakpoints B = {0, 0.2, 0.4, 0.6, 0.8, 1}, so L_j = Σ_k λ_jk·log B_k is the piecewise-linear log of u_j
+///   (log 0 replaced by log 1e-6). Shockwave also keeps at most two adjacent λ non-zero (pairwise exclusions);
+///   that is implied here (log is concave and w_j > 0: the best λ for any u are the two breakpoints around it),
+///   so it costs no binaries;
 /// - m_j ≥ max(0, remaining_j − τ_j·p_j), the runtime left after the window, and M ≥ m_j;
 /// - maximise Σ_j w_j·L_j / (J·window) − k·M (w_j = 1);
 /// - finish-time fairness: elapsed_j + window·interval + m_j / share ≤ ρ_max·F_j, share = min(1, G/J) and F_j
@@ -20,6 +21,15 @@
 /// w_j = ρ_j^λ for jobs whose projected ratio ρ_j = (elapsed_j + remaining_j / share) / F_j exceeds ρ_max
 /// (ρ_j^100 when the job could finish within a round), then a third, re-ranking solve keeps every job's number of
 /// planned rounds and moves high-weight jobs earlier (minimise Σ_j w_j·mean planned round index of j).
+/// How it is solved (issue 19): the objective and the fairness rows depend on the plan only through each job's
+/// number of planned rounds n_j, so each solve is first the aggregated MILP (integer n_j ≤ window, one row
+/// Σ_j gpus_j·n_j ≤ window·G: a relaxation without the rounds' symmetry, solved in milliseconds) and its counts
+/// are packed into rounds (an exact depth-first search with a node budget). When they pack, the plan is an answer
+/// of the per-round MILP within the same relative gap. When they do not, rounds are taken away greedily (least
+/// loss of objective first) until they pack; that plan is kept if within the gap of the relaxation's bound, else
+/// the per-round MILP is solved and the better of the two kept. Every MILP solve stops at a node limit
+/// (deterministic: the same trace gives the same schedule on an idle or a loaded machine); the wall-clock limit
+/// is only a safety net far above it.
 /// The first planned round runs; idle GPUs are filled with the unplanned jobs of longest remaining runtime
 /// that fit (work conservation). Jobs keep their previous nodes when free; otherwise each job is placed on one
 /// GPU type, node by node, in cluster order (a job that fits nowhere waits this round).
@@ -34,8 +44,9 @@
 /// ρ_max = 1 and the breakpoints {0, .2, .4, .6, .8, 1} with log 0 := log 1e-6 (every Shockwave configuration and
 /// the Sia port); λ = 12 and k = 1e-9 per second of runtime (the Sia port that produced the paper's Table 4;
 /// Shockwave's own configurations use λ 5–15 and k 1e-3–1e5, and the Sia paper quotes "(10, 1e-1)"); relative
-/// gap 1e-3 (Shockwave); a time limit per solve (Shockwave: 15 s with 24 Gurobi threads; here 3 s with one CBC
-/// thread by default — a solve stopped by it keeps its best plan).
+/// gap 1e-3 (Shockwave); a limit per solve (Shockwave: 15 s with 24 Gurobi threads; here 500 branch-and-bound
+/// nodes of one CBC thread, deterministic, and 60 s of wall clock as a safety net — a solve stopped by either
+/// keeps its best plan; until issue 19 a 3-s wall-clock limit, which made the schedules depend on the load).
 
 #include <sia/milp/solver.hpp>
 #include <sia/sim/policy.hpp>
@@ -68,9 +79,12 @@ struct ShockwaveOptions {
   double rho_max = 1.0;       ///< finish-time-fairness bound
   std::vector<double> breakpoints = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};  ///< of the piecewise-linear log
   double log_origin = 1e-6;                                          ///< stands for 0 in log(0)
-  double max_weight = 1e6;                     ///< weights ρ^λ are capped here (keeps the MILP numerically sane)
-  std::string backend = "auto";                ///< MILP backend; "auto" = cbc when built, else glpk, else native
-  std::chrono::milliseconds time_limit{3000};  ///< per MILP solve
+  double max_weight = 1e6;       ///< weights ρ^λ are capped here (keeps the MILP numerically sane)
+  std::string backend = "auto";  ///< MILP backend; "auto" = cbc when built, else glpk, else native
+  /// Per MILP solve, a safety net: wall clock, so a solve that reaches it depends on the machine's load.
+  std::chrono::milliseconds time_limit{60000};
+  /// Per MILP solve, branch-and-bound nodes (CBC; 0: none): the deterministic limit that binds first.
+  long long node_limit = 500;
   double relative_gap = 1e-3;
 };
 
@@ -80,6 +94,7 @@ struct ShockwavePlan {
   bool ftf_dropped = false;          ///< the FTF constraints made the first MILP infeasible
   std::vector<double> weights;       ///< w_j of the objective actually solved
   int solves = 0;
+  int per_round_solves = 0;  ///< solves of the per-round model (the aggregated model's counts did not pack)
   MilpStatus status = MilpStatus::optimal;  ///< of the last solve that produced `x`
   bool fallback = false;                    ///< every solve failed: `x` is the greedy plan
   std::string message;

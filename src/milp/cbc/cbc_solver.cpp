@@ -297,6 +297,8 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   cbc.setCutoffIncrement(kAbsoluteGap);
   cbc.setUseElapsedTime(true);  // wall clock, not CPU time
   if (params.time_limit) cbc.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
+  if (params.node_limit > 0)
+    cbc.setMaximumNodes(static_cast<int>(std::min<long long>(params.node_limit, std::numeric_limits<int>::max())));
 
   // Cut generators (owned here; CbcModel stores copies). No Gomory cuts: on multi-resource
   // assignment models their root passes took most of a 0.3-1 s budget and left worse incumbents
@@ -340,7 +342,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   // Stopped by CbcStop/ClpStop: an LP cut short may have been taken for an infeasible node, so
   // neither "infeasible" nor CBC's best possible value can be trusted; the root LP's bound can.
   const bool stopped = rule.reached();
-  const bool limited = cbc.isSecondsLimitReached() || cbc.status() == 1 || stopped;
+  const bool limited = cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() || cbc.status() == 1 || stopped;
   if (best != nullptr) {
     result.values.assign(best, best + n);
     polish_values(model, result.values);
