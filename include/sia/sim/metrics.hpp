@@ -31,10 +31,11 @@ struct RunMetrics {
 enum class MetricsRow { run, pooled };
 
 /**
- * @brief Calls `f(name, value)` for every field of a metrics row as `sia_simulate --json` writes it, in that order;
+ * @brief Calls `f(name, value)`, in this order, for every field of a metrics row of `sia_simulate --json`;
  * the one list of those fields, so that the JSON report and the Python dicts (sia.simulate) cannot drift apart.
  * Run rows carry the workload; pooled rows have no workload of their own and add the standard deviations over
- * workloads. Values keep their C++ types (std::string, int, double).
+ * workloads. Values keep their C++ types (std::string, int, double). A field added here also needs its line in
+ * python/sia/sim.py's Metrics dataclass (typed and documented there); tests/python/test_sim.py fails until it has it.
  */
 template <class F>
 void for_each_metric(const RunMetrics& m, MetricsRow row, F&& f) {
