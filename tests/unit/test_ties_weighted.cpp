@@ -29,6 +29,7 @@
 
 #include "core/problem.hpp"
 #include "core/ties.hpp"
+#include "unit/milp_test_support.hpp"
 #include "unit/round_oracle.hpp"
 #include "unit/tenant_oracle.hpp"
 
@@ -36,13 +37,6 @@ namespace {
 
 using namespace sia;
 using namespace sia::test;
-
-std::vector<std::string> real_backends() {
-  std::vector<std::string> out;
-  for (const auto& b : available_milp_solvers())
-    if (b == "native" || b == "cbc" || b == "glpk") out.push_back(b);
-  return out;
-}
 
 std::string comparable(const Request& req, const RoundResult& r) {
   std::string s = decision_to_json(req, r);
@@ -278,7 +272,7 @@ std::string describe(const Shape& s) {
 
 TEST_CASE("ties.weighted.canonical_among_all_optima") {
   std::mt19937 rng(round_seed());
-  const auto backends = real_backends();
+  const auto backends = real_milp_backends();
   const int count = round_count();
   long weighted = 0, with_tenants = 0, tied = 0, checked = 0, unproven = 0, searched = 0;
   for (int k = 0; k < count; ++k) {
@@ -375,7 +369,7 @@ TEST_CASE("ties.weighted.equal_weighted_terms") {
   };
   for (const double p : {1.0, -0.5}) {
     std::string reference;
-    for (const auto& b : real_backends()) {
+    for (const auto& b : real_milp_backends()) {
       CAPTURE(b);
       CAPTURE(p);
       RoundOptions o;
@@ -416,7 +410,7 @@ TEST_CASE("ties.weighted.tenant_cap_decides_who_waits") {
         [](const GpuTypeSpec&, const ConfigurationSpec&) { return 1.0; });
   };
   std::string reference;
-  for (const auto& b : real_backends()) {
+  for (const auto& b : real_milp_backends()) {
     CAPTURE(b);
     RoundOptions o = base;
     o.backend = b;
@@ -453,7 +447,7 @@ TEST_CASE("ties.rounding_class_regression") {
   req.jobs = in.jobs;
   req.options = in.options;
   std::string reference;
-  for (const auto& b : real_backends()) {
+  for (const auto& b : real_milp_backends()) {
     CAPTURE(b);
     RoundOptions o = in.options;
     o.backend = b;
@@ -508,7 +502,7 @@ TEST_CASE("ties.weighted.backends_agree_on_larger_rounds") {
     req.cluster = cluster;
     req.jobs = jobs;
     std::string reference;
-    for (const auto& b : real_backends()) {
+    for (const auto& b : real_milp_backends()) {
       CAPTURE(b);
       RoundOptions o = base;
       o.backend = b;
