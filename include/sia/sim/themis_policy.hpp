@@ -58,7 +58,9 @@ struct ThemisSolveOptions {
 struct ThemisSolution {
   std::vector<std::vector<double>> x;  ///< jobs × types, in [0, 1], capacity and Σ_w x ≤ 1 respected
   double rho = 0.0;                    ///< max_j ρ_j(x) (jobs without any throughput excluded; 0 without jobs)
-  double rho_lower = 0.0;  ///< proven lower bound on the optimum (rho − rho_lower ≤ tolerance · rho when solved)
+  /// Lower bound on the optimum, proven up to the LP backend's tolerances (rho − rho_lower ≤ tolerance · rho when
+  /// solved).
+  double rho_lower = 0.0;
   int lp_solves = 0;
   bool fallback = false;  ///< the backend failed before any LP succeeded: x is the isolated allocation
   std::string message;    ///< why, when fallback or stopped early
