@@ -73,6 +73,60 @@ void regress_compute(std::span<const PerfObservation> obs, double& alpha, double
   alpha = std::max((sy - beta * sx) / m, kLower);
 }
 
+/// The sums both objectives accumulate over the observations, and the objective and gradient made of them:
+/// one definition, so the fast `detail::FitObjective` and the reference `fit_objective` do the same
+/// floating-point operations in the same order (their bit-identity is a unit test).
+struct ObjectiveSums {
+  double s1 = 0.0, s2 = 0.0;
+  // Accumulated sum(e * de/dparam) for both residual families.
+  double g1[7] = {0, 0, 0, 0, 0, 0, 0};
+  double g2[7] = {0, 0, 0, 0, 0, 0, 0};
+
+  /// One observation: residuals e1 (compute) and e2 (step) and what their derivatives need.
+  void add(double local_bsz, double extra, int net, double a, double n, double la, double ln, double lopt, double wa,
+           double wn, double e1, double e2, double gamma, bool grad) {
+    s1 += e1 * e1;
+    s2 += e2 * e2;
+    if (grad) {
+      g1[0] += e1 / a;
+      g1[1] += e1 * local_bsz / a;
+      const double dla = wa / a;  // d lopt / d a
+      g2[0] += e2 * dla;
+      g2[1] += e2 * dla * local_bsz;
+      const double dln = wn / n;  // d lopt / d n
+      if (net == 1) {
+        g2[2] += e2 * dln;
+        g2[3] += e2 * dln * extra;
+      } else if (net == 2) {
+        g2[4] += e2 * dln;
+        g2[5] += e2 * dln * extra;
+      }
+      g2[6] += e2 * (-lopt + wa * la + wn * ln) / gamma;
+    }
+  }
+
+  /// The objective over m observations (with its regularisers) and, when grad is given, its gradient.
+  double finish(const PerfParams& p, double m, double gamma, double* grad) const {
+    const double r1 = std::sqrt(s1 / m);
+    const double r2 = std::sqrt(s2 / m);
+    const double pn = p.beta_n / p.alpha_n;
+    const double prr = p.beta_r / p.alpha_r;
+    const double f = r1 + r2 + 1e-3 * (gamma - 1.0) * (gamma - 1.0) + 1e-2 * (pn * pn + prr * prr);
+    if (grad) {
+      // d sqrt(S/m) = (1/(m*r)) * sum(e de); guard r = 0 (perfect fit: the subgradient 0 is valid).
+      const double c1 = r1 > 1e-300 ? 1.0 / (m * r1) : 0.0;
+      const double c2 = r2 > 1e-300 ? 1.0 / (m * r2) : 0.0;
+      for (int i = 0; i < 7; ++i) grad[i] = c1 * g1[i] + c2 * g2[i];
+      grad[6] += 2e-3 * (gamma - 1.0);
+      grad[3] += 2e-2 * pn / p.alpha_n;
+      grad[2] += -2e-2 * pn * pn / p.alpha_n;
+      grad[5] += 2e-2 * prr / p.alpha_r;
+      grad[4] += -2e-2 * prr * prr / p.alpha_r;
+    }
+    return f;
+  }
+};
+
 }  // namespace
 
 void validate(std::span<const PerfObservation> obs, const std::string& what) {
@@ -100,10 +154,7 @@ double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, 
     return 0.0;
   }
   const double gamma = p.gamma;
-  double s1 = 0.0, s2 = 0.0;
-  // Accumulated sum(e * de/dparam) for both residual families.
-  double g1[7] = {0, 0, 0, 0, 0, 0, 0};
-  double g2[7] = {0, 0, 0, 0, 0, 0, 0};
+  ObjectiveSums sums;
   for (std::size_t i = 0; i < obs.size(); ++i) {
     const PerfObservation& o = obs[i];
     const double a = p.alpha_c + p.beta_c * o.local_bsz;
@@ -133,42 +184,9 @@ double fit_objective(const PerfParams& p, std::span<const PerfObservation> obs, 
     const double wn = en / (ea + en);
     const double e1 = la - std::log(o.step_time - o.sync_time);
     const double e2 = lopt - std::log(o.step_time);
-    s1 += e1 * e1;
-    s2 += e2 * e2;
-    if (grad) {
-      g1[0] += e1 / a;
-      g1[1] += e1 * o.local_bsz / a;
-      const double dla = wa / a;  // d lopt / d a
-      g2[0] += e2 * dla;
-      g2[1] += e2 * dla * o.local_bsz;
-      const double dln = wn / n;  // d lopt / d n
-      if (net == 1) {
-        g2[2] += e2 * dln;
-        g2[3] += e2 * dln * extra;
-      } else if (net == 2) {
-        g2[4] += e2 * dln;
-        g2[5] += e2 * dln * extra;
-      }
-      g2[6] += e2 * (-lopt + wa * la + wn * ln) / gamma;
-    }
+    sums.add(o.local_bsz, extra, net, a, n, la, ln, lopt, wa, wn, e1, e2, gamma, grad != nullptr);
   }
-  const double r1 = std::sqrt(s1 / m);
-  const double r2 = std::sqrt(s2 / m);
-  const double pn = p.beta_n / p.alpha_n;
-  const double prr = p.beta_r / p.alpha_r;
-  const double f = r1 + r2 + 1e-3 * (gamma - 1.0) * (gamma - 1.0) + 1e-2 * (pn * pn + prr * prr);
-  if (grad) {
-    // d sqrt(S/m) = (1/(m*r)) * sum(e de); guard r = 0 (perfect fit: the subgradient 0 is valid).
-    const double c1 = r1 > 1e-300 ? 1.0 / (m * r1) : 0.0;
-    const double c2 = r2 > 1e-300 ? 1.0 / (m * r2) : 0.0;
-    for (int i = 0; i < 7; ++i) grad[i] = c1 * g1[i] + c2 * g2[i];
-    grad[6] += 2e-3 * (gamma - 1.0);
-    grad[3] += 2e-2 * pn / p.alpha_n;
-    grad[2] += -2e-2 * pn * pn / p.alpha_n;
-    grad[5] += 2e-2 * prr / p.alpha_r;
-    grad[4] += -2e-2 * prr * prr / p.alpha_r;
-  }
-  return f;
+  return sums.finish(p, m, gamma, grad);
 }
 
 namespace detail {
@@ -220,9 +238,7 @@ double FitObjective::operator()(const PerfParams& p, double* grad) const {
     ln_[k] = std::log(n_[k]);
   }
   const double gamma = p.gamma;
-  double s1 = 0.0, s2 = 0.0;
-  double g1[7] = {0, 0, 0, 0, 0, 0, 0};
-  double g2[7] = {0, 0, 0, 0, 0, 0, 0};
+  ObjectiveSums sums;
   for (const Row& o : rows_) {
     const auto b = static_cast<std::size_t>(o.bsz);
     const auto l = static_cast<std::size_t>(o.link);
@@ -246,41 +262,9 @@ double FitObjective::operator()(const PerfParams& p, double* grad) const {
     const double wn = en / (ea + en);
     const double e1 = la - o.log_compute;
     const double e2 = lopt - o.log_step;
-    s1 += e1 * e1;
-    s2 += e2 * e2;
-    if (grad) {
-      g1[0] += e1 / a;
-      g1[1] += e1 * o.local_bsz / a;
-      const double dla = wa / a;
-      g2[0] += e2 * dla;
-      g2[1] += e2 * dla * o.local_bsz;
-      const double dln = wn / n;
-      if (net == 1) {
-        g2[2] += e2 * dln;
-        g2[3] += e2 * dln * extra;
-      } else if (net == 2) {
-        g2[4] += e2 * dln;
-        g2[5] += e2 * dln * extra;
-      }
-      g2[6] += e2 * (-lopt + wa * la + wn * ln) / gamma;
-    }
+    sums.add(o.local_bsz, extra, net, a, n, la, ln, lopt, wa, wn, e1, e2, gamma, grad != nullptr);
   }
-  const double r1 = std::sqrt(s1 / m);
-  const double r2 = std::sqrt(s2 / m);
-  const double pn = p.beta_n / p.alpha_n;
-  const double prr = p.beta_r / p.alpha_r;
-  const double f = r1 + r2 + 1e-3 * (gamma - 1.0) * (gamma - 1.0) + 1e-2 * (pn * pn + prr * prr);
-  if (grad) {
-    const double c1 = r1 > 1e-300 ? 1.0 / (m * r1) : 0.0;
-    const double c2 = r2 > 1e-300 ? 1.0 / (m * r2) : 0.0;
-    for (int i = 0; i < 7; ++i) grad[i] = c1 * g1[i] + c2 * g2[i];
-    grad[6] += 2e-3 * (gamma - 1.0);
-    grad[3] += 2e-2 * pn / p.alpha_n;
-    grad[2] += -2e-2 * pn * pn / p.alpha_n;
-    grad[5] += 2e-2 * prr / p.alpha_r;
-    grad[4] += -2e-2 * prr * prr / p.alpha_r;
-  }
-  return f;
+  return sums.finish(p, m, gamma, grad);
 }
 
 }  // namespace detail
