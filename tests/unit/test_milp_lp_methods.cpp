@@ -9,9 +9,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 namespace {
 // max x0 + x1 + x2  s.t.  x0 + x1 + x2 <= 1, 0 <= x <= 1: every point of the simplex face is optimal;
@@ -120,3 +122,53 @@ TEST_CASE("milp.lp_method.glpk_interior_honours_limit_and_stop") {
   CHECK(again.objective == doctest::Approx(full.objective).epsilon(1e-9));
 }
 #endif
+
+TEST_CASE("milp.lp_method.simplex_warm_start_by_name") {
+  // A backend may start a named simplex LP from the basis of the last one it solved (CBC does, matching rows
+  // and columns by name). Whatever it does, a sequence of related LPs — rows appended, coefficients and bounds
+  // changed, columns and rows removed or renamed, the sense flipped — has the optima of fresh solves.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (const auto& name : sia::available_milp_solvers()) {
+    auto warm = sia::make_milp_solver(name);
+    if (!warm->supports(sia::LpMethod::simplex)) continue;
+    CAPTURE(name);
+    sia::MilpParams p;
+    p.lp_method = sia::LpMethod::simplex;
+    std::vector<std::uint64_t> id(12);
+    for (std::size_t j = 0; j < id.size(); ++j) id[j] = j;
+    std::uint64_t next_id = id.size();
+    int extra_rows = 0;
+    for (int step = 0; step < 40; ++step) {
+      CAPTURE(step);
+      // Change the set of columns now and then: drop one, add one.
+      if (step % 7 == 3) {
+        id.erase(id.begin() + static_cast<long>(rng() % id.size()));
+        id.push_back(next_id++);
+      }
+      extra_rows = step % 5 == 0 ? 0 : extra_rows + 1;
+      sia::MilpModel m;
+      m.sense = step % 9 == 8 ? sia::MilpSense::minimize : sia::MilpSense::maximize;
+      for (auto k : id)
+        (void)m.add_col(m.sense == sia::MilpSense::maximize ? 0.5 + u(rng) : -(0.5 + u(rng)), 0.0, 1.0 + u(rng), false,
+                        "x" + std::to_string(k));
+      // Capacity-like rows, then extra "cut" rows appended one more per step.
+      for (int r = 0; r < 3; ++r) {
+        const int row = m.add_row(-sia::MilpModel::inf, 2.0 + 3 * u(rng), "cap" + std::to_string(r));
+        for (int j = 0; j < m.num_cols(); ++j)
+          if (u(rng) < 0.7) m.add_entry(row, j, 0.5 + u(rng));
+      }
+      for (int r = 0; r < extra_rows; ++r) {
+        const int row = m.add_row(-sia::MilpModel::inf, 1.0 + u(rng), "cut" + std::to_string(r));
+        for (int j = 0; j < m.num_cols(); ++j)
+          if (u(rng) < 0.5) m.add_entry(row, j, u(rng));
+      }
+      const auto a = warm->solve(m, p);
+      const auto b = sia::make_milp_solver(name)->solve(m, p);
+      REQUIRE(a.status == sia::MilpStatus::optimal);
+      REQUIRE(b.status == sia::MilpStatus::optimal);
+      CHECK(a.objective == doctest::Approx(b.objective).epsilon(1e-9));
+      CHECK(m.is_feasible(a.values, 1e-7));
+    }
+  }
+}

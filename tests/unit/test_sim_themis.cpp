@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
 
 using namespace sia::sim;
@@ -205,7 +207,7 @@ double bisection_optimum(const std::vector<std::vector<double>>& T, const std::v
 }
 
 TEST_CASE("sim.themis.many_jobs_against_bisection") {
-  // The solver's Newton/cutting-plane LPs against plain bisection on 12 random problems of 30 jobs on 3 types
+  // The solver's LPs and Lagrangian bounds against plain bisection on 12 random problems of 30 jobs on 3 types
   // (some jobs elapsed, some nearly done, GPU counts up to 8): the same optimum within the tolerance, a lower
   // bound that is one (up to the LPs' tolerances), and the same optimum from a start guess far below or above it.
   if (!sia::has_milp_solver("cbc")) return;
@@ -261,6 +263,69 @@ TEST_CASE("sim.themis.special_jobs_and_errors") {
   CHECK_THROWS_AS((void)themis_solve({{1.0}}, {0}, {1}, {{0, 1, 1}}), sia::InvalidArgument);
   CHECK_THROWS_AS((void)themis_solve({{1.0}}, {1}, {1}, {{0, 1, 0}}), sia::InvalidArgument);
   CHECK_THROWS_AS((void)themis_solve({{1.0}}, {1}, {-1}, {{0, 1, 1}}), sia::InvalidArgument);
+}
+
+TEST_CASE("sim.themis.solver_across_calls") {
+  // A policy's rounds through one ThemisSolver (each call's LPs start from the last call's basis, jobs matched
+  // by id): time passes, jobs progress, finish and arrive; every call has the optimum of plain bisection and a
+  // lower bound within the tolerance, in few LPs once warm.
+  if (!sia::has_milp_solver("cbc")) return;
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::vector<int> cap = {32, 24, 16};
+  struct Live {
+    std::uint64_t id;
+    std::vector<double> T;
+    int gpus;
+    ThemisJob q;
+  };
+  std::uint64_t next_id = 100;
+  auto make_job = [&] {
+    Live l{next_id++, std::vector<double>(3), 1 << static_cast<int>(4 * u(rng)), {}};
+    for (auto& t : l.T) t = 0.2 + 3 * u(rng);
+    const double d = 500 + 5000 * u(rng);
+    l.q = {d * 0.5 * u(rng), 2000 * u(rng), d};
+    return l;
+  };
+  std::vector<Live> live;
+  for (int j = 0; j < 25; ++j) live.push_back(make_job());
+  ThemisSolver solver;
+  ThemisSolveOptions o;
+  o.backend = "cbc";
+  double last = std::numeric_limits<double>::quiet_NaN();
+  int lps = 0;
+  for (int round = 0; round < 16; ++round) {
+    CAPTURE(round);
+    std::vector<std::vector<double>> T;
+    std::vector<int> gpus;
+    std::vector<ThemisJob> q;
+    std::vector<std::uint64_t> ids;
+    for (const auto& l : live) T.push_back(l.T), gpus.push_back(l.gpus), q.push_back(l.q), ids.push_back(l.id);
+    o.start_rho = last;
+    const auto s = solver.solve(T, gpus, cap, q, ids, o);
+    const double want = bisection_optimum(T, gpus, cap, q);
+    INFO("LPs " << s.lp_solves << " " << s.message);
+    CHECK(s.message.empty());
+    CHECK(s.rho == doctest::Approx(want).epsilon(2e-6));
+    CHECK(s.rho_lower <= want * (1 + 5e-7));
+    CHECK(s.rho - s.rho_lower <= 1e-6 * s.rho);
+    check_valid(s, gpus, cap);
+    CHECK(themis_solve(T, gpus, cap, q, o).rho == doctest::Approx(s.rho).epsilon(2e-6));
+    if (round > 0) lps += s.lp_solves;
+    last = s.rho;
+    // Six minutes pass: every job ages and runs some steps; one finishes and another arrives now and then.
+    for (auto& l : live) {
+      l.q.elapsed_s += 360;
+      l.q.remaining_steps = std::max(0.0, l.q.remaining_steps - 100 * u(rng));
+    }
+    if (round % 3 == 1) live.erase(live.begin() + static_cast<long>(rng() % live.size()));
+    if (round % 4 == 2) live.push_back(make_job());
+  }
+  CHECK(lps <= 15 * 4);  // a few LPs a round (measured: see the README)
+  // Ids: one per job, unique.
+  CHECK_THROWS_AS((void)solver.solve({{1.0}, {1.0}}, {1, 1}, {1}, {{0, 1, 1}, {0, 1, 1}}, {5, 5}, o),
+                  sia::InvalidArgument);
+  CHECK_THROWS_AS((void)solver.solve({{1.0}}, {1}, {1}, {{0, 1, 1}}, {}, o), sia::InvalidArgument);
 }
 
 TEST_CASE("sim.themis.backend_failure_falls_back") {

@@ -9,17 +9,20 @@
 ///   ρ_j(x) = (t_j + rem_j / Σ_w T[j][w]·x[j][w]) / D_j,
 /// t_j the time since the job's submission, rem_j its remaining steps, T its steps per second on each type and
 /// D_j its finish time in isolation (ThemisIsolatedTime). ρ_j(x) ≤ ρ ⇔ Σ_w T[j][w]·x[j][w] ≥ f_j(ρ) =
-/// rem_j / (ρ·D_j − t_j), and f_j is convex and decreasing for ρ > τ_j = t_j / D_j, so its tangents lie below it.
-/// themis_solve() therefore solves "minimise ρ s.t. Σ_w T x ≥ each tangent of f_j taken so far, x in the polytope"
-/// (one LP, an outer approximation: its optimum is a lower bound, its x an allocation whose max_j ρ_j is an upper
-/// bound), adds the tangents at that LP's ρ and repeats: Newton's method on the optimality system with Kelley's
-/// cutting planes kept, quadratic convergence, 2–3 LPs a round when started from the last round's optimum.
-/// The allocation returned is then that of one more LP at the converged upper bound ρ̄ — maximise a common
-/// factor z of the throughput needs rem_j / (ρ̄·D_j − t_j), which spreads the slack over every job (the vertex of
-/// "minimise ρ" leaves spare capacity idle) — when its max ρ_j is within the tolerance.
-/// Until issue 19 the solver bisected on ρ with that z-LP (one LP per step, each through CBC's branch and bound,
-/// 8–20 a round): the optimum ρ is the same to the tolerance, but the LPs have many optimal x (ties), and which one is
-/// returned changed with the method (Philly × 8: average JCT 1.745 h both ways).
+/// rem_j / (ρ·D_j − t_j), decreasing for ρ > τ_j = t_j / D_j. themis_solve() solves, at points ρ, the LP
+/// "maximise a common factor z of the throughput needs: Σ_w T x ≥ z·f_j(ρ) for every job, x in the polytope"
+/// (Gavel's own step). Its x is an allocation (max_j ρ_j(x) an upper bound; z common to all jobs spreads the slack
+/// over every job instead of leaving capacity idle), and its duals y_j, π_w, σ_j give a lower bound valid for any
+/// non-negative values (Lagrangian relaxation with a weak-duality bound on the polytope): the root of
+/// Σ_j y_j f_j(ρ') / f_j(ρ) = Σ_w π_w C_w + Σ_j σ_j + Σ_jw (y_j T_jw / f_j(ρ) − π_w gpus_j − σ_j)⁺, tight at the
+/// optimum. The next point is that bound (or a bisection step when it does not move); started from the last
+/// round's optimum, one or two LPs a round. The LPs share their rows and columns, named after the jobs: with CBC
+/// each starts Clp's dual simplex from the last one's basis (the policy keeps its backend, so across rounds too).
+/// The allocation returned is the LP answer with the smallest max ρ_j, within the tolerance of the lower bound.
+/// History (issue 19): a bisection on ρ with that z-LP (8–20 LPs a round through CBC's branch and bound), then
+/// Newton's method with cutting planes (3.7 LPs a round from the slack basis) and one z-LP at the converged ρ,
+/// now this: the optimum ρ is the same to the tolerance each time, but the LPs have many optimal x (ties), and
+/// which one is returned changed with the method (Philly × 8 average JCT: see the README).
 
 #include <sia/sim/policy.hpp>
 #include <sia/sim/time_sharing.hpp>
@@ -28,8 +31,13 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace sia {
+class MilpSolver;
+}  // namespace sia
 
 namespace sia::sim {
 
@@ -91,6 +99,31 @@ struct ThemisSolution {
                                           const std::vector<int>& gpus, const std::vector<int>& capacity,
                                           const std::vector<ThemisJob>& jobs, const ThemisSolveOptions& options = {});
 
+/**
+ * @brief themis_solve() with its LP backend kept from call to call: each call's first LP starts from the last
+ * call's final basis (CBC's simplex; rows and columns named after the jobs' `ids`), so a sequence of similar
+ * problems (a policy's rounds) takes a few pivots per LP. The same optimum ρ as themis_solve() to the tolerance;
+ * which of several optimal allocations is returned may differ.
+ */
+class ThemisSolver {
+ public:
+  ThemisSolver();
+  ~ThemisSolver();
+  ThemisSolver(const ThemisSolver&) = delete;
+  ThemisSolver& operator=(const ThemisSolver&) = delete;
+  /// As themis_solve(); `ids` (one per job, unique) identify the jobs across calls. The backend is made on the
+  /// first call from `options.backend` (and again when that name changes).
+  /// @throws InvalidArgument as themis_solve(), and when `ids` has the wrong size or a duplicate.
+  [[nodiscard]] ThemisSolution solve(const std::vector<std::vector<double>>& throughput, const std::vector<int>& gpus,
+                                     const std::vector<int>& capacity, const std::vector<ThemisJob>& jobs,
+                                     const std::vector<std::uint64_t>& ids, const ThemisSolveOptions& options = {});
+
+ private:
+  std::unique_ptr<MilpSolver> solver_;
+  std::string requested_, name_, error_;
+  bool made_ = false;
+};
+
 /// @brief The denominator D_j of ρ_j.
 enum class ThemisIsolatedTime {
   /// The Sia artifact's (which produced Table 4): the wait for the first round plus the restore delay, plus all
@@ -134,6 +167,8 @@ class ThemisPolicy final : public Policy {
     double prev_isolated_throughput = 0.0;
   };
   std::map<std::uint64_t, JobState> state_;
+  /// Kept across rounds: each round's LPs start from the last round's basis (jobs named by their uids).
+  ThemisSolver solver_;
 };
 
 }  // namespace sia::sim

@@ -26,6 +26,11 @@
 //   dual simplex, or Clp's barrier (predictor-corrector, its own Cholesky) without crossover, which
 //   returns the interior solution — what Gavel's policy needs (reference §10: a vertex solution gives
 //   a very different schedule). No Clp presolve, for the leak noted below.
+// * Warm start of LPs solved by simplex: an instance keeps the final basis of the last simplex LP it solved
+//   whose rows and columns all have names, and the next such LP starts its dual simplex from it, rows and
+//   columns matched by name (new rows basic, new columns at a bound; the count of basic variables repaired). A
+//   sequence of related LPs (Themis's cutting planes, round after round) then takes a few pivots each instead
+//   of a solve from the slack basis. Models without names, MILPs and interior LPs are solved as before.
 #include <sia/error.hpp>
 #include <sia/milp/solver.hpp>
 
@@ -38,6 +43,8 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -117,22 +124,130 @@ class CbcStop final : public CbcEventHandler {
   StopRule rule_;
 };
 
+/// The final simplex basis of an LP, by the names of its columns and rows (Clp's status codes).
+struct NamedBasis {
+  std::vector<std::string> col_names, row_names;
+  std::vector<unsigned char> col_status, row_status;
+  [[nodiscard]] bool empty() const noexcept { return col_names.empty() && row_names.empty(); }
+};
+
+constexpr unsigned char kNoStatus = 0xff;
+
+/// The status `old` gave each of `names` (kNoStatus when absent): by position while the names agree (an LP
+/// that only appended rows), else through a map built on first need.
+std::vector<unsigned char> statuses_by_name(const std::vector<std::string>& names,
+                                            const std::vector<std::string>& old_names,
+                                            const std::vector<unsigned char>& old_status) {
+  std::vector<unsigned char> out(names.size(), kNoStatus);
+  std::unordered_map<std::string_view, std::size_t> where;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i < old_names.size() && names[i] == old_names[i]) {
+      out[i] = old_status[i];
+      continue;
+    }
+    if (where.empty())
+      for (std::size_t k = 0; k < old_names.size(); ++k) where.emplace(old_names[k], k);
+    if (auto it = where.find(names[i]); it != where.end()) out[i] = old_status[it->second];
+  }
+  return out;
+}
+
+/// A nonbasic status that `lower`/`upper` admit: `s` when it does.
+ClpSimplex::Status nonbasic_status(ClpSimplex::Status s, double lower, double upper) {
+  const bool lo = std::isfinite(lower), up = std::isfinite(upper);
+  if (s == ClpSimplex::atUpperBound && up) return s;
+  if (s == ClpSimplex::atLowerBound && lo) return s;
+  return lo ? ClpSimplex::atLowerBound : up ? ClpSimplex::atUpperBound : ClpSimplex::isFree;
+}
+
+/// Sets Clp's starting basis from `old` by name: columns and rows found keep their status, new columns start
+/// at a bound and new rows basic; then basic variables are added (rows) or removed (the last basic columns)
+/// until there are as many as rows. Clp repairs a singular start itself (slacks replace dependent columns).
+void start_from(ClpSimplex& clp, const MilpModel& model, const NamedBasis& old) {
+  const auto cs = statuses_by_name(model.col_names, old.col_names, old.col_status);
+  const auto rs = statuses_by_name(model.row_names, old.row_names, old.row_status);
+  const int n = model.num_cols(), m = model.num_rows();
+  std::vector<ClpSimplex::Status> col(static_cast<std::size_t>(n)), row(static_cast<std::size_t>(m));
+  int basic = 0;
+  for (std::size_t j = 0; j < col.size(); ++j) {
+    const auto s = cs[j] == kNoStatus ? ClpSimplex::atLowerBound : static_cast<ClpSimplex::Status>(cs[j]);
+    col[j] = s == ClpSimplex::basic ? s : nonbasic_status(s, model.col_lower[j], model.col_upper[j]);
+    basic += col[j] == ClpSimplex::basic;
+  }
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const auto s = rs[i] == kNoStatus ? ClpSimplex::basic : static_cast<ClpSimplex::Status>(rs[i]);
+    row[i] = s == ClpSimplex::basic ? s : nonbasic_status(s, model.row_lower[i], model.row_upper[i]);
+    basic += row[i] == ClpSimplex::basic;
+  }
+  for (std::size_t i = 0; i < row.size() && basic < m; ++i)
+    if (row[i] != ClpSimplex::basic) row[i] = ClpSimplex::basic, ++basic;
+  for (std::size_t j = col.size(); j-- > 0 && basic > m;)
+    if (col[j] == ClpSimplex::basic)
+      col[j] = nonbasic_status(ClpSimplex::atLowerBound, model.col_lower[j], model.col_upper[j]), --basic;
+  clp.createStatus();
+  // Nonbasic variables sit at their bound: Clp takes their values from the solution arrays.
+  double* x = clp.primalColumnSolution();
+  for (int j = 0; j < n; ++j) {
+    const auto s = col[static_cast<std::size_t>(j)];
+    clp.setColumnStatus(j, s);
+    if (s == ClpSimplex::atLowerBound) x[j] = model.col_lower[static_cast<std::size_t>(j)];
+    if (s == ClpSimplex::atUpperBound) x[j] = model.col_upper[static_cast<std::size_t>(j)];
+    if (s == ClpSimplex::isFree) x[j] = 0.0;
+  }
+  double* a = clp.primalRowSolution();
+  for (int i = 0; i < m; ++i) {
+    const auto s = row[static_cast<std::size_t>(i)];
+    clp.setRowStatus(i, s);
+    if (s == ClpSimplex::atLowerBound) a[i] = model.row_lower[static_cast<std::size_t>(i)];
+    if (s == ClpSimplex::atUpperBound) a[i] = model.row_upper[static_cast<std::size_t>(i)];
+  }
+}
+
 class CbcSolver final : public MilpSolver {
   std::string_view do_name() const noexcept override { return "cbc"; }
   MilpResult do_solve(const MilpModel& model, const MilpParams& params) override;
   bool do_supports(LpMethod) const noexcept override { return true; }
+  NamedBasis basis_;  ///< of the last named LP solved by simplex (the warm start of the next one)
 };
 
-/// A linear program solved by Clp alone, with the method `params.lp_method` (simplex or interior).
+/// A linear program solved by Clp alone, with the method `params.lp_method` (simplex or interior). A simplex
+/// LP whose rows and columns all have names starts from `basis` (when not empty) and leaves its own there.
 MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const MilpParams& params, double sign,
-                    int exponent) {
+                    int exponent, NamedBasis& basis) {
   MilpResult result;
   ClpSimplex& clp = *lp.getModelPtr();
-  ClpSolve options;
-  options.setSolveType(params.lp_method == LpMethod::interior ? ClpSolve::useBarrierNoCross : ClpSolve::useDual);
-  options.setPresolveType(ClpSolve::presolveOff);
+  const bool named = params.lp_method == LpMethod::simplex &&
+                     model.col_names.size() == static_cast<std::size_t>(model.num_cols()) &&
+                     model.row_names.size() == static_cast<std::size_t>(model.num_rows());
   if (params.time_limit) clp.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
-  clp.initialSolve(options);
+  if (named && !basis.empty()) {
+    start_from(clp, model, basis);
+    clp.dual(0);
+    // Optimal for the scaled problem but not within the tolerances unscaled (secondary status 2; seen on
+    // nearly parallel rows): carry on from that basis without scaling.
+    if (clp.status() == 0 && clp.secondaryStatus() == 2) {
+      clp.scaling(0);
+      clp.dual(0);
+    }
+  } else {
+    ClpSolve options;
+    options.setSolveType(params.lp_method == LpMethod::interior ? ClpSolve::useBarrierNoCross : ClpSolve::useDual);
+    options.setPresolveType(ClpSolve::presolveOff);
+    clp.initialSolve(options);
+  }
+  if (params.lp_method == LpMethod::simplex) {
+    basis = NamedBasis{};
+    if (named && clp.status() == 0) {
+      basis.col_names = model.col_names;
+      basis.row_names = model.row_names;
+      basis.col_status.resize(model.col_names.size());
+      basis.row_status.resize(model.row_names.size());
+      for (int j = 0; j < model.num_cols(); ++j)
+        basis.col_status[static_cast<std::size_t>(j)] = static_cast<unsigned char>(clp.getColumnStatus(j));
+      for (int i = 0; i < model.num_rows(); ++i)
+        basis.row_status[static_cast<std::size_t>(i)] = static_cast<unsigned char>(clp.getRowStatus(i));
+    }
+  }
   if (clp.status() == 5) {  // stopped by ClpStop
     result.status = MilpStatus::no_solution;
     result.message = "stopped at the time limit or on request";
@@ -246,7 +361,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
     if (model.is_integer[static_cast<std::size_t>(j)]) lp.setInteger(j);
 
   const bool is_lp = std::none_of(model.is_integer.begin(), model.is_integer.end(), [](char v) { return v != 0; });
-  if (is_lp && params.lp_method != LpMethod::automatic) return solve_lp(lp, model, params, sign, exponent);
+  if (is_lp && params.lp_method != LpMethod::automatic) return solve_lp(lp, model, params, sign, exponent, basis_);
 
   // Root LP relaxation: detects infeasible/unbounded relaxations early and gives the duals.
   lp.initialSolve();
