@@ -417,26 +417,46 @@ std::vector<SimAllocation> ThemisPolicy::allocate(const PolicyContext& ctx) {
   std::vector<int> gpus(nj, 1), cap(nt, 0);
   for (std::size_t k = 0; k < nt; ++k) cap[k] = cluster.type_gpus(static_cast<int>(k));
   std::vector<double> batch(nj, 1.0);
+  std::map<std::uint64_t, JobState> next;
+  std::vector<JobState*> states(nj);
   for (std::size_t j = 0; j < nj; ++j) {
     SimJob& job = *ctx.jobs[j];
     job.kind = JobKind::rigid;  // Themis+TunedJobs: the workload's GPU count and batch size
     gpus[j] = std::max(1, job.target_replicas);
     batch[j] = static_cast<double>(std::max<long long>(job.target_batch_size, 1));
-    for (std::size_t k = 0; k < nt; ++k)
-      T[j][k] = gpus[j] <= cap[k] ? gavel_throughput(*job.app, cluster, static_cast<int>(k), gpus[j], batch[j]) : 0.0;
+    JobState& st = next[job.uid];
+    if (auto it = state_.find(job.uid); it != state_.end()) st = std::move(it->second);
+    states[j] = &st;
+    // The throughputs and the total steps depend on the job's model, GPU count and batch size only (and the
+    // cluster): computed once per job, the same numbers as every round.
+    if (st.gpus != gpus[j] || st.batch != batch[j] || st.throughput.size() != nt) {
+      st.gpus = gpus[j];
+      st.batch = batch[j];
+      st.throughput.assign(nt, 0.0);
+      for (std::size_t k = 0; k < nt; ++k)
+        st.throughput[k] =
+            gpus[j] <= cap[k] ? gavel_throughput(*job.app, cluster, static_cast<int>(k), gpus[j], batch[j]) : 0.0;
+      st.total_steps = options_.isolated_time == ThemisIsolatedTime::artifact ? total_steps(*job.app, batch[j]) : 0.0;
+      st.rem_epoch = -1;
+    }
+    T[j] = st.throughput;
   }
   const auto x_iso = themis_isolated_allocation(gpus, cap);
   std::vector<ThemisJob> q(nj);
-  std::map<std::uint64_t, JobState> next;
   for (std::size_t j = 0; j < nj; ++j) {
     const SimJob& job = *ctx.jobs[j];
+    JobState& st = *states[j];
     double iso = 0;
     for (std::size_t k = 0; k < nt; ++k) iso += T[j][k] * x_iso[j][k];
-    const double rem = remaining_steps(job, batch[j]);
+    // A job that did not run since the last round has the same remaining steps (a sum over its epochs).
+    if (job.completed() || st.rem_epoch != job.epoch || !(st.rem_progress == job.progress)) {
+      st.rem = remaining_steps(job, batch[j]);
+      st.rem_epoch = job.completed() ? -1 : job.epoch;
+      st.rem_progress = job.progress;
+    }
+    const double rem = st.rem;
     q[j].elapsed_s = std::max(0.0, ctx.now - job.submission_time);
     q[j].remaining_steps = std::isfinite(rem) ? rem : 0.0;
-    JobState st;
-    if (auto it = state_.find(job.uid); it != state_.end()) st = it->second;
     if (st.prev_remaining >= 0 && st.prev_isolated_throughput > 0)
       st.cumulative_isolated_s += std::max(0.0, st.prev_remaining - q[j].remaining_steps) / st.prev_isolated_throughput;
     st.prev_remaining = q[j].remaining_steps;
@@ -445,7 +465,7 @@ std::vector<SimAllocation> ThemisPolicy::allocate(const PolicyContext& ctx) {
     double d = 0;
     switch (options_.isolated_time) {
       case ThemisIsolatedTime::artifact: {
-        const double total = total_steps(*job.app, batch[j]);
+        const double total = st.total_steps;
         const double prestart = interval - std::fmod(job.submission_time, interval) + job.app->constants.rescale_time_s;
         d = prestart + (iso > 0 && std::isfinite(total) ? total / iso : 0.0);
         break;
@@ -458,7 +478,6 @@ std::vector<SimAllocation> ThemisPolicy::allocate(const PolicyContext& ctx) {
         break;
     }
     q[j].isolated_time_s = d > 0 && std::isfinite(d) ? d : 1.0;
-    next[job.uid] = st;
   }
   state_ = std::move(next);
   ThemisSolveOptions solve = options_.solve;

@@ -165,6 +165,15 @@ class ThemisPolicy final : public Policy {
     double cumulative_isolated_s = 0.0;  ///< `gavel` denominator: isolated time of the steps done so far
     double prev_remaining = -1.0;
     double prev_isolated_throughput = 0.0;
+    // Memos (exact: the same calls on the same arguments): throughputs per type and total steps at the job's
+    // GPU count and batch size, remaining steps at its last (epoch, progress).
+    int gpus = 0;
+    double batch = 0.0;
+    std::vector<double> throughput;
+    double total_steps = 0.0;
+    int rem_epoch = -1;
+    double rem_progress = 0.0;
+    double rem = 0.0;
   };
   std::map<std::uint64_t, JobState> state_;
   /// Kept across rounds: each round's LPs start from the last round's basis (jobs named by their uids).
