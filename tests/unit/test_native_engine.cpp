@@ -4,12 +4,19 @@
 // modular bound, the core DP, the branch and bound over counts, warm starts and the thread count.
 #include <doctest/doctest.h>
 
+#include <sia/milp/factory.hpp>
+#include <sia/round.hpp>
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "milp/native/branch.hpp"
@@ -20,6 +27,7 @@
 #include "milp/native/problem.hpp"
 #include "milp/native/relaxation.hpp"
 #include "milp/native/search.hpp"
+#include "round_instances.hpp"
 
 namespace {
 
@@ -542,5 +550,258 @@ TEST_CASE("native.engine.same_answer_on_any_thread_count") {
     CHECK(r.prices == first->prices);
     CHECK(r.choice == first->choice);
     CHECK(r.proven == first->proven);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recognition: the round's layout read in place (recognise) against the general reading by
+// compressed rows (recognise_by_rows), on the models rounds hand the backend and on variants of
+// them that leave the layout or break it in every way the fast reading must refuse.
+
+namespace {
+
+class CapturingSolver final : public sia::MilpSolver {
+ public:
+  explicit CapturingSolver(std::vector<sia::MilpModel>* into) : into_(into), inner_(sia::make_milp_solver("native")) {}
+
+ private:
+  std::string_view do_name() const noexcept override { return "test-capture"; }
+  sia::MilpResult do_solve(const sia::MilpModel& m, const sia::MilpParams& p) override {
+    into_->push_back(m);
+    return inner_->solve(m, p);
+  }
+  std::vector<sia::MilpModel>* into_;
+  std::unique_ptr<sia::MilpSolver> inner_;
+};
+
+std::vector<sia::MilpModel>& captured_models() {
+  static std::vector<sia::MilpModel> models;
+  return models;
+}
+
+bool bits_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (std::bit_cast<std::uint64_t>(a[k]) != std::bit_cast<std::uint64_t>(b[k])) return false;
+  return true;
+}
+
+void check_same_shape(const sia::detail::native::Shape& a, const sia::detail::native::Shape& b) {
+  CHECK(a.round_shaped == b.round_shaped);
+  CHECK(a.infeasible == b.infeasible);
+  CHECK(a.why == b.why);
+  CHECK(a.sign == b.sign);
+  CHECK(a.cap_rows == b.cap_rows);
+  CHECK(a.pinned_cols == b.pinned_cols);
+  const sia::detail::native::Problem &p = a.problem, &q = b.problem;
+  CHECK(p.num_rows == q.num_rows);
+  CHECK(bits_equal(p.cap, q.cap));
+  CHECK(std::bit_cast<std::uint64_t>(p.fixed_value) == std::bit_cast<std::uint64_t>(q.fixed_value));
+  CHECK(p.group_begin == q.group_begin);
+  CHECK(p.group_row == q.group_row);
+  CHECK(bits_equal(p.value, q.value));
+  CHECK(p.column == q.column);
+  CHECK(p.use_begin == q.use_begin);
+  CHECK(p.use_row == q.use_row);
+  CHECK(bits_equal(p.use_val, q.use_val));
+}
+
+}  // namespace
+
+TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
+  sia::register_milp_solver("test-capture", [] { return std::make_unique<CapturingSolver>(&captured_models()); });
+  auto& models = captured_models();
+  models.clear();
+  // Round models of every generated family, p > 0 and p < 0, cold and warm.
+  for (const std::string& family : sia::bench::instance_families())
+    for (int gpus : {64, 512})
+      for (double p : {-1.0, 0.5}) {
+        auto in = sia::bench::make_instance(family, gpus, 3);
+        sia::RoundOptions o;
+        o.backend = "test-capture";
+        o.p = p;
+        o.place = false;
+        o.compute_prices = false;
+        o.time_limit = std::chrono::milliseconds(2000);
+        auto r = sia::run_round(in.cluster, in.jobs, o);
+        std::vector<std::optional<sia::ConfigurationSpec>> given;
+        for (const auto& d : r.decisions) given.push_back(d.config);
+        in = sia::bench::next_round(in, given, 0.05, 9, gpus);
+        o.warm_start = r.warm_start;
+        (void)sia::run_round(in.cluster, in.jobs, o);
+      }
+  REQUIRE(models.size() >= 40);
+  std::mt19937 rng(12);
+  int in_layout = 0, variants = 0, variants_in_layout = 0, variants_refused = 0;
+  for (std::size_t k = 0; k < models.size(); ++k) {
+    CAPTURE(k);
+    const sia::MilpModel& m = models[k];
+    const auto fast = sia::detail::native::recognise(m);
+    in_layout += fast.in_layout ? 1 : 0;
+    check_same_shape(fast, sia::detail::native::recognise_by_rows(m));
+    if (m.num_cols() == 0 || m.entries.empty()) continue;
+    // Variants: each must give what the general reading gives (in the layout or not).
+    std::uniform_int_distribution<std::size_t> col(0, static_cast<std::size_t>(m.num_cols()) - 1);
+    std::uniform_int_distribution<std::size_t> ent(0, m.entries.size() - 1);
+    for (int v = 0; v < 12; ++v) {
+      CAPTURE(v);
+      sia::MilpModel x = m;
+      switch (v) {
+        case 0:  // entries in another order
+          std::shuffle(x.entries.begin(), x.entries.end(), rng);
+          break;
+        case 1:  // a zero entry
+          x.entries[ent(rng)].value = 0.0;
+          break;
+        case 2:  // a duplicate entry
+          x.entries.push_back(x.entries[ent(rng)]);
+          break;
+        case 3: {  // a capacity row of ones with upper bound 1 over one column: a choice row there
+          const int r = x.add_row(-sia::MilpModel::inf, 1.0);
+          x.add_entry(r, static_cast<int>(col(rng)), 1.0);
+          break;
+        }
+        case 4: {  // an empty row that excludes 0, and one that does not
+          (void)x.add_row(-sia::MilpModel::inf, 3.0);
+          if (rng() % 2) (void)x.add_row(1.0, 3.0);
+          break;
+        }
+        case 5: {  // a redundant row (no upper bound) and a negative coefficient
+          const int r = x.add_row(-sia::MilpModel::inf, sia::MilpModel::inf);
+          x.add_entry(r, static_cast<int>(col(rng)), 2.0);
+          if (rng() % 2) x.add_entry(r, static_cast<int>(col(rng)), -1.0);
+          break;
+        }
+        case 6:  // pins and columns fixed to 0
+          for (int q = 0; q < 3; ++q) x.col_lower[col(rng)] = 1.0;
+          for (int q = 0; q < 3; ++q) x.col_upper[col(rng)] = 0.0;
+          break;
+        case 7: {  // a tenant-like row after the capacity rows, row by row
+          const int r = x.add_row(-sia::MilpModel::inf, 5.0);
+          for (int c = 0; c < x.num_cols(); c += 3) x.add_entry(r, c, 2.0);
+          break;
+        }
+        case 8: {  // a forced choice row
+          if (x.row_lower.empty()) break;
+          x.row_lower[0] = 1.0;
+          break;
+        }
+        case 9: {  // a choice row over columns that another one holds (refused)
+          const auto& e = x.entries.front();
+          const int r = x.add_row(1.0, 1.0);
+          x.add_entry(r, e.col, 1.0);
+          break;
+        }
+        case 10:  // coefficients of a capacity row that are not integers, and capacity cut down
+          for (auto& e : x.entries)
+            if (e.value != 1.0) e.value *= 1.5;
+          for (double& u : x.row_upper)
+            if (u > 1.0 && u != sia::MilpModel::inf) u = std::floor(u / 3.0);
+          break;
+        case 11: {  // a first-part row that is a capacity row (numbered before the choice rows' end)
+          if (x.row_lower.empty()) break;
+          x.row_upper[0] = 7.0;
+          break;
+        }
+        default:
+          break;
+      }
+      ++variants;
+      const auto shape = sia::detail::native::recognise(x);
+      (shape.in_layout ? variants_in_layout : variants_refused) += 1;
+      check_same_shape(shape, sia::detail::native::recognise_by_rows(x));
+    }
+  }
+  // The rounds' own models are read in place (those with tenant rows would not be: none here).
+  CHECK(in_layout == static_cast<int>(models.size()));
+  CHECK(variants > 400);
+  // Both readings are exercised by the variants.
+  CHECK(variants_in_layout > variants / 6);
+  CHECK(variants_refused > variants / 6);
+  MESSAGE(variants_in_layout << " variants read in place, " << variants_refused << " refused");
+}
+
+TEST_CASE("native.engine.classes_are_the_first_equal_group") {
+  // find_classes against the definition: each group joins the first earlier group with the same
+  // items (values and usages bit for bit, +0 = -0, the same "none" item). Groups drawn from a few
+  // templates, some changed by one ulp or a sign of zero, on 1 and 4 threads.
+  std::mt19937 rng(31);
+  for (int trial = 0; trial < 60; ++trial) {
+    CAPTURE(trial);
+    Problem p;
+    p.num_rows = 3;
+    p.cap = {10, 10, 10};
+    const int templates = 1 + static_cast<int>(rng() % 6);
+    std::vector<std::vector<std::pair<double, std::vector<std::pair<int, double>>>>> pool;
+    std::vector<char> pool_none;
+    for (int t = 0; t < templates; ++t) {
+      std::vector<std::pair<double, std::vector<std::pair<int, double>>>> items;
+      const int n = 1 + static_cast<int>(rng() % 4);
+      for (int i = 0; i < n; ++i) {
+        std::vector<std::pair<int, double>> use;
+        for (int r = 0; r < 3; ++r)
+          if (rng() % 2) use.emplace_back(r, static_cast<double>(1 + rng() % 3));
+        items.emplace_back(static_cast<double>(rng() % 5) * 0.5, use);
+      }
+      pool.push_back(items);
+      pool_none.push_back(static_cast<char>(rng() % 2));
+    }
+    const int G = 50 + static_cast<int>(rng() % 200);
+    for (int g = 0; g < G; ++g) {
+      const std::size_t t = rng() % pool.size();
+      auto items = pool[t];
+      bool none = pool_none[t] != 0;
+      switch (rng() % 8) {
+        case 0:
+          items.front().first = std::nextafter(items.front().first, 10.0);
+          break;
+        case 1:
+          if (items.front().first == 0.0) items.front().first = -items.front().first;
+          break;
+        case 2:
+          none = !none;
+          break;
+        case 3:
+          if (!items.back().second.empty()) items.back().second.back().second += 1.0;
+          break;
+        default:
+          break;
+      }
+      for (const auto& [v, use] : items) p.add_item(v, 0, use);
+      if (none) p.add_none();
+      p.close_group(-1);
+    }
+    std::vector<int> leader(static_cast<std::size_t>(G));
+    auto same = [&](int a, int b) {
+      if (p.end(a) - p.begin(a) != p.end(b) - p.begin(b)) return false;
+      for (int i = p.begin(a), j = p.begin(b); i < p.end(a); ++i, ++j) {
+        const auto iu = static_cast<std::size_t>(i), ju = static_cast<std::size_t>(j);
+        if (p.value[iu] != p.value[ju] || (p.column[iu] < 0) != (p.column[ju] < 0)) return false;
+        if (std::vector<int>(p.use_row.begin() + p.use_begin[iu], p.use_row.begin() + p.use_begin[iu + 1]) !=
+                std::vector<int>(p.use_row.begin() + p.use_begin[ju], p.use_row.begin() + p.use_begin[ju + 1]) ||
+            std::vector<double>(p.use_val.begin() + p.use_begin[iu], p.use_val.begin() + p.use_begin[iu + 1]) !=
+                std::vector<double>(p.use_val.begin() + p.use_begin[ju], p.use_val.begin() + p.use_begin[ju + 1]))
+          return false;
+      }
+      return true;
+    };
+    for (int g = 0; g < G; ++g) {
+      leader[static_cast<std::size_t>(g)] = g;
+      for (int h = 0; h < g; ++h)
+        if (same(h, g)) {
+          leader[static_cast<std::size_t>(g)] = h;
+          break;
+        }
+    }
+    for (int threads : {1, 4}) {
+      Parallel par(threads);
+      const Classes c = find_classes(p, par);
+      for (int g = 0; g < G; ++g)
+        CHECK(c.rep[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])] ==
+              leader[static_cast<std::size_t>(g)]);
+      int classes = 0;
+      for (int g = 0; g < G; ++g) classes += leader[static_cast<std::size_t>(g)] == g ? 1 : 0;
+      CHECK(c.size() == classes);
+    }
   }
 }

@@ -24,18 +24,24 @@ std::uint64_t bits(double v) {
   return u;
 }
 
+// Any hash that equal groups share finds the same classes (equal groups always meet in one run
+// of equal hashes, and each joins the first equal group of the run); collisions only cost
+// comparisons. One multiply per number and one mix per group: hashing every group of a
+// 20,000-job round is then about a millisecond.
 std::uint64_t group_hash(const Problem& p, int g) {
+  constexpr std::uint64_t kOdd = 0x9E3779B97F4A7C15ULL;
   std::uint64_t h = static_cast<std::uint64_t>(p.end(g) - p.begin(g));
   for (int it = p.begin(g); it < p.end(g); ++it) {
     const auto iu = static_cast<std::size_t>(it);
-    h = mix(h, bits(p.value[iu]));
-    h = mix(h, p.column[iu] < 0 ? 1u : 2u);
+    h = (h ^ bits(p.value[iu])) * kOdd;
+    h = (h ^ (p.column[iu] < 0 ? 1u : 2u)) * kOdd;
     for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q) {
-      h = mix(h, static_cast<std::uint64_t>(p.use_row[static_cast<std::size_t>(q)]));
-      h = mix(h, bits(p.use_val[static_cast<std::size_t>(q)]));
+      h = (h ^ static_cast<std::uint64_t>(p.use_row[static_cast<std::size_t>(q)])) * kOdd;
+      h = (h ^ bits(p.use_val[static_cast<std::size_t>(q)])) * kOdd;
     }
+    h ^= h >> 29;
   }
-  return h;
+  return mix(h, 0);
 }
 
 bool same_items(const Problem& p, int a, int b) {

@@ -80,6 +80,7 @@ struct Shape {
   double sign = 1.0;             ///< +1 maximise, -1 minimise
   std::vector<int> cap_rows;     ///< model row of each capacity row k
   std::vector<int> pinned_cols;  ///< columns fixed to 1
+  bool in_layout = false;        ///< read in place, in the round's layout (recognise())
   Problem problem;
 };
 
@@ -91,5 +92,10 @@ struct Shape {
  * value <= 0 when the group may stay empty) are dropped: they can never improve a solution.
  */
 [[nodiscard]] Shape recognise(const MilpModel& m);
+
+/// recognise() by compressed rows only, whatever the order of the model's entries: the general
+/// reading. recognise() reads a model in the round's layout (core/formulation.cpp) in place and
+/// finds the same Shape (tested against this).
+[[nodiscard]] Shape recognise_by_rows(const MilpModel& m);
 
 }  // namespace sia::detail::native

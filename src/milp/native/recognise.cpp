@@ -70,21 +70,29 @@ RowMatrix row_matrix(const MilpModel& m) {
   return a;
 }
 
-}  // namespace
+// What the rows are, however they were read: the choice rows with their members (columns
+// ascending), and every column's usage of the capacity rows (k ascending).
+struct Classified {
+  std::vector<int> choice_of;        // per column: its choice row (model row), -1 none
+  std::vector<char> forced_row;      // per model row
+  std::vector<int> choice_rows;      // model rows, ascending
+  std::vector<int> member_begin{0};  // per choice row: its columns in `members`
+  std::vector<int> members;
+  std::vector<int> ubegin;  // per column: its usage in `uses`
+  std::vector<std::pair<int, double>> uses;
+};
 
-Shape recognise(const MilpModel& m) {
-  Shape s;
-  s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
-  const int n = m.num_cols(), nr = m.num_rows();
-  const auto nu = static_cast<std::size_t>(n);
-
-  // Binary columns with effective bounds.
-  std::vector<signed char> lo(nu), hi(nu);
+// Binary columns with effective bounds (lo, hi); false (with s filled) when the model is not
+// binary or a column has no integer value.
+bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std::vector<signed char>& hi) {
+  const int n = m.num_cols();
+  lo.resize(static_cast<std::size_t>(n));
+  hi.resize(static_cast<std::size_t>(n));
   for (int j = 0; j < n; ++j) {
     const auto ju = static_cast<std::size_t>(j);
     if (!m.is_integer[ju] || m.col_lower[ju] < -kTol || m.col_upper[ju] > 1.0 + kTol) {
       s.why = "column " + std::to_string(j) + " is not binary";
-      return s;
+      return false;
     }
     lo[ju] = static_cast<signed char>(std::ceil(m.col_lower[ju] - kTol));
     hi[ju] = static_cast<signed char>(std::floor(m.col_upper[ju] + kTol));
@@ -92,19 +100,32 @@ Shape recognise(const MilpModel& m) {
       s.round_shaped = true;
       s.infeasible = true;
       s.why = "column " + std::to_string(j) + " has no integer value within its bounds";
-      return s;
+      return false;
     }
   }
+  return true;
+}
 
+// Is a row of these properties a choice row (all ones over columns of no earlier choice row,
+// upper bound in [1, 2), lower bound at most 1) or a capacity row (positive coefficients,
+// lower bound <= 0)?
+bool is_choice_row(bool ones, bool free_cols, double lo_r, double up_r) {
+  return ones && free_cols && up_r >= 1.0 - kTol && up_r < 2.0 - kTol && lo_r <= 1.0 + kTol;
+}
+bool is_capacity_row(bool nonneg, double lo_r) { return nonneg && lo_r <= kTol; }
+
+// The rows by compressed rows of the model (any order of entries, duplicates summed): the
+// general reading. False (with s filled) when the model is not round-shaped or infeasible.
+bool classify_by_rows(const MilpModel& m, Shape& s, Classified& c) {
+  const int n = m.num_cols(), nr = m.num_rows();
+  const auto nu = static_cast<std::size_t>(n);
   const RowMatrix a = row_matrix(m);
   auto row_begin = [&](int i) { return static_cast<std::size_t>(a.begin[static_cast<std::size_t>(i)]); };
   auto row_end = [&](int i) { return static_cast<std::size_t>(a.begin[static_cast<std::size_t>(i) + 1]); };
 
   // Classify rows.
-  std::vector<int> choice_of(nu, -1);  // model row
-  std::vector<char> forced_row(static_cast<std::size_t>(nr), 0);
-  std::vector<int> cap_index(static_cast<std::size_t>(nr), -1);
-  std::vector<int> choice_rows;
+  c.choice_of.assign(nu, -1);
+  c.forced_row.assign(static_cast<std::size_t>(nr), 0);
   for (int i = 0; i < nr; ++i) {
     const auto iu = static_cast<std::size_t>(i);
     const double lo_r = m.row_lower[iu], up_r = m.row_upper[iu];
@@ -113,7 +134,7 @@ Shape recognise(const MilpModel& m) {
         s.round_shaped = true;
         s.infeasible = true;
         s.why = "row " + std::to_string(i) + " has no coefficients and excludes 0";
-        return s;
+        return false;
       }
       continue;
     }
@@ -121,27 +142,193 @@ Shape recognise(const MilpModel& m) {
     for (std::size_t q = row_begin(i); q < row_end(i); ++q) {
       ones = ones && std::abs(a.val[q] - 1.0) <= 1e-12;
       nonneg = nonneg && a.val[q] > 0.0;
-      free_cols = free_cols && choice_of[static_cast<std::size_t>(a.col[q])] < 0;
+      free_cols = free_cols && c.choice_of[static_cast<std::size_t>(a.col[q])] < 0;
     }
-    if (ones && free_cols && up_r >= 1.0 - kTol && up_r < 2.0 - kTol && lo_r <= 1.0 + kTol) {
-      for (std::size_t q = row_begin(i); q < row_end(i); ++q) choice_of[static_cast<std::size_t>(a.col[q])] = i;
-      forced_row[iu] = lo_r > kTol ? 1 : 0;
-      choice_rows.push_back(i);
+    if (is_choice_row(ones, free_cols, lo_r, up_r)) {
+      for (std::size_t q = row_begin(i); q < row_end(i); ++q) {
+        c.choice_of[static_cast<std::size_t>(a.col[q])] = i;
+        c.members.push_back(a.col[q]);
+      }
+      c.member_begin.push_back(static_cast<int>(c.members.size()));
+      c.forced_row[iu] = lo_r > kTol ? 1 : 0;
+      c.choice_rows.push_back(i);
       continue;
     }
-    if (nonneg && lo_r <= kTol) {
+    if (is_capacity_row(nonneg, lo_r)) {
       if (up_r == MilpModel::inf) continue;  // redundant
-      cap_index[iu] = static_cast<int>(s.cap_rows.size());
       s.cap_rows.push_back(i);
       continue;
     }
     if (ones && !free_cols && lo_r > kTol) {
       s.why = "row " + std::to_string(i) + " forces a choice over columns that already belong to another choice row";
-      return s;
+      return false;
     }
     s.why = "row " + std::to_string(i) + " is neither a choice row nor a capacity row";
-    return s;
+    return false;
   }
+
+  // Usage of each column over capacity rows, compressed by column (rows ascending).
+  const int K = static_cast<int>(s.cap_rows.size());
+  c.ubegin.assign(nu + 1, 0);
+  for (int k = 0; k < K; ++k) {
+    const int i = s.cap_rows[static_cast<std::size_t>(k)];
+    for (std::size_t q = row_begin(i); q < row_end(i); ++q) ++c.ubegin[static_cast<std::size_t>(a.col[q]) + 1];
+  }
+  std::partial_sum(c.ubegin.begin(), c.ubegin.end(), c.ubegin.begin());
+  c.uses.resize(static_cast<std::size_t>(c.ubegin[nu]));
+  std::vector<int> fill(c.ubegin.begin(), c.ubegin.end() - 1);
+  for (int k = 0; k < K; ++k) {
+    const int i = s.cap_rows[static_cast<std::size_t>(k)];
+    for (std::size_t q = row_begin(i); q < row_end(i); ++q)
+      c.uses[static_cast<std::size_t>(fill[static_cast<std::size_t>(a.col[q])]++)] = {k, a.val[q]};
+  }
+  return true;
+}
+
+// The rows read in place when the model comes in the round's layout (core/formulation.cpp):
+// the choice rows' entries first, row by row with columns ascending, then the capacity rows'
+// entries column by column with rows ascending, every row of the first part numbered below every
+// row of the second, no entry twice and none zero. Reading it so needs no transposition; it
+// finds what classify_by_rows() finds. False when the model is laid out otherwise or anything is
+// unusual (a second-part row that would be a choice row, a first-part capacity row, a row that
+// is neither, an empty row excluding 0): the general reading then decides, messages included.
+bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
+  const int n = m.num_cols(), nr = m.num_rows();
+  const auto nu = static_cast<std::size_t>(n);
+  const auto& e = m.entries;
+  const std::size_t ne = e.size();
+  // The second part: the longest suffix ordered by (column, row).
+  std::size_t split = ne;
+  while (split > 0) {
+    if (split < ne) {
+      const auto& x = e[split - 1];
+      const auto& y = e[split];
+      if (!(x.col < y.col || (x.col == y.col && x.row < y.row))) break;
+    }
+    --split;
+  }
+  // The first part: ordered by (row, column); its rows below the second part's.
+  int first_max_row = -1, second_min_row = nr;
+  for (std::size_t q = 0; q < ne; ++q) {
+    const auto& x = e[q];
+    if (x.row < 0 || x.row >= nr || x.col < 0 || x.col >= n || x.value == 0.0) return false;
+    if (q < split) {
+      if (q > 0 && !(e[q - 1].row < x.row || (e[q - 1].row == x.row && e[q - 1].col < x.col))) return false;
+      first_max_row = x.row;
+    } else {
+      second_min_row = std::min(second_min_row, x.row);
+    }
+  }
+  if (first_max_row >= second_min_row) return false;
+
+  // First part: row ranges in order.
+  c.choice_of.assign(nu, -1);
+  c.forced_row.assign(static_cast<std::size_t>(nr), 0);
+  std::vector<char> has_entries(static_cast<std::size_t>(nr), 0);
+  c.members.reserve(split);
+  for (std::size_t q = 0; q < split;) {
+    const int i = e[q].row;
+    const auto iu = static_cast<std::size_t>(i);
+    std::size_t end = q;
+    bool ones = true, nonneg = true, free_cols = true;
+    for (; end < split && e[end].row == i; ++end) {
+      ones = ones && std::abs(e[end].value - 1.0) <= 1e-12;
+      nonneg = nonneg && e[end].value > 0.0;
+      free_cols = free_cols && c.choice_of[static_cast<std::size_t>(e[end].col)] < 0;
+    }
+    has_entries[iu] = 1;
+    const double lo_r = m.row_lower[iu], up_r = m.row_upper[iu];
+    if (!is_choice_row(ones, free_cols, lo_r, up_r)) {
+      if (is_capacity_row(nonneg, lo_r) && up_r == MilpModel::inf) {  // redundant
+        q = end;
+        continue;
+      }
+      return false;
+    }
+    for (; q < end; ++q) {
+      c.choice_of[static_cast<std::size_t>(e[q].col)] = i;
+      c.members.push_back(e[q].col);
+    }
+    c.member_begin.push_back(static_cast<int>(c.members.size()));
+    c.forced_row[iu] = lo_r > kTol ? 1 : 0;
+    c.choice_rows.push_back(i);
+  }
+  // Second part: every row's properties in one pass over the columns.
+  std::vector<char> ones(static_cast<std::size_t>(nr), 1), nonneg(static_cast<std::size_t>(nr), 1),
+      free_cols(static_cast<std::size_t>(nr), 1);
+  for (std::size_t q = split; q < ne; ++q) {
+    const auto iu = static_cast<std::size_t>(e[q].row);
+    has_entries[iu] = 1;
+    ones[iu] &= static_cast<char>(std::abs(e[q].value - 1.0) <= 1e-12);
+    nonneg[iu] &= static_cast<char>(e[q].value > 0.0);
+    free_cols[iu] &= static_cast<char>(c.choice_of[static_cast<std::size_t>(e[q].col)] < 0);
+  }
+  std::vector<int> cap_index(static_cast<std::size_t>(nr), -1);
+  for (int i = 0; i < nr; ++i) {
+    const auto iu = static_cast<std::size_t>(i);
+    const double lo_r = m.row_lower[iu], up_r = m.row_upper[iu];
+    if (!has_entries[iu]) {
+      if (lo_r > kTol || up_r < -kTol) return false;
+      continue;
+    }
+    if (i <= first_max_row) continue;  // read above
+    if (is_choice_row(ones[iu] != 0, free_cols[iu] != 0, lo_r, up_r) || !is_capacity_row(nonneg[iu] != 0, lo_r))
+      return false;
+    if (up_r == MilpModel::inf) continue;  // redundant
+    cap_index[iu] = static_cast<int>(s.cap_rows.size());
+    s.cap_rows.push_back(i);
+  }
+  // Usage of each column over capacity rows: the second part is already by column, rows
+  // ascending (so k ascending).
+  c.ubegin.assign(nu + 1, 0);
+  c.uses.reserve(ne - split);
+  for (std::size_t q = split; q < ne; ++q) {
+    const int k = cap_index[static_cast<std::size_t>(e[q].row)];
+    if (k < 0) continue;
+    ++c.ubegin[static_cast<std::size_t>(e[q].col) + 1];
+    c.uses.emplace_back(k, e[q].value);
+  }
+  std::partial_sum(c.ubegin.begin(), c.ubegin.end(), c.ubegin.begin());
+  return true;
+}
+
+Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
+             const Classified& c);
+
+}  // namespace
+
+Shape recognise(const MilpModel& m) {
+  Shape s;
+  s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
+  std::vector<signed char> lo, hi;
+  if (!read_bounds(m, s, lo, hi)) return s;
+  Classified c;
+  if (classify_in_layout(m, s, c)) {
+    s.in_layout = true;
+    return finish(m, std::move(s), lo, hi, c);
+  }
+  s.cap_rows.clear();
+  c = Classified{};
+  if (!classify_by_rows(m, s, c)) return s;
+  return finish(m, std::move(s), lo, hi, c);
+}
+
+Shape recognise_by_rows(const MilpModel& m) {
+  Shape s;
+  s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
+  std::vector<signed char> lo, hi;
+  if (!read_bounds(m, s, lo, hi)) return s;
+  Classified c;
+  if (!classify_by_rows(m, s, c)) return s;
+  return finish(m, std::move(s), lo, hi, c);
+}
+
+namespace {
+
+Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
+             const Classified& c) {
+  const int n = m.num_cols(), nr = m.num_rows();
+  const auto nu = static_cast<std::size_t>(n);
   s.round_shaped = true;
 
   Problem& p = s.problem;
@@ -151,22 +338,9 @@ Shape recognise(const MilpModel& m) {
   for (int k = 0; k < K; ++k)
     p.cap[static_cast<std::size_t>(k)] = m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])];
 
-  // Usage of each column over capacity rows, compressed by column (rows ascending).
-  std::vector<int> ubegin(nu + 1, 0);
-  for (int k = 0; k < K; ++k) {
-    const int i = s.cap_rows[static_cast<std::size_t>(k)];
-    for (std::size_t q = row_begin(i); q < row_end(i); ++q) ++ubegin[static_cast<std::size_t>(a.col[q]) + 1];
-  }
-  std::partial_sum(ubegin.begin(), ubegin.end(), ubegin.begin());
-  std::vector<std::pair<int, double>> uses(static_cast<std::size_t>(ubegin[nu]));
-  {
-    std::vector<int> fill(ubegin.begin(), ubegin.end() - 1);
-    for (int k = 0; k < K; ++k) {
-      const int i = s.cap_rows[static_cast<std::size_t>(k)];
-      for (std::size_t q = row_begin(i); q < row_end(i); ++q)
-        uses[static_cast<std::size_t>(fill[static_cast<std::size_t>(a.col[q])]++)] = {k, a.val[q]};
-    }
-  }
+  const auto& uses = c.uses;
+  const auto& ubegin = c.ubegin;
+  const auto& choice_of = c.choice_of;
   auto use_of = [&](int j) {
     struct Span {
       const std::pair<int, double>* b;
@@ -204,7 +378,7 @@ Shape recognise(const MilpModel& m) {
   }
 
   // Groups: one per choice row without a pin, one per free column outside choice rows.
-  p.reserve(choice_rows.size() + nu, nu + choice_rows.size(), uses.size());
+  p.reserve(c.choice_rows.size() + nu, nu + c.choice_rows.size(), uses.size());
   // Per column: the single capacity row it uses (-1: none, -2: several) and the amount there.
   std::vector<int> key_of(nu);
   std::vector<double> amount_of(nu);
@@ -260,11 +434,12 @@ Shape recognise(const MilpModel& m) {
     return true;
   };
 
-  // Members of each choice row, in column order (the row's entries are sorted by column).
-  for (int i : choice_rows) {
+  // Members of each choice row, in column order.
+  for (std::size_t r = 0; r < c.choice_rows.size(); ++r) {
+    const int i = c.choice_rows[r];
     if (pins_in_row[static_cast<std::size_t>(i)] > 0) continue;
-    if (!build_group(a.col.data() + row_begin(i), row_end(i) - row_begin(i),
-                     forced_row[static_cast<std::size_t>(i)] != 0, i)) {
+    const auto b = static_cast<std::size_t>(c.member_begin[r]), e = static_cast<std::size_t>(c.member_begin[r + 1]);
+    if (!build_group(c.members.data() + b, e - b, c.forced_row[static_cast<std::size_t>(i)] != 0, i)) {
       s.infeasible = true;
       s.why = "choice row " + std::to_string(i) + " must pick a column but all its columns are fixed to 0";
       return s;
@@ -277,4 +452,5 @@ Shape recognise(const MilpModel& m) {
   return s;
 }
 
+}  // namespace
 }  // namespace sia::detail::native
