@@ -110,6 +110,21 @@ std::vector<Entry> entries_of(std::span<const ValidConfig> stored, std::span<con
   return out;
 }
 
+// How many jobs ahead build_problem fetches a model's control block.
+constexpr std::size_t kPrefetch = 8;
+
+// Fetches the cache line(s) of a shared object's control block ahead of a reference count: with
+// make_shared the block sits just before the object (one line or the one before it); a hint only.
+void prefetch_for_write(const void* object) noexcept {
+#if defined(__GNUC__)
+  const char* p = static_cast<const char*>(object);
+  __builtin_prefetch(p, 1);
+  __builtin_prefetch(p - 16, 1);
+#else
+  (void)object;
+#endif
+}
+
 bool same_bits(double a, double b) noexcept {
   return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
 }
@@ -176,6 +191,12 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
 
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
+    // Keeping a job's model object in the cache counts a reference in its control block, which
+    // lies with the object, apart from every other job's: a cache miss per job (a quarter of a warm
+    // 20,000-job build) unless fetched ahead.
+    if (out && i + kPrefetch < n)
+      if (const void* ahead = jobs[i + kPrefetch].goodput_model_identity().get(); ahead != nullptr)
+        prefetch_for_write(ahead);
     validate_job(j, i, cluster.num_types());
     const CachedJob* was = nullptr;
     if (prev == nullptr) {

@@ -45,6 +45,29 @@ int MilpModel::add_row(double lower, double upper, std::string name) {
 
 void MilpModel::add_entry(int row, int col, double value) { entries.push_back({row, col, value}); }
 
+namespace {
+
+// The checks of MilpModel::validate() after its sizes, accumulated without branches (NaN fails
+// every comparison, x - x is 0 only for a finite x); the sizes must already agree.
+bool valid_quickly(const MilpModel& m) noexcept {
+  constexpr double inf = MilpModel::inf;
+  bool ok = true;
+  for (std::size_t j = 0; j < m.obj.size(); ++j) {
+    const double c = m.obj[j], lo = m.col_lower[j], up = m.col_upper[j];
+    ok &= (c - c == 0.0) & (lo <= up) & (lo != inf) & (up != -inf);
+  }
+  for (std::size_t i = 0; i < m.row_lower.size(); ++i) {
+    const double lo = m.row_lower[i], up = m.row_upper[i];
+    ok &= (lo <= up) & (lo != inf) & (up != -inf);
+  }
+  const auto rows = static_cast<unsigned>(m.num_rows()), cols = static_cast<unsigned>(m.num_cols());
+  for (const auto& e : m.entries)
+    ok &= (static_cast<unsigned>(e.row) < rows) & (static_cast<unsigned>(e.col) < cols) & (e.value - e.value == 0.0);
+  return ok;
+}
+
+}  // namespace
+
 void MilpModel::validate() const {
   const auto n = obj.size();
   if (col_lower.size() != n || col_upper.size() != n || is_integer.size() != n)
@@ -54,6 +77,9 @@ void MilpModel::validate() const {
   if (!row_names.empty() && row_names.size() != row_lower.size())
     throw InvalidArgument("MilpModel: row_names size mismatch");
   if (!std::isfinite(obj_offset)) throw InvalidArgument("MilpModel: objective offset is not finite");
+  // One branch-free pass first (a round's model has millions of numbers); only a model that fails
+  // it is walked again, in order, for the message naming the first offence.
+  if (valid_quickly(*this)) return;
   for (std::size_t j = 0; j < n; ++j) {
     const int jj = static_cast<int>(j);
     if (!std::isfinite(obj[j])) throw InvalidArgument("MilpModel: " + col_label(*this, jj) + " has a non-finite cost");
