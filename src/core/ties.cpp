@@ -220,13 +220,22 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
     return pb.valid[job][static_cast<std::size_t>(pb.entry_of(job, config))].gpus;
   };
   CapacityUse usage(pb.set);
-  std::map<int, std::set<std::size_t>> holders;  // configuration -> jobs holding it
   for (std::size_t i = 0; i < n; ++i)
     if (ch[i] >= 0) {
       const int c = pb.config_of(ch, i);
       usage.add(c, gpus_of(i, c));
-      holders[c].insert(i);
     }
+  // Configuration -> jobs holding it. Only a move reads or changes it, and most rounds have none
+  // (a job whose configuration some other of bit-identical utility outranks is rare): it is built
+  // from the allocation just before its first use, as it would stand had it been kept all along.
+  std::map<int, std::set<std::size_t>> holders;
+  bool holders_built = false;
+  auto build_holders = [&] {
+    if (holders_built) return;
+    holders_built = true;
+    for (std::size_t i = 0; i < n; ++i)
+      if (ch[i] >= 0) holders[pb.config_of(ch, i)].insert(i);
+  };
   std::vector<int> better;
   // Work bound for the searches over pairs of jobs (rounds of thousands of jobs): past it, the
   // decision is still valid and of equal value, only maybe not the canonical one.
@@ -244,6 +253,7 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
       for (const Entry& e : pb.valid[i])
         if (e.config != a && same_bits(e.util, ua) && rank(i, e.config) < rank(i, a)) better.push_back(e.config);
       std::sort(better.begin(), better.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
+      if (!better.empty()) build_holders();
       for (const int b : better) {
         usage.remove(a, gpus_of(i, a));
         if (usage.fits(b, gpus_of(i, b))) {
@@ -408,6 +418,7 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
         for (const int d : better)
           if (usage.fits(d, gpus_of(i, d))) {
             usage.add(d, gpus_of(i, d));
+            build_holders();  // from the allocation before this move
             ch[i] = pb.entry_of(i, d);
             ch[k] = -1;
             holders[c].erase(k);
