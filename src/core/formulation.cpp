@@ -26,19 +26,25 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   milp.is_integer.reserve(ncols);
   m.cols.reserve(ncols);
   milp.entries.reserve(ncols);
+  // Columns and entries are appended to the model's arrays directly (what add_col and add_entry
+  // do, without a call and a name per column: a round has hundreds of thousands).
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
     const int first = milp.num_cols();
+    const bool pinned = req.pinned[i] != 0;
+    const double lo = pinned ? 1.0 : 0.0;
     for (const Entry& v : pb.valid[i]) {
-      if (req.pinned[i] && v.config != pb.current[i]) continue;
-      const double lo = req.pinned[i] ? 1.0 : 0.0;
-      milp.add_col(pb.weight[i] * (maximize ? v.util + lambda : v.util - lambda), lo, 1.0, true);
+      if (pinned && v.config != pb.current[i]) continue;
+      milp.obj.push_back(pb.weight[i] * (maximize ? v.util + lambda : v.util - lambda));
+      milp.col_lower.push_back(lo);
+      milp.col_upper.push_back(1.0);
+      milp.is_integer.push_back(1);
       m.cols.emplace_back(i, v);
     }
     const int count = milp.num_cols() - first;
     if (count == 0) continue;
     if (count > 1 || req.forced[i]) {
       const int row = milp.add_row(req.forced[i] ? 1.0 : 0.0, 1.0);
-      for (int c = first; c < milp.num_cols(); ++c) milp.add_entry(row, c, 1.0);
+      for (int c = first; c < milp.num_cols(); ++c) milp.entries.push_back({row, c, 1.0});
     }
   }
   // Capacity rows: a column only meets the rows of its own GPU type, with the charges of its
@@ -87,7 +93,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   for (std::size_t c = 0; c < m.cols.size(); ++c)
     for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
       const auto& [r, u] = charges[static_cast<std::size_t>(q)];
-      milp.add_entry(m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u));
+      milp.entries.push_back({m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u)});
     }
   // Tenant rows (tenants.hpp) after the capacity rows: caps and guarantees have the capacity rows'
   // shape (non-negative GPU counts, an upper bound), so every backend, the native one included,
