@@ -93,7 +93,8 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   for (std::size_t c = 0; c < m.cols.size(); ++c)
     for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
       const auto& [r, u] = charges[static_cast<std::size_t>(q)];
-      milp.entries.push_back({m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u)});
+      milp.entries.push_back(
+          {m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u)});
     }
   // Tenant rows (tenants.hpp) after the capacity rows: caps and guarantees have the capacity rows'
   // shape (non-negative GPU counts, an upper bound), so every backend, the native one included,
