@@ -349,7 +349,8 @@ def simulate(workload=None, policy: str = "sia", cluster="paper-heterogeneous", 
         ``sia_simulate --workload``); "builtin" = the catalogue always.
     mix / mix_seed: job kinds, e.g. "adaptive=60,strong-scaling=20,rigid=20"; force_category: every job's kind.
     keep_rounds: keep every round's allocations (``result.rounds.allocations``); ftf: compute finish-time fairness.
-    threads: threads of the policy inside a round (0 = all cores; 1 in a sweep's worker); the results are the same.
+    threads: threads of one simulation: its jobs step in parallel and its policy may use them (0 = all cores; a sweep
+        gives each simulation its share, 1 when it runs one per thread); the results are the same.
     time_limit: wall-clock seconds after which the simulation stops with TimeoutError (None: no limit).
     progress: called every ``progress_period`` wall seconds (and at the end) with a dict: now_s, last_submission_s,
         jobs_total, jobs_finished, rounds, wall_s, eta_s (None while unknown), done. An exception it raises stops

@@ -309,7 +309,7 @@ Batch run_batch(const std::vector<Workload>& inputs, const std::vector<std::stri
   so.horizon_s = a.horizon_s;
   so.truncate = a.truncate;
   so.keep_round_log = a.keep_rounds;
-  so.policy_threads = a.threads;
+  so.threads = a.threads;
   if (!a.force_category.empty()) {
     const auto kind = parse_job_kind(a.force_category);
     if (!kind || *kind == JobKind::hybrid)

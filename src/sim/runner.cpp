@@ -104,6 +104,7 @@ void check_spec(const SimulationSpec& s, std::size_t i) {
   if (!s.cluster) throw InvalidArgument(where + ": no cluster");
   if (!s.apps) throw InvalidArgument(where + ": no ground truths (apps)");
   if (!s.workload) throw InvalidArgument(where + ": no workload");
+  if (s.options.threads < 0) throw InvalidArgument(where + ": options.threads must be >= 0 (0 = all cores)");
   if (!s.make_policy && !find_policy(s.policy)) throw InvalidArgument(where + ": unknown policy '" + s.policy + "'");
 }
 
@@ -118,7 +119,11 @@ std::vector<SimResult> run_simulations(std::span<const SimulationSpec> specs, co
   std::atomic<std::size_t> first_failed{kNone};
   std::atomic<bool> user_cancelled{false};
   ProgressHub hub(specs, options);
-  const int threads = std::min<int>(effective_threads(options.threads), static_cast<int>(std::max<std::size_t>(n, 1)));
+  const int all = effective_threads(options.threads);
+  const int threads = std::min<int>(all, static_cast<int>(std::max<std::size_t>(n, 1)));
+  // Each simulation's share of the threads: all of them for a single simulation (its jobs step in parallel), one
+  // each when the batch has at least as many simulations as threads. Never more in total: no oversubscription.
+  const int per_simulation = std::max(1, all / threads);
 
   // One memo of the default fit for the whole batch: a fit is a pure function of its observations, and the
   // simulations of a batch (workloads x policies) share many (Philly x 8: 9,857 fits alone, 5,014 shared).
@@ -131,7 +136,7 @@ std::vector<SimResult> run_simulations(std::span<const SimulationSpec> specs, co
       auto policy = spec.make_policy ? spec.make_policy() : make_policy(spec.policy, spec.policy_options);
       if (!policy) throw InvalidArgument("simulation " + std::to_string(i) + ": the policy factory returned null");
       SimOptions so = spec.options;
-      if (threads > 1) so.policy_threads = 1;  // the cores are busy with other simulations
+      so.threads = so.threads > 0 ? std::min(so.threads, per_simulation) : per_simulation;
       if (!so.fitter) so.fitter = shared_fitter;
       so.on_progress = [&, i, inner = spec.options.on_progress](const SimProgress& p) {
         hub.update(i, p);

@@ -3,6 +3,11 @@
 #include <sia/milp/factory.hpp>
 #include <sia/sim/limits.hpp>
 #include <sia/sim/sia_policy.hpp>
+#include <sia/valid_configs.hpp>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 #include <algorithm>
 #include <cmath>
@@ -139,10 +144,13 @@ class JobEstimator {
     if (!oracle_) model_ = job_model(job, cluster, options);
     std::fill(keys_.begin(), keys_.end(), kEmpty);
     used_ = 0;
-    // The largest count the job has run with on any type: what observe() adds changes the generation too.
-    max_replicas_ever_ = 0;
-    for (int t = 0; t < static_cast<int>(cluster.types.size()); ++t)
-      max_replicas_ever_ = std::max(max_replicas_ever_, job.max_profiled_replicas(t));
+    max_replicas_ever_ = max_replicas_ever(job, cluster);
+  }
+  /// The largest count the job has run with on any type: what observe() adds changes the generation too.
+  [[nodiscard]] static int max_replicas_ever(const SimJob& job, const SimCluster& cluster) noexcept {
+    int m = 0;
+    for (int t = 0; t < static_cast<int>(cluster.types.size()); ++t) m = std::max(m, job.max_profiled_replicas(t));
+    return m;
   }
   [[nodiscard]] bool current(const SimJob& job, const SimCluster& cluster) const noexcept {
     return job_ == &job && cluster_ == &cluster && generation_ == job.fit_generation;
@@ -208,13 +216,21 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   // The cache is updated in place (a round at 10,000 active jobs spent a third of its time in the allocator
   // when it was rebuilt every round); entries of jobs no longer active are dropped after the loop.
   ++round_;
-  for (SimJob* job : ctx.jobs) {
+  // Jobs whose knowledge changed since their estimator was built: their estimator is rebuilt and its goodputs
+  // computed below, in parallel (one job per task: each estimator is its own job's).
+  std::vector<std::size_t> fresh;
+  std::vector<JobEstimator*> estimators(ctx.jobs.size(), nullptr);
+  for (std::size_t k = 0; k < ctx.jobs.size(); ++k) {
+    SimJob* job = ctx.jobs[k];
     CachedEstimator& slot = cache_[job->uid];
     slot.round = round_;
     if (!slot.estimator) slot.estimator = std::make_shared<JobEstimator>();
     auto* est = static_cast<JobEstimator*>(slot.estimator.get());
-    if (!est->current(*job, cluster)) est->reset(*job, cluster, options_, job->fit_generation);
-    const int ever = est->max_replicas_ever();
+    estimators[k] = est;
+    const bool current = est->current(*job, cluster);
+    if (!current) fresh.push_back(k);
+    // (what reset() keeps: the largest count the job ran with, which only changes with its generation)
+    const int ever = current ? est->max_replicas_ever() : JobEstimator::max_replicas_ever(*job, cluster);
     int cap = 1;
     for (int t = 0; t < nt; ++t) {
       const auto& tt = job->app->types[static_cast<std::size_t>(t)];
@@ -264,13 +280,50 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     specs.push_back(std::move(s));
   }
   if (cache_.size() > ctx.jobs.size()) std::erase_if(cache_, [&](const auto& kv) { return kv.second.round != round_; });
+  const ClusterSpec spec = cluster.spec();
+  if (set_cluster_ != &cluster) {  // the round builds the same set from the same cluster every round
+    set_ = make_configuration_set(spec);
+    set_cluster_ = &cluster;
+  }
+  const ConfigurationSet& set = set_;
+  // The new estimators' goodputs on every configuration the round will ask for (run_round asks each job for its
+  // goodput on valid_configs() of its limits, in the same configuration set): a goodput is a pure function of the
+  // job's knowledge and the configuration, so computing it here, in parallel, gives the round the same numbers
+  // from the memo. A configuration missed here (say, a non-preemptible job's current one) is computed by the
+  // round itself, an error is left for the round to report.
+  auto prepare = [&](std::size_t k) {
+    JobEstimator& est = *estimators[k];
+    const SimJob& job = *ctx.jobs[k];
+    est.reset(job, cluster, options_, job.fit_generation);
+    const JobSpec& s = specs[k];
+    const JobLimits lim{s.min_gpus(),       s.max_gpus(),          s.kind(), s.pipeline_size(), s.max_gpus_ever(),
+                        s.pipeline_sizes(), s.max_pipelines_ever()};
+    try {
+      for (const ValidConfig& v : valid_configs(set, lim)) {
+        const ConfigurationSpec& c = set.configs[static_cast<std::size_t>(v.config)];
+        if (static_cast<std::size_t>(c.type) >= spec.types.size()) break;  // (a stale set: the round asks itself)
+        (void)est(spec.types[static_cast<std::size_t>(c.type)], ConfigurationSpec{c.type, c.nodes, v.gpus});
+      }
+    } catch (const std::exception&) {  // the round asks again and reports it
+    }
+  };
+  const int threads = ctx.threads > 0 ? ctx.threads : tbb::this_task_arena::max_concurrency();
+  if (threads > 1 && fresh.size() > 1)
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, fresh.size(), 1),
+        [&](const tbb::blocked_range<std::size_t>& r) {
+          for (std::size_t i = r.begin(); i < r.end(); ++i) prepare(fresh[i]);
+        },
+        tbb::simple_partitioner());
+  else
+    for (const std::size_t k : fresh) prepare(k);
   RoundOptions ro = options_.round;
   if (ro.threads == 0) ro.threads = ctx.threads;  // 1 while other simulations keep the cores busy (runner)
   for (const SimTenant& t : options_.tenants) ro.tenants.push_back(t.spec);
   ro.place = false;  // the simulator charges restarts by shape; node ids do not matter (reference §6.3)
   ro.strict = true;  // the simulator builds its jobs itself: a job-level error is a bug, never a rejection
-  last_ = run_round(cluster.spec(), specs, ro, *solver_);
-  if (options_.on_round) options_.on_round(cluster.spec(), specs, last_);
+  last_ = run_round(spec, specs, ro, *solver_);
+  if (options_.on_round) options_.on_round(spec, specs, last_);
   std::vector<SimAllocation> out(ctx.jobs.size());
   for (std::size_t i = 0; i < ctx.jobs.size() && i < last_.decisions.size(); ++i) {
     const auto& d = last_.decisions[i];

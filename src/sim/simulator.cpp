@@ -1,10 +1,17 @@
 #include <sia/error.hpp>
 #include <sia/sim/limits.hpp>
+#include <sia/sim/runner.hpp>
 #include <sia/sim/simulator.hpp>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <set>
 
 namespace sia::sim {
@@ -53,8 +60,35 @@ ApplicationSet load_applications(const std::filesystem::path& profiles_dir, cons
   return apps;
 }
 
-SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const Workload& workload, Policy& policy,
-                   const SimOptions& options) {
+namespace {
+
+/// Calls step(i) for every index of `idx` (step must only touch the state of job i): on the calling thread with
+/// one thread, else on the current task arena. An exception is the one of the first failing index in `idx`'s
+/// order, as a serial loop would throw it (the other jobs' state is dropped with the simulation anyway).
+template <class F>
+void for_each_job(const std::vector<std::size_t>& idx, int threads, F&& step) {
+  if (threads <= 1 || idx.size() < 2) {
+    for (const std::size_t i : idx) step(i);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(idx.size());
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, idx.size(), 1),
+      [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t k = r.begin(); k < r.end(); ++k) try {
+            step(idx[k]);
+          } catch (...) {
+            errors[k] = std::current_exception();
+          }
+      },
+      // One job per task: a job that refits its model costs a thousand times one that only steps.
+      tbb::simple_partitioner());
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, const Workload& workload, Policy& policy,
+                      const SimOptions& options, int threads) {
   validate_inputs(cluster, apps, workload);
   const auto wall0 = std::chrono::steady_clock::now();
   // 0 = the policy's round length; anything else (NaN too) is checked, never replaced silently.
@@ -98,25 +132,34 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
   double now = 0.0;
   // Work per round is proportional to the active jobs, never to the whole trace: `active_idx` holds the
   // submitted, unfinished jobs in submission order and is updated as jobs arrive and finish.
-  std::vector<std::size_t> active_idx;
+  std::vector<std::size_t> active_idx, running;
   std::vector<SimJob*> active;
   while (done < jobs.size()) {
     if (options.cancelled && options.cancelled())
       throw SimulationCancelled("simulation of '" + workload.name + "' under '" + policy.name() + "' cancelled at " +
                                 std::to_string(now / 3600.0) + " h simulated");
-    // (1) advance every job by one interval with its current allocation.
-    bool finished_any = false;
+    // (1) advance every job by one interval with its current allocation. Between two rounds the jobs are
+    // independent: a job's step reads only its own state, its allocation and the read-only ground truth (whose
+    // interpolation cache is locked), and refits its own models through the fit memo (locked, and a fit is a pure
+    // function of its observations: the same bits whoever computes it). No random numbers, no events between
+    // jobs: completions are counted afterwards in submission order. So the jobs step in parallel with the
+    // serial loop's results, whatever the thread count.
+    running.clear();
     for (const std::size_t i : active_idx)
-      if (auto& j = jobs[i]; !j->completed() && !j->alloc.empty()) {
-        const double held = j->gpu_seconds;
-        const int type = j->alloc.type;
-        j->step(now, interval, fitter);
-        gpu_s_by_type[i][static_cast<std::size_t>(type)] += j->gpu_seconds - held;
-        if (j->completed()) {
-          j->apply(SimAllocation{});
-          ++done;
-          finished_any = true;
-        }
+      if (!jobs[i]->completed() && !jobs[i]->alloc.empty()) running.push_back(i);
+    for_each_job(running, threads, [&](std::size_t i) {
+      SimJob& j = *jobs[i];
+      const double held = j.gpu_seconds;
+      const int type = j.alloc.type;
+      j.step(now, interval, fitter);
+      gpu_s_by_type[i][static_cast<std::size_t>(type)] += j.gpu_seconds - held;
+      if (j.completed()) j.apply(SimAllocation{});
+    });
+    bool finished_any = false;
+    for (const std::size_t i : running)
+      if (jobs[i]->completed()) {
+        ++done;
+        finished_any = true;
       }
     now += interval;
     progress.now_s = now;
@@ -139,7 +182,7 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
       ctx.now = now;
       ctx.cluster = &cluster;
       ctx.jobs = active;
-      ctx.threads = options.policy_threads;
+      ctx.threads = threads;
       const auto t0 = std::chrono::steady_clock::now();
       auto allocs = policy.allocate(ctx);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -190,6 +233,20 @@ SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const 
     res.jobs.push_back(std::move(r));
   }
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return res;
+}
+
+}  // namespace
+
+SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const Workload& workload, Policy& policy,
+                   const SimOptions& options) {
+  if (options.threads < 0) throw InvalidArgument("SimOptions::threads must be >= 0 (0 = all cores)");
+  const int threads = effective_threads(options.threads);
+  // The whole simulation runs in an arena of its threads: the parallel loops above, the policy's and the fits'
+  // nested oneTBB work never use more cores than it was given (one thread: everything on the calling thread).
+  tbb::task_arena arena(threads);
+  SimResult res;
+  arena.execute([&] { res = simulate_on(cluster, apps, workload, policy, options, threads); });
   return res;
 }
 

@@ -3,11 +3,15 @@
 /// @brief Many independent simulations (workloads × policies × seeds) on all cores: a oneTBB thread pool
 /// runs them, results come back in the order of the specifications and are the same bits as a serial run.
 ///
-/// Why this is deterministic: simulations share nothing mutable (each makes its own policy, jobs and fit
-/// cache; the ground truths and workloads are read-only), every simulation runs on one thread from start to
-/// end, and a policy that parallelises inside a round is told to use only its own thread
-/// (PolicyContext::threads = 1) whenever several simulations run at once, so the cores are not
-/// oversubscribed and nested oneTBB work cannot interleave with another simulation.
+/// Why this is deterministic: simulations share nothing mutable but the fit memo (each makes its own policy and
+/// jobs; the ground truths and workloads are read-only, their interpolation caches locked; a fit is a pure function
+/// of its observations, so the memo holds the same bits whoever computes an entry), and a simulation gives the same
+/// bits for any thread count (SimOptions::threads).
+///
+/// Threads: the runner runs min(threads, simulations) simulations at once and gives each the rest of the cores
+/// (SimOptions::threads = threads / simulations at once, at least 1): a single simulation uses every thread (its
+/// jobs step in parallel, its policy's round may use them), a sweep of many runs one simulation per thread. The
+/// total never exceeds `threads`.
 
 #include <sia/sim/metrics.hpp>
 #include <sia/sim/policy.hpp>
@@ -57,8 +61,8 @@ struct RunnerProgress {
 
 /// @brief Options of run_simulations().
 struct RunnerOptions {
-  /// Simulations run at once: 0 = the machine's cores (oneTBB's default concurrency), 1 = serially on
-  /// the calling thread.
+  /// Threads of the batch: 0 = the machine's cores (oneTBB's default concurrency), 1 = everything serially on
+  /// the calling thread. min(threads, simulations) simulations run at once, each on its share of the threads.
   int threads = 0;
   /// Called at most every `progress_period_s` (and once at the end), from one thread at a time.
   std::function<void(const RunnerProgress&)> on_progress;

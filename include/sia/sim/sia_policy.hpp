@@ -3,6 +3,7 @@
 /// @brief The Sia policy in the simulator: the library's `sia::run_round`, fed with each job's
 /// library goodput estimator (sia::JobModel) built from what the job has observed (reference §2-§5).
 
+#include <sia/configuration_set.hpp>
 #include <sia/goodput/job_model.hpp>
 #include <sia/milp/solver.hpp>
 #include <sia/round.hpp>
@@ -96,6 +97,9 @@ class SiaPolicy final : public Policy {
   std::unique_ptr<MilpSolver> solver_;
   RoundResult last_;
   std::unordered_map<std::uint64_t, CachedEstimator> cache_;
+  /// The configuration set of the cluster last seen (its new estimators' goodputs are computed on it).
+  ConfigurationSet set_;
+  const SimCluster* set_cluster_ = nullptr;
 };
 
 }  // namespace sia::sim

@@ -57,9 +57,11 @@ struct SimOptions {
   /// Polled every round: true stops the simulation with SimulationCancelled (e.g. a wall-time limit).
   std::function<bool()> cancelled;
   std::optional<JobKind> force_category;  ///< overrides every job's kind (`--force-category`, paper Fig. 1)
-  /// Threads a policy may use inside one round (PolicyContext::threads): 0 = all cores, 1 = the calling
-  /// thread only (run_simulations() sets 1 when it runs several simulations at once).
-  int policy_threads = 0;
+  /// Threads this simulation uses: its jobs' steps between two rounds (with their refits) run in parallel, and the
+  /// policy may use them inside a round (PolicyContext::threads). 0 = all cores (oneTBB's default concurrency), 1 =
+  /// the calling thread only. The results are the same bits for every value. run_simulations() gives each
+  /// simulation its share of the runner's threads (1 when it runs as many simulations at once as it has threads).
+  int threads = 0;
 };
 
 /// @brief Per-job outcome.
