@@ -5,8 +5,6 @@
 #include <sia/goodput/fit.hpp>
 
 #include <nlopt.h>
-#include <tbb/parallel_invoke.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <array>
@@ -354,18 +352,13 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
   if (n == 0) {
     best_f = fit_objective(from_array(init.data()), obs);
   }
-  // One bounded L-BFGS run from `start`, with its own problem and objective (their scratch is per run).
-  struct Run {
-    std::array<double, 7> v{};
-    double f = std::numeric_limits<double>::infinity();
-    int evaluations = 0;
-  };
-  auto run_from = [&](const std::array<double, 7>& start, Problem& p) {
+  for (const auto& start : starts) {
+    if (n == 0) break;
     std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> o(nlopt_create(NLOPT_LD_LBFGS, n), &nlopt_destroy);
     if (!o) throw SolverFailure("fit_perf_params: nlopt_create failed");
     std::vector<double> lb(n), ub(n), x(n);
     for (unsigned k = 0; k < n; ++k) {
-      const int i = p.free_params[k];
+      const int i = pr.free_params[k];
       const double v = start[static_cast<std::size_t>(i)];
       if (i < 6) {
         lb[k] = opt.log_space ? std::log(kLower) : kLower;
@@ -380,41 +373,24 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
     }
     nlopt_set_lower_bounds(o.get(), lb.data());
     nlopt_set_upper_bounds(o.get(), ub.data());
-    nlopt_set_min_objective(o.get(), nlopt_objective, &p);
+    nlopt_set_min_objective(o.get(), nlopt_objective, &pr);
     nlopt_set_ftol_rel(o.get(), opt.ftol_rel);
     nlopt_set_xtol_rel(o.get(), 1e-12);
     nlopt_set_maxeval(o.get(), std::max(opt.max_evaluations, 1));
     double f = 0.0;
     const nlopt_result rc = nlopt_optimize(o.get(), x.data(), &f);
     (void)rc;  // roundoff-limited / maxeval results still hold the best point found
-    Run r;
-    r.v = p.fixed;
+    std::array<double, 7> v = pr.fixed;
     for (unsigned k = 0; k < n; ++k) {
-      const int i = p.free_params[k];
-      r.v[static_cast<std::size_t>(i)] = (opt.log_space && i < 6) ? std::exp(x[k]) : x[k];
+      const int i = pr.free_params[k];
+      v[static_cast<std::size_t>(i)] = (opt.log_space && i < 6) ? std::exp(x[k]) : x[k];
     }
-    r.f = fit_objective(from_array(r.v.data()), obs);
-    r.evaluations = p.evaluations;
-    return r;
-  };
-  std::vector<Run> runs(n == 0 ? 0 : starts.size());
-  if (runs.size() == 2 && tbb::this_task_arena::max_concurrency() > 1) {
-    // The two starts are independent runs: side by side when the caller's arena has a free thread (the
-    // simulator's refits), each with its own copy of the problem and of the objective's scratch. The best is
-    // chosen below in the order of the starts, so the result is the serial loop's, bit for bit.
-    Problem second = pr;
-    const detail::FitObjective objective2 = objective;
-    second.objective = &objective2;
-    tbb::parallel_invoke([&] { runs[0] = run_from(starts[0], pr); }, [&] { runs[1] = run_from(starts[1], second); });
-    pr.evaluations = runs[0].evaluations + runs[1].evaluations;
-  } else {
-    for (std::size_t k = 0; k < runs.size(); ++k) runs[k] = run_from(starts[k], pr);
+    const double fv = fit_objective(from_array(v.data()), obs);
+    if (std::isfinite(fv) && fv < best_f) {
+      best_f = fv;
+      best_v = v;
+    }
   }
-  for (const Run& r : runs)
-    if (std::isfinite(r.f) && r.f < best_f) {
-      best_f = r.f;
-      best_v = r.v;
-    }
   FitResult r;
   r.params = from_array(best_v.data());
   r.objective = best_f;

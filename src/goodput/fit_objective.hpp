@@ -18,8 +18,7 @@ namespace sia::detail {
  *   per distinct (network kind, replicas): a fit's observations repeat both (one placement with
  *   several batch sizes, one batch size on several placements);
  * - exp(0) = 1 exactly is not called: of the two softmax terms one is always exp(0).
- * Evaluations are not thread-safe (scratch arrays): one object per concurrent L-BFGS run (a copy for the second
- * start when the two run side by side).
+ * Evaluations are not thread-safe (scratch arrays); one object per fit.
  */
 class FitObjective {
  public:

@@ -235,6 +235,21 @@ void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, cons
     merged_perf = fit_profile(merged_observed, fitter);
 }
 
+bool SimJob::prefit(double seconds, const PerfFitter& fitter) const {
+  if (completed() || alloc.empty() || app->pipeline || !(seconds - std::min(rescale_time, seconds) > 1e-9))
+    return false;
+  // What step() observes first: the placement and the local batch it holds (observe(), same key and times).
+  const auto key = std::make_tuple(static_cast<int>(placement.size()),
+                                   std::accumulate(placement.begin(), placement.end(), 0), atomic_bsz);
+  const auto& own = observed[static_cast<std::size_t>(alloc.type)];
+  if (own.count(key)) return false;
+  if (unaware_model && merged_observed.count(key)) return false;
+  auto obs = unaware_model ? merged_observed : own;
+  obs.emplace(key, app->step_time(alloc.type, placement, atomic_bsz));
+  (void)fit_profile(obs, fitter);
+  return true;
+}
+
 void SimJob::step(double now, double seconds, const PerfFitter& fitter) {
   if (completed() || alloc.empty() || seconds <= 0) return;
   const double g = alloc.gpus;

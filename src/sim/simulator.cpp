@@ -7,6 +7,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <chrono>
@@ -183,9 +184,29 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
       ctx.cluster = &cluster;
       ctx.jobs = active;
       ctx.threads = threads;
+      // While the policy decides, the other threads fit ahead what the running jobs' next steps would fit if they
+      // kept their allocation (most do; a refit sets the next batch size, whose first observation refits again):
+      // SimJob::prefit reads the jobs only and fills the fit memo, which the steps then find. A fit is a pure
+      // function of its observations, so this changes no result, only which thread fits. The policy runs isolated
+      // (its thread does not pick up these fits while it waits inside the round); fits not started when it
+      // returns are cancelled (the step does them itself).
+      tbb::task_group ahead;
+      if (threads > 1 && (!options.fitter || options.fitter_memoised))
+        for (SimJob* j : active)
+          if (!j->completed() && !j->alloc.empty() && !j->app->pipeline)
+            ahead.run([j, interval, &fitter] { (void)j->prefit(interval, fitter); });
       const auto t0 = std::chrono::steady_clock::now();
-      auto allocs = policy.allocate(ctx);
+      std::vector<SimAllocation> allocs;
+      try {
+        allocs = tbb::this_task_arena::isolate([&] { return policy.allocate(ctx); });
+      } catch (...) {
+        ahead.cancel();
+        ahead.wait();
+        throw;
+      }
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      ahead.cancel();
+      ahead.wait();
       res.policy_ms.push_back(ms);
       log.policy_ms = ms;
       if (allocs.size() != active.size())

@@ -11,8 +11,6 @@
 #include <random>
 #include <vector>
 
-#include <tbb/task_arena.h>
-
 #include "goodput/fit_objective.hpp"
 
 namespace {
@@ -159,45 +157,5 @@ TEST_CASE("goodput.fit.objective_of_one_fit_has_the_reference_bits") {
       for (int i = 0; i < 7; ++i) CHECK(bits(g_fast[i]) == bits(g_ref[i]));
       CHECK(bits(objective(p, nullptr)) == bits(sia::fit_objective(p, obs)));
     }
-  }
-}
-
-TEST_CASE("goodput.fit.two_starts_side_by_side_give_the_serial_bits") {
-  // With a free thread in the caller's oneTBB arena the fit's two L-BFGS starts run side by side (the simulator's
-  // refits); the parameters, objective and evaluation count must be the serial loop's bit for bit, since the
-  // fitted parameters are part of the simulator's results.
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
-  const int shapes[][2] = {{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 8}, {2, 16}, {3, 24}, {4, 32}, {1, 3}, {2, 2}};
-  tbb::task_arena one(1), two(2);
-  for (int trial = 0; trial < 60; ++trial) {
-    std::vector<sia::PerfObservation> obs;
-    const int count = 1 + static_cast<int>(unit(rng) * 10);
-    for (int k = 0; k < count; ++k) {
-      const auto& s = shapes[static_cast<int>(unit(rng) * 10) % 10];
-      sia::PerfObservation o;
-      o.nodes = s[0];
-      o.replicas = s[1];
-      o.local_bsz = std::ldexp(1.0, 2 + static_cast<int>(unit(rng) * 5));
-      o.step_time = 0.01 + unit(rng);
-      o.sync_time = unit(rng) < 0.1 ? 0.0 : o.step_time * unit(rng) * 0.9;
-      obs.push_back(o);
-    }
-    sia::FitResult serial, parallel;
-    one.execute([&] { serial = sia::fit_perf_params_detailed(obs); });
-    two.execute([&] { parallel = sia::fit_perf_params_detailed(obs); });
-    INFO("trial " << trial);
-    CHECK(bits(parallel.objective) == bits(serial.objective));
-    CHECK(parallel.evaluations == serial.evaluations);
-    const sia::PerfParams& a = serial.params;
-    const sia::PerfParams& b = parallel.params;
-    CHECK(bits(a.alpha_c) == bits(b.alpha_c));
-    CHECK(bits(a.beta_c) == bits(b.beta_c));
-    CHECK(bits(a.alpha_n) == bits(b.alpha_n));
-    CHECK(bits(a.beta_n) == bits(b.beta_n));
-    CHECK(bits(a.alpha_r) == bits(b.alpha_r));
-    CHECK(bits(a.beta_r) == bits(b.beta_r));
-    CHECK(bits(a.gamma) == bits(b.gamma));
   }
 }

@@ -137,6 +137,15 @@ class SimJob {
   /// Re-optimises the executed batch size for the current placement (reference §1.6).
   void update_local_bsz();
 
+  /**
+   * @brief The first refit step() would make if the job ran on with its allocation and batch size: when its next
+   * observation would be a new one, fits (through `fitter`, a memo) the observations it would then have, so that
+   * the step finds the fit in the memo. Only reads the job (the simulator runs it on another thread while the
+   * policy decides the round); nothing for a pipeline job (its fit is not memoised), a completed or suspended one.
+   * @return true when it fitted.
+   */
+  bool prefit(double seconds, const PerfFitter& fitter) const;
+
  private:
   void compute_local_bsz();
   // update_local_bsz()'s last answer and what it depended on.

@@ -51,7 +51,11 @@ struct SimOptions {
   /// out. Otherwise such a job is an error before the run (it could never run; sim/limits.hpp).
   bool truncate = false;
   bool keep_round_log = false;  ///< keep per-round allocations (for --out)
-  PerfFitter fitter;            ///< empty = default_perf_fitter()
+  PerfFitter fitter;            ///< empty = default_perf_fitter(), memoised per simulation
+  /// `fitter` is a memo (memoised_perf_fitter(): run_simulations() shares one between its simulations). A simulation
+  /// on several threads then fits ahead, while its policy decides a round, what its jobs' next steps would fit
+  /// (SimJob::prefit); with a plain fitter that work would be lost. Always true for the default fitter.
+  bool fitter_memoised = false;
   /// Called after every round (and once more with `done` at the end); keep it cheap (throttle output yourself).
   std::function<void(const SimProgress&)> on_progress;
   /// Polled every round: true stops the simulation with SimulationCancelled (e.g. a wall-time limit).
