@@ -146,8 +146,9 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "write per-job CSV, per-round JSON lines, summary.json and PNG plots here");
   app.add_flag("--json", json, "print the JSON report instead of the table");
   app.add_option("--threads", threads,
-                 "simulations (workloads x policies) run at once; 0 = the machine's cores (default); results are the "
-                 "same for every value")
+                 "threads: simulations (workloads x policies) run at once, one per thread, and a single simulation "
+                 "uses them all (its jobs step and refit in parallel); 0 = the machine's cores (default); results "
+                 "are the same for every value")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   app.add_flag("--progress", progress,

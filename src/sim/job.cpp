@@ -235,17 +235,23 @@ void SimJob::observe(int nodes, int replicas, int local, const StepSync& s, cons
     merged_perf = fit_profile(merged_observed, fitter);
 }
 
-bool SimJob::prefit(double seconds, const PerfFitter& fitter) const {
+bool SimJob::refits_first(double seconds) const {
   if (completed() || alloc.empty() || app->pipeline || !(seconds - std::min(rescale_time, seconds) > 1e-9))
     return false;
-  // What step() observes first: the placement and the local batch it holds (observe(), same key and times).
+  // What step() observes first: the placement and the local batch it holds (observe(): a new key refits).
   const auto key = std::make_tuple(static_cast<int>(placement.size()),
                                    std::accumulate(placement.begin(), placement.end(), 0), atomic_bsz);
-  const auto& own = observed[static_cast<std::size_t>(alloc.type)];
-  if (own.count(key)) return false;
-  if (unaware_model && merged_observed.count(key)) return false;
-  auto obs = unaware_model ? merged_observed : own;
-  obs.emplace(key, app->step_time(alloc.type, placement, atomic_bsz));
+  if (observed[static_cast<std::size_t>(alloc.type)].count(key)) return false;
+  return !unaware_model || !merged_observed.count(key);
+}
+
+bool SimJob::prefit(double seconds, const PerfFitter& fitter) const {
+  if (!refits_first(seconds)) return false;
+  // The observations observe() will fit: the model's own (an unaware job's merged ones) and the new one.
+  auto obs = unaware_model ? merged_observed : observed[static_cast<std::size_t>(alloc.type)];
+  obs.emplace(std::make_tuple(static_cast<int>(placement.size()),
+                              std::accumulate(placement.begin(), placement.end(), 0), atomic_bsz),
+              app->step_time(alloc.type, placement, atomic_bsz));
   (void)fit_profile(obs, fitter);
   return true;
 }

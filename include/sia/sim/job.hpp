@@ -145,6 +145,9 @@ class SimJob {
    * @return true when it fitted.
    */
   bool prefit(double seconds, const PerfFitter& fitter) const;
+  /// True when step(now, seconds) would refit before anything else: a data-parallel job whose first observation,
+  /// with its allocation and batch size, is a new one (later refits, after an epoch, are not foreseen).
+  [[nodiscard]] bool refits_first(double seconds) const;
 
  private:
   void compute_local_bsz();
