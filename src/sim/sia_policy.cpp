@@ -281,7 +281,8 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   }
   if (cache_.size() > ctx.jobs.size()) std::erase_if(cache_, [&](const auto& kv) { return kv.second.round != round_; });
   const ClusterSpec spec = cluster.spec();
-  if (set_cluster_ != &cluster) {  // the round builds the same set from the same cluster every round
+  const int threads = ctx.threads > 0 ? ctx.threads : tbb::this_task_arena::max_concurrency();
+  if (threads > 1 && fresh.size() > 1 && set_cluster_ != &cluster) {  // the round builds the same set every round
     set_ = make_configuration_set(spec);
     set_cluster_ = &cluster;
   }
@@ -307,7 +308,6 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     } catch (const std::exception&) {  // the round asks again and reports it
     }
   };
-  const int threads = ctx.threads > 0 ? ctx.threads : tbb::this_task_arena::max_concurrency();
   if (threads > 1 && fresh.size() > 1)
     tbb::parallel_for(
         tbb::blocked_range<std::size_t>(0, fresh.size(), 1),
@@ -315,8 +315,8 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
           for (std::size_t i = r.begin(); i < r.end(); ++i) prepare(fresh[i]);
         },
         tbb::simple_partitioner());
-  else
-    for (const std::size_t k : fresh) prepare(k);
+  else  // one thread: the round computes the goodputs as it asks for them (no second enumeration)
+    for (const std::size_t k : fresh) estimators[k]->reset(*ctx.jobs[k], cluster, options_, ctx.jobs[k]->fit_generation);
   RoundOptions ro = options_.round;
   if (ro.threads == 0) ro.threads = ctx.threads;  // 1 while other simulations keep the cores busy (runner)
   for (const SimTenant& t : options_.tenants) ro.tenants.push_back(t.spec);

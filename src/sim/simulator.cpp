@@ -203,12 +203,16 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
             ahead.run([j, interval, &fitter] { (void)j->prefit(interval, fitter); });
       const auto t0 = std::chrono::steady_clock::now();
       std::vector<SimAllocation> allocs;
-      try {
-        allocs = tbb::this_task_arena::isolate([&] { return policy.allocate(ctx); });
-      } catch (...) {
-        ahead.cancel();
-        ahead.wait();
-        throw;
+      if (threads <= 1) {
+        allocs = policy.allocate(ctx);
+      } else {
+        try {
+          allocs = tbb::this_task_arena::isolate([&] { return policy.allocate(ctx); });
+        } catch (...) {
+          ahead.cancel();
+          ahead.wait();
+          throw;
+        }
       }
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       ahead.cancel();
