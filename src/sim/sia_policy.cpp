@@ -316,7 +316,8 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
         },
         tbb::simple_partitioner());
   else  // one thread: the round computes the goodputs as it asks for them (no second enumeration)
-    for (const std::size_t k : fresh) estimators[k]->reset(*ctx.jobs[k], cluster, options_, ctx.jobs[k]->fit_generation);
+    for (const std::size_t k : fresh)
+      estimators[k]->reset(*ctx.jobs[k], cluster, options_, ctx.jobs[k]->fit_generation);
   RoundOptions ro = options_.round;
   if (ro.threads == 0) ro.threads = ctx.threads;  // 1 while other simulations keep the cores busy (runner)
   for (const SimTenant& t : options_.tenants) ro.tenants.push_back(t.spec);
