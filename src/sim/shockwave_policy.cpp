@@ -237,6 +237,14 @@ bool counts_meet_ftf(const std::vector<ShockwaveJob>& jobs, std::size_t j, int n
   return m <= share * (o.rho_max * q.fair_finish_s - q.elapsed_s - o.window * o.interval_s) + 1e-9;
 }
 
+/// Shockwave's weight ρ^e of a job over its finish-time-fairness bound, numerically bounded: up to `cap` it is
+/// ρ^e, beyond it cap·(1 + ln(ρ^e / cap)) — continuous, strictly increasing in ρ (so jobs further behind always
+/// weigh more), and at most cap·(1 + e·ln ρ).
+double unfairness_weight(double ratio, double e, double cap) {
+  const double lw = e * std::log(ratio), lc = std::log(cap);
+  return lw <= lc ? std::exp(lw) : cap * (1.0 + (lw - lc));
+}
+
 bool usable(const MilpResult& r, const MilpModel& m) {
   return (r.status == MilpStatus::optimal || r.status == MilpStatus::feasible) &&
          r.values.size() == static_cast<std::size_t>(m.num_cols()) && m.is_feasible(r.values, 1e-5);
@@ -458,11 +466,16 @@ ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, co
     if (r.status != MilpStatus::infeasible) last_error = describe(r);
   }
   // (2) Constraints dropped: weights ρ_j^λ for the jobs over ρ_max (ρ^100 when one round would finish them).
+  // Beyond max_weight the weights grow with log ρ instead of stopping there: a flat cap gave every job over
+  // ρ = max_weight^(1/λ) (3.16 at λ = 12) the same weight, the re-ranking solve then had no reason to run the
+  // latest of them first, and as each round's plan is made again from almost the same inputs by a
+  // deterministic solver, the same tied job stayed in a later planned round round after round (on Fig. 8's
+  // trace a 15-minute job waited 25 rounds while its ρ went from 4 to 14).
   plan.ftf_dropped = true;
   for (std::size_t j = 0; j < J; ++j) {
     if (ratio[j] <= o.rho_max) continue;
     const double e = jobs[j].remaining_s() < o.interval_s ? 100.0 : o.lambda;
-    plan.weights[j] = std::min(o.max_weight, std::pow(ratio[j], e));
+    plan.weights[j] = unfairness_weight(ratio[j], e, o.max_weight);
   }
   if (!solve(false, r)) return greedy(describe(r) + (last_error.empty() ? "" : "; " + last_error));
   plan.status = r.status;
@@ -554,6 +567,32 @@ std::vector<SimAllocation> ShockwavePolicy::allocate(const PolicyContext& ctx) {
     auto& st = state_.at(ctx.jobs[j]->uid);
     for (std::size_t k = 0; k < nt && !placed[j]; ++k) {
       auto got = place_whole_gpus(free_gpus[k], q[j].gpus, {});
+      if (got.empty()) continue;
+      st.type = static_cast<int>(k);
+      st.nodes = std::move(got);
+      placed[j] = 1;
+      out[j] = SimAllocation{st.type, static_cast<int>(st.nodes.size()), q[j].gpus};
+    }
+  }
+  // A chosen job that fits on no GPU type (the plan counts the cluster's GPUs, not its types: no type may have
+  // its GPUs free) leaves them idle; they go to the jobs left out, most unfair first (the plan's weights, then
+  // ρ, then the longest remaining runtime, as work conservation). On Fig. 8's trace a 16-GPU job chosen in 23
+  // rounds could not be placed in any of them, and its GPUs stayed idle while the plan waited for it.
+  std::vector<std::size_t> backfill;
+  for (std::size_t j = 0; j < nj; ++j)
+    if (!run[j]) backfill.push_back(j);
+  std::vector<double> ratio(nj);
+  for (std::size_t j = 0; j < nj; ++j) ratio[j] = (q[j].elapsed_s + q[j].remaining_s() / share) / q[j].fair_finish_s;
+  std::stable_sort(backfill.begin(), backfill.end(), [&](std::size_t a, std::size_t b) {
+    if (last_.weights[a] != last_.weights[b]) return last_.weights[a] > last_.weights[b];
+    if (ratio[a] != ratio[b]) return ratio[a] > ratio[b];
+    return q[a].remaining_s() > q[b].remaining_s();
+  });
+  for (std::size_t j : backfill) {
+    auto& st = state_.at(ctx.jobs[j]->uid);
+    for (std::size_t k = 0; k < nt && !placed[j]; ++k) {
+      auto got = place_whole_gpus(free_gpus[k], q[j].gpus,
+                                  st.type == static_cast<int>(k) ? st.nodes : std::vector<std::pair<int, int>>{});
       if (got.empty()) continue;
       st.type = static_cast<int>(k);
       st.nodes = std::move(got);

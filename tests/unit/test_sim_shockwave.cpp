@@ -256,6 +256,83 @@ TEST_CASE("sim.shockwave.reranking_puts_unfair_jobs_first") {
   }
 }
 
+TEST_CASE("sim.shockwave.far_behind_jobs_do_not_tie") {
+  // Issue 19's Fig. 8 regression: the weights ρ^λ were capped at max_weight, so every job over ρ ≈ 3.16 (λ = 12)
+  // had the same weight, the re-ranking solve could put any of them first, and with deterministic re-planning the
+  // same one stayed behind round after round (a 15-minute job waited 25 rounds while its ρ went from 4 to 14).
+  // Two jobs far behind (ρ = 5 and ρ = 10), each needing the whole cluster for two of the four planned rounds:
+  // the one further behind weighs more and runs first, whatever the order of the jobs.
+  ShockwaveOptions o;
+  o.window = 4;
+  o.interval_s = 100;
+  const ShockwaveJob behind = plan_job(2, 1.0, 200, 800, 200), further = plan_job(2, 1.0, 200, 1800, 200);
+  for (const auto& b : plan_backends()) {
+    o.backend = b;
+    for (bool swap : {false, true}) {
+      const auto p = shockwave_plan(swap ? std::vector{further, behind} : std::vector{behind, further}, 2, o);
+      const std::size_t lo = swap ? 1 : 0, hi = swap ? 0 : 1;
+      INFO(b << (swap ? std::string(", swapped") : std::string()));
+      REQUIRE(p.ftf_dropped);
+      CHECK(p.weights[lo] > 1e6);  // 5^12 ≈ 2.4e8: beyond the default max_weight
+      CHECK(p.weights[hi] > p.weights[lo]);
+      CHECK(p.weights[hi] < 1e8);  // numerically bounded: 1e6·(1 + ln(10^12 / 1e6))
+      CHECK(std::count(p.x[hi].begin(), p.x[hi].end(), 1) == 2);
+      CHECK(std::count(p.x[lo].begin(), p.x[lo].end(), 1) == 2);
+      CHECK(p.x[hi][0] == 1);
+      CHECK(p.x[hi][1] == 1);
+    }
+  }
+}
+
+TEST_CASE("sim.shockwave.unplaceable_job_leaves_its_gpus") {
+  // The plan counts the cluster's GPUs, not its types: a chosen 8-GPU job may find no type with 8 free GPUs (two
+  // 4-GPU jobs hold the two rtx nodes, 4 aws GPUs free). Its GPUs must then go to a job left out that fits, never
+  // stay idle: in every round, no unallocated job fits in the GPUs its round left free on some type.
+  sia::sim::SimCluster cluster;
+  cluster.name = "two-types";
+  cluster.types.push_back({"rtx", "rtx", 2, 4, 2});
+  cluster.types.push_back({"aws", "aws", 1, 4, 1});
+  const auto apps = sia::sim::catalogue_applications(cluster);
+  std::vector<std::unique_ptr<SimJob>> owned;
+  const std::vector<int> replicas = {4, 4, 8};
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    sia::sim::WorkloadJob w;
+    w.name = "cifar10-" + std::to_string(i);
+    w.application = "cifar10";
+    w.num_replicas = replicas[i];
+    w.batch_size = 512;
+    owned.push_back(std::make_unique<SimJob>(w, apps.at("cifar10"), 2));
+  }
+  // The 4-GPU jobs take the rtx nodes in the first round; the 8-GPU job, submitted two hours earlier (far behind
+  // its fair finish time, so the plan puts it first), joins in the second.
+  owned[0]->submission_time = owned[1]->submission_time = 7200.0;
+  ShockwavePolicy sw;
+  int unplaced_planned = 0;
+  for (int r = 0; r < 8; ++r) {
+    sia::sim::PolicyContext ctx;
+    ctx.now = 7200.0 + 360.0 * (r + 1);
+    ctx.cluster = &cluster;
+    std::vector<SimJob*> active = {owned[0].get(), owned[1].get()};
+    if (r > 0) active.push_back(owned[2].get());
+    ctx.jobs = active;
+    const auto a = sw.allocate(ctx);
+    REQUIRE(a.size() == ctx.jobs.size());
+    std::vector<int> free = {8, 4};
+    for (const auto& x : a)
+      if (!x.empty()) free[static_cast<std::size_t>(x.type)] -= x.gpus;
+    INFO("round " << r);
+    CHECK(free[0] >= 0);
+    CHECK(free[1] >= 0);
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      if (!a[j].empty()) continue;
+      if (sw.last_plan().x[j][0]) ++unplaced_planned;
+      CHECK(free[0] < replicas[j]);
+      CHECK(free[1] < replicas[j]);
+    }
+  }
+  CHECK(unplaced_planned > 0);  // the case above happened
+}
+
 TEST_CASE("sim.shockwave.backend_failure_and_errors") {
   sia::test::register_fault_solver();
   std::mt19937_64 rng(3);

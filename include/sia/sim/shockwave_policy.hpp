@@ -20,7 +20,9 @@
 /// When the constraints make the MILP infeasible they are dropped: a second solve with weights
 /// w_j = ρ_j^λ for jobs whose projected ratio ρ_j = (elapsed_j + remaining_j / share) / F_j exceeds ρ_max
 /// (ρ_j^100 when the job could finish within a round), then a third, re-ranking solve keeps every job's number of
-/// planned rounds and moves high-weight jobs earlier (minimise Σ_j w_j·mean planned round index of j).
+/// planned rounds and moves high-weight jobs earlier (minimise Σ_j w_j·mean planned round index of j). Beyond
+/// `max_weight` a weight grows with log ρ_j (max_weight·(1 + ln(ρ_j^λ / max_weight))) rather than stopping: a flat
+/// cap made every job far behind tie, and with deterministic re-planning the same tied job stayed behind.
 /// How it is solved (issue 19): the objective and the fairness rows depend on the plan only through each job's
 /// number of planned rounds n_j, so each solve is first the aggregated MILP (integer n_j ≤ window, one row
 /// Σ_j gpus_j·n_j ≤ window·G: a relaxation without the rounds' symmetry, solved in milliseconds) and its counts
@@ -32,7 +34,8 @@
 /// is only a safety net far above it.
 /// The first planned round runs; idle GPUs are filled with the unplanned jobs of longest remaining runtime
 /// that fit (work conservation). Jobs keep their previous nodes when free; otherwise each job is placed on one
-/// GPU type, node by node, in cluster order (a job that fits nowhere waits this round).
+/// GPU type, node by node, in cluster order. A chosen job that fits on no type this round waits, and the GPUs it
+/// leaves go to the jobs left out that fit (highest weight, then ρ, then longest remaining runtime first).
 ///
 /// Fair-share finish time of job j at round i (Shockwave's `finish_time_uniform_share`): the time from its
 /// submission to its end if it had run at the uniform share all along, F_j(i) = (τ_j·total_j) / min(1, G/J_i);
@@ -79,7 +82,8 @@ struct ShockwaveOptions {
   double rho_max = 1.0;       ///< finish-time-fairness bound
   std::vector<double> breakpoints = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};  ///< of the piecewise-linear log
   double log_origin = 1e-6;                                          ///< stands for 0 in log(0)
-  double max_weight = 1e6;       ///< weights ρ^λ are capped here (keeps the MILP numerically sane)
+  /// Weights ρ^λ above this grow only logarithmically (keeps the MILP numerically sane, never ties).
+  double max_weight = 1e6;
   std::string backend = "auto";  ///< MILP backend; "auto" = cbc when built, else glpk, else native
   /// Per MILP solve, a safety net: wall clock, so a solve that reaches it depends on the machine's load.
   std::chrono::milliseconds time_limit{60000};
