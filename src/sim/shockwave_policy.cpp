@@ -539,7 +539,7 @@ std::vector<SimAllocation> ShockwavePolicy::allocate(const PolicyContext& ctx) {
   for (std::size_t j : rest)
     if (q[j].gpus <= left) run[j] = 1, left -= q[j].gpus;
 
-  // Placement: larger jobs first; previous nodes kept when free, else one GPU type node by node in cluster order.
+  // Placement: previous nodes kept when free, else one GPU type node by node in cluster order.
   std::vector<std::vector<int>> free_gpus(nt);
   for (std::size_t k = 0; k < nt; ++k)
     free_gpus[k].assign(static_cast<std::size_t>(cluster.types[k].nodes), cluster.types[k].gpus_per_node);
@@ -548,22 +548,22 @@ std::vector<SimAllocation> ShockwavePolicy::allocate(const PolicyContext& ctx) {
     if (run[j]) order.push_back(j);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return q[a].gpus > q[b].gpus; });
   std::vector<char> placed(nj, 0);
-  for (std::size_t j : order) {
+  auto keep_previous = [&](std::size_t j) {
     auto& st = state_.at(ctx.jobs[j]->uid);
-    if (st.type < 0 || st.nodes.empty()) continue;
+    if (st.type < 0 || st.nodes.empty()) return;
     int prev = 0;
     for (const auto& [n, g] : st.nodes) prev += g;
-    if (prev != q[j].gpus) continue;
+    if (prev != q[j].gpus) return;
     auto got = place_whole_gpus(free_gpus[static_cast<std::size_t>(st.type)], q[j].gpus, st.nodes);
     if (got != st.nodes) {  // not all previous nodes free: undo
       for (const auto& [n, g] : got) free_gpus[static_cast<std::size_t>(st.type)][static_cast<std::size_t>(n)] += g;
-      continue;
+      return;
     }
     placed[j] = 1;
     out[j] = SimAllocation{st.type, static_cast<int>(st.nodes.size()), q[j].gpus};
-  }
-  for (std::size_t j : order) {
-    if (placed[j]) continue;
+  };
+  auto place_new = [&](std::size_t j) {
+    if (placed[j]) return;
     auto& st = state_.at(ctx.jobs[j]->uid);
     for (std::size_t k = 0; k < nt && !placed[j]; ++k) {
       auto got = place_whole_gpus(free_gpus[k], q[j].gpus, {});
@@ -573,6 +573,16 @@ std::vector<SimAllocation> ShockwavePolicy::allocate(const PolicyContext& ctx) {
       placed[j] = 1;
       out[j] = SimAllocation{st.type, static_cast<int>(st.nodes.size()), q[j].gpus};
     }
+  };
+  // By GPU count, largest first (the Sia port's order): a count's jobs keep their previous nodes when free, then
+  // the rest of them are placed, before any smaller job keeps its nodes — so a small job's old nodes never keep
+  // a large job from the only type it fits on.
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t end = i;
+    while (end < order.size() && q[order[end]].gpus == q[order[i]].gpus) ++end;
+    for (std::size_t t = i; t < end; ++t) keep_previous(order[t]);
+    for (std::size_t t = i; t < end; ++t) place_new(order[t]);
+    i = end;
   }
   // A chosen job that fits on no GPU type (the plan counts the cluster's GPUs, not its types: no type may have
   // its GPUs free) leaves them idle; they go to the jobs left out, most unfair first (the plan's weights, then

@@ -285,16 +285,18 @@ TEST_CASE("sim.shockwave.far_behind_jobs_do_not_tie") {
 }
 
 TEST_CASE("sim.shockwave.unplaceable_job_leaves_its_gpus") {
-  // The plan counts the cluster's GPUs, not its types: a chosen 8-GPU job may find no type with 8 free GPUs (two
-  // 4-GPU jobs hold the two rtx nodes, 4 aws GPUs free). Its GPUs must then go to a job left out that fits, never
-  // stay idle: in every round, no unallocated job fits in the GPUs its round left free on some type.
+  // The plan counts the cluster's GPUs, not its types: two 6-GPU jobs fill a plan's round of 12 GPUs, but once
+  // the first holds 6 of the rtx node's 8 GPUs the second fits on no type (2 rtx and 4 aws GPUs free). Those GPUs
+  // must go to a job left out that fits, never stay idle: in every round, no unallocated job fits in the GPUs its
+  // round left free on some type.
   sia::sim::SimCluster cluster;
   cluster.name = "two-types";
-  cluster.types.push_back({"rtx", "rtx", 2, 4, 2});
+  cluster.types.push_back({"rtx", "rtx", 1, 8, 1});
   cluster.types.push_back({"aws", "aws", 1, 4, 1});
   const auto apps = sia::sim::catalogue_applications(cluster);
   std::vector<std::unique_ptr<SimJob>> owned;
-  const std::vector<int> replicas = {4, 4, 8};
+  std::vector<SimJob*> jobs;
+  const std::vector<int> replicas = {6, 6, 4};
   for (std::size_t i = 0; i < replicas.size(); ++i) {
     sia::sim::WorkloadJob w;
     w.name = "cifar10-" + std::to_string(i);
@@ -302,28 +304,25 @@ TEST_CASE("sim.shockwave.unplaceable_job_leaves_its_gpus") {
     w.num_replicas = replicas[i];
     w.batch_size = 512;
     owned.push_back(std::make_unique<SimJob>(w, apps.at("cifar10"), 2));
+    jobs.push_back(owned.back().get());
   }
-  // The 4-GPU jobs take the rtx nodes in the first round; the 8-GPU job, submitted two hours earlier (far behind
-  // its fair finish time, so the plan puts it first), joins in the second.
-  owned[0]->submission_time = owned[1]->submission_time = 7200.0;
+  owned[2]->submission_time = 7200.0;  // the 6-GPU jobs are far behind their fair finish times, the 4-GPU one not
   ShockwavePolicy sw;
   int unplaced_planned = 0;
-  for (int r = 0; r < 8; ++r) {
+  for (int r = 0; r < 6; ++r) {
     sia::sim::PolicyContext ctx;
     ctx.now = 7200.0 + 360.0 * (r + 1);
     ctx.cluster = &cluster;
-    std::vector<SimJob*> active = {owned[0].get(), owned[1].get()};
-    if (r > 0) active.push_back(owned[2].get());
-    ctx.jobs = active;
+    ctx.jobs = jobs;
     const auto a = sw.allocate(ctx);
-    REQUIRE(a.size() == ctx.jobs.size());
+    REQUIRE(a.size() == jobs.size());
     std::vector<int> free = {8, 4};
     for (const auto& x : a)
       if (!x.empty()) free[static_cast<std::size_t>(x.type)] -= x.gpus;
     INFO("round " << r);
     CHECK(free[0] >= 0);
     CHECK(free[1] >= 0);
-    for (std::size_t j = 0; j < a.size(); ++j) {
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
       if (!a[j].empty()) continue;
       if (sw.last_plan().x[j][0]) ++unplaced_planned;
       CHECK(free[0] < replicas[j]);

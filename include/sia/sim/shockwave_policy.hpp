@@ -33,9 +33,10 @@
 /// (deterministic: the same trace gives the same schedule on an idle or a loaded machine); the wall-clock limit
 /// is only a safety net far above it.
 /// The first planned round runs; idle GPUs are filled with the unplanned jobs of longest remaining runtime
-/// that fit (work conservation). Jobs keep their previous nodes when free; otherwise each job is placed on one
-/// GPU type, node by node, in cluster order. A chosen job that fits on no type this round waits, and the GPUs it
-/// leaves go to the jobs left out that fit (highest weight, then ρ, then longest remaining runtime first).
+/// that fit (work conservation). Placement goes by GPU count, largest first (the Sia port's order): the jobs of
+/// a count keep their previous nodes when free, then the others are placed on one GPU type, node by node, in
+/// cluster order. A chosen job that fits on no type this round waits, and the GPUs it leaves go to the jobs
+/// left out that fit (highest weight, then ρ, then longest remaining runtime first).
 ///
 /// Fair-share finish time of job j at round i (Shockwave's `finish_time_uniform_share`): the time from its
 /// submission to its end if it had run at the uniform share all along, F_j(i) = (τ_j·total_j) / min(1, G/J_i);
