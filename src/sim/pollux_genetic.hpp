@@ -42,6 +42,8 @@
 /// `pollux_unaware_fix.py` empties rows below `min_replicas`. Pollux's problem has no constraint violations
 /// (the repair makes every individual feasible), so pymoo's constraint handling is not implemented.
 
+#include <sia/sim/random.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -162,8 +164,9 @@ class PolluxGenetic {
   [[nodiscard]] PolluxState take_state();  ///< an empty state buffer, recycled when one is spare
   void recycle(PolluxState&& x);           ///< keeps a state's buffer for later offspring
   void complete_rigid(int* row, int count, const char* allowed) const;  // allowed: per vnode, or nullptr
-  [[nodiscard]] std::uint64_t uniform(std::uint64_t n);                 ///< uniform integer in [0, n)
-  [[nodiscard]] double real();                                          ///< uniform in [0, 1)
+  // Defined here so that the search's loops inline them (they draw about 10^8 numbers on a long run).
+  [[nodiscard]] std::uint64_t uniform(std::uint64_t n) { return uniform_below(rng_, n); }  ///< in [0, n)
+  [[nodiscard]] double real() { return uniform_real(rng_); }                               ///< in [0, 1)
   void survive(std::vector<Individual>& pop, std::size_t n);
   [[nodiscard]] std::size_t tournament(const std::vector<Individual>& pop, std::size_t a, std::size_t b);
 
@@ -179,6 +182,7 @@ class PolluxGenetic {
   std::vector<int> perm_, col_, nz_, free_, grow_;
   std::vector<char> distributed_, used_;
   std::vector<int> row_n_, row_total_;  ///< repair: vnodes and GPUs of each row after its step (1)
+  std::vector<double> log_q1_;          ///< mutate: log1p(−1/k) by k (0 and 1: unused)
   std::vector<PolluxState> spare_;      ///< buffers of discarded individuals (the search breeds 10^4 per round)
   HashSet seen_;
 };
