@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <sstream>
@@ -221,6 +222,37 @@ bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
   return true;
 }
 
+// Up nodes by free GPUs, visited in (free, node) order — the order of a set of (free, node)
+// pairs — as one bit per node per free count: inserting and erasing a node cost a bit each, not a
+// tree node (place_single re-indexes every node of the type, thousands at 100,000 GPUs, and moves
+// one node per job it places).
+class FreeIndex {
+ public:
+  FreeIndex(int max_free, int nodes)
+      : words_((static_cast<std::size_t>(nodes) + 63) / 64),
+        bits_((static_cast<std::size_t>(max_free) + 1) * words_, 0) {}
+  void insert(int free, int node) { word(free, node) |= bit(node); }
+  void erase(int free, int node) { word(free, node) &= ~bit(node); }
+  /// f(node) for every node with `free` or more free GPUs, in (free, node) order, while f returns
+  /// true. (f may not change the index.)
+  template <class F>
+  void visit_from(int free, F&& f) const {
+    const std::size_t counts = words_ == 0 ? 0 : bits_.size() / words_;
+    for (std::size_t c = static_cast<std::size_t>(std::max(free, 0)); c < counts; ++c)
+      for (std::size_t w = 0; w < words_; ++w)
+        for (std::uint64_t b = bits_[c * words_ + w]; b != 0; b &= b - 1)
+          if (!f(static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(b))))) return;
+  }
+
+ private:
+  static std::uint64_t bit(int node) { return std::uint64_t{1} << (static_cast<unsigned>(node) % 64); }
+  std::uint64_t& word(int free, int node) {
+    return bits_[static_cast<std::size_t>(free) * words_ + static_cast<std::size_t>(node) / 64];
+  }
+  std::size_t words_;
+  std::vector<std::uint64_t> bits_;
+};
+
 /// The construction of one type's placement once the kept set is known.
 class TypePlacer {
  public:
@@ -334,12 +366,12 @@ class TypePlacer {
   /// Within a footprint class, a min-cost flow puts as many jobs as possible back on their
   /// previous nodes; the others go best-fit (node with the fewest free GPUs that has room).
   void place_single(const std::vector<int>& movers) {
-    std::set<std::pair<int, int>> by_free;  // (free, node) of up nodes
+    FreeIndex by_free(ti_.size, ti_.nodes);  // up nodes in (free, node) order
     for (int i = 0; i < ti_.nodes; ++i)
-      if (ti_.up[static_cast<std::size_t>(i)]) by_free.emplace(free_[static_cast<std::size_t>(i)], i);
+      if (ti_.up[static_cast<std::size_t>(i)]) by_free.insert(free_[static_cast<std::size_t>(i)], i);
     const int s = ti_.s;
     auto put = [&](int j, int node, int g) {
-      by_free.erase({free_[static_cast<std::size_t>(node)], node});
+      by_free.erase(free_[static_cast<std::size_t>(node)], node);
       const JobState& js = jobs_[static_cast<std::size_t>(j)];
       auto& out = out_[static_cast<std::size_t>(j)];
       if (!js.distributed()) out.clear();  // a distributed job's tail joins its whole shares
@@ -353,7 +385,7 @@ class TypePlacer {
         out.push_back(std::move(sh));
       }
       std::sort(out.begin(), out.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
-      by_free.emplace(free_[static_cast<std::size_t>(node)], node);
+      by_free.insert(free_[static_cast<std::size_t>(node)], node);
     };
     // A tail goes on a node the job does not hold yet, where there is one (else it joins a share:
     // possible only on nodes larger than s, and then the job spans fewer nodes).
@@ -409,14 +441,17 @@ class TypePlacer {
       }
       for (std::size_t k = 0; k < cls.size(); ++k) {
         if (done[k]) continue;
-        auto it = by_free.lower_bound({g, -1});
-        if (it == by_free.end()) throw Error("internal error: placement found no node with room");
-        for (auto other = it; other != by_free.end(); ++other)
-          if (!holds(cls[k], other->second)) {
-            it = other;
-            break;
-          }
-        put(cls[k], it->second, g);
+        // Best fit: the first node in (free, node) order with at least g free GPUs that the job
+        // does not hold yet, else the first with g free.
+        int first = -1, chosen = -1;
+        by_free.visit_from(g, [&](int node) {
+          if (first < 0) first = node;
+          if (holds(cls[k], node)) return true;
+          chosen = node;
+          return false;
+        });
+        if (first < 0) throw Error("internal error: placement found no node with room");
+        put(cls[k], chosen >= 0 ? chosen : first, g);
       }
     }
   }
