@@ -205,11 +205,15 @@ void SimJob::compute_local_bsz() {
 }
 
 namespace {
-PerfParams fit_profile(const std::map<std::tuple<int, int, int>, StepSync>& obs, const PerfFitter& fitter) {
+/// A fit's input: the observations in key order.
+std::vector<StepObservation> observations_of(const std::map<std::tuple<int, int, int>, StepSync>& obs) {
   std::vector<StepObservation> v;
   v.reserve(obs.size());
   for (const auto& [k, t] : obs) v.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), t.step, t.sync});
-  return fitter(v);
+  return v;
+}
+PerfParams fit_profile(const std::map<std::tuple<int, int, int>, StepSync>& obs, const PerfFitter& fitter) {
+  return fitter(observations_of(obs));
 }
 }  // namespace
 
@@ -245,15 +249,20 @@ bool SimJob::refits_first(double seconds) const {
   return !unaware_model || !merged_observed.count(key);
 }
 
-bool SimJob::prefit(double seconds, const PerfFitter& fitter) const {
-  if (!refits_first(seconds)) return false;
+std::optional<std::vector<StepObservation>> SimJob::next_fit(double seconds) const {
+  if (!refits_first(seconds)) return std::nullopt;
   // The observations observe() will fit: the model's own (an unaware job's merged ones) and the new one.
   auto obs = unaware_model ? merged_observed : observed[static_cast<std::size_t>(alloc.type)];
   obs.emplace(std::make_tuple(static_cast<int>(placement.size()),
                               std::accumulate(placement.begin(), placement.end(), 0), atomic_bsz),
               app->step_time(alloc.type, placement, atomic_bsz));
-  (void)fit_profile(obs, fitter);
-  return true;
+  return observations_of(obs);
+}
+
+bool SimJob::prefit(double seconds, const PerfFitter& fitter) const {
+  auto obs = next_fit(seconds);
+  if (obs) (void)fitter(*obs);
+  return obs.has_value();
 }
 
 void SimJob::step(double now, double seconds, const PerfFitter& fitter) {

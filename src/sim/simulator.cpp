@@ -73,17 +73,20 @@ void for_each_job(const std::vector<std::size_t>& idx, int threads, F&& step) {
     return;
   }
   std::vector<std::exception_ptr> errors(idx.size());
-  tbb::parallel_for(
-      tbb::blocked_range<std::size_t>(0, idx.size(), 1),
-      [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t k = r.begin(); k < r.end(); ++k) try {
-            step(idx[k]);
-          } catch (...) {
-            errors[k] = std::current_exception();
-          }
-      },
-      // One job per task: a job that refits its model costs a thousand times one that only steps.
-      tbb::simple_partitioner());
+  // Isolated: the calling thread waits for these jobs only (not for background fits).
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, idx.size(), 1),
+        [&](const tbb::blocked_range<std::size_t>& r) {
+          for (std::size_t k = r.begin(); k < r.end(); ++k) try {
+              step(idx[k]);
+            } catch (...) {
+              errors[k] = std::current_exception();
+            }
+        },
+        // One job per task: a job that refits its model costs a thousand times one that only steps.
+        tbb::simple_partitioner());
+  });
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
@@ -135,6 +138,15 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
   // submitted, unfinished jobs in submission order and is updated as jobs arrive and finish.
   std::vector<std::size_t> active_idx, running;
   std::vector<SimJob*> active;
+  // The background fits (below); waited for (those not started cancelled) however the simulation ends.
+  struct Background {
+    tbb::task_group group;
+    ~Background() {
+      group.cancel();
+      group.wait();
+    }
+  } background;
+  tbb::task_group& ahead = background.group;
   while (done < jobs.size()) {
     if (options.cancelled && options.cancelled())
       throw SimulationCancelled("simulation of '" + workload.name + "' under '" + policy.name() + "' cancelled at " +
@@ -190,33 +202,25 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
       ctx.cluster = &cluster;
       ctx.jobs = active;
       ctx.threads = threads;
-      // While the policy decides, the other threads fit ahead what the running jobs' next steps would fit if they
-      // kept their allocation (most do; a refit sets the next batch size, whose first observation refits again):
-      // SimJob::prefit reads the jobs only and fills the fit memo, which the steps then find. A fit is a pure
-      // function of its observations, so this changes no result, only which thread fits. The policy runs isolated
-      // (its thread does not pick up these fits while it waits inside the round); fits not started when it
-      // returns are cancelled (the step does them itself).
-      tbb::task_group ahead;
+      // Fits ahead: the other threads fit, in the background, what the running jobs' next steps would fit if they
+      // kept their allocation (most do; a refit sets the next batch size, whose first observation refits again).
+      // The observations are copied here (SimJob::next_fit): the background reads no job, so nothing waits for it;
+      // the steps find the fits in the memo, or fit themselves what is not done yet. A fit is a pure function of
+      // its observations, so this changes no result, only which thread fits.
       if (threads > 1 && (!options.fitter || options.fitter_memoised))
         for (SimJob* j : active)
-          if (!j->completed() && !j->alloc.empty() && !j->app->pipeline)
-            ahead.run([j, interval, &fitter] { (void)j->prefit(interval, fitter); });
+          if (auto obs = j->next_fit(interval))
+            ahead.run([&fitter, o = std::move(*obs)] {
+              try {
+                (void)fitter(o);
+              } catch (...) {  // the step fits again and reports it
+              }
+            });
       const auto t0 = std::chrono::steady_clock::now();
-      std::vector<SimAllocation> allocs;
-      if (threads <= 1) {
-        allocs = policy.allocate(ctx);
-      } else {
-        try {
-          allocs = tbb::this_task_arena::isolate([&] { return policy.allocate(ctx); });
-        } catch (...) {
-          ahead.cancel();
-          ahead.wait();
-          throw;
-        }
-      }
+      // Isolated: while it waits inside its round, the policy's thread runs only the round's work, not fits.
+      std::vector<SimAllocation> allocs =
+          threads <= 1 ? policy.allocate(ctx) : tbb::this_task_arena::isolate([&] { return policy.allocate(ctx); });
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      ahead.cancel();
-      ahead.wait();
       res.policy_ms.push_back(ms);
       log.policy_ms = ms;
       if (allocs.size() != active.size())

@@ -138,12 +138,13 @@ class SimJob {
   void update_local_bsz();
 
   /**
-   * @brief The first refit step() would make if the job ran on with its allocation and batch size: when its next
-   * observation would be a new one, fits (through `fitter`, a memo) the observations it would then have, so that
-   * the step finds the fit in the memo. Only reads the job (the simulator runs it on another thread while the
-   * policy decides the round); nothing for a pipeline job (its fit is not memoised), a completed or suspended one.
-   * @return true when it fitted.
+   * @brief The observations of the first refit step(now, seconds) would make if the job ran on with its
+   * allocation and batch size (its next observation is a new one), in the order step() fits them; nothing for a
+   * pipeline job (its fit is not memoised), a completed or suspended one, or when no refit comes first. Only
+   * reads the job: the simulator fits these in the background, through the memo, while the policy decides.
    */
+  [[nodiscard]] std::optional<std::vector<StepObservation>> next_fit(double seconds) const;
+  /// Fits next_fit(seconds) through `fitter` (a memo); true when there was one.
   bool prefit(double seconds, const PerfFitter& fitter) const;
   /// True when step(now, seconds) would refit before anything else: a data-parallel job whose first observation,
   /// with its allocation and batch size, is a new one (later refits, after an epoch, are not foreseen).

@@ -24,9 +24,7 @@
 
 namespace sia::sim {
 
-/// @brief What a policy sees each round. A policy may read the jobs and set a job's `kind` (baselines run jobs
-/// rigid) but must not change what a job runs or has observed (its allocation, placement, batch, observations,
-/// fits): the simulator's other threads read them during the call (SimJob::prefit).
+/// @brief What a policy sees each round.
 struct PolicyContext {
   double now = 0.0;  ///< simulated time (s)
   const SimCluster* cluster = nullptr;
