@@ -64,7 +64,9 @@ struct MilpParams {
   /// (e.g. the previous round's allocation: it need not be feasible for this model; NaN = no
   /// start value for that column), and dual values to start the LP from, one per row, in the sign
   /// convention of MilpResult::row_duals. Empty, or of the wrong size: not used. The native backend uses both; without them it starts
-  /// from what the same instance solved last (rows and columns matched by name).
+  /// from what the same instance solved last (rows and columns matched by name). CBC ignores both; a linear
+  /// program it solves by simplex whose rows and columns all have names starts from the final basis of the
+  /// last such LP the same instance solved, matched by name (another optimal vertex may come out among ties).
   std::vector<double> start_values;
   std::vector<double> start_duals;
 };

@@ -229,6 +229,15 @@ MilpResult solve_lp(OsiClpSolverInterface& lp, const MilpModel& model, const Mil
       clp.scaling(0);
       clp.dual(0);
     }
+    // A warm start must never cost an answer: when Clp ends on anything but optimal, infeasible, unbounded or
+    // a stop (numerical trouble from a poor starting basis), solve again from the slack basis.
+    if (const int st = clp.status(); st != 0 && st != 1 && st != 2 && st != 5) {
+      clp.allSlackBasis(true);
+      ClpSolve options;
+      options.setSolveType(ClpSolve::useDual);
+      options.setPresolveType(ClpSolve::presolveOff);
+      clp.initialSolve(options);
+    }
   } else {
     ClpSolve options;
     options.setSolveType(params.lp_method == LpMethod::interior ? ClpSolve::useBarrierNoCross : ClpSolve::useDual);
