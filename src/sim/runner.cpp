@@ -119,7 +119,8 @@ std::vector<SimResult> run_simulations(std::span<const SimulationSpec> specs, co
   std::atomic<std::size_t> first_failed{kNone};
   std::atomic<bool> user_cancelled{false};
   ProgressHub hub(specs, options);
-  const int all = effective_threads(options.threads);
+  // No more threads than cores: oneTBB would only warn (on standard error) and ignore the rest.
+  const int all = std::min(effective_threads(options.threads), effective_threads(0));
   const int threads = std::min<int>(all, static_cast<int>(std::max<std::size_t>(n, 1)));
   // Each simulation's share of the threads: all of them for a single simulation (its jobs step in parallel), one
   // each when the batch has at least as many simulations as threads. Never more in total: no oversubscription.

@@ -276,7 +276,8 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
 SimResult simulate(const SimCluster& cluster, const ApplicationSet& apps, const Workload& workload, Policy& policy,
                    const SimOptions& options) {
   if (options.threads < 0) throw InvalidArgument("SimOptions::threads must be >= 0 (0 = all cores)");
-  const int threads = effective_threads(options.threads);
+  // No more threads than cores (oneTBB would only warn and ignore the rest); the results do not depend on it.
+  const int threads = std::min(effective_threads(options.threads), effective_threads(0));
   // The whole simulation runs in an arena of its threads: the parallel loops above, the policy's and the fits'
   // nested oneTBB work never use more cores than it was given (one thread: everything on the calling thread).
   tbb::task_arena arena(threads);

@@ -62,7 +62,8 @@ struct RunnerProgress {
 /// @brief Options of run_simulations().
 struct RunnerOptions {
   /// Threads of the batch: 0 = the machine's cores (oneTBB's default concurrency), 1 = everything serially on
-  /// the calling thread. min(threads, simulations) simulations run at once, each on its share of the threads.
+  /// the calling thread (more than the cores counts as the cores). min(threads, simulations) simulations run at
+  /// once, each on its share of the threads.
   int threads = 0;
   /// Called at most every `progress_period_s` (and once at the end), from one thread at a time.
   std::function<void(const RunnerProgress&)> on_progress;

@@ -62,9 +62,10 @@ struct SimOptions {
   std::function<bool()> cancelled;
   std::optional<JobKind> force_category;  ///< overrides every job's kind (`--force-category`, paper Fig. 1)
   /// Threads this simulation uses: its jobs' steps between two rounds (with their refits) run in parallel, and the
-  /// policy may use them inside a round (PolicyContext::threads). 0 = all cores (oneTBB's default concurrency), 1 =
-  /// the calling thread only. The results are the same bits for every value. run_simulations() gives each
-  /// simulation its share of the runner's threads (1 when it runs as many simulations at once as it has threads).
+  /// policy may use them inside a round (PolicyContext::threads). 0 = all cores (oneTBB's default concurrency; more
+  /// counts as all), 1 = the calling thread only. The results are the same bits for every value. run_simulations()
+  /// gives each simulation its share of the runner's threads (1 when it runs as many simulations at once as it has
+  /// threads).
   int threads = 0;
 };
 
