@@ -21,8 +21,9 @@
 /// w_j = ρ_j^λ for jobs whose projected ratio ρ_j = (elapsed_j + remaining_j / share) / F_j exceeds ρ_max
 /// (ρ_j^100 when the job could finish within a round), then a third, re-ranking solve keeps every job's number of
 /// planned rounds and moves high-weight jobs earlier (minimise Σ_j w_j·mean planned round index of j). Beyond
-/// `max_weight` a weight grows with log ρ_j (max_weight·(1 + ln(ρ_j^λ / max_weight))) rather than stopping: a flat
-/// cap made every job far behind tie, and with deterministic re-planning the same tied job stayed behind.
+/// `max_weight` a weight keeps growing, slowly (max_weight·(1 + ln(1 + ln(ρ_j^λ / max_weight)))), rather than
+/// stopping: a flat cap made every job far behind tie, and with deterministic re-planning the same tied job
+/// stayed behind; the slow growth keeps the weights' range near max_weight's (CBC crashed on a wider one).
 /// How it is solved (issue 19): the objective and the fairness rows depend on the plan only through each job's
 /// number of planned rounds n_j, so each solve is first the aggregated MILP (integer n_j ≤ window, one row
 /// Σ_j gpus_j·n_j ≤ window·G: a relaxation without the rounds' symmetry, solved in milliseconds) and its counts
@@ -83,7 +84,7 @@ struct ShockwaveOptions {
   double rho_max = 1.0;       ///< finish-time-fairness bound
   std::vector<double> breakpoints = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};  ///< of the piecewise-linear log
   double log_origin = 1e-6;                                          ///< stands for 0 in log(0)
-  /// Weights ρ^λ above this grow only logarithmically (keeps the MILP numerically sane, never ties).
+  /// Weights ρ^λ above this grow only doubly logarithmically (keeps the MILP numerically sane, never ties).
   double max_weight = 1e6;
   std::string backend = "auto";  ///< MILP backend; "auto" = cbc when built, else glpk, else native
   /// Per MILP solve, a safety net: wall clock, so a solve that reaches it depends on the machine's load.
