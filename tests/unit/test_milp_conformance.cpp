@@ -7,8 +7,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "unit/milp_test_support.hpp"
 
@@ -453,3 +456,79 @@ int random_count(int fallback) {
 TEST_CASE("milp.conformance.random_binary_vs_brute_force") { run_random(false, 12345u, random_count(150)); }
 
 TEST_CASE("milp.conformance.random_general_integer_vs_brute_force") { run_random(true, 777u, random_count(100)); }
+
+TEST_CASE("milp.conformance.validate_names_the_first_offence") {
+  // validate() checks a model in one pass and walks it for the message only when that pass fails:
+  // every kind of offence, alone or two at once, must still throw, naming the first in the order
+  // of the walk (columns, then rows, then coefficients), and a valid model must pass.
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = MilpModel::inf;
+  std::mt19937 rng(5);
+  MilpModel base;
+  for (int j = 0; j < 40; ++j) (void)base.add_col(1.0 + j, 0.0, 1.0, true);
+  for (int i = 0; i < 10; ++i) (void)base.add_row(-inf, 5.0);
+  for (int j = 0; j < 40; ++j) base.add_entry(j % 10, j, 1.0 + j % 3);
+  CHECK_NOTHROW(base.validate());
+  // An offence: where it is (for the expected message) and how to make it.
+  struct Offence {
+    int rank;  // 0 a column, 1 a row, 2 a coefficient: the order of the walk
+    std::string where;
+    std::function<void(MilpModel&)> make;
+  };
+  std::vector<Offence> offences;
+  for (int j : {0, 17, 39}) {
+    const std::string col = "column " + std::to_string(j);
+    offences.push_back({0, col, [j, nan](MilpModel& m) { m.obj[static_cast<std::size_t>(j)] = nan; }});
+    offences.push_back({0, col, [j, inf](MilpModel& m) { m.obj[static_cast<std::size_t>(j)] = -inf; }});
+    offences.push_back({0, col, [j, nan](MilpModel& m) { m.col_lower[static_cast<std::size_t>(j)] = nan; }});
+    offences.push_back({0, col, [j, nan](MilpModel& m) { m.col_upper[static_cast<std::size_t>(j)] = nan; }});
+    offences.push_back({0, col, [j](MilpModel& m) { m.col_lower[static_cast<std::size_t>(j)] = 2.0; }});
+    offences.push_back({0, col, [j, inf](MilpModel& m) {
+                          m.col_lower[static_cast<std::size_t>(j)] = inf;
+                          m.col_upper[static_cast<std::size_t>(j)] = inf;
+                        }});
+    offences.push_back({0, col, [j, inf](MilpModel& m) {
+                          m.col_lower[static_cast<std::size_t>(j)] = -inf;
+                          m.col_upper[static_cast<std::size_t>(j)] = -inf;
+                        }});
+  }
+  for (int i : {0, 9}) {
+    const std::string row = "row " + std::to_string(i);
+    offences.push_back({1, row, [i, nan](MilpModel& m) { m.row_upper[static_cast<std::size_t>(i)] = nan; }});
+    offences.push_back({1, row, [i](MilpModel& m) { m.row_lower[static_cast<std::size_t>(i)] = 6.0; }});
+    offences.push_back({1, row, [i, inf](MilpModel& m) {
+                          m.row_lower[static_cast<std::size_t>(i)] = inf;
+                          m.row_upper[static_cast<std::size_t>(i)] = inf;
+                        }});
+  }
+  offences.push_back({2, "(3, 40)", [](MilpModel& m) {
+                        m.entries[5].col = 40;
+                        m.entries[5].row = 3;
+                      }});
+  offences.push_back({2, "(-1, ", [](MilpModel& m) { m.entries[7].row = -1; }});
+  offences.push_back({2, "(10, ", [](MilpModel& m) { m.entries[8].row = 10; }});
+  offences.push_back({2, "column 11", [nan](MilpModel& m) { m.entries[11].value = nan; }});
+  offences.push_back({2, "column 12", [inf](MilpModel& m) { m.entries[12].value = inf; }});
+  // Alone, then with a second offence: the walk's order decides the message (columns before
+  // rows before coefficients, lower indices first).
+  for (std::size_t a = 0; a < offences.size(); ++a) {
+    CAPTURE(a);
+    MilpModel m = base;
+    offences[a].make(m);
+    try {
+      m.validate();
+      FAIL("no exception");
+    } catch (const InvalidArgument& e) {
+      CHECK(std::string(e.what()).find(offences[a].where) != std::string::npos);
+    }
+    const std::size_t b = rng() % offences.size();
+    if (offences[b].rank <= offences[a].rank) continue;  // only a later-walked second one
+    MilpModel two = m;
+    offences[b].make(two);
+    try {
+      two.validate();
+      FAIL("no exception");
+    } catch (const InvalidArgument& e) {
+      CHECK(std::string(e.what()).find(offences[a].where) != std::string::npos);
+    }
+  }
+}
