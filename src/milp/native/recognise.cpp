@@ -295,33 +295,31 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
              const Classified& c);
 
+// Both readings share the bounds and the finish; `in_layout_first` tries the round's own layout before the
+// general reading by rows.
+Shape recognise_with(const MilpModel& m, bool in_layout_first) {
+  Shape s;
+  s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
+  std::vector<signed char> lo, hi;
+  if (!read_bounds(m, s, lo, hi)) return s;
+  Classified c;
+  if (in_layout_first) {
+    if (classify_in_layout(m, s, c)) {
+      s.in_layout = true;
+      return finish(m, std::move(s), lo, hi, c);
+    }
+    s.cap_rows.clear();
+    c = Classified{};
+  }
+  if (!classify_by_rows(m, s, c)) return s;
+  return finish(m, std::move(s), lo, hi, c);
+}
+
 }  // namespace
 
-Shape recognise(const MilpModel& m) {
-  Shape s;
-  s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
-  std::vector<signed char> lo, hi;
-  if (!read_bounds(m, s, lo, hi)) return s;
-  Classified c;
-  if (classify_in_layout(m, s, c)) {
-    s.in_layout = true;
-    return finish(m, std::move(s), lo, hi, c);
-  }
-  s.cap_rows.clear();
-  c = Classified{};
-  if (!classify_by_rows(m, s, c)) return s;
-  return finish(m, std::move(s), lo, hi, c);
-}
+Shape recognise(const MilpModel& m) { return recognise_with(m, true); }
 
-Shape recognise_by_rows(const MilpModel& m) {
-  Shape s;
-  s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
-  std::vector<signed char> lo, hi;
-  if (!read_bounds(m, s, lo, hi)) return s;
-  Classified c;
-  if (!classify_by_rows(m, s, c)) return s;
-  return finish(m, std::move(s), lo, hi, c);
-}
+Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false); }
 
 namespace {
 
