@@ -306,6 +306,12 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
     init[3] = init[5] = kLower;
     pinned[3] = pinned[5] = true;
   }
+  if (!(opt.max_evaluations >= 1)) throw InvalidArgument("fit options: max_evaluations must be >= 1");
+  if (!(opt.ftol_rel >= 0.0 && std::isfinite(opt.ftol_rel)))
+    throw InvalidArgument("fit options: ftol_rel must be finite and >= 0");
+  if (!(opt.ftol_abs >= 0.0 && std::isfinite(opt.ftol_abs)))
+    throw InvalidArgument("fit options: ftol_abs must be finite and >= 0");
+  if (!(opt.lbfgs_memory >= 1)) throw InvalidArgument("fit options: lbfgs_memory must be >= 1");
   if (opt.fixed_gamma != 0.0) {
     if (!(opt.fixed_gamma >= 1.0 && opt.fixed_gamma <= kGammaMax))
       throw InvalidArgument("fit options: fixed_gamma must be 0 or in [1, 10]");
@@ -375,8 +381,10 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
     nlopt_set_upper_bounds(o.get(), ub.data());
     nlopt_set_min_objective(o.get(), nlopt_objective, &pr);
     nlopt_set_ftol_rel(o.get(), opt.ftol_rel);
+    nlopt_set_ftol_abs(o.get(), opt.ftol_abs);
     nlopt_set_xtol_rel(o.get(), 1e-12);
-    nlopt_set_maxeval(o.get(), std::max(opt.max_evaluations, 1));
+    nlopt_set_maxeval(o.get(), opt.max_evaluations);
+    nlopt_set_vector_storage(o.get(), static_cast<unsigned>(opt.lbfgs_memory));
     double f = 0.0;
     const nlopt_result rc = nlopt_optimize(o.get(), x.data(), &f);
     (void)rc;  // roundoff-limited / maxeval results still hold the best point found

@@ -106,6 +106,41 @@ TEST_CASE("goodput.fit.bad_input") {
   CHECK_THROWS_AS((void)sia::fit_perf_params(bad), sia::InvalidArgument);
 }
 
+TEST_CASE("goodput.fit.bad_options_name_the_option") {
+  const std::vector<sia::PerfObservation> obs = {{1, 1, 16, 0.1, 0.0}, {1, 1, 32, 0.18, 0.0}};
+  const auto fails = [&](auto set, const char* what) {
+    sia::FitOptions o;
+    set(o);
+    CHECK_THROWS_WITH_AS((void)sia::fit_perf_params(obs, o), doctest::Contains(what), sia::InvalidArgument);
+  };
+  fails([](sia::FitOptions& o) { o.max_evaluations = 0; }, "max_evaluations");
+  fails([](sia::FitOptions& o) { o.ftol_rel = -1e-9; }, "ftol_rel");
+  fails([](sia::FitOptions& o) { o.ftol_abs = NAN; }, "ftol_abs");
+  fails([](sia::FitOptions& o) { o.lbfgs_memory = 0; }, "lbfgs_memory");
+}
+
+// The reference's optimiser settings (scipy L-BFGS-B: memory 10, tol 1e-5, the simulator's) still recover
+// the generating model; a longer memory or a tighter tolerance changes the last digits, not the fit.
+TEST_CASE("goodput.fit.reference_tolerance_and_memory_recover_known_parameters") {
+  const sia::PerfParams truth{0.02, 0.003, 0.08, 0.01, 0.02, 0.004, 2.0};
+  const auto obs = synthetic(truth, true, true);
+  sia::FitOptions loose;
+  loose.max_evaluations = 1000;
+  loose.ftol_rel = loose.ftol_abs = 1e-5;
+  sia::FitOptions tight = loose;
+  tight.ftol_rel = 1e-12;
+  tight.ftol_abs = 0.0;
+  tight.lbfgs_memory = 1000;
+  const sia::FitResult a = sia::fit_perf_params_detailed(obs, loose);
+  const sia::FitResult b = sia::fit_perf_params_detailed(obs, tight);
+  CHECK(a.objective < 0.02);
+  CHECK(a.evaluations <= b.evaluations);
+  CHECK(a.objective <= b.objective + 1e-3);
+  for (const auto& o : obs)
+    CHECK(sia::optim_time(a.params, o.nodes, o.replicas, o.local_bsz) == doctest::Approx(o.step_time).epsilon(0.03));
+  CHECK(sia::fit_perf_params(obs, loose) == a.params);  // deterministic
+}
+
 TEST_CASE("goodput.fit.online_refits_on_new_configuration") {
   const sia::PerfParams truth{0.02, 0.003, 0.08, 0.01, 0.02, 0.004, 2.0};
   sia::OnlinePerfFitter f;

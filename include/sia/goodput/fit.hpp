@@ -40,12 +40,19 @@ struct PerfObservation {
 
 /// @brief Options of fit_perf_params.
 struct FitOptions {
-  int max_evaluations = 3000;  ///< per start point
-  double ftol_rel = 1e-12;     ///< relative tolerance on the objective
-  bool log_space = true;       ///< optimise log(time parameters) instead of the raw values
-  bool multi_start = true;     ///< also start from a least-squares estimate of alpha_c, beta_c
-  bool apply_priors = true;    ///< apply the reference's post-fit network prior
-  double fixed_gamma = 0.0;    ///< >= 1: pin gamma to this value (e.g. 1 for additive models); 0: fit it
+  int max_evaluations = 3000;  ///< per start point (>= 1)
+  double ftol_rel = 1e-12;     ///< relative tolerance on the objective (>= 0)
+  /// Absolute tolerance on the objective (>= 0; 0: none). The reference's `scipy.optimize.minimize(...,
+  /// tol=t)` stops L-BFGS-B when the decrease is below t·max(|f|, 1): ftol_rel = ftol_abs = t is that test.
+  double ftol_abs = 0.0;
+  /// Correction pairs L-BFGS keeps (>= 1). 10 is scipy L-BFGS-B's default (the reference's optimiser);
+  /// NLopt's own default keeps up to max_evaluations of them, and each iteration then costs time in
+  /// proportion to the iterations before it (two thirds of a simulation's fitting time went there).
+  int lbfgs_memory = 10;
+  bool log_space = true;     ///< optimise log(time parameters) instead of the raw values
+  bool multi_start = true;   ///< also start from a least-squares estimate of alpha_c, beta_c
+  bool apply_priors = true;  ///< apply the reference's post-fit network prior
+  double fixed_gamma = 0.0;  ///< >= 1: pin gamma to this value (e.g. 1 for additive models); 0: fit it
 };
 
 /// @brief Result of a fit.
