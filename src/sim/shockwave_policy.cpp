@@ -11,7 +11,10 @@
 #include "sim/policy_solver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <iostream>
 #include <limits>
 #include <numeric>
 
@@ -24,6 +27,8 @@ void validate(const std::vector<ShockwaveJob>& jobs, int gpus, const ShockwaveOp
   if (!(o.interval_s > 0) || !std::isfinite(o.interval_s))
     throw InvalidArgument("shockwave: interval_s must be positive");
   if (o.window < 1) throw InvalidArgument("shockwave: window must be at least 1 round");
+  if (o.time_limit.count() < 0) throw InvalidArgument("shockwave: time_limit must be >= 0 ms");
+  if (o.node_limit < 0) throw InvalidArgument("shockwave: node_limit must be >= 0 (0: none)");
   if (!(o.k >= 0) || !std::isfinite(o.k)) throw InvalidArgument("shockwave: k must be finite and >= 0");
   if (!(o.lambda >= 0) || !std::isfinite(o.lambda)) throw InvalidArgument("shockwave: lambda must be finite and >= 0");
   if (!(o.rho_max > 0) || !std::isfinite(o.rho_max)) throw InvalidArgument("shockwave: rho_max must be positive");
@@ -269,8 +274,9 @@ void enforce_capacity(std::vector<std::vector<char>>& x, const std::vector<Shock
 
 /// Shockwave's re-ranking solve: the same number of planned rounds per job, jobs with high weights earlier
 /// (minimise Σ_j w_j · mean planned round index of j), within capacity. Keeps the plan when the solve fails.
+template <class Record>
 void rerank(ShockwavePlan& plan, const std::vector<ShockwaveJob>& jobs, int gpus, MilpSolver& solver,
-            const MilpParams& params) {
+            const MilpParams& params, const Record& record) {
   const std::size_t J = jobs.size();
   const int R = plan.x.empty() ? 0 : static_cast<int>(plan.x.front().size());
   MilpModel rank;
@@ -293,7 +299,7 @@ void rerank(ShockwavePlan& plan, const std::vector<ShockwaveJob>& jobs, int gpus
   }
   if (!any) return;
   const auto rr = solver.solve(rank, params);
-  ++plan.solves;
+  record("re-ranking", false, rr);
   if (!usable(rr, rank)) {
     plan.message = "shockwave: re-ranking solve " + std::string(to_string(rr.status)) + "; unranked plan kept";
     return;
@@ -365,10 +371,30 @@ ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, co
   auto& solver = choice.solver;
   const std::string& backend = choice.name;
   MilpParams params;
-  params.time_limit = o.time_limit;
+  // Node-limited solves (CBC honours MilpParams::node_limit; GLPK and native do not) run without a wall-clock
+  // limit, so their plans never depend on the machine's load: the node limit bounds the search, and the wall
+  // clock only reports a slow solve. Without a node limit the wall clock is the only bound and stops the solve.
+  const bool node_limited = o.node_limit > 0 && backend == "cbc";
+  if (!node_limited) params.time_limit = o.time_limit;
   params.node_limit = o.node_limit;
   params.relative_gap = o.relative_gap;
   params.lp_duals = false;
+  auto record = [&](const char* model, bool ftf, const MilpResult& r) {
+    ShockwaveSolve s;
+    s.model = model;
+    s.ftf = ftf;
+    s.status = r.status;
+    s.nodes = r.nodes;
+    s.node_limit_reached = node_limited && r.nodes >= o.node_limit;
+    s.wall_s = std::chrono::duration<double>(r.wall_time).count();
+    s.slow = r.wall_time >= o.time_limit;
+    s.stopped_by_wall_clock = s.slow && !node_limited && r.status != MilpStatus::optimal &&
+                              r.status != MilpStatus::infeasible && r.status != MilpStatus::unbounded;
+    plan.slow_solves += s.slow;
+    plan.wall_clock_stopped = plan.wall_clock_stopped || s.stopped_by_wall_clock;
+    plan.log.push_back(std::move(s));
+    ++plan.solves;
+  };
   auto describe = [&](const MilpResult& r) {
     return "shockwave: " + backend + " " + std::string(to_string(r.status)) +
            (r.message.empty() ? "" : " (" + r.message + ")");
@@ -393,7 +419,7 @@ ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, co
     double repaired_objective = -std::numeric_limits<double>::infinity();
     const auto agg = plan_model(jobs, gpus, o, plan.weights, ftf, true, cols);
     out = solver->solve(agg, params);
-    ++plan.solves;
+    record("aggregated", ftf, out);
     if (out.status == MilpStatus::infeasible) return false;
     if (usable(out, agg)) {
       std::vector<int> n(J);
@@ -440,7 +466,7 @@ ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, co
     // The per-round model, within the node limit; the better of its answer and the repaired plan.
     const auto m = plan_model(jobs, gpus, o, plan.weights, ftf, false, cols);
     MilpResult full = solver->solve(m, params);
-    ++plan.solves;
+    record("per-round", ftf, full);
     ++plan.per_round_solves;
     if (usable(full, m) && (repaired.empty() || full.objective >= repaired_objective)) {
       out = std::move(full);
@@ -482,11 +508,45 @@ ShockwavePlan shockwave_plan(const std::vector<ShockwaveJob>& jobs, int gpus, co
   if (!solve(false, r)) return greedy(describe(r) + (last_error.empty() ? "" : "; " + last_error));
   plan.status = r.status;
   plan.objective = r.objective;
-  rerank(plan, jobs, gpus, *solver, params);
+  rerank(plan, jobs, gpus, *solver, params, record);
   return plan;
 }
 
 ShockwavePolicy::ShockwavePolicy(ShockwaveOptions options) : options_(std::move(options)) { validate({}, 1, options_); }
+
+void ShockwavePolicy::report_solves(double now) {
+  if (options_.log_solves)
+    for (const auto& s : last_.log) {
+      char line[256];
+      std::snprintf(line, sizeof line, "shockwave: round %d t=%.0f s jobs=%zu: %s%s %s, %lld nodes%s, %.3f s%s\n",
+                    round_, now, last_.x.size(), s.model.c_str(), s.ftf ? " (ftf)" : "",
+                    std::string(to_string(s.status)).c_str(), s.nodes, s.node_limit_reached ? " (node limit)" : "",
+                    s.wall_s,
+                    s.stopped_by_wall_clock ? " (stopped by the wall clock)"
+                    : s.slow                ? " (over the wall-clock safety net)"
+                                            : "");
+      std::cerr << line;
+    }
+  const long long stops = std::count_if(last_.log.begin(), last_.log.end(),
+                                        [](const ShockwaveSolve& s) { return s.stopped_by_wall_clock; });
+  // One warning per policy for each kind: the first slow solve, the first stopped one.
+  if (last_.slow_solves > 0 && slow_solves_ == 0) {
+    const auto it = std::find_if(last_.log.begin(), last_.log.end(), [](const ShockwaveSolve& s) { return s.slow; });
+    std::cerr << "sia: warning: shockwave: a MILP solve (" << it->model << " model) took " << it->wall_s
+              << " s of wall clock at t = " << now
+              << " s, over the safety net time_limit_ms = " << options_.time_limit.count()
+              << (it->stopped_by_wall_clock
+                      ? ""
+                      : "; not stopped: its node limit bounds it, so the schedule does not depend on the load")
+              << "\n";
+  }
+  if (stops > 0 && wall_clock_stops_ == 0)
+    std::cerr << "sia: warning: shockwave: a MILP solve was stopped by the wall clock at t = " << now
+              << " s (time_limit_ms = " << options_.time_limit.count() << ", no node limit on backend '"
+              << options_.backend << "'): from here the schedule depends on the machine's load\n";
+  slow_solves_ += last_.slow_solves;
+  wall_clock_stops_ += stops;
+}
 
 std::vector<SimAllocation> ShockwavePolicy::allocate(const PolicyContext& ctx) {
   const SimCluster& cluster = *ctx.cluster;
@@ -527,6 +587,7 @@ std::vector<SimAllocation> ShockwavePolicy::allocate(const PolicyContext& ctx) {
   }
   state_ = std::move(next);
   last_ = shockwave_plan(q, G, options_);
+  report_solves(ctx.now);
 
   // This round: the plan's first round, then work conservation (longest remaining runtime first).
   std::vector<char> run(nj, 0);
@@ -635,10 +696,12 @@ PolicyInfo builtin_policy_shockwave() {
       {"lambda", "12", "exponent of the FTF-ratio weights when the constraints are dropped"},
       {"rho_max", "1", "finish-time-fairness bound"},
       {"backend", "auto", "MILP backend (auto: cbc, else glpk, else native)"},
-      {"time_limit_ms", std::to_string(d.time_limit.count()),
-       "wall-clock limit per MILP solve (ms), a safety net: results depend on the machine's load when it binds"},
       {"node_limit", std::to_string(d.node_limit),
        "branch-and-bound nodes per MILP solve (0: none), the deterministic limit (CBC)"},
+      {"time_limit_ms", std::to_string(d.time_limit.count()),
+       "wall-clock safety net per MILP solve (ms): a node-limited solve over it is only reported (a warning); "
+       "without a node limit (glpk, native, node_limit=0) it stops the solve, and the results depend on the load"},
+      {"log_solves", "false", "one line per MILP solve on standard error (model, status, nodes, wall time)"},
       {"gap", "1e-3", "relative gap of the MILP solves"},
       {"interval_s", "360", interval_option_help()},
   };
@@ -651,6 +714,7 @@ PolicyInfo builtin_policy_shockwave() {
     so.backend = o.text("backend", "auto");
     so.time_limit = std::chrono::milliseconds(o.integer("time_limit_ms", so.time_limit.count(), 1, 86400000));
     so.node_limit = o.integer("node_limit", so.node_limit, 0, 1000000000);
+    so.log_solves = o.boolean("log_solves", so.log_solves);
     so.relative_gap = o.number("gap", so.relative_gap, 0.0, 1.0);
     so.interval_s = o.number("interval_s", so.interval_s, kMinIntervalS, kMaxIntervalS);
     return std::unique_ptr<Policy>(std::make_unique<ShockwavePolicy>(so));

@@ -11,8 +11,10 @@
 #include <sia/sim/shockwave_policy.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
+#include <thread>
 
 using namespace sia::sim;
 
@@ -234,6 +236,111 @@ TEST_CASE("sim.shockwave.deterministic_limit") {
     int used = 0;
     for (std::size_t j = 0; j < jobs.size(); ++j) used += c.x[j][static_cast<std::size_t>(r)] ? jobs[j].gpus : 0;
     CHECK(used <= 64);
+  }
+}
+
+TEST_CASE("sim.shockwave.wall_clock_never_changes_the_plan") {
+  // Issue 19: the plans must not depend on the machine's load. With CBC's node limit the wall-clock safety net
+  // never stops a solve, only reports it: a zero net (which every solve exceeds) gives exactly the plan of a
+  // one-day net, on plans where the node limit binds, with and without the fairness rows.
+  if (!sia::has_milp_solver("cbc")) return;
+  std::mt19937_64 rng(7);
+  int node_limited = 0;
+  for (int trial = 0; trial < 4; ++trial) {
+    auto jobs = random_jobs(rng, 40, 16);
+    for (auto& q : jobs) q.elapsed_s *= trial % 2 == 0 ? 20 : 1;  // far behind their fair finish times, or not
+    ShockwaveOptions o;
+    o.backend = "cbc";
+    o.node_limit = 3;
+    o.time_limit = std::chrono::hours(24);
+    const auto slow = shockwave_plan(jobs, 64, o);
+    o.time_limit = std::chrono::milliseconds(0);
+    const auto fast = shockwave_plan(jobs, 64, o);
+    INFO("trial " << trial);
+    REQUIRE(!slow.fallback);
+    CHECK(fast.x == slow.x);
+    CHECK(fast.objective == slow.objective);
+    CHECK(fast.weights == slow.weights);
+    CHECK(fast.ftf_dropped == slow.ftf_dropped);
+    REQUIRE(fast.log.size() == slow.log.size());
+    CHECK(fast.solves == static_cast<int>(fast.log.size()));
+    for (std::size_t i = 0; i < fast.log.size(); ++i) {
+      CHECK(fast.log[i].model == slow.log[i].model);
+      CHECK(fast.log[i].status == slow.log[i].status);
+      CHECK(fast.log[i].nodes == slow.log[i].nodes);
+      CHECK(!fast.log[i].stopped_by_wall_clock);
+      CHECK(!slow.log[i].slow);
+      node_limited += slow.log[i].node_limit_reached;
+    }
+    CHECK(fast.slow_solves > 0);  // reported, not stopped
+    CHECK(!fast.wall_clock_stopped);
+    CHECK(slow.slow_solves == 0);
+  }
+  CHECK(node_limited > 0);  // the deterministic limit did bind
+}
+
+TEST_CASE("sim.shockwave.policy_independent_of_the_wall_clock") {
+  // The policy over several rounds: a zero safety net gives the allocations of a one-day one (CBC, node limit),
+  // counts the slow solves and stops none.
+  if (!sia::has_milp_solver("cbc")) return;
+  auto run = [](std::chrono::milliseconds net, long long& slow, long long& stops) {
+    sia::test::TinyRigidJobs tiny(2, 4, {4, 2, 2, 2, 1, 1, 3}, 512);
+    ShockwaveOptions o;
+    o.backend = "cbc";
+    o.time_limit = net;
+    ShockwavePolicy sw(o);
+    auto out = tiny.run(sw, 6);
+    slow = sw.slow_solves();
+    stops = sw.wall_clock_stops();
+    return out;
+  };
+  long long slow_a = 0, stops_a = 0, slow_b = 0, stops_b = 0;
+  const auto a = run(std::chrono::hours(24), slow_a, stops_a);
+  const auto b = run(std::chrono::milliseconds(0), slow_b, stops_b);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    REQUIRE(a[r].size() == b[r].size());
+    for (std::size_t j = 0; j < a[r].size(); ++j) {
+      INFO("round " << r << " job " << j);
+      CHECK(a[r][j].type == b[r][j].type);
+      CHECK(a[r][j].nodes == b[r][j].nodes);
+      CHECK(a[r][j].gpus == b[r][j].gpus);
+    }
+  }
+  CHECK(slow_a == 0);
+  CHECK(stops_a == 0);
+  CHECK(slow_b > 0);
+  CHECK(stops_b == 0);
+}
+
+TEST_CASE("sim.shockwave.cbc_same_plan_across_threads") {
+  // CBC is deterministic for the same model: no CBC-internal threads, fixed seeds, no process-wide state that
+  // one solve leaves to the next. The same plan solved again after others, and by two threads at once, is the
+  // same bit for bit (the simulator runs several simulations on a thread pool).
+  if (!sia::has_milp_solver("cbc")) return;
+  std::mt19937_64 rng(11);
+  auto jobs = random_jobs(rng, 30, 16);
+  for (auto& q : jobs) q.elapsed_s *= 20;
+  auto other = random_jobs(rng, 25, 8);
+  ShockwaveOptions o;
+  o.backend = "cbc";
+  o.node_limit = 50;
+  const auto first = shockwave_plan(jobs, 48, o);
+  (void)shockwave_plan(other, 32, o);
+  const auto again = shockwave_plan(jobs, 48, o);
+  CHECK(again.x == first.x);
+  CHECK(again.objective == first.objective);
+  std::vector<ShockwavePlan> got(4);
+  {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < got.size(); ++t)
+      pool.emplace_back([&, t] { got[t] = shockwave_plan(t % 2 == 0 ? jobs : other, t % 2 == 0 ? 48 : 32, o); });
+    for (auto& th : pool) th.join();
+  }
+  for (std::size_t t = 0; t < got.size(); t += 2) {
+    CHECK(got[t].x == first.x);
+    CHECK(got[t].objective == first.objective);
+    CHECK(got[t].log.size() == first.log.size());
   }
 }
 

@@ -2,7 +2,7 @@
 /// @file sim/shockwave_policy.hpp
 /// @brief The Shockwave baseline (NSDI 2023; Sia paper Table 4 "Shockwave+TJ" and Fig. 8) on open solvers: a
 /// binary plan x[j][r] of which rigid jobs run in each of the next `window` rounds, chosen by a MILP through the
-/// project's MILP layer (CBC or GLPK) within a time limit, re-planned every round.
+/// project's MILP layer (CBC or GLPK) within a node limit, re-planned every round.
 ///
 /// The planning MILP (Shockwave's `dynamic_eisenberg_gale_scheduling`, as in its public repository
 /// `uw-mad-dash/shockwave` and the Sia artifact's port `sia-simulator/shockwave.py`; both need Gurobi):
@@ -31,8 +31,8 @@
 /// of the per-round MILP within the same relative gap. When they do not, rounds are taken away greedily (least
 /// loss of objective first) until they pack; that plan is kept if within the gap of the relaxation's bound, else
 /// the per-round MILP is solved and the better of the two kept. Every MILP solve stops at a node limit
-/// (deterministic: the same trace gives the same schedule on an idle or a loaded machine); the wall-clock limit
-/// is only a safety net far above it.
+/// (deterministic: the same trace gives the same schedule on an idle or a loaded machine); the wall clock never
+/// stops a node-limited solve, it only reports one slower than the safety net.
 /// The first planned round runs; idle GPUs are filled with the unplanned jobs of longest remaining runtime
 /// that fit (work conservation). Placement goes by GPU count, largest first (the Sia port's order): the jobs of
 /// a count keep their previous nodes when free, then the others are placed on one GPU type, node by node, in
@@ -50,8 +50,9 @@
 /// the Sia port); λ = 12 and k = 1e-9 per second of runtime (the Sia port that produced the paper's Table 4;
 /// Shockwave's own configurations use λ 5–15 and k 1e-3–1e5, and the Sia paper quotes "(10, 1e-1)"); relative
 /// gap 1e-3 (Shockwave); a limit per solve (Shockwave: 15 s with 24 Gurobi threads; here 500 branch-and-bound
-/// nodes of one CBC thread, deterministic, and 60 s of wall clock as a safety net — a solve stopped by either
-/// keeps its best plan; until issue 19 a 3-s wall-clock limit, which made the schedules depend on the load).
+/// nodes of one CBC thread, deterministic — a solve stopped there keeps its best plan — and 60 s of wall clock as
+/// a safety net that only reports a slow solve; until issue 19 a 3-s wall-clock limit, which made the schedules
+/// depend on the load).
 
 #include <sia/milp/solver.hpp>
 #include <sia/sim/policy.hpp>
@@ -87,11 +88,28 @@ struct ShockwaveOptions {
   /// Weights ρ^λ above this grow only doubly logarithmically (keeps the MILP numerically sane, never ties).
   double max_weight = 1e6;
   std::string backend = "auto";  ///< MILP backend; "auto" = cbc when built, else glpk, else native
-  /// Per MILP solve, a safety net: wall clock, so a solve that reaches it depends on the machine's load.
-  std::chrono::milliseconds time_limit{60000};
-  /// Per MILP solve, branch-and-bound nodes (CBC; 0: none): the deterministic limit that binds first.
+  /// Per MILP solve, branch-and-bound nodes (CBC; 0: none): the deterministic limit that ends the solves.
   long long node_limit = 500;
+  /// Per MILP solve, the wall-clock safety net. When the solves are node-limited (CBC and node_limit > 0) it
+  /// never stops one: a solve that takes longer is only counted and reported (ShockwavePlan::slow_solves, a
+  /// warning of the policy), so the plan never depends on the machine's load. With a backend that has no node
+  /// limit (GLPK, native) or node_limit = 0 it stops the solve, and then the plan depends on the load.
+  std::chrono::milliseconds time_limit{60000};
   double relative_gap = 1e-3;
+  /// One line per MILP solve on standard error (the policy's round, model, status, nodes, wall time).
+  bool log_solves = false;
+};
+
+/// @brief One MILP solve of a plan, for logs and tests.
+struct ShockwaveSolve {
+  std::string model;  ///< "aggregated", "per-round" or "re-ranking"
+  bool ftf = false;   ///< with the finish-time-fairness rows
+  MilpStatus status = MilpStatus::optimal;
+  long long nodes = 0;                 ///< branch-and-bound nodes (CBC)
+  bool node_limit_reached = false;     ///< stopped by the node limit (deterministic)
+  bool slow = false;                   ///< took longer than ShockwaveOptions::time_limit of wall clock
+  bool stopped_by_wall_clock = false;  ///< ... and was stopped there (backends without a node limit only)
+  double wall_s = 0.0;                 ///< its wall-clock time (never used by the plan)
 };
 
 /// @brief A plan: who runs in which of the next rounds.
@@ -104,7 +122,10 @@ struct ShockwavePlan {
   MilpStatus status = MilpStatus::optimal;  ///< of the last solve that produced `x`
   bool fallback = false;                    ///< every solve failed: `x` is the greedy plan
   std::string message;
-  double objective = 0.0;  ///< of `x` in the solved objective (0 for the greedy plan)
+  double objective = 0.0;           ///< of `x` in the solved objective (0 for the greedy plan)
+  std::vector<ShockwaveSolve> log;  ///< every MILP solve, in order
+  int slow_solves = 0;              ///< solves longer than the wall-clock safety net (`log[i].slow`)
+  bool wall_clock_stopped = false;  ///< a solve was stopped by the wall clock: this plan depends on the load
 };
 
 /**
@@ -134,17 +155,25 @@ class ShockwavePolicy final : public Policy {
   [[nodiscard]] std::vector<SimAllocation> allocate(const PolicyContext& ctx) override;
   /// The last round's plan (for tests and logs).
   [[nodiscard]] const ShockwavePlan& last_plan() const noexcept { return last_; }
+  /// Solves of all rounds so far that took longer than the wall-clock safety net (a warning on standard error
+  /// reports the first); of those, the ones it stopped (only without a node limit: the schedule then depends on
+  /// the machine's load).
+  [[nodiscard]] long long slow_solves() const noexcept { return slow_solves_; }
+  [[nodiscard]] long long wall_clock_stops() const noexcept { return wall_clock_stops_; }
 
  private:
   ShockwaveOptions options_;
   ShockwavePlan last_;
   int round_ = 0;
+  long long slow_solves_ = 0, wall_clock_stops_ = 0;
   struct JobState {
     std::vector<std::pair<int, double>> fair_finish;  ///< (round, F_j) series
     int type = -1;
     std::vector<std::pair<int, int>> nodes;  ///< previous (node, GPUs) on `type`
   };
   std::map<std::uint64_t, JobState> state_;
+  /// The last plan's solves: `log_solves` lines, the safety net's warnings, the counters.
+  void report_solves(double now);
 };
 
 }  // namespace sia::sim
