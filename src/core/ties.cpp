@@ -496,6 +496,9 @@ class CanonicalSearch {
   }
 
   [[nodiscard]] int forced_waiting() const { return forced_waiting_; }
+  /// Count class 2's dead ends instead of walking them (the same result); false walks them.
+  void count_dead_ends(bool on) { count_dead_ends_ = on; }
+  [[nodiscard]] const ExactSearchStats& stats() const { return stats_; }
 
   /// Is class 1's search (run(true, forced_limit, ...)) certain to end without an answer within
   /// `steps`? It spends a step on every option it tries and completes an allocation only at the
@@ -559,6 +562,12 @@ class CanonicalSearch {
     if (!by_sum) number_terms();
     left_ = multiset_;
     build_options();
+    if (!by_sum) {
+      slack_left_.resize(multiset_.size());
+      for (std::size_t t = 0; t < multiset_.size(); ++t) slack_left_[t] = multiset_[t] - need_total_[t];
+    }
+    // Dead ends it may still fail to count (dead_subtree_steps() = -1) before it walks them all.
+    int dead_tries = count_dead_ends_ ? kDeadTries : 0;
     std::fill(row_used_.begin(), row_used_.end(), 0LL);
     Choice chosen(n_, -1);
     std::vector<std::size_t> next(n_, 0);     // per depth: the next of its options to try
@@ -575,6 +584,8 @@ class CanonicalSearch {
     const std::pair<int, int>* const charges = charges_.data();
     long long* const used = row_used_.data();
     const long long* const bound = row_bound_.data();
+    const unsigned char* const watch = watch_.data();
+    long* const slack = slack_left_.data();
     long long steps = budget;  // written back to `budget` however the search ends
     struct WriteBack {
       long long& to;
@@ -588,9 +599,13 @@ class CanonicalSearch {
         if (q->second > 0 && used[q->first] + q->second > bound[q->first]) return false;
       return true;
     };
-    // Takes (sign +1) or gives back (-1) option `o` at depth `depth`.
-    auto take = [&](std::size_t depth, const Option& o, int sign) SIA_TIES_INLINE {
-      if (!by_sum_now) left[static_cast<std::size_t>(o.term)] -= sign;
+    // Takes (sign +1) or gives back (-1) option `opts[at]` at depth `depth`.
+    auto take = [&](std::size_t depth, std::size_t at, int sign) SIA_TIES_INLINE {
+      const Option& o = opts[at];
+      if (!by_sum_now) {
+        left[static_cast<std::size_t>(o.term)] -= sign;
+        if (watch[at]) slack[static_cast<std::size_t>(o.term)] -= sign;
+      }
       if (o.k >= 0) {
         for (const std::pair<int, int>* q = charges + o.first; q != charges + o.end; ++q)
           used[q->first] += sign * q->second;
@@ -603,7 +618,7 @@ class CanonicalSearch {
         // Class 1: the objective, summed as objective_of sums it, within the class's tolerance.
         if (!by_sum_now || std::abs(value_of(chosen) - target_) <= tolerance_) return chosen;
         --d;
-        take(d, opts[pick[d]], -1);
+        take(d, pick[d], -1);
         continue;
       }
       const std::size_t job = order[d];
@@ -625,7 +640,28 @@ class CanonicalSearch {
           if (sum + low_[d + 1] > target_ + slack_ || sum + high_[d + 1] < target_ - slack_) continue;
           prefix[d + 1] = sum;
         }
-        take(d, o, +1);
+        take(d, at, +1);
+        // Class 2: a term that the jobs still to decide need more often than it is left (each of
+        // them has only options of that term) makes the whole subtree below a dead end, which the
+        // search would walk in full, a step per option tried: its steps are counted instead
+        // (dead_subtree_steps), the same count, so the search ends exactly as it would have.
+        if (!by_sum_now && watch[at] && slack[static_cast<std::size_t>(o.term)] < 0 && dead_tries > 0 && d + 1 < n_) {
+          const long long cost = dead_subtree_steps(d + 1, forced_now, forced_limit, steps);
+          if (cost > steps) {
+            ++stats_.dead_ends_counted;
+            ++stats_.dead_ends_out_of_budget;
+            steps = -1;
+            return std::nullopt;  // the search would run out of steps in there
+          }
+          if (cost >= 0) {
+            ++stats_.dead_ends_counted;
+            steps -= cost;
+            take(d, at, -1);
+            continue;  // the subtree failed: the next option at this depth
+          }
+          --dead_tries;  // not countable here: walked as before
+          ++stats_.dead_ends_walked;
+        }
         chosen[job] = o.k;
         pick[d] = at;
         placed = true;
@@ -637,7 +673,7 @@ class CanonicalSearch {
       }
       if (d == 0) return std::nullopt;  // the class has no member within forced_limit
       --d;
-      take(d, opts[pick[d]], -1);
+      take(d, pick[d], -1);
     }
   }
 
@@ -766,6 +802,114 @@ class CanonicalSearch {
     }
     build_charges();
     if (by_sum_) build_ranges();
+    if (!by_sum_) build_needs();
+  }
+
+  // Class 2's dead ends. A depth whose options all carry one term t (a pinned job on its current
+  // configuration, say) needs a t to complete any allocation: need_total_[t] such depths. An
+  // option of term t elsewhere competes with them (watch_): once the terms t left fall below the
+  // depths still to decide that need one (slack_left_ < 0), nothing below completes. last_depth_:
+  // the deepest depth with an option of each term.
+  void build_needs() {
+    need_total_.assign(multiset_.size(), 0);
+    last_depth_.assign(multiset_.size(), 0);
+    sole_term_.assign(n_, -1);
+    for (std::size_t d = 0; d < n_; ++d) {
+      const std::size_t first = depth_begin_[d], end = depth_begin_[d + 1];
+      if (first == end) continue;
+      int t = opts_[first].term;
+      for (std::size_t at = first; at < end; ++at) {
+        if (opts_[at].term != t) t = -1;
+        last_depth_[static_cast<std::size_t>(opts_[at].term)] = d;
+      }
+      sole_term_[d] = t;
+      if (t >= 0) ++need_total_[static_cast<std::size_t>(t)];
+    }
+    watch_.assign(opts_.size(), 0);
+    for (std::size_t d = 0; d < n_; ++d)
+      for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
+        const int t = opts_[at].term;
+        watch_[at] = need_total_[static_cast<std::size_t>(t)] > 0 && sole_term_[d] != t;
+      }
+  }
+
+  // The steps the search spends in the subtree below depth `s` (the state of run() at that point:
+  // left_, row_used_, `forced_now`) when that subtree is a dead end (slack_left_ < 0 for some
+  // term): it tries every option of every node, one step each, and completes nothing. Counted by
+  // depth over the nodes' distinct states instead of node by node: what decides whether a node's
+  // option is taken is the term left (left_ minus the copies the path took, kept per term while a
+  // deeper depth still has an option of it), the forced jobs without GPUs, and capacity and tenant
+  // rows — counted only as far as no row can refuse an option (the rows' use at `s` plus, per
+  // depth, the largest charge any option there could add, within every bound), so the count is the
+  // search's own. Returns the count, or as soon as it exceeds `steps`, a count above `steps` (the
+  // search would run out in there); -1 when it cannot count (a row could refuse, too many states,
+  // or a path completes: the subtree is walked as before).
+  long long dead_subtree_steps(std::size_t s, int forced_now, int forced_limit, long long steps) const {
+    constexpr long long kCap = 1LL << 60;
+    constexpr std::size_t kMaxStates = 4096;
+    constexpr long long kMaxWork = 400'000;
+    // A state: the forced jobs without GPUs, then (term, copies taken) pairs by term.
+    using State = std::vector<int>;
+    std::map<State, long long> now, next;
+    now.emplace(State{forced_now}, 1);
+    std::vector<long long> upper(row_used_.begin(), row_used_.end()), largest(row_used_.size(), 0);
+    long long total = 0, work = 0;
+    State child;
+    for (std::size_t e = s; !now.empty(); ++e) {
+      if (e == n_) return -1;  // a path completed: not a dead end after all
+      const std::size_t first = depth_begin_[e], end = depth_begin_[e + 1];
+      const std::size_t job = order_[e];
+      // Can a row refuse an option at this depth? Not while its use stays within its bound.
+      for (std::size_t at = first; at < end; ++at)
+        for (int q = opts_[at].first; q < opts_[at].end; ++q) {
+          const auto& [row, g] = charges_[static_cast<std::size_t>(q)];
+          largest[static_cast<std::size_t>(row)] = std::max<long long>(largest[static_cast<std::size_t>(row)], g);
+        }
+      bool bounded = true;
+      for (std::size_t r = 0; r < upper.size(); ++r) {
+        upper[r] += largest[r];
+        largest[r] = 0;
+        bounded = bounded && upper[r] <= row_bound_[r];
+      }
+      if (!bounded) return total > steps ? total : -1;
+      const auto options = static_cast<long long>(end - first);
+      for (const auto& [state, paths] : now) {
+        total = paths > (kCap - total) / std::max(options, 1LL) ? kCap : total + paths * options;
+        work += options;
+        for (std::size_t at = first; at < end; ++at) {
+          const Option& o = opts_[at];
+          const int t = o.term;
+          // The copies of t this path took: a (term, count) pair of the state, if any.
+          int taken = 0;
+          std::size_t pos = 1;
+          while (pos < state.size() && state[pos] < t) pos += 2;
+          if (pos < state.size() && state[pos] == t) taken = state[pos + 1];
+          if (left_[static_cast<std::size_t>(t)] - taken <= 0) continue;
+          const bool forced_out = o.k < 0 && req_.forced[job];
+          if (forced_out && state[0] + 1 > forced_limit) continue;
+          // Taken: the child's state, keeping only terms that a deeper depth still offers.
+          child.clear();
+          child.push_back(state[0] + (forced_out ? 1 : 0));
+          bool placed_t = false;
+          for (std::size_t p = 1; p < state.size(); p += 2) {
+            if (!placed_t && state[p] >= t) {
+              if (state[p] > t && last_depth_[static_cast<std::size_t>(t)] > e) child.insert(child.end(), {t, 1});
+              placed_t = true;
+            }
+            const int c = state[p] == t ? state[p + 1] + 1 : state[p + 1];
+            if (last_depth_[static_cast<std::size_t>(state[p])] > e) child.insert(child.end(), {state[p], c});
+          }
+          if (!placed_t && last_depth_[static_cast<std::size_t>(t)] > e) child.insert(child.end(), {t, 1});
+          long long& slot = next[child];
+          slot = std::min(kCap, slot + paths);
+        }
+      }
+      if (total > steps) return total;
+      if (next.size() > kMaxStates || work > kMaxWork) return -1;
+      now.swap(next);
+      next.clear();
+    }
+    return total;
   }
 
   // Job i's options in the class's order, best first, to f(k) until it returns false: its entries
@@ -847,6 +991,8 @@ class CanonicalSearch {
   double target_ = 0.0;
   int forced_waiting_ = 0;
   bool by_sum_ = false;
+  bool count_dead_ends_ = true;
+  ExactSearchStats stats_;
   std::vector<std::size_t> order_;
   Choice given_;
   CapacityUse usage_;
@@ -862,7 +1008,15 @@ class CanonicalSearch {
     int first, end;  // its charges: charges_[first, end)
     double value;    // value_term(job, k)
   };
-  std::vector<Option> opts_;              // per depth (decision order), the job's options best first
+  std::vector<Option> opts_;  // per depth (decision order), the job's options best first
+  // Class 2's dead ends (build_needs, dead_subtree_steps): per term, the depths needing it and
+  // what is left of it beyond them; per depth, its one term (-1: several); per option, whether it
+  // competes with those depths; per term, the deepest depth offering it.
+  static constexpr int kDeadTries = 16;  // per search: dead ends it may fail to count before walking them all
+  std::vector<long> need_total_, slack_left_;
+  std::vector<int> sole_term_;
+  std::vector<unsigned char> watch_;
+  std::vector<std::size_t> last_depth_;
   std::vector<std::size_t> depth_begin_;  // per depth: its first option in opts_ (+ one past the end)
   int options_class_ = 0;                 // the class opts_ (and low_, high_, slack_) were built for; 0: none
   std::vector<double> low_, high_;
@@ -881,9 +1035,18 @@ class CanonicalSearch {
 
 #undef SIA_TIES_INLINE
 
-bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget, bool shortcuts) {
+bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget, bool shortcuts,
+                          ExactSearchStats* stats) {
   if (pb.num_jobs() == 0) return true;
   CanonicalSearch search(pb, req, ch);
+  search.count_dead_ends(shortcuts);
+  struct Report {
+    const CanonicalSearch& search;
+    ExactSearchStats* to;
+    ~Report() {
+      if (to) *to = search.stats();
+    }
+  } report{search, stats};
   // Fewest forced jobs without GPUs first (the fewest `unmet`): the smallest limit for which the
   // class has a member, by bisection (a larger limit only admits more allocations).
   auto settle = [&](bool by_sum, long long share) -> std::optional<Choice> {

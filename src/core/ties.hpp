@@ -72,9 +72,19 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
  * never the order. The search depends only on the problem and the class, not on `ch` itself, so
  * backends' equal-valued answers end in one decision. Depth-first search over at most `budget` option
  * checks; false (and `ch` unchanged) when it would need more. `shortcuts`: skip a search that is
- * certain to end without an answer (the same result); false runs every search in full (tests compare).
+ * certain to end without an answer, and count the steps of a subtree certain to complete nothing
+ * instead of walking it (the same result); false runs every search in full (tests compare).
  */
+/// What canonicalize_exactly's shortcuts did (tests check that they ran): class 2's dead ends whose
+/// steps were counted instead of walked, of which the ones that ended the search (the budget ran out
+/// in there), and the ones it could not count (walked).
+struct ExactSearchStats {
+  long long dead_ends_counted = 0;
+  long long dead_ends_out_of_budget = 0;
+  long long dead_ends_walked = 0;
+};
+
 bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget = 1'000'000,
-                          bool shortcuts = true);
+                          bool shortcuts = true, ExactSearchStats* stats = nullptr);
 
 }  // namespace sia::detail

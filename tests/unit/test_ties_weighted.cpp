@@ -594,3 +594,126 @@ TEST_CASE("ties.by_sum_shortcut_changes_nothing") {
   MESSAGE(compared << " searches compared, " << settled << " settled");
   CHECK(settled > 0);
 }
+
+// Rule 5's class 2 counts the steps of a subtree certain to complete nothing (a term that the jobs
+// still to decide need more often than it is left: pinned jobs of a utility that earlier jobs took)
+// instead of walking it. Rounds of 20-80 jobs built for such dead ends (a few goodput values shared
+// by every job, so terms repeat; running jobs, a third of them pinned; sometimes tenants, weights
+// and waiting non-preemptible jobs): the same result and allocation as the search walked in full
+// (`shortcuts` false), from the round's answer and from random allocations, for budgets from a
+// handful of steps to the default and at the edge where the full search starts to settle.
+TEST_CASE("ties.dead_ends_counted_change_nothing") {
+  std::mt19937 rng(round_seed() + 17);
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  const int count = std::max(20, round_count() / 3);
+  long long counted = 0, ended = 0, walked = 0, settled = 0, compared = 0, boundary = 0;
+  for (int k = 0; k < count; ++k) {
+    CAPTURE(k);
+    OracleInstance in;
+    const int ntypes = uni(1, 3);
+    for (int t = 0; t < ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(2, 8), 4);
+    in.cluster.down.resize(static_cast<std::size_t>(ntypes));
+    in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
+    const auto cfgs = make_configuration_set(in.cluster).configs;
+    // Two shapes; 1 GPU is worth 1 on every type (the common term), more GPUs a little more.
+    using Table = std::map<std::pair<int, int>, double>;
+    std::vector<std::shared_ptr<Table>> shapes;
+    for (int m = 0; m < 2; ++m) {
+      auto table = std::make_shared<Table>();
+      for (int t = 0; t < ntypes; ++t) {
+        double v = 1.0;
+        for (int g = 1; g <= 8; ++g) {
+          (*table)[{t, g}] = v;
+          v += uni(0, 2) == 0 ? 0.0 : 0.25 * uni(1, 3);
+        }
+      }
+      shapes.push_back(table);
+    }
+    const int njobs = uni(20, 80);
+    std::vector<long long> free_gpus;
+    for (const auto& t : in.cluster.types)
+      free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
+    const bool weighted = uni(0, 3) == 0;
+    for (int i = 0; i < njobs; ++i) {
+      JobSpec j("j" + std::to_string(i));
+      const int most[] = {1, 2, 4};
+      j.min_gpus(1).max_gpus(most[uni(0, 2)]);
+      if (weighted) j.weight(uni(0, 1) == 0 ? 1.0 : 2.0);
+      auto table = shapes[static_cast<std::size_t>(uni(0, 1))];
+      const int r = uni(0, 9);
+      if (r < 5 && !cfgs.empty()) {
+        const auto& c = cfgs[static_cast<std::size_t>(uni(0, static_cast<int>(cfgs.size()) - 1))];
+        if (c.gpus <= j.max_gpus() && c.nodes == 1 && free_gpus[static_cast<std::size_t>(c.type)] >= c.gpus) {
+          free_gpus[static_cast<std::size_t>(c.type)] -= c.gpus;
+          j.current(CurrentAllocation{c.type, c.gpus, c.nodes, {}}).age_s(uni(0, 1) == 0 ? 0.0 : 600.0);
+          if (uni(0, 2) == 0) j.preemptible(false);
+        }
+      } else if (r == 9) {
+        j.preemptible(false);  // waiting and must run
+      }
+      j.goodput_fn([table](const GpuTypeSpec&, const ConfigurationSpec& c) {
+        const auto it = table->find({c.type, c.gpus});
+        return it == table->end() ? 0.0 : it->second;
+      });
+      in.jobs.push_back(std::move(j));
+    }
+    if (uni(0, 3) == 0) add_random_tenants(in, rng, uni(1, 2), 4);
+    const double ps[] = {-1.0, 0.5, 1.0};
+    in.options.p = ps[uni(0, 2)];
+    in.options.lambda = 1.1;
+    in.options.relative_gap = 0.0;
+    in.options.threads = 1;
+    in.options.time_limit = std::chrono::milliseconds(20000);
+    const detail::Problem problem =
+        detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
+    detail::Requirements asked = problem.required;
+    for (std::size_t i = 0; i < problem.num_jobs(); ++i) asked.forced[i] = asked.forced[i] && !problem.valid[i].empty();
+    std::vector<detail::Choice> starts;
+    const auto r = run_round(in.cluster, in.jobs, in.options);
+    if (auto ch = as_choice(problem, shape_of(r))) starts.push_back(*ch);
+    for (int s = 0; s < 2; ++s) {
+      detail::Choice ch(problem.num_jobs(), -1);
+      for (std::size_t i = 0; i < ch.size(); ++i)
+        ch[i] = std::uniform_int_distribution<int>(-1, static_cast<int>(problem.valid[i].size()) - 1)(rng);
+      starts.push_back(std::move(ch));
+    }
+    auto compare = [&](const detail::Choice& start, long long budget) {
+      CAPTURE(budget);
+      detail::Choice fast = start, full = start;
+      detail::ExactSearchStats st;
+      const bool a = detail::canonicalize_exactly(problem, asked, fast, budget, true, &st);
+      const bool b = detail::canonicalize_exactly(problem, asked, full, budget, false);
+      CHECK(a == b);
+      CHECK(fast == full);
+      counted += st.dead_ends_counted;
+      ended += st.dead_ends_out_of_budget;
+      walked += st.dead_ends_walked;
+      settled += a;
+      ++compared;
+      return b;
+    };
+    for (const auto& start : starts) {
+      for (long long budget = 8; budget <= 1'000'000; budget *= 4) (void)compare(start, budget);
+      (void)compare(start, 1'000'000);
+      // The smallest budget (within 2^20) with which the full search settles, and its neighbours.
+      long long lo = 1, hi = 1 << 20;
+      detail::Choice probe = start;
+      if (!detail::canonicalize_exactly(problem, asked, probe, hi, false)) continue;
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        probe = start;
+        if (detail::canonicalize_exactly(problem, asked, probe, mid, false))
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      for (long long b = std::max(1LL, lo - 2); b <= lo + 2; ++b) (void)compare(start, b);
+      ++boundary;
+    }
+  }
+  MESSAGE(compared << " searches compared, " << settled << " settled; dead ends counted " << counted << " (" << ended
+                   << " ended the search), walked " << walked << "; " << boundary << " budget edges");
+  CHECK(counted > 0);
+  CHECK(ended > 0);
+  CHECK(counted > ended);
+}
