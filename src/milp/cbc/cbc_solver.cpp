@@ -19,9 +19,26 @@
 //   directly to stdout otherwise, bypassing the message handler).
 // * All output is silenced on both message handlers (CbcModel copies the solver and with it the
 //   handler settings at copy time), and on the CLP models behind them.
-// * Time limit: wall clock (setUseElapsedTime) for branch and bound, cuts and heuristics; the
-//   first LP relaxation (solved before CbcModel for the duals) is not limited. Sia's round LPs
-//   solve in milliseconds; a gigantic LP could overrun the limit by its own solve time.
+// * Time limit: wall clock, enforced by the ClpStop/CbcStop event handlers below (each Clp iteration, and
+//   CBC's nodes, heuristics and cut passes); the first LP relaxation (solved before CbcModel for the duals)
+//   is not limited. Sia's round LPs solve in milliseconds; a gigantic LP could overrun the limit by its own
+//   solve time. CBC's own seconds limit is deliberately not set (next point).
+// * No SIGSEGV in CbcNode::chooseDynamicBranch (CBC 2.10.8, Cbc/src/CbcNode.cpp of releases/2.10.8 read with
+//   a rebuilt CbcNode.o interposed under gdb): when a node LP looks integral, CBC re-solves it; if integers
+//   then turn fractional while a row of integers alone is violated by rounding (the "free non-integer"
+//   fallback, ~line 2370), it builds the branch itself, sets iBestGot to an OBJECT index and leaves its
+//   candidate list (whichObject, new int[], never written on this path) empty. Two later steps read that list
+//   anyway: (a) when CBC has given up strong branching (skipAll = -1: only if numberBeforeTrust == 10, after
+//   100 nodes) it sets numberToDo = 1 and uses whichObject[0]; (b) when CBC's seconds limit has passed (or
+//   its passes ran out) it uses whichObject[bestChoice]. An uninitialised int used as an object index: a
+//   SIGSEGV when the garbage is out of range, a branch on a random variable when it is not. The fallback is
+//   frequent on objectives spanning ~1e9 (the Shockwave planning MILP with weights to 7.7e7 crashed at node
+//   300; 3 of 60 generated ones took it, none at ranges 1e3/1e6), and the objective's power-of-two scaling
+//   cannot help (CBC sees the same coefficients up to 2^k). So numberBeforeTrust is 11 (a) and the time
+//   limit is left to the event handlers (b); the remaining trigger, passes running out, needs strong
+//   branching to fix variables twice at one node and the fallback on the third pass (never seen).
+//   Optima are unchanged (the whole test suite, conformance included); node-limited incumbents can differ
+//   (another search order): see docs/reliability.md, "CBC on huge objective ranges".
 // * Linear programs with LpMethod::simplex or ::interior go to Clp alone (no branch and bound):
 //   dual simplex, or Clp's barrier (predictor-corrector, its own Cholesky) without crossover, which
 //   returns the interior solution — what Gavel's policy needs (reference §10: a vertex solution gives
@@ -79,6 +96,11 @@ namespace {
 constexpr double kAbsoluteGap = 1e-10;
 constexpr double kDualTolerance = 1e-10;
 
+// Strong-branching evaluations before CBC trusts a variable's pseudo-costs: 11, not CBC's default 10, whose
+// "give up strong branching" step reads an uninitialised candidate (header comment, (a)). Any other value
+// never takes that step; 11 is the nearest (trust a little later than CBC's default).
+constexpr int kNumberBeforeTrust = 11;
+
 void quiet(CoinMessageHandler* h, bool verbose) {
   if (h == nullptr) return;
   h->setLogLevel(verbose ? 1 : 0);
@@ -87,8 +109,8 @@ void quiet(CoinMessageHandler* h, bool verbose) {
 
 // Stops Clp (each LP solve: the root relaxation, CBC's own copies of it) and CBC (between nodes,
 // heuristics and cut passes) at the deadline or when a stop is requested from another thread. CBC's
-// own seconds limit is checked only between nodes, after the root (cuts included) is done, which let
-// a 1 s limit run 48.7 s on a 20,000-job round.
+// own seconds limit (no longer set: header comment) is checked only between nodes, after the root (cuts
+// included) is done, which let a 1 s limit run 48.7 s on a 20,000-job round.
 struct StopRule {
   std::optional<std::chrono::steady_clock::time_point> at;
   std::stop_token stop;
@@ -419,8 +441,11 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   // than that were never looked for, yet the search ended "optimal" (decision.recompute: λ = 1e9
   // beside utilities near 1, objectives near 1e-9). Cut off at the absolute gap instead.
   cbc.setCutoffIncrement(kAbsoluteGap);
+  // CBC's own seconds limit is NOT set: CbcStop/ClpStop enforce the time limit (the same deadline, which
+  // they reach first), because past CBC's limit chooseDynamicBranch may read an uninitialised candidate
+  // (header comment, (b)).
   cbc.setUseElapsedTime(true);  // wall clock, not CPU time
-  if (params.time_limit) cbc.setMaximumSeconds(static_cast<double>(params.time_limit->count()) / 1000.0);
+  cbc.setNumberBeforeTrust(kNumberBeforeTrust);
   if (params.node_limit > 0)
     cbc.setMaximumNodes(static_cast<int>(std::min<long long>(params.node_limit, std::numeric_limits<int>::max())));
 
@@ -466,7 +491,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   // Stopped by CbcStop/ClpStop: an LP cut short may have been taken for an infeasible node, so
   // neither "infeasible" nor CBC's best possible value can be trusted; the root LP's bound can.
   const bool stopped = rule.reached();
-  const bool limited = cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() || cbc.status() == 1 || stopped;
+  const bool limited = cbc.isNodeLimitReached() || cbc.status() == 1 || stopped;
   if (best != nullptr) {
     result.values.assign(best, best + n);
     polish_values(model, result.values);
