@@ -122,10 +122,12 @@ struct ValidConfig {
  *
  * `type_limit` (optional, one entry per GPU type): the largest GPU count of each type with a
  * positive goodput (HasGpuLimit); configurations asking for more of the type are left out.
+ * They are written into `out` (cleared first): a caller asking for every job of a round keeps its capacity
+ * from job to job.
  */
-[[nodiscard]] inline std::vector<ValidConfig> valid_configs(const ConfigurationSet& set, const JobLimits& l,
-                                                            std::span<const int> type_limit = {}) {
-  std::vector<ValidConfig> out;
+inline void valid_configs(const ConfigurationSet& set, const JobLimits& l, std::span<const int> type_limit,
+                          std::vector<ValidConfig>& out) {
+  out.clear();
   // configs are grouped by type (first_config) and strictly ascending in GPUs within a type:
   // binary-search each type's block instead of scanning the thousands of shapes of a large
   // cluster for every job.
@@ -151,6 +153,13 @@ struct ValidConfig {
       if (l.kind != JobKind::hybrid || it->gpus % p == 0)
         out.push_back(ValidConfig{static_cast<int>(it - cs.begin()), it->gpus});
   }
+}
+
+/// @brief valid_configs() as a new vector.
+[[nodiscard]] inline std::vector<ValidConfig> valid_configs(const ConfigurationSet& set, const JobLimits& l,
+                                                            std::span<const int> type_limit = {}) {
+  std::vector<ValidConfig> out;
+  valid_configs(set, l, type_limit, out);
   return out;
 }
 

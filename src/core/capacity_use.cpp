@@ -10,16 +10,22 @@ CapacityUse::CapacityUse(const ConfigurationSet& s) : set_(&s), used_(s.rows.siz
 }
 
 int CapacityUse::handle(int c, int gpus) const {
-  if (handles_.empty()) handles_.resize(set_->configs.size());
-  auto& variants = handles_[static_cast<std::size_t>(c)];
-  for (const auto& [g, h] : variants)
-    if (g == gpus) return h;
+  if (handles_.empty()) handles_.assign(set_->configs.size(), {0, -1});
+  auto& first = handles_[static_cast<std::size_t>(c)];
+  if (first.second >= 0) {
+    if (first.first == gpus) return first.second;
+    for (const auto& [config, g, h] : more_handles_)
+      if (config == c && g == gpus) return h;
+  }
   const ConfigurationSpec& cfg = set_->configs[static_cast<std::size_t>(c)];
   for (std::size_t r = 0; r < set_->rows.size(); ++r)
     if (const int u = set_->row_usage(set_->rows[r], cfg, gpus); u != 0) charges_.emplace_back(static_cast<int>(r), u);
   first_.push_back(static_cast<int>(charges_.size()));
   const int h = static_cast<int>(first_.size()) - 2;
-  variants.emplace_back(gpus, h);
+  if (first.second < 0)
+    first = {gpus, h};
+  else
+    more_handles_.push_back({c, gpus, h});
   return h;
 }
 

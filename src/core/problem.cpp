@@ -188,6 +188,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   std::size_t cursor = 0;  // the previous round's jobs are usually in the same order
   std::vector<int> type_limit;
   bool any_model = false;
+  std::vector<ValidConfig> candidates;  // per job, its capacity kept from job to job
 
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
@@ -238,14 +239,14 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     any_model = any_model || b.model != nullptr;
     const bool reusable = was != nullptr && was->has_rows && b.model != nullptr && b.model == was->model;
     if (reusable) take_current();
-    std::vector<ValidConfig> candidates;
+    candidates.clear();
     if (!reusable || !same_row_inputs(b, *was)) {
       if (pb.unevaluated == 0) {
         // Counts above the goodput model's limit per type (HasGpuLimit) are never enumerated.
         type_limit.clear();
         if (j.has_gpu_limit())
           for (const auto& t : cluster.types) type_limit.push_back(j.gpu_limit(t));
-        candidates = valid_configs(pb.set, lim, type_limit);
+        valid_configs(pb.set, lim, type_limit, candidates);
       }
       take_current();
     }
