@@ -62,14 +62,14 @@ class CapacityUse {
   }
   const ConfigurationSet* set_;
   std::vector<long long> used_;
-  std::vector<long long> capacity_;                                // per row (the set's, at hand)
+  std::vector<long long> capacity_;  // per row (the set's, at hand)
   // Per configuration: its first (GPUs, handle) pair ((0, -1): none yet); the others — a rigid job's count on a
   // footprint besides the configuration's own — in `more_handles_` as (configuration, GPUs, handle). Flat: a
   // vector per configuration cost an allocation per configuration touched, and a round builds several of these.
   mutable std::vector<std::pair<int, int>> handles_;
   mutable std::vector<std::array<int, 3>> more_handles_;
-  mutable std::vector<std::pair<int, int>> charges_;               // (row, GPUs charged), charge != 0
-  mutable std::vector<int> first_;                                 // per handle: its first charge (+ end)
+  mutable std::vector<std::pair<int, int>> charges_;  // (row, GPUs charged), charge != 0
+  mutable std::vector<int> first_;                    // per handle: its first charge (+ end)
 };
 
 }  // namespace sia::detail

@@ -231,7 +231,7 @@ class JobEstimator {
   // statistics (BatchPlan): kept across generations, since most new generations are new statistics (every
   // epoch) on the same throughput models. 21 % of a round was that search, a third of it the step times.
   std::vector<BatchPlan> plans_;
-  std::vector<std::uint64_t> plan_keys_;  // open addressing as keys_: the slot's configuration
+  std::vector<std::uint64_t> plan_keys_;   // open addressing as keys_: the slot's configuration
   std::vector<std::uint32_t> plan_index_;  // and its plan in plans_
 };
 

@@ -237,8 +237,13 @@ TEST_CASE("goodput.batch_plan.same_bits_as_optimize") {
     CHECK(a.batch.accumulation_steps == b.batch.accumulation_steps);
   };
   auto random_perf = [&] {
-    sia::PerfParams p{0.001 + 0.05 * unit(rng), 1e-4 + 0.01 * unit(rng), 0.2 * unit(rng), 0.01 * unit(rng),
-                      0.05 * unit(rng),         0.005 * unit(rng),      unit(rng) < 0.3 ? 1.0 : 1.0 + 3 * unit(rng)};
+    sia::PerfParams p{0.001 + 0.05 * unit(rng),
+                      1e-4 + 0.01 * unit(rng),
+                      0.2 * unit(rng),
+                      0.01 * unit(rng),
+                      0.05 * unit(rng),
+                      0.005 * unit(rng),
+                      unit(rng) < 0.3 ? 1.0 : 1.0 + 3 * unit(rng)};
     return p;
   };
   auto random_grad = [&]() -> std::optional<sia::GradParams> {

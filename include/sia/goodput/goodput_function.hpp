@@ -383,8 +383,8 @@ inline GoodputChoice GoodputFunction::optimize(int nodes, int replicas, const Ba
   if (nodes < 1 || replicas < 1) return GoodputChoice{};
   const detail::PerfStepTime step(perf, nodes, replicas);
   return optimize_batch(
-      replicas, init_batch_size, lim, [&](double b, int s) { return step(b, s); },
-      efficiency_fn(grad, init_batch_size), [&](double b, int s) { return step.lower_bound(b, s); });
+      replicas, init_batch_size, lim, [&](double b, int s) { return step(b, s); }, efficiency_fn(grad, init_batch_size),
+      [&](double b, int s) { return step.lower_bound(b, s); });
 }
 
 /**
@@ -415,17 +415,18 @@ class BatchPlan {
   [[nodiscard]] bool matches(const PerfParams& p, int nodes, int replicas, double init,
                              const BatchLimits& lim) const noexcept {
     return built_ && nodes_ == nodes && replicas_ == replicas && same_bits(&perf_, &p, sizeof p) &&
-           same_bits(&init_, &init, sizeof init) && same_bits(&lim_.max_batch_size, &lim.max_batch_size, sizeof(double)) &&
-           lim_.min_local == lim.min_local && lim_.max_local == lim.max_local && lim_.tune == lim.tune &&
-           lim_.accumulation == lim.accumulation && lim_.candidates == lim.candidates;
+           same_bits(&init_, &init, sizeof init) &&
+           same_bits(&lim_.max_batch_size, &lim.max_batch_size, sizeof(double)) && lim_.min_local == lim.min_local &&
+           lim_.max_local == lim.max_local && lim_.tune == lim.tune && lim_.accumulation == lim.accumulation &&
+           lim_.candidates == lim.candidates;
   }
   void build(const PerfParams& p, int nodes, int replicas, double init, const BatchLimits& lim) {
     built_ = false;
     entries_.clear();
     step_ = detail::PerfStepTime(p, nodes, replicas);
     (void)detail::for_each_batch_candidate(replicas, init, lim, [&](double atomic, int s, double global, int) {
-      entries_.push_back(
-          Entry{global, step_.lower_bound(atomic, s), std::numeric_limits<double>::quiet_NaN(), static_cast<int>(atomic), s});
+      entries_.push_back(Entry{global, step_.lower_bound(atomic, s), std::numeric_limits<double>::quiet_NaN(),
+                               static_cast<int>(atomic), s});
     });
     perf_ = p;
     nodes_ = nodes;
@@ -449,7 +450,8 @@ inline GoodputChoice GoodputFunction::optimize(int nodes, int replicas, const Ba
                                                BatchPlan& plan) const noexcept {
   if (nodes < 1 || replicas < 1) return GoodputChoice{};
   // More candidates than optimize_batch buffers: it evaluates each one as it goes, nothing to keep.
-  if ((lim.tune ? std::max(lim.candidates, 1) : 1) > detail::kMaxBufferedCandidates) return optimize(nodes, replicas, lim);
+  if ((lim.tune ? std::max(lim.candidates, 1) : 1) > detail::kMaxBufferedCandidates)
+    return optimize(nodes, replicas, lim);
   if (!plan.matches(perf, nodes, replicas, init_batch_size, lim)) {
     try {
       plan.build(perf, nodes, replicas, init_batch_size, lim);
