@@ -645,7 +645,8 @@ class CanonicalSearch {
         // them has only options of that term) makes the whole subtree below a dead end, which the
         // search would walk in full, a step per option tried: its steps are counted instead
         // (dead_subtree_steps), the same count, so the search ends exactly as it would have.
-        if (!by_sum_now && watch[at] && slack[static_cast<std::size_t>(o.term)] < 0 && dead_tries > 0 && d + 1 < n_) {
+        if (!by_sum_now && watch[at] && slack[static_cast<std::size_t>(o.term)] < 0 && dead_tries > 0 &&
+            dead_work_left_ > 0 && d + 1 < n_) {
           const long long cost = dead_subtree_steps(d + 1, forced_now, forced_limit, steps);
           if (cost > steps) {
             ++stats_.dead_ends_counted;
@@ -843,17 +844,21 @@ class CanonicalSearch {
   // depth, the largest charge any option there could add, within every bound), so the count is the
   // search's own. Returns the count, or as soon as it exceeds `steps`, a count above `steps` (the
   // search would run out in there); -1 when it cannot count (a row could refuse, too many states,
-  // or a path completes: the subtree is walked as before).
-  long long dead_subtree_steps(std::size_t s, int forced_now, int forced_limit, long long steps) const {
+  // more work than dead_work_left_, or a path completes: the subtree is walked as before).
+  long long dead_subtree_steps(std::size_t s, int forced_now, int forced_limit, long long steps) {
     constexpr long long kCap = 1LL << 60;
     constexpr std::size_t kMaxStates = 4096;
-    constexpr long long kMaxWork = 400'000;
     // A state: the forced jobs without GPUs, then (term, copies taken) pairs by term.
     using State = std::vector<int>;
     std::map<State, long long> now, next;
     now.emplace(State{forced_now}, 1);
     std::vector<long long> upper(row_used_.begin(), row_used_.end()), largest(row_used_.size(), 0);
     long long total = 0, work = 0;
+    struct Spend {
+      long long& left;
+      const long long& work;
+      ~Spend() { left -= std::min(left, work); }
+    } spend{dead_work_left_, work};
     State child;
     for (std::size_t e = s; !now.empty(); ++e) {
       if (e == n_) return -1;  // a path completed: not a dead end after all
@@ -905,7 +910,7 @@ class CanonicalSearch {
         }
       }
       if (total > steps) return total;
-      if (next.size() > kMaxStates || work > kMaxWork) return -1;
+      if (next.size() > kMaxStates || work > dead_work_left_) return -1;
       now.swap(next);
       next.clear();
     }
@@ -1013,6 +1018,11 @@ class CanonicalSearch {
   // what is left of it beyond them; per depth, its one term (-1: several); per option, whether it
   // competes with those depths; per term, the deepest depth offering it.
   static constexpr int kDeadTries = 16;  // per search: dead ends it may fail to count before walking them all
+  // Per call of canonicalize_exactly: the options the counting may look at, over all its dead ends.
+  // A state map costs many of the search's steps per option looked at, and pays only where states
+  // merge many nodes (the rounds above: thousands of options for a million steps); where they do
+  // not, this bounds what the counting can add to the search (about as much as the search itself).
+  long long dead_work_left_ = 100'000;
   std::vector<long> need_total_, slack_left_;
   std::vector<int> sole_term_;
   std::vector<unsigned char> watch_;
