@@ -16,7 +16,7 @@ cmake --build "$build" -j"$(nproc)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work"/{request,workload,cluster,profiles}
+mkdir -p "$work"/{request,workload,cluster,profiles,milp_ranges}
 cp "$src"/tests/data/allocate/*.json "$src"/examples/requests/*.json "$work/request/" 2>/dev/null || true
 printf 'name,time,application,num_replicas,batch_size\ncifar10-0,0,cifar10,4,2048\nbert-1,30.5,bert,8,384\n' > "$work/workload/seed.csv"
 printf 'name,time,application,num_replicas,batch_size,category\nyolov3-0,0,yolov3,4,64,rigid\n' > "$work/workload/seed2.csv"
@@ -25,6 +25,10 @@ for target in request workload cluster profiles; do
   cp "$src"/tests/fuzz/regressions/"$target"-* "$work/$target/" 2>/dev/null || true
 done
 printf '{"name":"c","gpu_types":[{"name":"aws","nodes":2,"gpus_per_node":4}]}' > "$work/cluster/seed.json"
+# milp_ranges: 8 bytes of seed, jobs, rounds, GPUs, weight range (10^k), then per-coefficient 10^(k-3) factors.
+# Seed 64 with 13 jobs, 7 rounds, 64 GPUs and weights to 1e9 is one of the models CBC 2.10.8 crashed on.
+printf '\x40\x00\x00\x00\x00\x00\x00\x00\x0c\x06\x07\x09' > "$work/milp_ranges/seed-64.bin"
+printf '\x01\x00\x00\x00\x00\x00\x00\x00\x04\x02\x01\x0c\x0b\x00\x05\x0b' > "$work/milp_ranges/seed-1.bin"
 if [[ -d "$shared/data/sia-artifact" ]]; then
   cp "$shared"/data/sia-artifact/workloads/philly/workload-1.csv "$work/workload/" || true
   i=0
@@ -45,7 +49,7 @@ fi
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 passed=0; failed=0
-for target in request workload cluster profiles; do
+for target in request workload cluster profiles milp_ranges; do
   exe="$build/tests/fuzz/fuzz_$target"
   log="$work/fuzz_$target.log"
   mkdir -p "$work/artifacts-$target"
