@@ -217,11 +217,7 @@ GoodputChoice JobModel::first_placement_value(const TypeModel& y, int n, int g) 
   return GoodputFunction{*y.seed, grad_, init_batch_}.optimize(n, g, limits_at(y, g));
 }
 
-GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c, BatchPlan* plan) const noexcept {
-  // Every path below runs at most one batch-size search of a GoodputFunction: with `plan`, that one keeps it.
-  auto optimize = [plan](const GoodputFunction& f, int nodes, int gpus, const BatchLimits& lim) {
-    return plan != nullptr ? f.optimize(nodes, gpus, lim, *plan) : f.optimize(nodes, gpus, lim);
-  };
+GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept {
   const TypeModel* y = type(t.name());
   const int n = c.nodes;
   const int g = c.gpus;
@@ -235,16 +231,16 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& 
     PipelineGoodputFunction f{PipelineParams{*p, y->stages, microbatches_}, grad_, init_batch_};
     return f.optimize(n, g, lim);
   }
-  if (y->perf) return optimize(GoodputFunction{*y->perf, grad_, init_batch_}, n, g, lim);
+  if (y->perf) return GoodputFunction{*y->perf, grad_, init_batch_}.optimize(n, g, lim);
 
   const TypeModel* x = known();
   if (x == nullptr) return first_placement_value(*y, n, g);
   if (mode_ == ProjectionMode::equal)  // no profile says otherwise: Y runs as X does
-    return optimize(GoodputFunction{*x->perf, grad_, init_batch_}, n, g, lim);
+    return GoodputFunction{*x->perf, grad_, init_batch_}.optimize(n, g, lim);
   if (mode_ == ProjectionMode::none || (mode_ == ProjectionMode::paper && (g == 1 || !y->seed))) {
     // No projection (or Eq. 1 reduces to the seed): the type's own 1-GPU model.
     if (!y->seed) return GoodputChoice{};
-    return optimize(GoodputFunction{*y->seed, grad_, init_batch_}, n, g, lim);
+    return GoodputFunction{*y->seed, grad_, init_batch_}.optimize(n, g, lim);
   }
   if (mode_ == ProjectionMode::paper) {
     const ProjectedStepTime step(*x->perf, *y->seed, n, g);
@@ -257,7 +253,7 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& 
   const double rx = xput1(*x);
   if (!(ry > 0.0) || !(rx > 0.0)) return GoodputChoice{};
   const int nx = x->gpus_per_node > 0 ? (g + x->gpus_per_node - 1) / x->gpus_per_node : n;
-  GoodputChoice r = optimize(GoodputFunction{*x->perf, grad_, init_batch_}, std::max(nx, 1), g, limits_at(*x, g));
+  GoodputChoice r = GoodputFunction{*x->perf, grad_, init_batch_}.optimize(std::max(nx, 1), g, limits_at(*x, g));
   r.goodput = r.goodput * ry / rx;
   r.throughput = r.throughput * ry / rx;
   if (!std::isfinite(r.goodput)) return GoodputChoice{};

@@ -164,8 +164,7 @@ class JobEstimator {
     if (2 * (used_ + 1) > keys_.size()) grow();
     std::size_t i = slot(key);
     if (keys_[i] == key) return values_[i];
-    double v = oracle_ ? oracle_goodput(*job_, *cluster_, c.type, c.nodes, c.gpus)
-                       : model_.evaluate(t, c, &plan_for(key)).goodput;
+    double v = oracle_ ? oracle_goodput(*job_, *cluster_, c.type, c.nodes, c.gpus) : model_.goodput(t, c);
     if (!std::isfinite(v) || v < 0) v = 0.0;
     keys_[i] = key;
     values_[i] = v;
@@ -176,34 +175,11 @@ class JobEstimator {
  private:
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
   // Open addressing with linear probing in flat arrays: clearing it is a fill, and it allocates only to grow.
-  [[nodiscard]] static std::size_t slot_in(const std::vector<std::uint64_t>& keys, std::uint64_t key) noexcept {
-    const std::size_t mask = keys.size() - 1;
+  [[nodiscard]] std::size_t slot(std::uint64_t key) const noexcept {
+    const std::size_t mask = keys_.size() - 1;
     std::size_t i = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
-    while (keys[i] != kEmpty && keys[i] != key) i = (i + 1) & mask;
+    while (keys_[i] != kEmpty && keys_[i] != key) i = (i + 1) & mask;
     return i;
-  }
-  [[nodiscard]] std::size_t slot(std::uint64_t key) const noexcept { return slot_in(keys_, key); }
-  // The plan of configuration `key` (one table that is never cleared: plans outlive generations).
-  BatchPlan& plan_for(std::uint64_t key) {
-    if (2 * (plans_.size() + 1) > plan_keys_.size()) {
-      std::vector<std::uint64_t> keys(std::max<std::size_t>(16, 2 * plan_keys_.size()), kEmpty);
-      std::vector<std::uint32_t> index(keys.size(), 0);
-      for (std::size_t i = 0; i < plan_keys_.size(); ++i)
-        if (plan_keys_[i] != kEmpty) {
-          const std::size_t j = slot_in(keys, plan_keys_[i]);
-          keys[j] = plan_keys_[i];
-          index[j] = plan_index_[i];
-        }
-      plan_keys_.swap(keys);
-      plan_index_.swap(index);
-    }
-    const std::size_t i = slot_in(plan_keys_, key);
-    if (plan_keys_[i] != key) {
-      plans_.emplace_back();
-      plan_keys_[i] = key;
-      plan_index_[i] = static_cast<std::uint32_t>(plans_.size() - 1);
-    }
-    return plans_[plan_index_[i]];
   }
   void grow() {
     std::vector<std::uint64_t> keys(std::max<std::size_t>(16, 2 * keys_.size()), kEmpty);
@@ -227,12 +203,6 @@ class JobEstimator {
   std::vector<std::uint64_t> keys_;
   std::vector<double> values_;
   std::size_t used_ = 0;
-  // Per configuration, what its batch-size search computes that does not depend on the job's gradient
-  // statistics (BatchPlan): kept across generations, since most new generations are new statistics (every
-  // epoch) on the same throughput models. 21 % of a round was that search, a third of it the step times.
-  std::vector<BatchPlan> plans_;
-  std::vector<std::uint64_t> plan_keys_;   // open addressing as keys_: the slot's configuration
-  std::vector<std::uint32_t> plan_index_;  // and its plan in plans_
 };
 
 }  // namespace

@@ -7,9 +7,7 @@
 #include <sia/goodput/throughput_model.hpp>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
-#include <optional>
 #include <random>
 #include <vector>
 
@@ -219,74 +217,4 @@ TEST_CASE("goodput.split_batch.is_the_formula_bit_for_bit") {
       for (double max_local : {0.0, 1.0, 3.0, 1e12}) check(global, replicas, max_local, 64.0, true);
   CHECK(sia::split_batch(0.0, 4, 16, 1).local_batch == 0);
   CHECK(sia::split_batch(std::nan(""), 4, 16, 1).local_batch == 0);
-}
-
-TEST_CASE("goodput.batch_plan.same_bits_as_optimize") {
-  // GoodputFunction::optimize with a BatchPlan (issue 19: the simulator keeps one per configuration) gives
-  // optimize()'s result bit for bit: on new statistics with the same model (the plan reused), on a new model,
-  // placement, limits or initial batch (the plan rebuilt), without statistics and with more candidates than
-  // the search buffers.
-  std::mt19937_64 rng(19);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  auto same = [](const sia::GoodputChoice& a, const sia::GoodputChoice& b) {
-    CHECK(std::memcmp(&a.goodput, &b.goodput, sizeof(double)) == 0);
-    CHECK(std::memcmp(&a.throughput, &b.throughput, sizeof(double)) == 0);
-    CHECK(std::memcmp(&a.efficiency, &b.efficiency, sizeof(double)) == 0);
-    CHECK(a.batch.global_batch == b.batch.global_batch);
-    CHECK(a.batch.local_batch == b.batch.local_batch);
-    CHECK(a.batch.accumulation_steps == b.batch.accumulation_steps);
-  };
-  auto random_perf = [&] {
-    sia::PerfParams p{0.001 + 0.05 * unit(rng),
-                      1e-4 + 0.01 * unit(rng),
-                      0.2 * unit(rng),
-                      0.01 * unit(rng),
-                      0.05 * unit(rng),
-                      0.005 * unit(rng),
-                      unit(rng) < 0.3 ? 1.0 : 1.0 + 3 * unit(rng)};
-    return p;
-  };
-  auto random_grad = [&]() -> std::optional<sia::GradParams> {
-    if (unit(rng) < 0.1) return std::nullopt;
-    return sia::GradParams{std::exp(-10 + 12 * unit(rng)), std::exp(-10 + 12 * unit(rng))};
-  };
-  long long reused = 0;
-  for (int config = 0; config < 400; ++config) {
-    sia::BatchPlan plan;
-    sia::GoodputFunction f{random_perf(), random_grad(), std::floor(16 + 256 * unit(rng))};
-    int nodes = 1 + static_cast<int>(unit(rng) * 4);
-    int replicas = nodes * (1 + static_cast<int>(unit(rng) * 8));
-    sia::BatchLimits lim;
-    lim.max_batch_size = std::floor(f.init_batch_size * (1 + 100 * unit(rng)));
-    lim.min_local = static_cast<int>(unit(rng) * 8);
-    lim.max_local = unit(rng) < 0.1 ? 0 : std::max(lim.min_local, static_cast<int>(8 + unit(rng) * 512));
-    lim.tune = unit(rng) < 0.8;
-    lim.accumulation = unit(rng) < 0.9;
-    if (config % 50 == 0) lim.candidates = 200;  // not buffered: evaluated as it goes
-    for (int call = 0; call < 30; ++call) {
-      const double change = unit(rng);
-      if (change < 0.6) {
-        f.grad = random_grad();  // the common case: new statistics, the same plan
-        ++reused;
-      } else if (change < 0.7) {
-        f.perf = random_perf();
-      } else if (change < 0.8) {
-        nodes = 1 + static_cast<int>(unit(rng) * 4);
-      } else if (change < 0.85) {
-        lim.max_local = std::max(lim.min_local, lim.max_local + 1);
-      } else if (change < 0.9) {
-        f.init_batch_size = std::nextafter(f.init_batch_size, 1e9);  // one bit of the key
-      }
-      same(f.optimize(nodes, replicas, lim, plan), f.optimize(nodes, replicas, lim));
-    }
-  }
-  CHECK(reused > 1000);
-  // Invalid placements and limits that admit no batch: empty, as optimize() says.
-  sia::BatchPlan plan;
-  const sia::GoodputFunction f{example_perf(), sia::GradParams{0.01, 0.1}, 128.0};
-  sia::BatchLimits none;
-  none.max_batch_size = 64;  // below init: no batch in range
-  none.min_local = 128;
-  same(f.optimize(1, 2, none, plan), f.optimize(1, 2, none));
-  same(f.optimize(0, 2, sia::BatchLimits{}, plan), f.optimize(0, 2, sia::BatchLimits{}));
 }

@@ -18,11 +18,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace sia {
 
@@ -63,8 +60,6 @@ struct GoodputChoice {
   BatchChoice batch;        ///< chosen global batch and its split
 };
 
-class BatchPlan;
-
 /**
  * @brief Goodput of one job on one GPU type: throughput model + gradient statistics.
  *
@@ -97,12 +92,6 @@ struct GoodputFunction {
    * (see optimize_batch() for the algorithm). Allocation-free.
    */
   [[nodiscard]] GoodputChoice optimize(int nodes, int replicas, const BatchLimits& lim) const noexcept;
-
-  /**
-   * @brief optimize(nodes, replicas, lim), bit for bit, with what does not depend on the gradient statistics
-   * kept in `plan` between calls (see BatchPlan). Allocates when the plan is (re)built.
-   */
-  [[nodiscard]] GoodputChoice optimize(int nodes, int replicas, const BatchLimits& lim, BatchPlan& plan) const noexcept;
 };
 
 /**
@@ -215,28 +204,12 @@ struct NoStepTimeBound {
  * Optional `lower_bound(atomic, s)`: a cheap lower bound on step_time (0 = none). Candidates whose
  * resulting goodput bound cannot beat the best one found are skipped, without changing the result.
  */
-namespace detail {
-
-/// One of optimize_batch()'s candidates: a split and what the search needs of it.
-struct BatchCandidate {
-  double atomic;  ///< local batch
-  int s;          ///< extra accumulation micro-steps
-  double global;  ///< replicas x atomic x (s + 1)
-  double eff;     ///< statistical efficiency of `global`
-  double bound;   ///< upper bound on its goodput (HUGE_VAL: none)
-};
-
-/// The candidates are kept in a buffer (and the search prunes by bounds) up to this many batch sizes.
-inline constexpr int kMaxBufferedCandidates = 128;
-
-/**
- * @brief optimize_batch()'s candidate splits, in order: calls f(atomic, s, global, k) for each valid split of
- * the geometric batch sizes that differs from the one before (k: the batch size's index). Returns the number of
- * batch sizes (0 when the limits admit none).
- */
-template <class F>
-int for_each_batch_candidate(int replicas, double init_batch_size, const BatchLimits& lim, F&& f) noexcept {
-  if (replicas < 1 || !(init_batch_size > 0.0)) return 0;
+template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
+[[nodiscard]] GoodputChoice optimize_batch(int replicas, double init_batch_size, const BatchLimits& lim,
+                                           StepTime&& step_time, Efficiency&& efficiency,
+                                           LowerBound&& lower_bound = LowerBound{}) noexcept {
+  GoodputChoice best;
+  if (replicas < 1 || !(init_batch_size > 0.0)) return best;
   const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
   const double min_atomic = lim.min_local > 0 ? lim.min_local : 1.0;
   const double max_atomic = lim.max_local > 0 ? lim.max_local : max_batch;
@@ -244,12 +217,44 @@ int for_each_batch_candidate(int replicas, double init_batch_size, const BatchLi
   double min_batch = max_batch;
   if (lim.tune) {
     min_batch = std::max(init_batch_size, min_atomic * r);
-    if (min_batch > max_batch * (1.0 + 1e-12)) return 0;
+    if (min_batch > max_batch * (1.0 + 1e-12)) return best;
   }
   const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
   // Geometric candidates by a running product (one pow instead of one exp per candidate); the
   // last one is set exactly to max_batch like numpy.geomspace.
   const double ratio = n > 1 ? std::pow(max_batch / min_batch, 1.0 / (n - 1)) : 1.0;
+
+  // Pass 1: the valid, distinct splits with an upper bound on their goodput (from the cheap
+  // step-time lower bound). Pass 2 evaluates the most promising split exactly, then only the
+  // splits whose bound can still beat it — same argmax (first best index) as evaluating all.
+  struct Candidate {
+    double atomic;
+    int s;
+    double global;
+    double eff;
+    double bound;
+  };
+  constexpr int kMaxBuffered = 128;
+  Candidate cand[kMaxBuffered];
+  const bool buffered = n <= kMaxBuffered;
+  int m = 0;
+  int best_index = -1;
+  auto consider = [&](const Candidate& c, int index) {
+    const double t = step_time(c.atomic, c.s);
+    if (!(t > 0.0) || !std::isfinite(t)) return;
+    const double xput = c.global / t;
+    const double g = xput * c.eff;
+    if (!std::isfinite(g) || !(g > 0.0)) return;
+    if (g > best.goodput || (g == best.goodput && index < best_index)) {
+      best.goodput = g;
+      best.throughput = xput;
+      best.efficiency = c.eff;
+      best.batch.global_batch = static_cast<long long>(c.global);
+      best.batch.local_batch = static_cast<int>(c.atomic);
+      best.batch.accumulation_steps = c.s;
+      best_index = index;
+    }
+  };
   long long last_atomic = -1;
   long long last_s = -1;
   double next = min_batch;
@@ -264,217 +269,55 @@ int for_each_batch_candidate(int replicas, double init_batch_size, const BatchLi
     last_s = s;
     if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
     if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
-    const double a = static_cast<double>(atomic);
-    f(a, static_cast<int>(s), r * a * static_cast<double>(s + 1), k);
+    Candidate c;
+    c.atomic = static_cast<double>(atomic);
+    c.s = static_cast<int>(s);
+    c.global = r * c.atomic * static_cast<double>(s + 1);
+    c.eff = efficiency(c.global);
+    if (!buffered) {
+      consider(c, k);
+      continue;
+    }
+    const double lb = lower_bound(c.atomic, c.s);
+    c.bound = lb > 0.0 ? c.global * c.eff / lb : HUGE_VAL;
+    if (!(c.bound >= 0.0)) c.bound = HUGE_VAL;  // NaN bound: evaluate
+    cand[m++] = c;
   }
-  return n;
-}
-
-/// A candidate's bound from its step-time lower bound `lb` (0: none): HUGE_VAL unless it says something.
-[[nodiscard]] inline double goodput_bound(double global, double eff, double lb) noexcept {
-  const double bound = lb > 0.0 ? global * eff / lb : HUGE_VAL;
-  return bound >= 0.0 ? bound : HUGE_VAL;  // NaN bound: evaluate
-}
-
-/// Makes `best` the first best of `best` and candidate `c` (index `index`) at step time `t`.
-inline void consider_candidate(GoodputChoice& best, int& best_index, const BatchCandidate& c, int index,
-                               double t) noexcept {
-  if (!(t > 0.0) || !std::isfinite(t)) return;
-  const double xput = c.global / t;
-  const double g = xput * c.eff;
-  if (!std::isfinite(g) || !(g > 0.0)) return;
-  if (g > best.goodput || (g == best.goodput && index < best_index)) {
-    best.goodput = g;
-    best.throughput = xput;
-    best.efficiency = c.eff;
-    best.batch.global_batch = static_cast<long long>(c.global);
-    best.batch.local_batch = static_cast<int>(c.atomic);
-    best.batch.accumulation_steps = c.s;
-    best_index = index;
-  }
-}
-
-/**
- * @brief optimize_batch()'s pass 2 over `m` buffered candidates: evaluates the most promising one exactly
- * (`step_time_of(i)`: candidate i's step time), then only those whose bound can still beat the best — the same
- * argmax (first best index) as evaluating all.
- */
-template <class StepTimeOf>
-[[nodiscard]] GoodputChoice choose_batch(const BatchCandidate* cand, int m, StepTimeOf&& step_time_of) noexcept {
-  GoodputChoice best;
-  if (m == 0) return best;
-  int best_index = -1;
+  if (!buffered || m == 0) return best;
   int first = 0;
   for (int i = 1; i < m; ++i)
     if (cand[i].bound > cand[first].bound) first = i;
-  consider_candidate(best, best_index, cand[first], first, step_time_of(first));
+  consider(cand[first], first);
   for (int i = 0; i < m; ++i) {
     if (i == first) continue;
     // 1e-12 slack: the exact goodput may exceed a tight bound by rounding.
     if (cand[i].bound * (1.0 + 1e-12) < best.goodput) continue;
-    consider_candidate(best, best_index, cand[i], i, step_time_of(i));
+    consider(cand[i], i);
   }
   return best;
 }
 
-}  // namespace detail
-
-template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
-[[nodiscard]] GoodputChoice optimize_batch(int replicas, double init_batch_size, const BatchLimits& lim,
-                                           StepTime&& step_time, Efficiency&& efficiency,
-                                           LowerBound&& lower_bound = LowerBound{}) noexcept {
-  // Pass 1: the valid, distinct splits with an upper bound on their goodput (from the cheap
-  // step-time lower bound). Pass 2 evaluates the most promising split exactly, then only the
-  // splits whose bound can still beat it — same argmax (first best index) as evaluating all.
-  detail::BatchCandidate cand[detail::kMaxBufferedCandidates];
-  const bool buffered = (lim.tune ? std::max(lim.candidates, 1) : 1) <= detail::kMaxBufferedCandidates;
-  int m = 0;
-  GoodputChoice best;
-  int best_index = -1;
-  (void)detail::for_each_batch_candidate(replicas, init_batch_size, lim,
-                                         [&](double atomic, int s, double global, int k) {
-                                           detail::BatchCandidate c{atomic, s, global, efficiency(global), 0.0};
-                                           if (!buffered) {
-                                             detail::consider_candidate(best, best_index, c, k, step_time(atomic, s));
-                                             return;
-                                           }
-                                           c.bound = detail::goodput_bound(global, c.eff, lower_bound(atomic, s));
-                                           cand[m++] = c;
-                                         });
-  if (!buffered) return best;
-  return detail::choose_batch(cand, m, [&](int i) { return step_time(cand[i].atomic, cand[i].s); });
-}
-
-namespace detail {
-
-/// GoodputFunction's step time of `replicas` replicas on `nodes` nodes, its constant parts hoisted.
-class PerfStepTime {
- public:
-  PerfStepTime() = default;
-  PerfStepTime(const PerfParams& p, int nodes, int replicas) noexcept
-      : p_(p),
-        tn_(network_time(p, nodes, replicas)),
-        linear_(p.gamma == 1.0),
-        tn_pow_(linear_ ? tn_ : std::pow(tn_, p.gamma)),
-        inv_gamma_(1.0 / p.gamma) {}
-  /// Seconds of one optimiser step with local batch `b` and `s` extra micro-steps.
-  [[nodiscard]] double operator()(double b, int s) const noexcept {
-    const double ta = p_.alpha_c + p_.beta_c * b;
-    const double to = linear_ ? ta + tn_ : std::pow(std::pow(ta, p_.gamma) + tn_pow_, inv_gamma_);
-    return static_cast<double>(s) * ta + to;
-  }
-  /// A lower bound on it: (ta^g + tn^g)^(1/g) >= max(ta, tn) for g >= 1.
-  [[nodiscard]] double lower_bound(double b, int s) const noexcept {
-    const double ta = p_.alpha_c + p_.beta_c * b;
-    return static_cast<double>(s) * ta + std::max(ta, tn_);
-  }
-
- private:
-  PerfParams p_{};
-  double tn_ = 0.0;
-  bool linear_ = true;
-  double tn_pow_ = 0.0;
-  double inv_gamma_ = 1.0;
-};
-
-}  // namespace detail
-
 inline GoodputChoice GoodputFunction::optimize(int nodes, int replicas, const BatchLimits& lim) const noexcept {
   if (nodes < 1 || replicas < 1) return GoodputChoice{};
-  const detail::PerfStepTime step(perf, nodes, replicas);
+  // Constant parts of the step time for this (nodes, replicas), hoisted out of the loop.
+  const double tn = network_time(perf, nodes, replicas);
+  const bool linear = perf.gamma == 1.0;
+  const double tn_pow = linear ? tn : std::pow(tn, perf.gamma);
+  const double inv_gamma = 1.0 / perf.gamma;
+  const PerfParams& p = perf;
   return optimize_batch(
-      replicas, init_batch_size, lim, [&](double b, int s) { return step(b, s); }, efficiency_fn(grad, init_batch_size),
-      [&](double b, int s) { return step.lower_bound(b, s); });
-}
-
-/**
- * @brief A memo of GoodputFunction::optimize() for one configuration. Its candidate splits, their step-time lower
- * bounds and (once evaluated) their step times depend on the throughput model, the placement, the limits and the
- * initial batch size, not on the gradient statistics, which change far more often (a job's statistics every
- * epoch, its throughput model only with a new observation): with a plan, a call with new statistics computes
- * only the efficiencies and bounds of the candidates, and the step times of the ones it has not evaluated
- * before. The result is optimize()'s bit for bit (the same operations on the same numbers); a plan built for
- * other inputs (any bit of them) is rebuilt.
- */
-class BatchPlan {
- public:
-  BatchPlan() = default;
-
- private:
-  friend struct GoodputFunction;
-  struct Entry {
-    double global;  // replicas x atomic x (s + 1)
-    double lb;      // the step time's lower bound
-    double t;       // its step time; NaN until evaluated
-    int atomic;
-    int s;
-  };
-  [[nodiscard]] static bool same_bits(const void* a, const void* b, std::size_t n) noexcept {
-    return std::memcmp(a, b, n) == 0;
-  }
-  [[nodiscard]] bool matches(const PerfParams& p, int nodes, int replicas, double init,
-                             const BatchLimits& lim) const noexcept {
-    return built_ && nodes_ == nodes && replicas_ == replicas && same_bits(&perf_, &p, sizeof p) &&
-           same_bits(&init_, &init, sizeof init) &&
-           same_bits(&lim_.max_batch_size, &lim.max_batch_size, sizeof(double)) && lim_.min_local == lim.min_local &&
-           lim_.max_local == lim.max_local && lim_.tune == lim.tune && lim_.accumulation == lim.accumulation &&
-           lim_.candidates == lim.candidates;
-  }
-  void build(const PerfParams& p, int nodes, int replicas, double init, const BatchLimits& lim) {
-    built_ = false;
-    entries_.clear();
-    step_ = detail::PerfStepTime(p, nodes, replicas);
-    (void)detail::for_each_batch_candidate(replicas, init, lim, [&](double atomic, int s, double global, int) {
-      entries_.push_back(Entry{global, step_.lower_bound(atomic, s), std::numeric_limits<double>::quiet_NaN(),
-                               static_cast<int>(atomic), s});
-    });
-    perf_ = p;
-    nodes_ = nodes;
-    replicas_ = replicas;
-    init_ = init;
-    lim_ = lim;
-    built_ = true;
-  }
-
-  PerfParams perf_{};
-  int nodes_ = 0;
-  int replicas_ = 0;
-  double init_ = 0.0;
-  BatchLimits lim_{};
-  bool built_ = false;
-  detail::PerfStepTime step_;
-  std::vector<Entry> entries_;
-};
-
-inline GoodputChoice GoodputFunction::optimize(int nodes, int replicas, const BatchLimits& lim,
-                                               BatchPlan& plan) const noexcept {
-  if (nodes < 1 || replicas < 1) return GoodputChoice{};
-  // More candidates than optimize_batch buffers: it evaluates each one as it goes, nothing to keep.
-  if ((lim.tune ? std::max(lim.candidates, 1) : 1) > detail::kMaxBufferedCandidates)
-    return optimize(nodes, replicas, lim);
-  if (!plan.matches(perf, nodes, replicas, init_batch_size, lim)) {
-    try {
-      plan.build(perf, nodes, replicas, init_batch_size, lim);
-    } catch (...) {  // (no memory for the plan: the search without it)
-      plan.built_ = false;
-      return optimize(nodes, replicas, lim);
-    }
-  }
-  // optimize_batch's pass 1 from the plan: only the efficiencies and bounds are new.
-  const EfficiencyFn efficiency = efficiency_fn(grad, init_batch_size);
-  detail::BatchCandidate cand[detail::kMaxBufferedCandidates];
-  const int m = static_cast<int>(plan.entries_.size());
-  for (int i = 0; i < m; ++i) {
-    const BatchPlan::Entry& e = plan.entries_[static_cast<std::size_t>(i)];
-    detail::BatchCandidate& c = cand[i];
-    c = detail::BatchCandidate{static_cast<double>(e.atomic), e.s, e.global, efficiency(e.global), 0.0};
-    c.bound = detail::goodput_bound(e.global, c.eff, e.lb);
-  }
-  return detail::choose_batch(cand, m, [&](int i) {
-    BatchPlan::Entry& e = plan.entries_[static_cast<std::size_t>(i)];
-    if (std::isnan(e.t)) e.t = plan.step_(cand[i].atomic, e.s);
-    return e.t;
-  });
+      replicas, init_batch_size, lim,
+      [&](double b, int s) {
+        const double ta = p.alpha_c + p.beta_c * b;
+        const double to = linear ? ta + tn : std::pow(std::pow(ta, p.gamma) + tn_pow, inv_gamma);
+        return static_cast<double>(s) * ta + to;
+      },
+      efficiency_fn(grad, init_batch_size),
+      // (ta^g + tn^g)^(1/g) >= max(ta, tn) for g >= 1
+      [&](double b, int s) {
+        const double ta = p.alpha_c + p.beta_c * b;
+        return static_cast<double>(s) * ta + std::max(ta, tn);
+      });
 }
 
 }  // namespace sia

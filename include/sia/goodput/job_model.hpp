@@ -143,14 +143,7 @@ class JobModel {
   void validate(const std::string& what = "job model") const;
 
   /// Best goodput and batch choice of configuration c on type t (goodput 0: not usable).
-  [[nodiscard]] GoodputChoice evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept {
-    return evaluate(t, c, nullptr);
-  }
-  /// evaluate(t, c), bit for bit, keeping in `plan` (when given) what its batch-size search computes that does
-  /// not depend on the gradient statistics (GoodputFunction::optimize with a BatchPlan): a caller that asks for
-  /// the same configuration again after the statistics changed keeps one plan per configuration.
-  [[nodiscard]] GoodputChoice evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c,
-                                       BatchPlan* plan) const noexcept;
+  [[nodiscard]] GoodputChoice evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept;
   /// GoodputModel: raw goodput (samples/s of useful progress).
   [[nodiscard]] double goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept {
     return evaluate(t, c).goodput;
