@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <span>
 #include <tuple>
 
 #include "milp/native/heuristic.hpp"
@@ -115,6 +116,7 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
   if (x.size() != p.value.size()) return false;
   counts.assign(p.value.size(), 0);
   std::vector<int> order;
+  std::vector<double> frac, red;
   for (int c = 0; c < cls.size(); ++c) {
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
     long long rem = cls.mult[static_cast<std::size_t>(c)];
@@ -126,13 +128,21 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
     }
     // Members left by the rounding down go to the largest fractional parts, then to the best
     // reduced values (the repair fixes any overfull row).
+    // (Each item's fractional part and reduced value computed once; ties in both keep the item
+    // order, as a stable sort of the items in order does — without its buffer, allocated per class.)
     order.clear();
-    for (int it = f; it < e; ++it) order.push_back(it);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int bb) {
-      const double fa = x[static_cast<std::size_t>(a)] - counts[static_cast<std::size_t>(a)];
-      const double fb = x[static_cast<std::size_t>(bb)] - counts[static_cast<std::size_t>(bb)];
-      if (fa != fb) return fa > fb;
-      return rel.reduced(a, lam.data()) > rel.reduced(bb, lam.data());
+    frac.clear();
+    red.clear();
+    for (int it = f; it < e; ++it) {
+      order.push_back(it);
+      frac.push_back(x[static_cast<std::size_t>(it)] - counts[static_cast<std::size_t>(it)]);
+      red.push_back(rel.reduced(it, lam.data()));
+    }
+    std::sort(order.begin(), order.end(), [&](int a, int bb) {
+      const auto ka = static_cast<std::size_t>(a - f), kb = static_cast<std::size_t>(bb - f);
+      if (frac[ka] != frac[kb]) return frac[ka] > frac[kb];
+      if (red[ka] != red[kb]) return red[ka] > red[kb];
+      return a < bb;
     });
     while (rem > 0) {
       bool placed = false;
@@ -163,16 +173,35 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   const Classes& cls = rel.classes();
   std::vector<double> U = usage_of(p, cls, counts);
   const int K = p.num_rows;
-  // Classes using each row (items of representatives that use it), built once.
-  std::vector<std::vector<int>> users(static_cast<std::size_t>(K));
-  for (int c = 0; c < cls.size(); ++c) {
-    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-    for (int it = f; it < e; ++it)
-      for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q) {
-        auto& u = users[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])];
-        if (u.empty() || u.back() != c) u.push_back(c);
-      }
+  // Classes using each row (items of representatives that use it), built once, in class order, as
+  // compressed rows (users_of(k)): a vector per row cost an allocation per row and call.
+  std::vector<int> users_begin(static_cast<std::size_t>(K) + 1, 0), users, last(static_cast<std::size_t>(K), -1);
+  auto each_user = [&](auto&& f) {
+    std::fill(last.begin(), last.end(), -1);
+    for (int c = 0; c < cls.size(); ++c) {
+      const int fi = cls.first_item(p, c), e = fi + cls.items(p, c);
+      for (int it = fi; it < e; ++it)
+        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+             ++q) {
+          const auto k = static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]);
+          if (last[k] != c) {
+            last[k] = c;
+            f(k, c);
+          }
+        }
+    }
+  };
+  each_user([&](std::size_t k, int) { ++users_begin[k + 1]; });
+  for (std::size_t k = 0; k < static_cast<std::size_t>(K); ++k) users_begin[k + 1] += users_begin[k];
+  users.resize(static_cast<std::size_t>(users_begin[static_cast<std::size_t>(K)]));
+  {
+    std::vector<int> fill(users_begin.begin(), users_begin.end() - 1);
+    each_user([&](std::size_t k, int c) { users[static_cast<std::size_t>(fill[k]++)] = c; });
   }
+  auto users_of = [&](int k) {
+    return std::span<const int>(users.data() + users_begin[static_cast<std::size_t>(k)],
+                                users.data() + users_begin[static_cast<std::size_t>(k) + 1]);
+  };
   using Cand = std::tuple<double, int, int, int>;  // score, class, from, to
   // Best destination for members of class c on item i, to free row k: least reduced value lost
   // per unit freed among moves that fit one member.
@@ -201,7 +230,7 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
     if (k < 0) break;
     if (round == K) return false;
     std::priority_queue<Cand, std::vector<Cand>, std::greater<>> heap;
-    for (int c : users[static_cast<std::size_t>(k)]) {
+    for (int c : users_of(k)) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
       for (int i = f; i < e; ++i) {
         if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i) || amount(p, i, k) <= 0.0) continue;

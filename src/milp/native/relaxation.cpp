@@ -41,7 +41,10 @@ CutMaster solve_cut_master(const std::vector<std::vector<double>>& cut_g, const 
   const auto Ku = lo.size();
   const int K = static_cast<int>(Ku);
   const int S = static_cast<int>(cut_c.size());
-  std::vector<double> shifted(static_cast<std::size_t>(S));
+  // Scratch kept by the thread: a round solves a master per Kelley iteration, and these were a
+  // third of its allocations.
+  thread_local std::vector<double> shifted, a, rhs, obj;
+  shifted.resize(static_cast<std::size_t>(S));
   double T = -kInf;
   for (int s = 0; s < S; ++s) {
     double v = cut_c[static_cast<std::size_t>(s)];
@@ -50,8 +53,9 @@ CutMaster solve_cut_master(const std::vector<std::vector<double>>& cut_g, const 
     T = std::max(T, v);
   }
   const int m = S + K, n = K + 1;
-  std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0),
-      rhs(static_cast<std::size_t>(m)), obj(static_cast<std::size_t>(n), 0.0);
+  a.assign(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0);
+  rhs.resize(static_cast<std::size_t>(m));
+  obj.assign(static_cast<std::size_t>(n), 0.0);
   for (int s = 0; s < S; ++s) {
     for (int k = 0; k < K; ++k)
       a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
@@ -150,8 +154,16 @@ PriceEval Relaxation::evaluate_impl(const std::vector<double>& lam, const Bounds
   const int C = c_.size(), K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
   const int nb = Parallel::num_blocks(C, kBlock);
-  std::vector<double> part(static_cast<std::size_t>(nb), 0.0), use(static_cast<std::size_t>(nb) * Ku, 0.0);
-  std::vector<char> bad(static_cast<std::size_t>(nb), 0);
+  // Per block partial sums in the calling thread's scratch (references: the blocks may run on
+  // other threads, which must write into these, not into their own thread_local copies).
+  thread_local std::vector<double> part_scratch, use_scratch;
+  thread_local std::vector<char> bad_scratch;
+  std::vector<double>& part = part_scratch;
+  std::vector<double>& use = use_scratch;
+  std::vector<char>& bad = bad_scratch;
+  part.assign(static_cast<std::size_t>(nb), 0.0);
+  use.assign(static_cast<std::size_t>(nb) * Ku, 0.0);
+  bad.assign(static_cast<std::size_t>(nb), 0);
   if (best) best->assign(static_cast<std::size_t>(C), -1);
   const double* L = lam.data();
   par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
@@ -271,7 +283,11 @@ PriceEval Relaxation::evaluate_in(const Screen& sc, const std::vector<double>& l
   const auto Ku = static_cast<std::size_t>(K);
   const int A = static_cast<int>(sc.active.size());
   const int nb = Parallel::num_blocks(A, kBlock);
-  std::vector<double> part(static_cast<std::size_t>(nb), 0.0), use(static_cast<std::size_t>(nb) * Ku, 0.0);
+  thread_local std::vector<double> part_scratch, use_scratch;  // (as in evaluate_impl)
+  std::vector<double>& part = part_scratch;
+  std::vector<double>& use = use_scratch;
+  part.assign(static_cast<std::size_t>(nb), 0.0);
+  use.assign(static_cast<std::size_t>(nb) * Ku, 0.0);
   const double* L = lam.data();
   par_.blocks(A, kBlock, [&](int blk, int beg, int end) {
     double sum = 0.0;
@@ -443,6 +459,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   if (trust && trust->size() == Ku) radius = *trust;
   const bool boxed = !radius.empty();
   std::vector<double> last_y, lam_master;
+  std::vector<double> master_lo, master_hi;  // the master's box, storage kept from iteration to iteration
   double t_master = -kInf;
   bool last_binding = false;
   const double alpha = 0.5;
@@ -477,8 +494,12 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
       std::fprintf(stderr, "screen at %d: %zu active of %d\n", iter, sc->active.size(), c_.size());
   };
   auto eval = [&](int iter) {
-    recent.push_back(lam);
-    if (recent.size() > 6) recent.erase(recent.begin());
+    if (recent.size() < 6) {
+      recent.push_back(lam);
+    } else {  // the oldest out, its storage reused for the newest
+      std::rotate(recent.begin(), recent.begin() + 1, recent.end());
+      recent.back() = lam;
+    }
     if (!b && sc && sc->contains(lam)) {
       PriceEval e = evaluate_in(*sc, lam);
       // The search has narrowed: a tighter box leaves fewer classes active.
@@ -498,7 +519,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   };
   for (int iter = 0; iter < max_iter; ++iter) {
     ++out.iterations;
-    const PriceEval e = eval(iter);
+    PriceEval e = eval(iter);
     if (e.L == -kInf) {
       out.infeasible = true;
       return out;
@@ -521,7 +542,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     }
     double c = e.L;
     for (std::size_t k = 0; k < Ku; ++k) c -= e.grad[k] * lam[k];
-    cut_g.push_back(e.grad);
+    cut_g.push_back(std::move(e.grad));  // (read as cut_g.back() below)
+    const std::vector<double>& grad = cut_g.back();
     cut_c.push_back(c);
     cut_lam.push_back(lam);
     if (out.L <= target) return out;
@@ -529,7 +551,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     if (!boxed && !lam_master.empty() && !pure_next) {
       // Mis-price check: does the new cut raise the model at the master's minimiser?
       double at = c;
-      for (std::size_t k = 0; k < Ku; ++k) at += e.grad[k] * lam_master[k];
+      for (std::size_t k = 0; k < Ku; ++k) at += grad[k] * lam_master[k];
       if (at <= t_master + 1e-12 * (1.0 + std::abs(t_master))) {
         pure_next = true;
         lam = lam_master;
@@ -541,7 +563,10 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     bool binding = false;
     bool solved = false;
     for (int grow = 0; grow < 60 && !solved; ++grow) {
-      std::vector<double> lo(Ku, 0.0), hi(box);
+      master_lo.assign(Ku, 0.0);
+      master_hi.assign(box.begin(), box.end());
+      std::vector<double>& lo = master_lo;
+      std::vector<double>& hi = master_hi;
       if (boxed)
         for (std::size_t k = 0; k < Ku; ++k) {
           lo[k] = std::max(0.0, out.lam[k] - radius[k]);
