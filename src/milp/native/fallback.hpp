@@ -128,8 +128,17 @@ class FallbackBnb {
     for (int i = 0; i < mm; ++i)
       for (int j = 0; j < nv; ++j)
         flat[static_cast<std::size_t>(i * nv + j)] = rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+    // The dense simplex decides the signs of reduced costs with an absolute tolerance: objective
+    // coefficients of 1e9 and more (Shockwave-like weights) leave rounding noise above it, and it then
+    // reported feasible bounded models as unbounded or infeasible. Scaling the objective by a power of two
+    // (exact, the same optimal vertices) to a largest coefficient in [1, 2) keeps the tolerance meaningful.
+    double cmax = 0.0;
+    for (double v : c) cmax = std::max(cmax, std::abs(v));
+    const double cscale = cmax > 0.0 && std::isfinite(cmax) ? std::ldexp(1.0, -std::ilogb(cmax)) : 1.0;
+    for (double& v : c) v *= cscale;
     DenseLp solver(mm, nv, flat, rhs, c);
     auto sol = solver.solve();
+    sol.value /= cscale;
     if (sol.status == DenseLpStatus::unbounded) {
       unbounded = true;
       return std::nullopt;
