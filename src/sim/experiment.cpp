@@ -254,7 +254,7 @@ std::vector<PolicyRuns> run_variants(const std::vector<ExperimentVariant>& varia
   RunnerOptions ro;
   ro.threads = options.threads;
   ro.progress_period_s = 5.0;
-  ro.on_progress = [&out, printer = ProgressPrinter(out, false)](const RunnerProgress& p) mutable {
+  ro.on_progress = [printer = ProgressPrinter(out, false)](const RunnerProgress& p) mutable {
     if (!p.done) printer(p);
   };
   auto results = run_simulations(specs, ro);
