@@ -268,6 +268,29 @@ std::string describe(const Shape& s) {
   return out;
 }
 
+// What rule 5 is asked to keep: the round's requirements, with a job forced only if it has a usable option.
+detail::Requirements requirements_asked(const detail::Problem& problem) {
+  detail::Requirements asked = problem.required;
+  for (std::size_t i = 0; i < problem.num_jobs(); ++i) asked.forced[i] = asked.forced[i] && !problem.valid[i].empty();
+  return asked;
+}
+
+// Start points for rule 5's search: the round's own answer (when it maps onto the problem), then `randoms`
+// random allocations (each job an option of its own or none).
+std::vector<detail::Choice> search_starts(const OracleInstance& in, const detail::Problem& problem, std::mt19937& rng,
+                                          int randoms) {
+  std::vector<detail::Choice> starts;
+  const auto r = run_round(in.cluster, in.jobs, in.options);
+  if (auto ch = as_choice(problem, shape_of(r))) starts.push_back(*ch);
+  for (int s = 0; s < randoms; ++s) {
+    detail::Choice ch(problem.num_jobs(), -1);
+    for (std::size_t i = 0; i < ch.size(); ++i)
+      ch[i] = std::uniform_int_distribution<int>(-1, static_cast<int>(problem.valid[i].size()) - 1)(rng);
+    starts.push_back(std::move(ch));
+  }
+  return starts;
+}
+
 }  // namespace
 
 TEST_CASE("ties.weighted.canonical_among_all_optima") {
@@ -567,17 +590,8 @@ TEST_CASE("ties.by_sum_shortcut_changes_nothing") {
     OracleInstance in = tie_instance(rng);
     const detail::Problem problem =
         detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
-    detail::Requirements asked = problem.required;
-    for (std::size_t i = 0; i < problem.num_jobs(); ++i) asked.forced[i] = asked.forced[i] && !problem.valid[i].empty();
-    std::vector<detail::Choice> starts;
-    const auto r = run_round(in.cluster, in.jobs, in.options);
-    if (auto ch = as_choice(problem, shape_of(r))) starts.push_back(*ch);
-    for (int s = 0; s < 3; ++s) {
-      detail::Choice ch(problem.num_jobs(), -1);
-      for (std::size_t i = 0; i < ch.size(); ++i)
-        ch[i] = std::uniform_int_distribution<int>(-1, static_cast<int>(problem.valid[i].size()) - 1)(rng);
-      starts.push_back(std::move(ch));
-    }
+    const detail::Requirements asked = requirements_asked(problem);
+    const std::vector<detail::Choice> starts = search_starts(in, problem, rng, 3);
     const auto n = static_cast<long long>(problem.num_jobs());
     for (const auto& start : starts)
       for (const long long budget : {4 * n - 4, 4 * n - 1, 4 * n, 4 * n + 3, 4 * n + 4, 4 * n + 8}) {
@@ -666,17 +680,8 @@ TEST_CASE("ties.dead_ends_counted_change_nothing") {
     in.options.time_limit = std::chrono::milliseconds(20000);
     const detail::Problem problem =
         detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
-    detail::Requirements asked = problem.required;
-    for (std::size_t i = 0; i < problem.num_jobs(); ++i) asked.forced[i] = asked.forced[i] && !problem.valid[i].empty();
-    std::vector<detail::Choice> starts;
-    const auto r = run_round(in.cluster, in.jobs, in.options);
-    if (auto ch = as_choice(problem, shape_of(r))) starts.push_back(*ch);
-    for (int s = 0; s < 2; ++s) {
-      detail::Choice ch(problem.num_jobs(), -1);
-      for (std::size_t i = 0; i < ch.size(); ++i)
-        ch[i] = std::uniform_int_distribution<int>(-1, static_cast<int>(problem.valid[i].size()) - 1)(rng);
-      starts.push_back(std::move(ch));
-    }
+    const detail::Requirements asked = requirements_asked(problem);
+    const std::vector<detail::Choice> starts = search_starts(in, problem, rng, 2);
     auto compare = [&](const detail::Choice& start, long long budget) {
       CAPTURE(budget);
       detail::Choice fast = start, full = start;
