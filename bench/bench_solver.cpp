@@ -19,6 +19,7 @@
 // One size:                   build/bench/sia_bench --benchmark_filter='Solver/.*/100000/native'
 #include <benchmark/benchmark.h>
 
+#include <sia/goodput_matrix.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/round.hpp>
 
@@ -190,11 +191,17 @@ bool same_decision(const RoundResult& a, const RoundResult& b) {
   return true;
 }
 
+// The restart factor a job's utilities are multiplied by this round (1: not running).
+double restart_of(const JobSpec& j) {
+  return j.current() ? restart_factor(j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s()) : 1.0;
+}
+
 void run_warm(benchmark::State& state, const std::string& family, int gpus) {
   RoundOptions o;
   o.time_limit = std::chrono::milliseconds(60000);
   o.compute_prices = false;  // the prices a warm start needs come with the solution anyway
   std::vector<double> cold_solve, warm_solve, cold_total, warm_total, cold_cpu, warm_cpu;
+  std::vector<double> jobs, changed_jobs, new_restart, zero_flips;
   unsigned seed = 1;
   int rounds = 0, same_as_cold = 0;
   for (auto _ : state) {
@@ -212,6 +219,24 @@ void run_warm(benchmark::State& state, const std::string& family, int gpus) {
       r = run_round(in.cluster, in.jobs, ow);
     }
     const RoundInstance changed = next_round(in, given(r), 0.05, seed * 100 + 50, gpus);
+    // next_round keeps every job's position: a job is new or re-estimated when its id or its
+    // goodput model object changed (a re-estimated job gets a goodput function, no model object).
+    double n_changed = 0.0, n_restart = 0.0, n_flips = 0.0;
+    for (std::size_t i = 0; i < changed.jobs.size() && i < in.jobs.size(); ++i) {
+      const JobSpec& a = in.jobs[i];
+      const JobSpec& b = changed.jobs[i];
+      if (a.id() != b.id() || a.goodput_model_identity() != b.goodput_model_identity()) {
+        ++n_changed;
+        continue;
+      }
+      const double ra = restart_of(a), rb = restart_of(b);
+      if (b.current() && ra != rb) ++n_restart;
+      if ((ra == 0.0) != (rb == 0.0)) ++n_flips;
+    }
+    jobs.push_back(static_cast<double>(changed.jobs.size()));
+    changed_jobs.push_back(n_changed);
+    new_restart.push_back(n_restart);
+    zero_flips.push_back(n_flips);
     const double c0 = process_cpu_ms();
     const RoundResult cold = run_round(changed.cluster, changed.jobs, o);
     const double c1 = process_cpu_ms();
@@ -245,9 +270,24 @@ void run_warm(benchmark::State& state, const std::string& family, int gpus) {
   state.counters["cold_cpu_ms"] = percentile(cold_cpu, 0.5);
   state.counters["warm_cpu_ms"] = percentile(warm_cpu, 0.5);
   state.counters["same_as_cold"] = same_as_cold;
-  warm_rows().push_back(WarmRow{family, gpus, percentile(cold_solve, 0.5), percentile(warm_solve, 0.5),
-                                percentile(cold_total, 0.5), percentile(warm_total, 0.5), percentile(cold_cpu, 0.5),
-                                percentile(warm_cpu, 0.5), rounds, same_as_cold});
+  state.counters["changed_jobs"] = percentile(changed_jobs, 0.5);
+  state.counters["new_restart"] = percentile(new_restart, 0.5);
+  state.counters["restart_zero_flips"] = percentile(zero_flips, 0.5);
+  WarmRow row{family,
+              gpus,
+              percentile(cold_solve, 0.5),
+              percentile(warm_solve, 0.5),
+              percentile(cold_total, 0.5),
+              percentile(warm_total, 0.5),
+              percentile(cold_cpu, 0.5),
+              percentile(warm_cpu, 0.5),
+              rounds,
+              same_as_cold};
+  row.jobs = percentile(jobs, 0.5);
+  row.changed_jobs = percentile(changed_jobs, 0.5);
+  row.new_restart = percentile(new_restart, 0.5);
+  row.restart_zero_flips = percentile(zero_flips, 0.5);
+  warm_rows().push_back(row);
 }
 
 const bool registered = [] {
@@ -288,13 +328,18 @@ void print_solver_table(std::FILE* out) {
   if (!warm_rows().empty()) {
     std::fprintf(out,
                  "\n| warm round | GPUs | cold solve ms | warm solve ms | solve ratio | cold round ms | warm round ms "
-                 "| round ratio | cold CPU ms | warm CPU ms | CPU ratio | same decision as cold |\n");
-    std::fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                 "| round ratio | cold CPU ms | warm CPU ms | CPU ratio | same decision as cold | jobs | new or "
+                 "re-estimated | new restart factor | restart factor to or from 0 |\n");
+    std::fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const WarmRow& w : warm_rows())
-      std::fprintf(out, "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %d/%d |\n",
-                   w.family.c_str(), w.gpus, w.cold_solve_ms, w.warm_solve_ms, w.warm_solve_ms / w.cold_solve_ms,
-                   w.cold_round_ms, w.warm_round_ms, w.warm_round_ms / w.cold_round_ms, w.cold_cpu_ms, w.warm_cpu_ms,
-                   w.warm_cpu_ms / w.cold_cpu_ms, w.same_as_cold, w.rounds);
+      std::fprintf(
+          out,
+          "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %d/%d | %.0f | %.0f | %.0f "
+          "| %.0f |\n",
+          w.family.c_str(), w.gpus, w.cold_solve_ms, w.warm_solve_ms, w.warm_solve_ms / w.cold_solve_ms,
+          w.cold_round_ms, w.warm_round_ms, w.warm_round_ms / w.cold_round_ms, w.cold_cpu_ms, w.warm_cpu_ms,
+          w.warm_cpu_ms / w.cold_cpu_ms, w.same_as_cold, w.rounds, w.jobs, w.changed_jobs, w.new_restart,
+          w.restart_zero_flips);
   }
   if (rows().empty()) return;
   std::fprintf(

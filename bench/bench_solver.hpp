@@ -26,6 +26,11 @@ struct WarmRow {
   /// Warm rounds whose decision (every job's configuration, GPUs and placement) equals the cold
   /// round's: the backend's warm start may end at another allocation within the relative gap.
   int same_as_cold = 0;
+  /// What the warm round changed, per round (medians): jobs new or re-estimated (the bench's
+  /// "5 %"), running jobs whose restart factor moved (all their utilities but the current
+  /// configuration's change), and those among them whose factor went to 0 or away from it (their
+  /// usable configurations change: a factor of 0 leaves only the current one).
+  double jobs = 0.0, changed_jobs = 0.0, new_restart = 0.0, restart_zero_flips = 0.0;
 };
 
 /// Markdown tables of every Warm and Solver benchmark that ran (nothing when none did).
