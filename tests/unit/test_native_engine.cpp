@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -310,6 +311,69 @@ TEST_CASE("native.engine.modular_bound_is_valid") {
     }
   }
   CHECK(lifted > 50);  // the bound does work on granular problems
+}
+
+namespace {
+// modular_bounds as documented: modulus after modulus by modular_cost_bound, on the dearest rows that fit
+// 2^16 residues, one shared work budget, stopping at the first bound that reaches `budget`.
+double modular_bounds_by_definition(const Relaxation& rel, const std::vector<double>& lam, double budget) {
+  const int K = rel.problem().num_rows;
+  std::vector<int> by_price(static_cast<std::size_t>(K));
+  for (int k = 0; k < K; ++k) by_price[static_cast<std::size_t>(k)] = k;
+  std::stable_sort(by_price.begin(), by_price.end(),
+                   [&](int a, int b) { return lam[static_cast<std::size_t>(a)] > lam[static_cast<std::size_t>(b)]; });
+  double lift = 0.0, work_left = 5e7;
+  for (int M : {2, 4, 8, 16}) {
+    std::size_t states = 1;
+    int n = 0;
+    while (n < K && states * static_cast<std::size_t>(M) <= (1u << 16)) {
+      states *= static_cast<std::size_t>(M);
+      ++n;
+    }
+    std::vector<int> rows(by_price.begin(), by_price.begin() + n);
+    std::sort(rows.begin(), rows.end());
+    lift = std::max(lift, modular_cost_bound(rel, lam, budget, M, rows, 1u << 16, &work_left));
+    if (lift >= budget) break;
+  }
+  return lift;
+}
+}  // namespace
+
+TEST_CASE("native.engine.modular_bounds_same_bits_on_two_threads") {
+  // modular_bounds evaluates the relaxation once for its four moduli and runs the last one's programme
+  // beside the others on a second thread: the same number as its definition, bit for bit, with 1 or 2
+  // threads, at budgets that stop it early and at budgets that let every modulus run.
+  std::mt19937 rng(57);
+  Parallel one(1), two(2);
+  int compared = 0, lifted = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    Spec s = spec_for(iter);
+    s.fractional = false;
+    s.granular = iter % 3 != 0;
+    const Problem p = random_problem(rng, s);
+    const Classes cls = find_classes(p, one);
+    Relaxation rel1(p, cls, one), rel2(p, cls, two);
+    auto kr = rel1.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel1.price_box(), nullptr,
+                            -kInf, 500, std::nullopt, false);
+    std::vector<std::vector<double>> prices{kr.lam};
+    std::uniform_real_distribution<double> u(0.0, 1.5);
+    std::vector<double> r(static_cast<std::size_t>(p.num_rows));
+    for (auto& x : r) x = u(rng);
+    prices.push_back(r);
+    for (const auto& lam : prices)
+      for (const double budget : {1e9, 0.5, 0.05, 0.0}) {
+        CAPTURE(iter);
+        CAPTURE(budget);
+        const double want = modular_bounds_by_definition(rel1, lam, budget);
+        const double got1 = modular_bounds(rel1, lam, budget), got2 = modular_bounds(rel2, lam, budget);
+        CHECK(std::memcmp(&want, &got1, sizeof want) == 0);
+        CHECK(std::memcmp(&want, &got2, sizeof want) == 0);
+        ++compared;
+        lifted += want > 1e-9;
+      }
+  }
+  CHECK(compared == 300 * 2 * 4);
+  CHECK(lifted > 100);
 }
 
 TEST_CASE("native.engine.modular_bound_is_the_group_relaxation") {

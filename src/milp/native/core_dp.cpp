@@ -1,5 +1,6 @@
 // Exact dynamic programme over the core (core_dp.hpp).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -299,41 +300,54 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
 
 namespace sia::detail::native {
 
-double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam, double budget, int modulus,
-                          const std::vector<int>& rows, std::size_t max_states, double* work_left) {
+namespace {
+
+// modular_cost_bound in three parts, so that modular_bounds evaluates the relaxation once for its
+// four moduli and runs their programmes on two threads (the same numbers as one call each).
+
+// Does the bound apply (integer usages, at most `max_states` residue vectors)? `states`: M^K.
+bool modular_applies(const Problem& p, int K, int modulus, double budget, std::size_t max_states, std::size_t& states) {
+  if (K == 0 || modulus < 2 || !(budget > 0.0)) return false;
+  for (double a : p.use_val)
+    if (a != std::round(a) || std::abs(a) > 1e9) return false;
+  states = 1;
+  for (int k = 0; k < K; ++k) {
+    states *= static_cast<std::size_t>(modulus);
+    if (states > max_states) return false;
+  }
+  return true;
+}
+
+// Work estimate: relaxation rounds x states x moves (`base`: the relaxation's best item per class).
+double modular_work(const Relaxation& rel, const std::vector<double>& lam, double budget, const std::vector<int>& base,
+                    std::size_t states) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  double work = 0.0;
+  for (int c = 0; c < cls.size(); ++c) {
+    const int b = base[static_cast<std::size_t>(c)];
+    const double rb = rel.reduced(b, lam.data());
+    int moves = 0;
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int it = f; it < e; ++it) moves += it != b && rb - rel.reduced(it, lam.data()) < budget;
+    if (moves > 0)
+      work += static_cast<double>(
+                  std::min<std::size_t>(static_cast<std::size_t>(cls.mult[static_cast<std::size_t>(c)]), states)) *
+              static_cast<double>(states) * moves;
+  }
+  return work;
+}
+
+// The programme over the residues. `stop` (may be null): set by another thread when the result is
+// no longer wanted; the call then returns early with a meaningless value.
+double modular_programme(const Relaxation& rel, const std::vector<double>& lam, double budget, int modulus,
+                         const std::vector<int>& rows, std::size_t states, const std::vector<int>& base,
+                         const std::atomic<bool>* stop) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   const int K = static_cast<int>(rows.size()), C = cls.size();
-  if (K == 0 || modulus < 2 || !(budget > 0.0)) return 0.0;
-  for (double a : p.use_val)
-    if (a != std::round(a) || std::abs(a) > 1e9) return 0.0;
-  std::size_t states = 1;
-  for (int k = 0; k < K; ++k) {
-    states *= static_cast<std::size_t>(modulus);
-    if (states > max_states) return 0.0;
-  }
   const auto M = static_cast<long long>(modulus);
   auto mod = [M](long long v) { return ((v % M) + M) % M; };
-  std::vector<int> base;
-  const PriceEval ev = rel.evaluate(lam, nullptr, &base);
-  if (ev.L == -kInf) return 0.0;
-  {
-    // Work estimate: relaxation rounds x states x moves; skip what would take more than ~5e7.
-    double work = 0.0;
-    for (int c = 0; c < C; ++c) {
-      const int b = base[static_cast<std::size_t>(c)];
-      const double rb = rel.reduced(b, lam.data());
-      int moves = 0;
-      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      for (int it = f; it < e; ++it) moves += it != b && rb - rel.reduced(it, lam.data()) < budget;
-      if (moves > 0)
-        work += static_cast<double>(
-                    std::min<std::size_t>(static_cast<std::size_t>(cls.mult[static_cast<std::size_t>(c)]), states)) *
-                static_cast<double>(states) * moves;
-    }
-    if (work > (work_left != nullptr ? *work_left : 5e7)) return 0.0;
-    if (work_left != nullptr) *work_left -= work;
-  }
   // Residual of the base modulo M, and each class's cheap moves as residue shifts.
   std::vector<long long> R(static_cast<std::size_t>(K));
   for (int k = 0; k < K; ++k)
@@ -423,6 +437,7 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
   std::vector<Move> moves;
   std::vector<long long> move_dev;
   for (int c = 0; c < C; ++c) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return 0.0;
     const int b = base[static_cast<std::size_t>(c)];
     const long long m = cls.mult[static_cast<std::size_t>(c)];
     for (int k = 0; k < K; ++k) R[static_cast<std::size_t>(k)] -= m * use(b, k);
@@ -493,6 +508,22 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
   return best;
 }
 
+}  // namespace
+
+double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam, double budget, int modulus,
+                          const std::vector<int>& rows, std::size_t max_states, double* work_left) {
+  std::size_t states = 1;
+  if (!modular_applies(rel.problem(), static_cast<int>(rows.size()), modulus, budget, max_states, states)) return 0.0;
+  std::vector<int> base;
+  const PriceEval ev = rel.evaluate(lam, nullptr, &base);
+  if (ev.L == -kInf) return 0.0;
+  // Skip what would take more than ~5e7 steps.
+  const double work = modular_work(rel, lam, budget, base, states);
+  if (work > (work_left != nullptr ? *work_left : 5e7)) return 0.0;
+  if (work_left != nullptr) *work_left -= work;
+  return modular_programme(rel, lam, budget, modulus, rows, states, base, nullptr);
+}
+
 double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget) {
   const int K = rel.problem().num_rows;
   std::vector<int> by_price(static_cast<std::size_t>(K));
@@ -501,7 +532,17 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
                    [&](int a, int b) { return lam[static_cast<std::size_t>(a)] > lam[static_cast<std::size_t>(b)]; });
   // Each modulus skips itself when its work would exceed ~5e7 operations (see above).
   constexpr std::size_t kStates = 1u << 16;
-  double lift = 0.0;
+  // The moduli that take part, in order, as modular_cost_bound would run them one after the other
+  // with a shared work budget (what a modulus spends depends only on the prices, not on the bounds
+  // before it). Stopping at the first bound that reaches `budget` is decided below, in this order.
+  struct Pass {
+    int modulus;
+    std::vector<int> rows;
+    std::size_t states;
+  };
+  std::vector<Pass> passes;
+  std::vector<int> base;  // the relaxation's best items at lam: one evaluation for every modulus
+  bool evaluated = false;
   double work_left = 5e7;
   for (int M : {2, 4, 8, 16}) {
     // As many rows as M^rows <= kStates allows, the dearest first.
@@ -513,10 +554,43 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
     }
     std::vector<int> rows(by_price.begin(), by_price.begin() + n);
     std::sort(rows.begin(), rows.end());
-    lift = std::max(lift, modular_cost_bound(rel, lam, budget, M, rows, kStates, &work_left));
-    if (lift >= budget) break;
+    if (!modular_applies(rel.problem(), n, M, budget, kStates, states)) continue;
+    if (!evaluated) {
+      evaluated = true;
+      if (rel.evaluate(lam, nullptr, &base).L == -kInf) return 0.0;  // every modulus: 0
+    }
+    const double work = modular_work(rel, lam, budget, base, states);
+    if (work > work_left) continue;
+    work_left -= work;
+    passes.push_back({M, std::move(rows), states});
   }
-  return lift;
+  auto run = [&](const Pass& pass, const std::atomic<bool>* stop) {
+    return modular_programme(rel, lam, budget, pass.modulus, pass.rows, pass.states, base, stop);
+  };
+  // The last modulus (the largest programme: 16^K residues) on another thread beside the others; it is
+  // not wanted when one of those already reaches the budget.
+  double lift = 0.0;
+  const std::size_t n = passes.size();
+  if (n < 2 || rel.parallel().threads() < 2) {
+    for (const Pass& pass : passes) {
+      lift = std::max(lift, run(pass, nullptr));
+      if (lift >= budget) break;
+    }
+    return lift;
+  }
+  std::atomic<bool> stop{false};
+  double last = 0.0;
+  bool reached = false;
+  rel.parallel().alongside(
+      [&] {
+        for (std::size_t i = 0; i + 1 < n && !reached; ++i) {
+          lift = std::max(lift, run(passes[i], nullptr));
+          reached = lift >= budget;
+        }
+        if (reached) stop.store(true, std::memory_order_relaxed);
+      },
+      [&] { last = run(passes[n - 1], &stop); });
+  return reached ? lift : std::max(lift, last);
 }
 
 }  // namespace sia::detail::native

@@ -10,6 +10,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <memory>
@@ -54,6 +55,27 @@ class Parallel {
           },
           tbb::simple_partitioner());
     });
+  }
+
+  /// Runs `main` on the calling thread and `side` beside it on another thread of the current task
+  /// arena when there is one free (else the calling thread runs it while it waits); returns when
+  /// both are done. One thread: `main`, then `side`. The two must not write to the same data.
+  template <class Main, class Side>
+  void alongside(Main&& main, Side&& side) const {
+    if (threads_ <= 1) {
+      main();
+      side();
+      return;
+    }
+    tbb::task_group group;
+    group.run([&] { side(); });
+    try {
+      main();
+    } catch (...) {
+      group.wait();  // `side` reads the caller's data: it ends before the exception leaves
+      throw;
+    }
+    group.wait();  // rethrows what `side` threw
   }
 
  private:
