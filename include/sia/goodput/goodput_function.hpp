@@ -273,17 +273,23 @@ template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
     c.atomic = static_cast<double>(atomic);
     c.s = static_cast<int>(s);
     c.global = r * c.atomic * static_cast<double>(s + 1);
-    c.eff = efficiency(c.global);
     if (!buffered) {
+      c.eff = efficiency(c.global);
       consider(c, k);
       continue;
     }
-    const double lb = lower_bound(c.atomic, c.s);
-    c.bound = lb > 0.0 ? c.global * c.eff / lb : HUGE_VAL;
-    if (!(c.bound >= 0.0)) c.bound = HUGE_VAL;  // NaN bound: evaluate
     cand[m++] = c;
   }
   if (!buffered || m == 0) return best;
+  // The efficiencies and bounds apart from the loop above (the same operations on the same numbers): a loop
+  // without branches on the splits, whose two divisions per candidate overlap from one candidate to the next.
+  for (int i = 0; i < m; ++i) {
+    Candidate& c = cand[i];
+    c.eff = efficiency(c.global);
+    const double lb = lower_bound(c.atomic, c.s);
+    c.bound = lb > 0.0 ? c.global * c.eff / lb : HUGE_VAL;
+    if (!(c.bound >= 0.0)) c.bound = HUGE_VAL;  // NaN bound: evaluate
+  }
   int first = 0;
   for (int i = 1; i < m; ++i)
     if (cand[i].bound > cand[first].bound) first = i;
