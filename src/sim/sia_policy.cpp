@@ -5,15 +5,16 @@
 #include <sia/sim/sia_policy.hpp>
 #include <sia/valid_configs.hpp>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -157,6 +158,20 @@ class JobEstimator {
   }
   [[nodiscard]] int max_replicas_ever() const noexcept { return max_replicas_ever_; }
 
+  // Who computes the goodputs of a new estimator, in a round with several threads (SiaPolicy::allocate):
+  // the round itself as it asks for them, or another thread ahead of it. kPending: nobody yet; kAhead: the other
+  // thread is filling the memo; kReady: the memo is the round's (filled, or left for the round to fill).
+  static constexpr int kReady = 0, kPending = 1, kAhead = 2;
+  std::atomic<int> filling{kReady};
+  /// The round's side: waits while the other thread fills the memo, or takes the job over when nobody has.
+  void wait_ready() noexcept {
+    int state = filling.load(std::memory_order_acquire);
+    if (state == kReady) return;
+    if (state == kPending && filling.compare_exchange_strong(state, kReady, std::memory_order_acq_rel)) return;
+    for (int spins = 0; filling.load(std::memory_order_acquire) != kReady; ++spins)
+      if (spins >= 64) std::this_thread::yield();  // (the other thread may have lost its core)
+  }
+
   double operator()(const GpuTypeSpec& t, const ConfigurationSpec& c) {
     const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.type)) << 42) ^
                               (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.nodes)) << 21) ^
@@ -272,7 +287,10 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
       if (job->rescale_time > 0) s.preemptible(false);
     }
     // A raw pointer (the cache owns the estimator until the next round): the function needs no allocation.
-    s.goodput_fn([est](const GpuTypeSpec& t, const ConfigurationSpec& c) { return (*est)(t, c); });
+    s.goodput_fn([est](const GpuTypeSpec& t, const ConfigurationSpec& c) {
+      est->wait_ready();
+      return (*est)(t, c);
+    });
     if (!options_.tenants.empty()) {
       const SimTenant& t = options_.tenants[tenant_index(job->name, options_.tenants.size())];
       s.tenant(t.spec.name).weight(t.weight);
@@ -287,15 +305,17 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     set_cluster_ = &cluster;
   }
   const ConfigurationSet& set = set_;
-  // The new estimators' goodputs on every configuration the round will ask for (run_round asks each job for its
-  // goodput on valid_configs() of its limits, in the same configuration set): a goodput is a pure function of the
-  // job's knowledge and the configuration, so computing it here, in parallel, gives the round the same numbers
-  // from the memo. A configuration missed here (say, a non-preemptible job's current one) is computed by the
-  // round itself, an error is left for the round to report.
-  auto prepare = [&](std::size_t k) {
+  // New estimators start over here, on the round's thread (an error in a job's model is the round's error).
+  for (const std::size_t k : fresh) estimators[k]->reset(*ctx.jobs[k], cluster, options_, ctx.jobs[k]->fit_generation);
+  // With several threads, another one computes the new estimators' goodputs on every configuration the round will
+  // ask for (run_round asks each job for its goodput on valid_configs() of its limits, in the same configuration
+  // set), from the last job back, while the round runs: the round takes over each job it reaches before that
+  // thread, and waits only for a job that thread is computing. A goodput is a pure function of the job's
+  // knowledge and the configuration, so the round reads the same numbers whichever thread computed them. A
+  // configuration missed here (say, a non-preemptible job's current one) is computed by the round itself, an error
+  // is left for the round to report. (One thread: the round computes the goodputs as it asks for them.)
+  auto fill_ahead = [&](std::size_t k) {
     JobEstimator& est = *estimators[k];
-    const SimJob& job = *ctx.jobs[k];
-    est.reset(job, cluster, options_, job.fit_generation);
     const JobSpec& s = specs[k];
     const JobLimits lim{s.min_gpus(),       s.max_gpus(),          s.kind(), s.pipeline_size(), s.max_gpus_ever(),
                         s.pipeline_sizes(), s.max_pipelines_ever()};
@@ -308,22 +328,38 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     } catch (const std::exception&) {  // the round asks again and reports it
     }
   };
-  if (threads > 1 && fresh.size() > 1)
-    tbb::parallel_for(
-        tbb::blocked_range<std::size_t>(0, fresh.size(), 1),
-        [&](const tbb::blocked_range<std::size_t>& r) {
-          for (std::size_t i = r.begin(); i < r.end(); ++i) prepare(fresh[i]);
-        },
-        tbb::simple_partitioner());
-  else  // one thread: the round computes the goodputs as it asks for them (no second enumeration)
-    for (const std::size_t k : fresh)
-      estimators[k]->reset(*ctx.jobs[k], cluster, options_, ctx.jobs[k]->fit_generation);
+  const bool ahead = threads > 1 && fresh.size() > 1;
+  tbb::task_group filler;
+  struct Join {  // the other thread reads this call's data: it ends before the call does, however it ends
+    tbb::task_group* group;
+    ~Join() {
+      if (group) group->wait();
+    }
+  } join{ahead ? &filler : nullptr};
+  if (ahead) {
+    for (const std::size_t k : fresh) estimators[k]->filling.store(JobEstimator::kPending, std::memory_order_relaxed);
+    filler.run([&] {
+      for (std::size_t i = fresh.size(); i-- > 0;) {
+        JobEstimator& est = *estimators[fresh[i]];
+        int state = JobEstimator::kPending;
+        if (!est.filling.compare_exchange_strong(state, JobEstimator::kAhead, std::memory_order_acq_rel)) continue;
+        fill_ahead(fresh[i]);
+        est.filling.store(JobEstimator::kReady, std::memory_order_release);
+      }
+    });
+  }
   RoundOptions ro = options_.round;
   if (ro.threads == 0) ro.threads = ctx.threads;  // 1 while other simulations keep the cores busy (runner)
   for (const SimTenant& t : options_.tenants) ro.tenants.push_back(t.spec);
   ro.place = false;  // the simulator charges restarts by shape; node ids do not matter (reference §6.3)
   ro.strict = true;  // the simulator builds its jobs itself: a job-level error is a bug, never a rejection
   last_ = run_round(spec, specs, ro, *solver_);
+  if (ahead) {
+    filler.wait();
+    join.group = nullptr;
+    // Jobs the round never asked for and the other thread did not reach.
+    for (const std::size_t k : fresh) estimators[k]->filling.store(JobEstimator::kReady, std::memory_order_relaxed);
+  }
   if (options_.on_round) options_.on_round(spec, specs, last_);
   std::vector<SimAllocation> out(ctx.jobs.size());
   for (std::size_t i = 0; i < ctx.jobs.size() && i < last_.decisions.size(); ++i) {
