@@ -566,6 +566,14 @@ class CanonicalSearch {
       slack_left_.resize(multiset_.size());
       for (std::size_t t = 0; t < multiset_.size(); ++t) slack_left_[t] = multiset_[t] - need_total_[t];
     }
+    return by_sum ? walk<true>(forced_limit, budget) : walk<false>(forced_limit, budget);
+  }
+
+ private:
+  // run()'s depth-first search, one instance per class: the class's tests are known when compiling (the loop
+  // runs up to 10^6 steps).
+  template <bool kBySum>
+  std::optional<Choice> walk(int forced_limit, long long& budget) {
     // Dead ends it may still fail to count (dead_subtree_steps() = -1) before it walks them all.
     int dead_tries = count_dead_ends_ ? kDeadTries : 0;
     std::fill(row_used_.begin(), row_used_.end(), 0LL);
@@ -576,7 +584,8 @@ class CanonicalSearch {
     int forced_now = 0;
     std::size_t d = 0;
     // At hand in locals: the loop below runs up to the whole budget (10^6 steps) on large rounds.
-    const bool by_sum_now = by_sum_;
+    constexpr bool by_sum_now = kBySum;
+    const double above = target_ + slack_, below = target_ - slack_;  // class 1's window, as the test computes it
     const Option* const opts = opts_.data();
     const std::size_t* const depth_begin = depth_begin_.data();
     long* const left = left_.data();
@@ -637,7 +646,7 @@ class CanonicalSearch {
         if (by_sum_now) {
           // The objective must stay reachable: the terms still to decide span [low, high].
           const double sum = prefix[d] + o.value;
-          if (sum + low_[d + 1] > target_ + slack_ || sum + high_[d + 1] < target_ - slack_) continue;
+          if (sum + low_[d + 1] > above || sum + high_[d + 1] < below) continue;
           prefix[d + 1] = sum;
         }
         take(d, at, +1);
@@ -678,7 +687,6 @@ class CanonicalSearch {
     }
   }
 
- private:
   // Job i's term of the objective on option k (-1: no GPUs), weighted: what class 2 permutes.
   // (A weight of 1 multiplies exactly: unweighted rounds compare the same bits as before.)
   double term(std::size_t i, int k) const {
