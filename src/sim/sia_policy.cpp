@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -158,18 +157,18 @@ class JobEstimator {
   }
   [[nodiscard]] int max_replicas_ever() const noexcept { return max_replicas_ever_; }
 
-  // Who computes the goodputs of a new estimator, in a round with several threads (SiaPolicy::allocate):
-  // the round itself as it asks for them, or another thread ahead of it. kPending: nobody yet; kAhead: the other
-  // thread is filling the memo; kReady: the memo is the round's (filled, or left for the round to fill).
+  // Who fills the memo of a new estimator, in a round with several threads (SiaPolicy::allocate): the round
+  // itself as it asks for goodputs, or another thread ahead of it. kPending: nobody yet; kAhead: the other thread is
+  // filling it; kReady: the memo is the round's (filled, or left for the round to fill).
   static constexpr int kReady = 0, kPending = 1, kAhead = 2;
   std::atomic<int> filling{kReady};
-  /// The round's side: waits while the other thread fills the memo, or takes the job over when nobody has.
-  void wait_ready() noexcept {
+  /// The round's goodput of the job on `c`: from the memo when the round may use it (taking the job over when
+  /// nobody has), else computed apart while the other thread fills the memo — the same number, without waiting
+  /// for a thread that may have lost its core.
+  double round_goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) {
     int state = filling.load(std::memory_order_acquire);
-    if (state == kReady) return;
-    if (state == kPending && filling.compare_exchange_strong(state, kReady, std::memory_order_acq_rel)) return;
-    for (int spins = 0; filling.load(std::memory_order_acquire) != kReady; ++spins)
-      if (spins >= 64) std::this_thread::yield();  // (the other thread may have lost its core)
+    if (state == kPending && filling.compare_exchange_strong(state, kReady, std::memory_order_acq_rel)) state = kReady;
+    return state == kReady ? (*this)(t, c) : compute(c.type, t, c);
   }
 
   double operator()(const GpuTypeSpec& t, const ConfigurationSpec& c) {
@@ -179,8 +178,7 @@ class JobEstimator {
     if (2 * (used_ + 1) > keys_.size()) grow();
     std::size_t i = slot(key);
     if (keys_[i] == key) return values_[i];
-    double v = oracle_ ? oracle_goodput(*job_, *cluster_, c.type, c.nodes, c.gpus) : model_.goodput(t, c);
-    if (!std::isfinite(v) || v < 0) v = 0.0;
+    const double v = compute(c.type, t, c);
     keys_[i] = key;
     values_[i] = v;
     ++used_;
@@ -188,6 +186,11 @@ class JobEstimator {
   }
 
  private:
+  // The goodput itself (reads only the model, the job and the ground truth).
+  [[nodiscard]] double compute(int type, const GpuTypeSpec& t, const ConfigurationSpec& c) const {
+    const double v = oracle_ ? oracle_goodput(*job_, *cluster_, type, c.nodes, c.gpus) : model_.goodput(t, c);
+    return std::isfinite(v) && v >= 0 ? v : 0.0;
+  }
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
   // Open addressing with linear probing in flat arrays: clearing it is a fill, and it allocates only to grow.
   [[nodiscard]] std::size_t slot(std::uint64_t key) const noexcept {
@@ -287,10 +290,7 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
       if (job->rescale_time > 0) s.preemptible(false);
     }
     // A raw pointer (the cache owns the estimator until the next round): the function needs no allocation.
-    s.goodput_fn([est](const GpuTypeSpec& t, const ConfigurationSpec& c) {
-      est->wait_ready();
-      return (*est)(t, c);
-    });
+    s.goodput_fn([est](const GpuTypeSpec& t, const ConfigurationSpec& c) { return est->round_goodput(t, c); });
     if (!options_.tenants.empty()) {
       const SimTenant& t = options_.tenants[tenant_index(job->name, options_.tenants.size())];
       s.tenant(t.spec.name).weight(t.weight);
@@ -310,8 +310,9 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   // With several threads, another one computes the new estimators' goodputs on every configuration the round will
   // ask for (run_round asks each job for its goodput on valid_configs() of its limits, in the same configuration
   // set), from the last job back, while the round runs: the round takes over each job it reaches before that
-  // thread, and waits only for a job that thread is computing. A goodput is a pure function of the job's
-  // knowledge and the configuration, so the round reads the same numbers whichever thread computed them. A
+  // thread, and computes apart (without the memo) the goodputs of a job that thread is filling, never waiting for
+  // it (on a loaded machine it may have lost its core). A goodput is a pure function of the job's knowledge and the
+  // configuration, so the round reads the same numbers whichever thread computed them. A
   // configuration missed here (say, a non-preemptible job's current one) is computed by the round itself, an error
   // is left for the round to report. (One thread: the round computes the goodputs as it asks for them.)
   auto fill_ahead = [&](std::size_t k) {
@@ -329,17 +330,21 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     }
   };
   const bool ahead = threads > 1 && fresh.size() > 1;
+  std::atomic<bool> round_over{false};  // the other thread starts no new job after the round
   tbb::task_group filler;
   struct Join {  // the other thread reads this call's data: it ends before the call does, however it ends
     tbb::task_group* group;
+    std::atomic<bool>& over;
     ~Join() {
-      if (group) group->wait();
+      if (group == nullptr) return;
+      over.store(true, std::memory_order_relaxed);
+      group->wait();
     }
-  } join{ahead ? &filler : nullptr};
+  } join{ahead ? &filler : nullptr, round_over};
   if (ahead) {
     for (const std::size_t k : fresh) estimators[k]->filling.store(JobEstimator::kPending, std::memory_order_relaxed);
     filler.run([&] {
-      for (std::size_t i = fresh.size(); i-- > 0;) {
+      for (std::size_t i = fresh.size(); i-- > 0 && !round_over.load(std::memory_order_relaxed);) {
         JobEstimator& est = *estimators[fresh[i]];
         int state = JobEstimator::kPending;
         if (!est.filling.compare_exchange_strong(state, JobEstimator::kAhead, std::memory_order_acq_rel)) continue;
@@ -355,6 +360,7 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   ro.strict = true;  // the simulator builds its jobs itself: a job-level error is a bug, never a rejection
   last_ = run_round(spec, specs, ro, *solver_);
   if (ahead) {
+    round_over.store(true, std::memory_order_relaxed);
     filler.wait();
     join.group = nullptr;
     // Jobs the round never asked for and the other thread did not reach.
