@@ -9,7 +9,8 @@
 #include <bit>
 #include <cstdint>
 #include <map>
-#include <set>
+#include <optional>
+#include <span>
 #include <sstream>
 #include <utility>
 
@@ -22,12 +23,15 @@ constexpr int kFree = -1;
 /// One job, resolved and validated.
 struct JobState {
   const PlacementRequest* req = nullptr;
+  /// req->config, kept here: the placement reads it per job and type, and the requests lie apart
+  /// in memory (a cache miss per read at 20,000 jobs), the job states side by side.
+  std::optional<ConfigurationSpec> config;
   int used = 0;                // GPUs used (<= config->gpus)
   int cur_type = -1;           // type of the current placement, -1 = none/unknown
   std::vector<NodeShare> cur;  // current placement with GPU ids resolved, sorted by node
   bool candidate = false;      // unchanged configuration with a valid placement: may be kept
-  [[nodiscard]] const ConfigurationSpec& cfg() const { return *req->config; }
-  [[nodiscard]] bool distributed() const { return req->config && req->config->nodes >= 2; }
+  [[nodiscard]] const ConfigurationSpec& cfg() const { return *config; }
+  [[nodiscard]] bool distributed() const { return config && config->nodes >= 2; }
   /// Whole virtual nodes of `s` GPUs a distributed job takes: n, or n − 1 when a rigid job uses
   /// fewer GPUs than its configuration (the rest, its tail, goes on one node as a single item).
   [[nodiscard]] int whole_shares() const {
@@ -80,6 +84,7 @@ std::vector<TypeInfo> describe(const ClusterSpec& cluster) {
 /// Checks the new configuration and the used GPU count of a request.
 void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, JobState& js) {
   const PlacementRequest& r = *js.req;
+  js.config = r.config;
   if (!r.config) {
     js.used = 0;
     return;
@@ -119,29 +124,37 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
     fail("job " + r.job + ": current allocation refers to GPU type index " + std::to_string(cur.type) +
          ", which does not exist");
   const TypeInfo& ti = info[static_cast<std::size_t>(cur.type)];
-  std::set<int> nodes;
+  // Node names only for a message: a round checks the placements of thousands of jobs.
+  auto node_text = [&](const NodeShare& sh) { return cluster.node_name(cur.type, sh.node); };
   long long total = 0;
-  for (const NodeShare& sh : cur.placement) {
-    const std::string node = cluster.node_name(cur.type, sh.node);
+  for (std::size_t k = 0; k < cur.placement.size(); ++k) {
+    const NodeShare& sh = cur.placement[k];
     if (sh.node < 0 || sh.node >= ti.nodes)
-      fail("job " + r.job + ": current placement on node " + node + ", which does not exist (GPU type " +
+      fail("job " + r.job + ": current placement on node " + node_text(sh) + ", which does not exist (GPU type " +
            type_name(cluster, cur.type) + " has " + std::to_string(ti.nodes) + " nodes)");
-    if (!nodes.insert(sh.node).second)
-      fail("job " + r.job + ": node " + node + " appears twice in its current placement");
+    for (std::size_t e = 0; e < k; ++e)  // a job holds a few nodes: earlier shares, not a set
+      if (cur.placement[e].node == sh.node)
+        fail("job " + r.job + ": node " + node_text(sh) + " appears twice in its current placement");
     if (sh.gpus < 1 || sh.gpus > ti.size)
-      fail("job " + r.job + ": current placement holds " + std::to_string(sh.gpus) + " GPUs on node " + node +
+      fail("job " + r.job + ": current placement holds " + std::to_string(sh.gpus) + " GPUs on node " + node_text(sh) +
            ", which has " + std::to_string(ti.size));
     if (!sh.gpu_ids.empty()) {
       if (static_cast<int>(sh.gpu_ids.size()) != sh.gpus)
-        fail("job " + r.job + ": node " + node + " lists " + std::to_string(sh.gpu_ids.size()) + " GPU ids but " +
-             std::to_string(sh.gpus) + " GPUs");
-      std::set<int> ids;
+        fail("job " + r.job + ": node " + node_text(sh) + " lists " + std::to_string(sh.gpu_ids.size()) +
+             " GPU ids but " + std::to_string(sh.gpus) + " GPUs");
+      // Ids seen so far, a bit each (ids are checked to lie in [0, ti.size) first): one word for
+      // nodes of up to 64 GPUs, more words only for larger ones.
+      std::uint64_t small = 0;
+      std::vector<std::uint64_t> large(ti.size > 64 ? (static_cast<std::size_t>(ti.size) + 63) / 64 : 0, 0);
       for (int id : sh.gpu_ids) {
         if (id < 0 || id >= ti.size)
-          fail("job " + r.job + ": GPU " + std::to_string(id) + " of node " + node + " does not exist (" +
+          fail("job " + r.job + ": GPU " + std::to_string(id) + " of node " + node_text(sh) + " does not exist (" +
                std::to_string(ti.size) + " GPUs)");
-        if (!ids.insert(id).second)
-          fail("job " + r.job + ": GPU " + std::to_string(id) + " of node " + node + " listed twice");
+        std::uint64_t& w = large.empty() ? small : large[static_cast<std::size_t>(id) / 64];
+        const std::uint64_t b = std::uint64_t{1} << (static_cast<unsigned>(id) % 64);
+        if ((w & b) != 0)
+          fail("job " + r.job + ": GPU " + std::to_string(id) + " of node " + node_text(sh) + " listed twice");
+        w |= b;
       }
     }
     total += sh.gpus;
@@ -159,22 +172,25 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
   std::sort(js.cur.begin(), js.cur.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
 }
 
-/// GPU ownership of every node of every type (job index or kFree).
-using Grid = std::vector<std::vector<std::vector<int>>>;
+/// GPU ownership of every node of every type (job index or kFree): per type, node by node, one
+/// array (GPU id g of node n at n * size + g; a vector per node cost an allocation per node).
+using Grid = std::vector<std::vector<int>>;
 
 /// Resolves unnamed GPU ids and rejects two jobs on one GPU. Explicit ids first (they are facts),
 /// then unnamed shares take the lowest GPUs nobody named, in request order.
 void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, std::vector<JobState>& jobs) {
   Grid owner(info.size());
   for (std::size_t t = 0; t < info.size(); ++t)
-    owner[t].assign(static_cast<std::size_t>(info[t].nodes),
-                    std::vector<int>(static_cast<std::size_t>(info[t].size), kFree));
+    owner[t].assign(static_cast<std::size_t>(info[t].nodes) * static_cast<std::size_t>(info[t].size), kFree);
+  auto gpus_of = [&](int t, int node) {
+    const auto size = static_cast<std::size_t>(info[static_cast<std::size_t>(t)].size);
+    return std::span<int>(owner[static_cast<std::size_t>(t)].data() + static_cast<std::size_t>(node) * size, size);
+  };
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     JobState& js = jobs[j];
     for (const NodeShare& sh : js.cur)
       for (int id : sh.gpu_ids) {
-        int& o = owner[static_cast<std::size_t>(js.cur_type)][static_cast<std::size_t>(sh.node)]
-                      [static_cast<std::size_t>(id)];
+        int& o = gpus_of(js.cur_type, sh.node)[static_cast<std::size_t>(id)];
         if (o != kFree)
           fail("jobs " + jobs[static_cast<std::size_t>(o)].req->job + " and " + js.req->job + " both hold GPU " +
                std::to_string(id) + " of node " + cluster.node_name(js.cur_type, sh.node));
@@ -188,7 +204,7 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
         std::sort(sh.gpu_ids.begin(), sh.gpu_ids.end());
         continue;
       }
-      auto& node = owner[static_cast<std::size_t>(js.cur_type)][static_cast<std::size_t>(sh.node)];
+      const std::span<int> node = gpus_of(js.cur_type, sh.node);
       for (std::size_t id = 0; id < node.size() && static_cast<int>(sh.gpu_ids.size()) < sh.gpus; ++id)
         if (node[id] == kFree) {
           node[id] = static_cast<int>(j);
@@ -206,12 +222,12 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
 /// rules for its configuration on nodes that are up.
 bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
   const PlacementRequest& r = *js.req;
-  if (!r.config || js.cur.empty() || js.cur_type != r.config->type) return false;
+  if (!js.config || js.cur.empty() || js.cur_type != js.config->type) return false;
   if (r.current->gpus != js.used) return false;
   const TypeInfo& ti = info[static_cast<std::size_t>(js.cur_type)];
   for (const NodeShare& sh : js.cur)
     if (!ti.up[static_cast<std::size_t>(sh.node)]) return false;
-  const ConfigurationSpec& c = *r.config;
+  const ConfigurationSpec& c = *js.config;
   if (c.nodes == 1) return js.cur.size() == 1;
   // A rigid job using fewer GPUs than its configuration may hold its remainder on a node of its
   // whole shares (nodes larger than s): n − 1 nodes then.
@@ -225,23 +241,37 @@ bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
 // Up nodes by free GPUs, visited in (free, node) order — the order of a set of (free, node)
 // pairs — as one bit per node per free count: inserting and erasing a node cost a bit each, not a
 // tree node (place_single re-indexes every node of the type, thousands at 100,000 GPUs, and moves
-// one node per job it places).
+// one node per job it places). A second level, one bit per word that has a node, lets a visit
+// skip the empty words: at 100,000 GPUs most nodes are full, and a best-fit search for each
+// placed job otherwise read every word of every free count below the first node with room.
 class FreeIndex {
  public:
   FreeIndex(int max_free, int nodes)
       : words_((static_cast<std::size_t>(nodes) + 63) / 64),
-        bits_((static_cast<std::size_t>(max_free) + 1) * words_, 0) {}
-  void insert(int free, int node) { word(free, node) |= bit(node); }
-  void erase(int free, int node) { word(free, node) &= ~bit(node); }
+        summary_words_((words_ + 63) / 64),
+        bits_((static_cast<std::size_t>(max_free) + 1) * words_, 0),
+        summary_((static_cast<std::size_t>(max_free) + 1) * summary_words_, 0) {}
+  void insert(int free, int node) {
+    word(free, node) |= bit(node);
+    summary(free, node) |= bit(node / 64);
+  }
+  void erase(int free, int node) {
+    std::uint64_t& w = word(free, node);
+    w &= ~bit(node);
+    if (w == 0) summary(free, node) &= ~bit(node / 64);
+  }
   /// f(node) for every node with `free` or more free GPUs, in (free, node) order, while f returns
   /// true. (f may not change the index.)
   template <class F>
   void visit_from(int free, F&& f) const {
     const std::size_t counts = words_ == 0 ? 0 : bits_.size() / words_;
     for (std::size_t c = static_cast<std::size_t>(std::max(free, 0)); c < counts; ++c)
-      for (std::size_t w = 0; w < words_; ++w)
-        for (std::uint64_t b = bits_[c * words_ + w]; b != 0; b &= b - 1)
-          if (!f(static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(b))))) return;
+      for (std::size_t sw = 0; sw < summary_words_; ++sw)
+        for (std::uint64_t s = summary_[c * summary_words_ + sw]; s != 0; s &= s - 1) {
+          const std::size_t w = sw * 64 + static_cast<std::size_t>(std::countr_zero(s));
+          for (std::uint64_t b = bits_[c * words_ + w]; b != 0; b &= b - 1)
+            if (!f(static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(b))))) return;
+        }
   }
 
  private:
@@ -249,8 +279,13 @@ class FreeIndex {
   std::uint64_t& word(int free, int node) {
     return bits_[static_cast<std::size_t>(free) * words_ + static_cast<std::size_t>(node) / 64];
   }
+  std::uint64_t& summary(int free, int node) {
+    return summary_[static_cast<std::size_t>(free) * summary_words_ + static_cast<std::size_t>(node) / 4096];
+  }
   std::size_t words_;
+  std::size_t summary_words_;
   std::vector<std::uint64_t> bits_;
+  std::vector<std::uint64_t> summary_;  ///< per free count, bit w: word w of bits_ is not 0
 };
 
 /// The construction of one type's placement once the kept set is known.
@@ -260,7 +295,7 @@ class TypePlacer {
       : ti_(ti),
         jobs_(jobs),
         out_(out),
-        owner_(static_cast<std::size_t>(ti.nodes), std::vector<int>(static_cast<std::size_t>(ti.size), kFree)),
+        owner_(static_cast<std::size_t>(ti.nodes) * static_cast<std::size_t>(ti.size), kFree),
         free_(static_cast<std::size_t>(ti.nodes), 0),
         dist_(static_cast<std::size_t>(ti.nodes), 0) {
     for (int i = 0; i < ti.nodes; ++i)
@@ -273,7 +308,8 @@ class TypePlacer {
       for (int id : sh.gpu_ids) take(sh.node, id, j);
       if (js.distributed() && sh.gpus >= ti_.s) ++dist_[static_cast<std::size_t>(sh.node)];
     }
-    out_[static_cast<std::size_t>(j)] = js.cur;
+    // Its current placement is not read again (kept jobs are no movers): moved, not copied.
+    out_[static_cast<std::size_t>(j)] = std::move(js.cur);
   }
 
   /// Distributed movers: s GPUs on each of n eligible nodes. Overlap with previous nodes is
@@ -468,7 +504,7 @@ class TypePlacer {
     for (int node : order) {
       if (r <= 0) break;
       NodeShare sh{node, 0, {}};
-      auto& o = owner_[static_cast<std::size_t>(node)];
+      const std::span<int> o = gpus_of(node);
       for (std::size_t id = 0; id < o.size() && r > 0; ++id)
         if (o[id] == kFree) {
           sh.gpu_ids.push_back(static_cast<int>(id));
@@ -486,13 +522,14 @@ class TypePlacer {
 
  private:
   /// The job's previous shares on this type (empty when it was elsewhere or nowhere).
-  std::vector<NodeShare> prev_shares(const JobState& js) const {
-    if (js.cur.empty() || js.cur_type != js.cfg().type) return {};
+  const std::vector<NodeShare>& prev_shares(const JobState& js) const {
+    static const std::vector<NodeShare> none;
+    if (js.cur.empty() || js.cur_type != js.cfg().type) return none;
     return js.cur;
   }
 
   void take(int node, int id, int j) {
-    owner_[static_cast<std::size_t>(node)][static_cast<std::size_t>(id)] = j;
+    gpus_of(node)[static_cast<std::size_t>(id)] = j;
     --free_[static_cast<std::size_t>(node)];
   }
 
@@ -500,7 +537,7 @@ class TypePlacer {
   /// the node first, else a free aligned block (the buddy layout of the node's virtual nodes),
   /// else the lowest free ids.
   NodeShare fill(int node, int j, int count, int block, const JobState& js) {
-    auto& o = owner_[static_cast<std::size_t>(node)];
+    const std::span<int> o = gpus_of(node);
     NodeShare sh{node, count, {}};
     if (js.cur_type == js.cfg().type)
       for (const NodeShare& prev : js.cur)
@@ -536,7 +573,13 @@ class TypePlacer {
   const TypeInfo& ti_;
   std::vector<JobState>& jobs_;
   std::vector<std::vector<NodeShare>>& out_;
-  std::vector<std::vector<int>> owner_;
+  /// The owner of every GPU of the type (job index, kFree, or -2: reserved), node by node.
+  std::span<int> gpus_of(int node) {
+    const auto size = static_cast<std::size_t>(ti_.size);
+    return {owner_.data() + static_cast<std::size_t>(node) * size, size};
+  }
+
+  std::vector<int> owner_;
   std::vector<int> free_;
   std::vector<int> dist_;
 };
@@ -577,7 +620,7 @@ PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementReque
     std::vector<int> cand, movers;
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       const JobState& js = jobs[j];
-      if (!js.req->config || js.req->config->type != t) continue;
+      if (!js.config || js.config->type != t) continue;
       (js.candidate ? cand : movers).push_back(static_cast<int>(j));
     }
     std::vector<int> node_size(static_cast<std::size_t>(ti.nodes), -1);

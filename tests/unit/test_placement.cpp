@@ -319,6 +319,37 @@ TEST_CASE("placement.bad_input") {
   has(error_of(c, V{request("j17", ConfigurationSpec{0, 1, 2}, 0, on(1, {{1, 2, {}}}))}), {"j17", "B/1"});
 }
 
+TEST_CASE("placement.bad_input_gpu_ids") {
+  // A node's GPU ids are checked in the order given, on nodes of up to 64 GPUs and larger ones:
+  // an id outside the node, or one listed twice, whichever comes first.
+  const auto c = cluster_of({{"A", 2, 8}, {"C", 1, 128}});
+  using V = std::vector<PlacementRequest>;
+  auto has = [](const std::string& msg, std::initializer_list<const char*> parts) {
+    bool all = !msg.empty();
+    for (const char* p : parts) all = all && msg.find(p) != std::string::npos;
+    CHECK_MESSAGE(all, msg);
+  };
+  has(error_of(c, V{request("j1", ConfigurationSpec{0, 1, 2}, 0, on(0, {{1, 2, {5, 5}}}))}),
+      {"j1", "GPU 5", "A/1", "listed twice"});
+  has(error_of(c, V{request("j2", ConfigurationSpec{0, 1, 4}, 0, on(0, {{0, 4, {3, 3, 9, 1}}}))}),
+      {"j2", "GPU 3", "listed twice"});
+  has(error_of(c, V{request("j3", ConfigurationSpec{0, 1, 4}, 0, on(0, {{0, 4, {9, 3, 3, 1}}}))}),
+      {"j3", "GPU 9", "does not exist"});
+  has(error_of(c, V{request("j4", ConfigurationSpec{1, 1, 4}, 0, on(1, {{0, 4, {127, 70, 3, 70}}}))}),
+      {"j4", "GPU 70", "C/0", "listed twice"});
+  has(error_of(c, V{request("j5", ConfigurationSpec{1, 1, 4}, 0, on(1, {{0, 4, {127, 70, 128, 70}}}))}),
+      {"j5", "GPU 128", "does not exist"});
+  has(error_of(c, V{request("j6", ConfigurationSpec{0, 1, 2}, 0, on(0, {{1, 1, {0}}, {0, 1, {0}}, {1, 1, {2}}}))}),
+      {"j6", "A/1", "twice"});
+  // Valid ids in any order, on both sizes: kept as they are (sorted).
+  const auto res = place_v(c, V{request("k1", ConfigurationSpec{0, 1, 4}, 0, on(0, {{1, 4, {7, 0, 5, 2}}})),
+                                request("k2", ConfigurationSpec{1, 1, 4}, 0, on(1, {{0, 4, {127, 64, 63, 0}}}))});
+  CHECK(res.status[0] == PlacementStatus::kept);
+  CHECK(res.placements[0] == std::vector<NodeShare>{{1, 4, {0, 2, 5, 7}}});
+  CHECK(res.status[1] == PlacementStatus::kept);
+  CHECK(res.placements[1] == std::vector<NodeShare>{{0, 4, {0, 63, 64, 127}}});
+}
+
 TEST_CASE("placement.empty_and_unallocated") {
   const auto c = cluster_of({{"A", 2, 4}});
   const auto none = place(c, std::vector<PlacementRequest>{});

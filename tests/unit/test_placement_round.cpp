@@ -77,3 +77,30 @@ TEST_CASE("placement.round.bad_current_placement") {
     CHECK(msg.find("B/3") != std::string::npos);
   }
 }
+
+TEST_CASE("placement.round.kept_in_any_order") {
+  // A job handed back its placement with the nodes in descending order and its GPU ids unsorted
+  // holds the same GPUs: kept, not changed, not evicted — whatever the order, as when sorted.
+  ClusterSpec c;
+  c.types = {GpuTypeSpec("B", 3, 4)};
+  GoodputTable g;
+  g.set("B", 2, 8, 1.0);
+  CurrentAllocation cur;
+  cur.type = 0;
+  cur.gpus = 8;
+  cur.nodes = 2;
+  for (const bool sorted : {false, true}) {
+    CAPTURE(sorted);
+    cur.placement = sorted ? std::vector<NodeShare>{{0, 4, {0, 1, 2, 3}}, {2, 4, {0, 1, 2, 3}}}
+                           : std::vector<NodeShare>{{2, 4, {3, 1, 0, 2}}, {0, 4, {2, 0, 3, 1}}};
+    auto jobs = std::vector<JobSpec>{
+        JobSpec("J1").min_gpus(8).max_gpus(8).goodput_model(g).age_s(1000).current(cur),
+        JobSpec("J2").min_gpus(4).max_gpus(4).goodput_model(GoodputTable().set("B", 4, 1.0)).age_s(1000)};
+    const auto r = run_round(c, jobs);
+    REQUIRE(r.decisions[0].config);
+    CHECK(r.decisions[0].placement == std::vector<NodeShare>{{0, 4, {0, 1, 2, 3}}, {2, 4, {0, 1, 2, 3}}});
+    CHECK(r.decisions[0].placement_status == PlacementStatus::kept);
+    CHECK_FALSE(r.decisions[0].changed);
+    CHECK(r.evicted.empty());
+  }
+}
