@@ -4,6 +4,7 @@
 #include <bit>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <tuple>
 
 namespace sia::detail {
@@ -117,20 +118,48 @@ int held_total(const ModelJob& j) {
 std::vector<int> greedy_evictions(CapacityModel& m, const std::vector<ModelJob>& cand) {
   const int n_nodes = m.num_nodes();
   // Single-node candidates per node, largest holding first: evicting the largest first reaches
-  // any amount of freed GPUs with the fewest jobs.
-  std::vector<std::vector<std::pair<int, int>>> singles(static_cast<std::size_t>(n_nodes));
-  std::vector<std::vector<int>> dists(static_cast<std::size_t>(n_nodes));
-  for (std::size_t c = 0; c < cand.size(); ++c)
-    for (const auto& [node, gpus] : cand[c].held) {
-      if (cand[c].distributed)
-        dists[static_cast<std::size_t>(node)].push_back(static_cast<int>(c));
-      else
-        singles[static_cast<std::size_t>(node)].emplace_back(gpus, static_cast<int>(c));
-    }
-  for (auto& v : singles)
+  // any amount of freed GPUs with the fewest jobs. Distributed candidates per node in candidate
+  // order. Both as compressed rows (node i's are [begin[i], begin[i + 1])): a vector per node cost
+  // an allocation per node, thousands per type at 100,000 GPUs.
+  const auto nn = static_cast<std::size_t>(n_nodes);
+  std::vector<int> singles_begin(nn + 1, 0), dists_begin(nn + 1, 0);
+  for (const ModelJob& j : cand)
+    for (const auto& hg : j.held)
+      ++(j.distributed ? dists_begin : singles_begin)[static_cast<std::size_t>(hg.first) + 1];
+  for (std::size_t i = 0; i < nn; ++i) {
+    singles_begin[i + 1] += singles_begin[i];
+    dists_begin[i + 1] += dists_begin[i];
+  }
+  std::vector<std::pair<int, int>> singles_all(static_cast<std::size_t>(singles_begin[nn]));
+  std::vector<int> dists_all(static_cast<std::size_t>(dists_begin[nn]));
+  {
+    std::vector<int> s_fill(singles_begin.begin(), singles_begin.end() - 1);
+    std::vector<int> d_fill(dists_begin.begin(), dists_begin.end() - 1);
+    for (std::size_t c = 0; c < cand.size(); ++c)
+      for (const auto& [node, gpus] : cand[c].held) {
+        const auto n = static_cast<std::size_t>(node);
+        if (cand[c].distributed)
+          dists_all[static_cast<std::size_t>(d_fill[n]++)] = static_cast<int>(c);
+        else
+          singles_all[static_cast<std::size_t>(s_fill[n]++)] = {gpus, static_cast<int>(c)};
+      }
+  }
+  auto singles = [&](int i) {
+    const auto n = static_cast<std::size_t>(i);
+    return std::span<std::pair<int, int>>(singles_all.data() + singles_begin[n],
+                                          static_cast<std::size_t>(singles_begin[n + 1] - singles_begin[n]));
+  };
+  auto dists = [&](int i) {
+    const auto n = static_cast<std::size_t>(i);
+    return std::span<const int>(dists_all.data() + dists_begin[n],
+                                static_cast<std::size_t>(dists_begin[n + 1] - dists_begin[n]));
+  };
+  for (int i = 0; i < n_nodes; ++i) {
+    const auto v = singles(i);
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
+  }
 
   std::vector<char> out(cand.size(), 0);
   std::vector<int> order;
@@ -146,7 +175,7 @@ std::vector<int> greedy_evictions(CapacityModel& m, const std::vector<ModelJob>&
       for (int i = 0; i < n_nodes; ++i) {
         if (m.kept_distributed(i) <= 1) continue;
         int victim = -1;
-        for (int c : dists[static_cast<std::size_t>(i)])
+        for (int c : dists(i))
           if (!out[static_cast<std::size_t>(c)]) victim = std::max(victim, c);
         evict(victim);
         break;
@@ -171,7 +200,7 @@ std::vector<int> greedy_evictions(CapacityModel& m, const std::vector<ModelJob>&
       }
       jobs.clear();
       int freed = 0;
-      for (const auto& [gpus, c] : singles[static_cast<std::size_t>(i)]) {
+      for (const auto& [gpus, c] : singles(i)) {
         if (freed >= need) break;
         if (out[static_cast<std::size_t>(c)]) continue;
         // A job of footprint >= h brings its own demand for h-blocks: no net gain.
@@ -309,14 +338,16 @@ EvictionPlan plan_evictions(int s, const std::vector<int>& node_size, long long 
     std::sort(plan.dropped_candidates.begin(), plan.dropped_candidates.end());
   }
 
-  // 2. The reduced instance: remaining candidates kept, remaining movers to place.
-  std::vector<ModelJob> cand;
+  // 2. The reduced instance: remaining candidates kept, remaining movers to place (the candidates
+  // themselves when none was dropped, as in almost every round: no copy of 20,000 jobs' holdings).
+  std::vector<ModelJob> reduced;
   std::vector<int> cand_index;
   for (std::size_t i = 0; i < n_cand; ++i)
     if (!cand_dropped[i]) {
-      cand.push_back(candidates[i]);
+      if (!plan.dropped_candidates.empty()) reduced.push_back(candidates[i]);
       cand_index.push_back(static_cast<int>(i));
     }
+  const std::vector<ModelJob>& cand = plan.dropped_candidates.empty() ? candidates : reduced;
   CapacityModel m(s, node_size, reserved);
   for (const auto& j : cand) m.add_kept(j);
   for (std::size_t i = 0; i < movers.size(); ++i)
