@@ -21,7 +21,7 @@ cp "$src"/tests/data/allocate/*.json "$src"/examples/requests/*.json "$work/requ
 printf 'name,time,application,num_replicas,batch_size\ncifar10-0,0,cifar10,4,2048\nbert-1,30.5,bert,8,384\n' > "$work/workload/seed.csv"
 printf 'name,time,application,num_replicas,batch_size,category\nyolov3-0,0,yolov3,4,64,rigid\n' > "$work/workload/seed2.csv"
 # Inputs that once crashed a target stay in its corpus (tests/fuzz/regressions/<target>-*).
-for target in request workload cluster profiles; do
+for target in request workload cluster profiles milp_ranges; do
   cp "$src"/tests/fuzz/regressions/"$target"-* "$work/$target/" 2>/dev/null || true
 done
 printf '{"name":"c","gpu_types":[{"name":"aws","nodes":2,"gpus_per_node":4}]}' > "$work/cluster/seed.json"

@@ -7,7 +7,9 @@
 #include <sia/milp/model.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -67,6 +69,26 @@ inline MilpModel huge_range_planning_milp(std::uint64_t seed, const HugeRangeSha
     m.add_entry(most, longest, 1.0);
     m.add_entry(most, runtime, -1.0);
   }
+  return m;
+}
+
+/// The model an input of the fuzz target `fuzz_milp_ranges` stands for (tests/fuzz/fuzz_milp_ranges.cpp; the
+/// regression inputs in tests/fuzz/regressions/milp_ranges-* are replayed by unit tests with it): bytes 0-7 the
+/// seed (little-endian), 8 jobs − 1 (mod 13), 9 rounds − 1 (mod 7), 10 GPUs/8 − 1 (mod 8), 11 the weight range
+/// 10^(b mod 13), then one byte per objective coefficient in column order, which multiplies it by
+/// 10^((b mod 12) − 3). Inputs shorter than 12 bytes stand for no model.
+inline std::optional<MilpModel> huge_range_model_from_bytes(const std::uint8_t* data, std::size_t size) {
+  if (size < 12) return std::nullopt;
+  std::uint64_t seed = 0;
+  for (int i = 7; i >= 0; --i) seed = (seed << 8) | data[i];
+  HugeRangeShape shape;
+  shape.jobs = 1 + data[8] % 13;
+  shape.window = 1 + data[9] % 7;
+  shape.gpus = 8 * (1 + data[10] % 8);
+  shape.range = std::pow(10.0, data[11] % 13);  // 1 .. 1e12
+  MilpModel m = huge_range_planning_milp(seed, shape);
+  for (std::size_t i = 12, j = 0; i < size && j < m.obj.size(); ++i, ++j)
+    m.obj[j] *= std::pow(10.0, static_cast<int>(data[i] % 12) - 3);
   return m;
 }
 

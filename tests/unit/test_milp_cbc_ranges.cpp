@@ -85,7 +85,8 @@ TEST_CASE("milp.cbc.huge_objective_range.time_limited") {
 // proves one (GLPK; native where it applies), with no relative gap, to the backend's resolution: 1e-10 of the
 // largest |objective coefficient| is CBC's absolute gap and dual tolerance (on its scaled objective), so
 // optima are exact to about 1e-9 of it (seen: 0.09 apart at weights up to 1e9, range 1e9 seed 2).
-// At 1e12 (GLPK then ran into its time limit on seed 2) only CBC's answer is checked.
+// At 1e12 only CBC's answer is checked (GLPK ran into its time limit on seed 2 while its feasibility pump was
+// on; GLPK on these ranges: test_milp_glpk_ranges.cpp).
 TEST_CASE("milp.cbc.huge_objective_range.agrees_with_other_backends") {
   const auto backends = test::usable_milp_backends();
   int compared = 0;

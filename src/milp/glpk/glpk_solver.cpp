@@ -31,7 +31,8 @@
 // * Output: msg_lev = GLP_MSG_OFF silences the solvers, glp_term_out(GLP_OFF) everything else; the
 //   terminal hook additionally captures text (GLPK turns terminal output back on to report an
 //   error) so nothing reaches stdout. With MilpParams::verbose the text goes to stderr.
-// * tm_lim is an int number of milliseconds: clamped.
+// * tm_lim is an int number of milliseconds: clamped. It reaches every LP of glp_intopt except the
+//   feasibility pump's, which is therefore off (see fp_heur below).
 // * glp_interior (LpMethod::interior, Gavel's LP) has no callback and no time limit. It prints a line
 //   per iteration, so the terminal hook checks the deadline and MilpParams::stop and, when due,
 //   leaves GLPK by the same longjmp as the error hook (guarded_run frees the environment). Not
@@ -317,7 +318,14 @@ void run_glpk(GlpkJob& job, glp_prob* p) {
   iocp.mir_cuts = GLP_ON;
   iocp.cov_cuts = GLP_ON;
   iocp.clq_cuts = GLP_ON;
-  iocp.fp_heur = GLP_ON;
+  // GLPK's feasibility pump stays off: it is the one part of glp_intopt that no limit reaches. GLPK 5.0's
+  // src/intopt/fpump.c (unchanged since 4.65) solves its LPs with glp_simplex under glp_init_smcp's defaults
+  // (no tm_lim, no it_lim; the node LPs of src/draft/glpios01.c get the remaining tm_lim) and calls no
+  // callback meanwhile; its primal simplex cycled there for millions of iterations on planning MILPs whose
+  // objective coefficients span 1e14 and more (tests/unit/test_milp_glpk_ranges.cpp): 6 of 300 generated
+  // models ran past 3 s on a 200 ms limit, and in CI one ran 14 s past a 2-s limit. Without it none of 3,000
+  // overran by more than 50 ms (docs/reliability.md, "GLPK on huge objective ranges").
+  iocp.fp_heur = GLP_OFF;
   iocp.cb_func = sia_glpk_mip_callback;
   iocp.cb_info = &job;
   job.mip_run = true;
