@@ -38,8 +38,8 @@ struct NamedModel {
 /// plain model of the generator (13 jobs, 7 rounds, 64 GPUs, weights to 1e20, seed 40).
 std::vector<NamedModel> former_overruns() {
   std::vector<NamedModel> out;
-  for (const char* file : {"milp_ranges-glpk-fpump-29.bin", "milp_ranges-glpk-fpump-186.bin",
-                           "milp_ranges-glpk-fpump-223.bin"}) {
+  for (const char* file :
+       {"milp_ranges-glpk-fpump-29.bin", "milp_ranges-glpk-fpump-186.bin", "milp_ranges-glpk-fpump-223.bin"}) {
     const std::string path = std::string(SIA_SOURCE_DIR) + "/tests/fuzz/regressions/" + file;
     std::ifstream in(path, std::ios::binary);
     REQUIRE_MESSAGE(in.good(), path);
