@@ -7,7 +7,9 @@
 #include <sia/goodput/throughput_model.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -174,6 +176,69 @@ TEST_CASE("goodput.optimize.pruning_keeps_the_argmax") {
     CHECK(fast.batch.global_batch == all.batch.global_batch);
     CHECK(fast.batch.accumulation_steps == all.batch.accumulation_steps);
   }
+}
+
+TEST_CASE("goodput.optimize.step_time_bound_changes_no_bit") {
+  // GoodputFunction::optimize skips candidates by a lower bound on the step time (max(ta, tn) and the power-mean
+  // bound 2^(1/g - 1) (ta + tn)): its choice must be, bit for bit, the one of evaluating every candidate with the
+  // same step time, and of the max(ta, tn) bound alone. Random models (gamma 1 to 11, the two times alike or
+  // far apart), statistics known or not, every replica count to 64 on 1 to 8 nodes.
+  std::mt19937_64 rng(19);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  auto same = [](const sia::GoodputChoice& a, const sia::GoodputChoice& b) {
+    return std::memcmp(&a.goodput, &b.goodput, sizeof(double)) == 0 &&
+           std::memcmp(&a.throughput, &b.throughput, sizeof(double)) == 0 &&
+           std::memcmp(&a.efficiency, &b.efficiency, sizeof(double)) == 0 &&
+           a.batch.global_batch == b.batch.global_batch && a.batch.local_batch == b.batch.local_batch &&
+           a.batch.accumulation_steps == b.batch.accumulation_steps;
+  };
+  long compared = 0, positive = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const double scale = std::pow(10.0, -3.0 + 3.0 * u(rng));
+    const double gamma = trial % 5 == 0 ? 1.0 : trial % 5 == 1 ? 1.0 + 1e-3 * u(rng) : 1.0 + 10.0 * u(rng);
+    const sia::PerfParams p{scale * (0.001 + 0.3 * u(rng)),
+                            scale * (1e-5 + 0.02 * u(rng)),
+                            0.5 * u(rng),
+                            0.02 * u(rng),
+                            0.2 * u(rng),
+                            0.02 * u(rng),
+                            gamma};
+    const double init = std::floor(8 + 200 * u(rng));
+    std::optional<sia::GradParams> grad;
+    if (trial % 7 != 0) grad = sia::GradParams{u(rng), 50 * u(rng)};
+    const sia::GoodputFunction f{p, grad, init};
+    const int min_local = 1 + static_cast<int>(16 * u(rng));
+    sia::BatchLimits lim{init * (1 + 60 * u(rng)), min_local, min_local + static_cast<int>(500 * u(rng))};
+    lim.tune = trial % 11 != 0;
+    for (int nodes = 1; nodes <= 8; ++nodes)
+      for (int r = nodes; r <= 64; ++r) {
+        const double tn = sia::network_time(p, nodes, r);
+        const bool linear = p.gamma == 1.0;
+        const double tn_pow = linear ? tn : std::pow(tn, p.gamma);
+        auto step = [&](double b, int s) {
+          const double ta = p.alpha_c + p.beta_c * b;
+          const double to = linear ? ta + tn : std::pow(std::pow(ta, p.gamma) + tn_pow, 1.0 / p.gamma);
+          return static_cast<double>(s) * ta + to;
+        };
+        const sia::GoodputChoice fast = f.optimize(nodes, r, lim);
+        const sia::GoodputChoice all =
+            sia::optimize_batch(r, init, lim, step, sia::efficiency_fn(grad, init), sia::NoStepTimeBound{});
+        const sia::GoodputChoice by_max =
+            sia::optimize_batch(r, init, lim, step, sia::efficiency_fn(grad, init), [&](double b, int s) {
+              const double ta = p.alpha_c + p.beta_c * b;
+              return static_cast<double>(s) * ta + std::max(ta, tn);
+            });
+        CAPTURE(trial);
+        CAPTURE(nodes);
+        CAPTURE(r);
+        CHECK(same(fast, all));
+        CHECK(same(by_max, all));
+        ++compared;
+        positive += all.goodput > 0.0;
+      }
+  }
+  CHECK(compared == 400L * 484);  // 8 node counts, r from nodes to 64
+  CHECK(positive > compared / 2);
 }
 
 TEST_CASE("goodput.split_batch.is_the_formula_bit_for_bit") {
