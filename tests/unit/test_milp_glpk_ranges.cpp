@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "milp/glpk/glpk_testing.hpp"
 #include "unit/huge_range_milp.hpp"
 #include "unit/milp_test_support.hpp"
 
@@ -145,5 +146,65 @@ TEST_CASE("milp.glpk.huge_objective_range.optimum_agrees_with_other_backends") {
   }
   const bool has_cbc = std::find(backends.begin(), backends.end(), "cbc") != backends.end();
   CHECK(compared >= (has_cbc ? 172 : 84));  // native proves the 84 small ones
+}
+#endif
+
+#if SIA_HAS_GLPK
+// The backend's own feasibility pump (run_pump in src/milp/glpk/glpk_solver.cpp), which replaces GLPK's: every
+// one of its LPs has a time and an iteration limit, so it can run on any model. Without a time limit it is
+// deterministic (a fixed seed), so what it does is asserted exactly: it runs at the root of these models, finds
+// integer solutions GLPK accepts on most, and the search still ends in GLPK's optimum.
+TEST_CASE("milp.glpk.pump.finds_solutions_and_leaves_the_optimum") {
+  int found_on = 0, models = 0;
+  for (const double range : {1e3, 1e9, 1e12, 1e20, 1e100})
+    for (std::uint64_t seed = 1; seed <= 3; ++seed)
+      for (const bool big : {false, true}) {
+        if (big && range != 1e12 && range != 1e20) continue;  // others of 13 jobs: up to thousands of nodes
+        CAPTURE(range);
+        CAPTURE(seed);
+        CAPTURE(big);
+        test::HugeRangeShape shape;
+        shape.range = range;
+        if (!big) {
+          shape.jobs = 5;
+          shape.window = 3;
+          shape.gpus = 16;
+        }
+        const MilpModel m = test::huge_range_planning_milp(seed, shape);
+        MilpParams p;
+        p.relative_gap = 0.0;
+        detail::GlpkPumpReport first, second;
+        const auto r = detail::glpk_solve_reporting_pump(m, p, first);
+        check_answer(m, r);
+        CHECK(r.status == MilpStatus::optimal);
+        CHECK(first.ran);
+        CHECK(first.lps > 0);
+        const auto again = detail::glpk_solve_reporting_pump(m, p, second);
+        CHECK(again.values == r.values);  // the same pump, the same search
+        CHECK(second.lps == first.lps);
+        CHECK(second.found == first.found);
+        ++models;
+        found_on += first.found > 0;
+      }
+  CHECK(models == 21);
+  CHECK(4 * found_on >= 3 * models);  // on most (the MESSAGE says how many)
+  MESSAGE("the pump found solutions on " << found_on << " of " << models << " models");
+}
+
+// Not binary: a general integer column and the pump leaves the model to GLPK (as GLPK's own pump).
+TEST_CASE("milp.glpk.pump.binaries_only") {
+  MilpModel m;
+  m.sense = MilpSense::maximize;
+  const int x = m.add_col(1.0, 0.0, 7.0, true);
+  const int y = m.add_col(1.5, 0.0, 1.0, true);
+  const int row = m.add_row(-MilpModel::inf, 5.5);
+  m.add_entry(row, x, 1.0);
+  m.add_entry(row, y, 2.0);
+  detail::GlpkPumpReport report;
+  const auto r = detail::glpk_solve_reporting_pump(m, MilpParams{}, report);
+  REQUIRE(r.status == MilpStatus::optimal);
+  CHECK(r.objective == doctest::Approx(5.0));  // x = 5, y = 0 (x = 3, y = 1 gives 4.5)
+  CHECK(report.lps == 0);
+  CHECK(report.found == 0);
 }
 #endif

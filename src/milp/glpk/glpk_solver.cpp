@@ -1,5 +1,6 @@
 // The GLPK backend: glp_simplex on the LP relaxation (duals, early infeasible/unbounded), then
-// glp_intopt from that optimal basis.
+// glp_intopt from that optimal basis, with a feasibility pump of our own (run_pump: GLPK's runs
+// without limits) at the root.
 //
 // The MIP presolver (iocp.presolve) is OFF by default, deliberately (kUseMipPresolve):
 // * GLPK 5.0's MIP preprocessor was caught returning "INTEGER OPTIMAL SOLUTION FOUND BY MIP
@@ -31,8 +32,8 @@
 // * Output: msg_lev = GLP_MSG_OFF silences the solvers, glp_term_out(GLP_OFF) everything else; the
 //   terminal hook additionally captures text (GLPK turns terminal output back on to report an
 //   error) so nothing reaches stdout. With MilpParams::verbose the text goes to stderr.
-// * tm_lim is an int number of milliseconds: clamped. It reaches every LP of glp_intopt except the
-//   feasibility pump's, which is therefore off (see fp_heur below).
+// * tm_lim is an int number of milliseconds: clamped. It reaches every LP of glp_intopt except those
+//   of GLPK's feasibility pump, which is therefore off (see fp_heur below; run_pump replaces it).
 // * glp_interior (LpMethod::interior, Gavel's LP) has no callback and no time limit. It prints a line
 //   per iteration, so the terminal hook checks the deadline and MilpParams::stop and, when due,
 //   leaves GLPK by the same longjmp as the error hook (guarded_run frees the environment). Not
@@ -50,6 +51,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -169,6 +171,16 @@ struct GlpkJob {
   bool ipt_stopped = false;  // left at the deadline or on request (the terminal hook)
   double bound = std::nan("");
   long long nodes = 0;
+  // The feasibility pump run from the callback (run_pump): scratch of n + 1 entries each, prepared by the
+  // caller (nothing may be allocated with C++ between setjmp and GLPK), and whether it has run.
+  int* pump_cols = nullptr;
+  signed char* pump_round = nullptr;
+  int* pump_order = nullptr;
+  double* pump_dist = nullptr;
+  double* pump_x = nullptr;
+  int* pump_ind = nullptr;
+  bool pump_done = false;
+  int pump_lps = 0, pump_found = 0;  // LPs solved, solutions accepted by GLPK (for verbose output and tests)
   // glp_intopt's MIP presolver (see the file comment); always off for the retries
   bool mip_presolve = kUseMipPresolve;
   // test hook: misuse the API on purpose to exercise the error hook
@@ -185,6 +197,8 @@ struct GlpkJob {
     ipt_stopped = false;
     bound = std::nan("");
     nodes = 0;
+    pump_done = false;
+    pump_lps = pump_found = 0;
   }
 };
 
@@ -218,8 +232,178 @@ void set_bounds(glp_prob* p, bool row, int k, double lo, double up) {
     glp_set_col_bnds(p, k, type, l, u);
 }
 
+// --- feasibility pump with limits --------------------------------------------------------------
+// GLPK's own pump (iocp.fp_heur) is off because its LPs run with no limit (see fp_heur below). This one
+// follows the same method (Fischetti, Glover and Lodi, "The feasibility pump", Math. Program. 104, 2005):
+// round the binaries of the LP optimum, find the LP point nearest to that rounding (L1 distance over the
+// binaries), round again, until the LP point is integral; when the rounding stops changing, flip the
+// entries farthest from their LP values; after three LPs without progress, perturb the rounding at random
+// (a fixed seed: the same model gives the same pump) and start a new pass, at most five. An integral point
+// has its binaries fixed and the rest re-optimised on the true objective, and is offered to GLPK
+// (glp_ios_heur_sol); then the pump looks for a better one under an objective cutoff. Unlike GLPK's, every
+// LP gets the time left and an iteration limit, and the whole pump at most half of the time left.
+
+constexpr int kPumpPasses = 5;
+constexpr int kPumpFailures = 3;   // LPs without a shorter distance before a new pass
+constexpr int kPumpFlips = 10;     // entries flipped when the rounding stalls
+constexpr int kPumpSolutions = 8;  // improving solutions sought
+constexpr int kPumpLps = 100;      // distance LPs per solution sought
+
+/// Milliseconds until `end` (0 when past; INT_MAX without a limit).
+int ms_until(std::chrono::steady_clock::time_point end, bool limited) {
+  if (!limited) return INT_MAX;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+  return static_cast<int>(std::clamp<long long>(left.count(), 0, INT_MAX - 1));
+}
+
+/// Runs once, at the root's first GLP_IHEUR callback. Only trivially destructible locals (may be left by
+/// longjmp from GLPK's error hook; the thread's GLPK environment, which owns `lp`, is freed then).
+void run_pump(glp_tree* tree, GlpkJob& job) {
+  glp_prob* mip = glp_ios_get_prob(tree);
+  const int n = glp_get_num_cols(mip);
+  // Binaries only, as GLPK's pump: any other non-fixed integer column and the pump does not apply.
+  int nv = 0;
+  for (int j = 1; j <= n; ++j) {
+    // (glp_get_col_kind says GLP_BV for an integer column with bounds [0, 1], GLP_IV for other integers)
+    if (glp_get_col_kind(mip, j) == GLP_CV || glp_get_col_type(mip, j) == GLP_FX) continue;
+    if (glp_get_col_type(mip, j) != GLP_DB || glp_get_col_lb(mip, j) != 0.0 || glp_get_col_ub(mip, j) != 1.0) return;
+    job.pump_cols[nv++] = j;
+  }
+  if (nv == 0 || glp_get_status(mip) != GLP_OPT) return;
+  const bool limited = job.params->time_limit.has_value();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(remaining_ms(job) / 2);
+  const bool maximize = glp_get_obj_dir(mip) == GLP_MAX;
+  const double root_value = glp_get_obj_val(mip);
+
+  glp_prob* lp = glp_create_prob();
+  glp_copy_prob(lp, mip, GLP_OFF);
+  glp_smcp smcp;
+  glp_init_smcp(&smcp);
+  smcp.msg_lev = GLP_MSG_OFF;
+  smcp.meth = GLP_PRIMAL;  // each distance LP starts from the last one's (primal feasible) basis
+  smcp.it_lim = 4 * (glp_get_num_rows(lp) + n) + 1000;
+  std::mt19937_64 rng(0x5eed);
+  auto uniform = [&rng] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };  // [0, 1)
+  const auto out_of_time = [&] { return stop_due(job) || ms_until(end, limited) == 0; };
+  auto solve = [&](glp_prob* q) {
+    smcp.tm_lim = std::min(ms_until(end, limited), remaining_ms(job));
+    ++job.pump_lps;
+    return glp_simplex(q, &smcp) == 0 && glp_get_status(q) == GLP_OPT;
+  };
+  for (int k = 0; k < nv; ++k) job.pump_round[k] = glp_get_col_prim(mip, job.pump_cols[k]) < 0.5 ? 0 : 1;
+
+  int cutoff_row = 0;
+  for (int found = 0; found < kPumpSolutions && !out_of_time();) {
+    bool integral = false;
+    int lps = 0;
+    for (int pass = 0; pass < kPumpPasses && !integral && !out_of_time() && lps < kPumpLps; ++pass) {
+      if (pass > 0) {  // perturb the last rounding
+        for (int k = 0; k < nv; ++k) {
+          const double rho = std::max(0.0, uniform() - 0.3);
+          const double x = glp_get_col_prim(lp, job.pump_cols[k]);
+          if (std::abs(job.pump_round[k] - x) + rho > 0.5)
+            job.pump_round[k] = static_cast<signed char>(1 - job.pump_round[k]);
+        }
+      }
+      double best = std::numeric_limits<double>::infinity();
+      for (int failures = 0; failures < kPumpFailures && !out_of_time() && lps++ < kPumpLps;) {
+        // minimise the distance to the rounding: Σ x_j over rounded zeros + Σ (1 − x_j) over rounded ones
+        glp_set_obj_dir(lp, GLP_MIN);
+        for (int j = 0; j <= n; ++j) glp_set_obj_coef(lp, j, 0.0);
+        double ones = 0;
+        for (int k = 0; k < nv; ++k) {
+          glp_set_obj_coef(lp, job.pump_cols[k], job.pump_round[k] != 0 ? -1.0 : 1.0);
+          ones += job.pump_round[k];
+        }
+        glp_set_obj_coef(lp, 0, ones);
+        if (!solve(lp)) {
+          glp_delete_prob(lp);
+          return;
+        }
+        integral = true;
+        for (int k = 0; k < nv && integral; ++k) {
+          const double x = glp_get_col_prim(lp, job.pump_cols[k]);
+          integral = x <= 1e-6 || x >= 1.0 - 1e-6;
+        }
+        if (integral) break;
+        const double dist = glp_get_obj_val(lp);
+        if (dist < best - 1e-6 * (1.0 + best)) {
+          best = dist;
+          failures = 0;
+        } else {
+          ++failures;
+        }
+        bool changed = false;
+        for (int k = 0; k < nv; ++k) {
+          const double x = glp_get_col_prim(lp, job.pump_cols[k]);
+          job.pump_dist[k] = std::abs(x - job.pump_round[k]);
+          const signed char r = x < 0.5 ? 0 : 1;
+          changed = changed || r != job.pump_round[k];
+          job.pump_round[k] = r;
+        }
+        if (!changed) {  // stalled: flip the entries farthest from the LP point
+          for (int k = 0; k < nv; ++k) job.pump_order[k] = k;
+          const double* d = job.pump_dist;
+          const int flips = std::min(nv, kPumpFlips);
+          std::partial_sort(job.pump_order, job.pump_order + flips, job.pump_order + nv,
+                            [d](int a, int b) { return d[a] != d[b] ? d[a] > d[b] : a < b; });
+          for (int i = 0; i < flips; ++i) {
+            const int k = job.pump_order[i];
+            job.pump_round[k] = static_cast<signed char>(1 - job.pump_round[k]);
+          }
+        }
+      }
+    }
+    if (!integral || out_of_time()) break;
+    // Fix the binaries where the LP point has them and optimise the true objective over the rest.
+    glp_prob* fixed = glp_create_prob();
+    glp_copy_prob(fixed, lp, GLP_OFF);
+    glp_set_obj_dir(fixed, glp_get_obj_dir(mip));
+    for (int j = 0; j <= n; ++j) glp_set_obj_coef(fixed, j, glp_get_obj_coef(mip, j));
+    for (int k = 0; k < nv; ++k) {
+      const double v = glp_get_col_prim(lp, job.pump_cols[k]) < 0.5 ? 0.0 : 1.0;
+      glp_set_col_bnds(fixed, job.pump_cols[k], GLP_FX, v, v);
+    }
+    const bool ok = solve(fixed);
+    if (ok) {
+      for (int j = 1; j <= n; ++j) {
+        const double x = glp_get_col_prim(fixed, j);
+        job.pump_x[j] = glp_get_col_kind(mip, j) != GLP_CV ? std::round(x) : x;
+      }
+    }
+    glp_delete_prob(fixed);
+    if (!ok || glp_ios_heur_sol(tree, job.pump_x) != 0) break;
+    ++job.pump_found;
+    ++found;
+    if (glp_ios_mip_gap(tree) <= job.params->relative_gap) break;
+    // Look for a better one: the objective at least a tenth of the way from the incumbent to the root bound
+    // (as GLPK's pump), a row of the pump's LP (added basic, so the basis stays valid; later only moved).
+    if (cutoff_row == 0) {
+      cutoff_row = glp_add_rows(lp, 1);
+      int len = 0;
+      for (int j = 1; j <= n; ++j) {
+        const double c = glp_get_obj_coef(mip, j);
+        if (c == 0.0) continue;
+        ++len;
+        job.pump_ind[len] = j;
+        job.pump_x[len] = c;
+      }
+      glp_set_mat_row(lp, cutoff_row, len, job.pump_ind, job.pump_x);
+    }
+    const double cutoff = 0.1 * root_value + 0.9 * glp_mip_obj_val(mip) - glp_get_obj_coef(mip, 0);
+    glp_set_row_bnds(lp, cutoff_row, maximize ? GLP_LO : GLP_UP, cutoff, cutoff);
+  }
+  glp_delete_prob(lp);
+}
+
 extern "C" void sia_glpk_mip_callback(glp_tree* tree, void* info) {
   auto* job = static_cast<GlpkJob*>(info);
+  if (glp_ios_reason(tree) == GLP_IHEUR && !job->pump_done && glp_ios_node_level(tree, glp_ios_curr_node(tree)) == 0 &&
+      glp_mip_status(glp_ios_get_prob(tree)) != GLP_FEAS && remaining_ms(*job) > 0 &&
+      !job->params->stop.stop_requested()) {
+    job->pump_done = true;
+    run_pump(tree, *job);
+  }
   const int best = glp_ios_best_node(tree);
   if (best != 0) job->bound = glp_ios_node_bound(tree, best);
   int active = 0, current = 0, total = 0;
@@ -325,7 +509,7 @@ void run_glpk(GlpkJob& job, glp_prob* p) {
   // objective coefficients span 1e14 and more (tests/unit/test_milp_glpk_ranges.cpp): 6 of 300 generated
   // models ran past 3 s on a 200 ms limit, and in CI one ran 14 s past a 2-s limit. Without it none of 3,000
   // overran by more than 50 ms (docs/reliability.md, "GLPK on huge objective ranges").
-  iocp.fp_heur = GLP_OFF;
+  iocp.fp_heur = GLP_OFF;  // run_pump instead, from the callback
   iocp.cb_func = sia_glpk_mip_callback;
   iocp.cb_info = &job;
   job.mip_run = true;
@@ -360,7 +544,8 @@ bool guarded_run(GlpkJob& job) {
   return true;
 }
 
-MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, bool provoke_error) {
+MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, bool provoke_error,
+                           GlpkPumpReport* pump = nullptr) {
   MilpResult result;
   const int n = model.num_cols();
   const int m = model.num_rows();
@@ -378,6 +563,10 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
       ar[k + 1] = csc.value[k];
     }
   std::vector<double> values(static_cast<std::size_t>(n), 0.0), duals(static_cast<std::size_t>(m), 0.0);
+  const auto slots = static_cast<std::size_t>(n) + 1;  // the pump's scratch (run_pump)
+  std::vector<int> pump_cols(slots), pump_order(slots), pump_ind(slots);
+  std::vector<signed char> pump_round(slots);
+  std::vector<double> pump_dist(slots), pump_x(slots);
 
   GlpkJob job;
   job.model = &model;
@@ -390,6 +579,12 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
   job.values = values.data();
   job.duals = duals.data();
   job.provoke_error = provoke_error;
+  job.pump_cols = pump_cols.data();
+  job.pump_round = pump_round.data();
+  job.pump_order = pump_order.data();
+  job.pump_dist = pump_dist.data();
+  job.pump_x = pump_x.data();
+  job.pump_ind = pump_ind.data();
 
   // Leave this thread's GLPK terminal settings as we found them (other code may use GLPK too).
   struct TerminalRestore {
@@ -443,6 +638,7 @@ MilpResult solve_with_glpk(const MilpModel& model, const MilpParams& params, boo
     }
   }
 
+  if (pump != nullptr) *pump = GlpkPumpReport{job.pump_done, job.pump_lps, job.pump_found};
   if (job.duals_ok) result.row_duals = std::move(duals);
   result.nodes = job.nodes;
   if (job.ipt_run) {
@@ -576,6 +772,11 @@ std::unique_ptr<MilpSolver> make_glpk_solver() { return std::make_unique<GlpkSol
 MilpResult glpk_solve_provoking_error(const MilpModel& model) {
   model.validate();
   return solve_with_glpk(model, MilpParams{}, true);
+}
+
+MilpResult glpk_solve_reporting_pump(const MilpModel& model, const MilpParams& params, GlpkPumpReport& report) {
+  model.validate();
+  return solve_with_glpk(model, params, false, &report);
 }
 
 }  // namespace sia::detail
