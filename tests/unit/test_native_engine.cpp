@@ -274,6 +274,21 @@ TEST_CASE("native.engine.price_lp_is_the_lp") {
   }
 }
 
+namespace {
+// The prices the modular-bound tests try: the relaxation's minimiser from zero prices, then one random price
+// vector in [0, 1.5) per row (drawn from `rng`).
+std::vector<std::vector<double>> trial_prices(Relaxation& rel, std::mt19937& rng) {
+  const auto rows = static_cast<std::size_t>(rel.problem().num_rows);
+  auto kr = rel.minimise(std::vector<double>(rows, 0.0), rel.price_box(), nullptr, -kInf, 500, std::nullopt, false);
+  std::vector<std::vector<double>> prices{kr.lam};
+  std::uniform_real_distribution<double> u(0.0, 1.5);
+  std::vector<double> r(rows);
+  for (auto& x : r) x = u(rng);
+  prices.push_back(r);
+  return prices;
+}
+}  // namespace
+
 TEST_CASE("native.engine.modular_bound_is_valid") {
   // L(lam) - lift >= the optimum for every modulus, at the LP prices and at random prices.
   std::mt19937 rng(21);
@@ -288,13 +303,7 @@ TEST_CASE("native.engine.modular_bound_is_valid") {
     if (!opt) continue;
     const Classes cls = find_classes(p, par);
     Relaxation rel(p, cls, par);
-    auto kr = rel.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel.price_box(), nullptr,
-                           -kInf, 500, std::nullopt, false);
-    std::vector<std::vector<double>> prices{kr.lam};
-    std::uniform_real_distribution<double> u(0.0, 1.5);
-    std::vector<double> r(static_cast<std::size_t>(p.num_rows));
-    for (auto& x : r) x = u(rng);
-    prices.push_back(r);
+    const auto prices = trial_prices(rel, rng);
     std::vector<int> all(static_cast<std::size_t>(p.num_rows));
     for (int k = 0; k < p.num_rows; ++k) all[static_cast<std::size_t>(k)] = k;
     for (const auto& lam : prices) {
@@ -353,13 +362,7 @@ TEST_CASE("native.engine.modular_bounds_same_bits_on_two_threads") {
     const Problem p = random_problem(rng, s);
     const Classes cls = find_classes(p, one);
     Relaxation rel1(p, cls, one), rel2(p, cls, two);
-    auto kr = rel1.minimise(std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0), rel1.price_box(), nullptr,
-                            -kInf, 500, std::nullopt, false);
-    std::vector<std::vector<double>> prices{kr.lam};
-    std::uniform_real_distribution<double> u(0.0, 1.5);
-    std::vector<double> r(static_cast<std::size_t>(p.num_rows));
-    for (auto& x : r) x = u(rng);
-    prices.push_back(r);
+    const auto prices = trial_prices(rel1, rng);
     for (const auto& lam : prices)
       for (const double budget : {1e9, 0.5, 0.05, 0.0}) {
         CAPTURE(iter);
