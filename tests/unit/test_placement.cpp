@@ -43,6 +43,13 @@ std::string error_of(const ClusterSpec& c, const std::vector<PlacementRequest>& 
   return "";
 }
 
+// An error message that names every part (what, where, which value).
+void has(const std::string& msg, std::initializer_list<const char*> parts) {
+  bool all = !msg.empty();
+  for (const char* p : parts) all = all && msg.find(p) != std::string::npos;
+  CHECK_MESSAGE(all, msg);
+}
+
 }  // namespace
 
 TEST_CASE("placement.table1") {
@@ -278,11 +285,6 @@ TEST_CASE("placement.dropped_when_over_capacity") {
 TEST_CASE("placement.bad_input") {
   const auto c = cluster_of({{"A", 2, 4}, {"B", 1, 8}});
   using V = std::vector<PlacementRequest>;
-  auto has = [](const std::string& msg, std::initializer_list<const char*> parts) {
-    bool all = !msg.empty();
-    for (const char* p : parts) all = all && msg.find(p) != std::string::npos;
-    CHECK_MESSAGE(all, msg);
-  };
   has(error_of(c, V{request("j1", ConfigurationSpec{0, 1, 2}, 0, on(0, {{2, 2, {}}}))}),
       {"j1", "A/2", "does not exist"});
   has(error_of(c, V{request("j2", ConfigurationSpec{0, 1, 4}, 0, on(0, {{0, 5, {}}}))}), {"j2", "A/0", "5 GPUs"});
@@ -324,11 +326,6 @@ TEST_CASE("placement.bad_input_gpu_ids") {
   // an id outside the node, or one listed twice, whichever comes first.
   const auto c = cluster_of({{"A", 2, 8}, {"C", 1, 128}});
   using V = std::vector<PlacementRequest>;
-  auto has = [](const std::string& msg, std::initializer_list<const char*> parts) {
-    bool all = !msg.empty();
-    for (const char* p : parts) all = all && msg.find(p) != std::string::npos;
-    CHECK_MESSAGE(all, msg);
-  };
   has(error_of(c, V{request("j1", ConfigurationSpec{0, 1, 2}, 0, on(0, {{1, 2, {5, 5}}}))}),
       {"j1", "GPU 5", "A/1", "listed twice"});
   has(error_of(c, V{request("j2", ConfigurationSpec{0, 1, 4}, 0, on(0, {{0, 4, {3, 3, 9, 1}}}))}),
