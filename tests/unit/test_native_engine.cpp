@@ -350,15 +350,20 @@ double modular_bounds_by_definition(const Relaxation& rel, const std::vector<dou
 
 TEST_CASE("native.engine.modular_bounds_same_bits_on_two_threads") {
   // modular_bounds evaluates the relaxation once for its four moduli and runs the last one's programme
-  // beside the others on a second thread: the same number as its definition, bit for bit, with 1 or 2
-  // threads, at budgets that stop it early and at budgets that let every modulus run.
+  // beside the others on a second thread, or modulus 16's alone when every modulus uses the same rows (at
+  // most 4): the same number as its definition, bit for bit, with 1 or 2 threads, at budgets that stop it
+  // early and at budgets that let every modulus run; 1-3 rows (modulus 16 alone) and 5-6 (its rows differ).
   std::mt19937 rng(57);
   Parallel one(1), two(2);
-  int compared = 0, lifted = 0;
+  int compared = 0, lifted = 0, lifted_wide = 0;
   for (int iter = 0; iter < 300; ++iter) {
     Spec s = spec_for(iter);
     s.fractional = false;
     s.granular = iter % 3 != 0;
+    if (iter % 5 == 4) {
+      s.rows = 5 + iter % 2;
+      s.groups = 6 + iter % 7;
+    }
     const Problem p = random_problem(rng, s);
     const Classes cls = find_classes(p, one);
     Relaxation rel1(p, cls, one), rel2(p, cls, two);
@@ -373,10 +378,12 @@ TEST_CASE("native.engine.modular_bounds_same_bits_on_two_threads") {
         CHECK(std::memcmp(&want, &got2, sizeof want) == 0);
         ++compared;
         lifted += want > 1e-9;
+        lifted_wide += want > 1e-9 && p.num_rows > 4;
       }
   }
   CHECK(compared == 300 * 2 * 4);
   CHECK(lifted > 100);
+  CHECK(lifted_wide > 10);
 }
 
 TEST_CASE("native.engine.modular_bound_is_the_group_relaxation") {

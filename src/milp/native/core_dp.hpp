@@ -74,7 +74,9 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
 /// which keeps the bound valid). Stops as soon as a bound reaches `budget`. The moduli share one
 /// work budget (~5e7 steps, as one modulus had alone): with several capacity rows per type (rigid
 /// remainders, node sizes that are no power of two) each modulus can come near it, and four
-/// such passes cost half a second for a lift the core DP then finds in a millisecond.
+/// such passes cost half a second for a lift the core DP then finds in a millisecond. When every
+/// modulus uses the same rows (at most 4) and their prices are non-negative, modulus 16's bound is
+/// the largest of the four, bit for bit: it runs alone.
 double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget);
 
 }  // namespace sia::detail::native
