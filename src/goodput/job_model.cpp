@@ -2,6 +2,7 @@
 /// @brief JobModel: the library's goodput estimator (see include/sia/goodput/job_model.hpp).
 
 #include <sia/goodput/fit.hpp>
+#include <sia/goodput/goodput_memo.hpp>
 #include <sia/goodput/job_model.hpp>
 
 #include <algorithm>
@@ -114,6 +115,11 @@ JobModel& JobModel::candidates(int n) {
   return *this;
 }
 
+JobModel& JobModel::memo(std::shared_ptr<GoodputMemo> m) noexcept {
+  memo_ = std::move(m);
+  return *this;
+}
+
 JobModel& JobModel::add_type(TypeModel t) {
   check_type(t);
   for (auto& e : types_)
@@ -198,6 +204,11 @@ double JobModel::xput1(const TypeModel& tm) const noexcept {
   return throughput(*p, 1, 1, b, 0);
 }
 
+GoodputChoice JobModel::optimize(const PerfParams& perf, int nodes, int gpus, const BatchLimits& lim) const noexcept {
+  const GoodputFunction f{perf, grad_, init_batch_};
+  return memo_ ? memo_->optimize(f, nodes, gpus, lim) : f.optimize(nodes, gpus, lim);
+}
+
 GoodputChoice JobModel::first_placement_value(const TypeModel& y, int n, int g) const noexcept {
   FirstPlacement rule = first_;
   // The reference values rigid jobs from the trace's throughput, never by a tie (reference §4).
@@ -214,7 +225,7 @@ GoodputChoice JobModel::first_placement_value(const TypeModel& y, int n, int g) 
       break;
   }
   if (!y.seed) return GoodputChoice{};
-  return GoodputFunction{*y.seed, grad_, init_batch_}.optimize(n, g, limits_at(y, g));
+  return optimize(*y.seed, n, g, limits_at(y, g));
 }
 
 GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& c) const noexcept {
@@ -231,16 +242,16 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& 
     PipelineGoodputFunction f{PipelineParams{*p, y->stages, microbatches_}, grad_, init_batch_};
     return f.optimize(n, g, lim);
   }
-  if (y->perf) return GoodputFunction{*y->perf, grad_, init_batch_}.optimize(n, g, lim);
+  if (y->perf) return optimize(*y->perf, n, g, lim);
 
   const TypeModel* x = known();
   if (x == nullptr) return first_placement_value(*y, n, g);
   if (mode_ == ProjectionMode::equal)  // no profile says otherwise: Y runs as X does
-    return GoodputFunction{*x->perf, grad_, init_batch_}.optimize(n, g, lim);
+    return optimize(*x->perf, n, g, lim);
   if (mode_ == ProjectionMode::none || (mode_ == ProjectionMode::paper && (g == 1 || !y->seed))) {
     // No projection (or Eq. 1 reduces to the seed): the type's own 1-GPU model.
     if (!y->seed) return GoodputChoice{};
-    return GoodputFunction{*y->seed, grad_, init_batch_}.optimize(n, g, lim);
+    return optimize(*y->seed, n, g, lim);
   }
   if (mode_ == ProjectionMode::paper) {
     const ProjectedStepTime step(*x->perf, *y->seed, n, g);
@@ -253,7 +264,7 @@ GoodputChoice JobModel::evaluate(const GpuTypeSpec& t, const ConfigurationSpec& 
   const double rx = xput1(*x);
   if (!(ry > 0.0) || !(rx > 0.0)) return GoodputChoice{};
   const int nx = x->gpus_per_node > 0 ? (g + x->gpus_per_node - 1) / x->gpus_per_node : n;
-  GoodputChoice r = GoodputFunction{*x->perf, grad_, init_batch_}.optimize(std::max(nx, 1), g, limits_at(*x, g));
+  GoodputChoice r = optimize(*x->perf, std::max(nx, 1), g, limits_at(*x, g));
   r.goodput = r.goodput * ry / rx;
   r.throughput = r.throughput * ry / rx;
   if (!std::isfinite(r.goodput)) return GoodputChoice{};

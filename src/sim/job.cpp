@@ -183,7 +183,7 @@ void SimJob::compute_local_bsz() {
     lim.max_local = std::max(max_local, tt.min_local);
     lim.tune = true;
     lim.accumulation = true;
-    const auto c = fn->optimize(nodes, r, lim);
+    const auto c = goodput_memo ? goodput_memo->optimize(*fn, nodes, r, lim) : fn->optimize(nodes, r, lim);
     if (c.goodput > 0) {
       atomic = c.batch.local_batch;
       s = c.batch.accumulation_steps;

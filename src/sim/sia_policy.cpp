@@ -1,4 +1,5 @@
 #include <sia/error.hpp>
+#include <sia/goodput/goodput_memo.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/sim/limits.hpp>
@@ -24,6 +25,7 @@ namespace sia::sim {
 // ---------------------------------------------------------------------------------------------
 SiaPolicy::SiaPolicy(SiaPolicyOptions options) : options_(std::move(options)) {
   solver_ = make_milp_solver(options_.round.backend);
+  memo_ = std::make_shared<GoodputMemo>();
 }
 
 SiaPolicy::~SiaPolicy() = default;
@@ -136,12 +138,16 @@ namespace {
 class JobEstimator {
  public:
   /// Starts over for `job`'s current knowledge (the model, or the ground truth with `oracle`).
-  void reset(const SimJob& job, const SimCluster& cluster, const SiaPolicyOptions& options, int generation) {
+  void reset(const SimJob& job, const SimCluster& cluster, const SiaPolicyOptions& options, int generation,
+             const std::shared_ptr<GoodputMemo>& memo) {
     job_ = &job;
     cluster_ = &cluster;
     generation_ = generation;
     oracle_ = options.oracle;
-    if (!oracle_) model_ = job_model(job, cluster, options);
+    if (!oracle_) {
+      model_ = job_model(job, cluster, options);
+      model_.memo(memo);
+    }
     std::fill(keys_.begin(), keys_.end(), kEmpty);
     used_ = 0;
     max_replicas_ever_ = max_replicas_ever(job, cluster);
@@ -306,7 +312,8 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   }
   const ConfigurationSet& set = set_;
   // New estimators start over here, on the round's thread (an error in a job's model is the round's error).
-  for (const std::size_t k : fresh) estimators[k]->reset(*ctx.jobs[k], cluster, options_, ctx.jobs[k]->fit_generation);
+  for (const std::size_t k : fresh)
+    estimators[k]->reset(*ctx.jobs[k], cluster, options_, ctx.jobs[k]->fit_generation, memo_);
   // With several threads, another one computes the new estimators' goodputs on every configuration the round will
   // ask for (run_round asks each job for its goodput on valid_configs() of its limits, in the same configuration
   // set), from the last job back, while the round runs: the round takes over each job it reaches before that

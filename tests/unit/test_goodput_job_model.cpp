@@ -3,13 +3,21 @@
 #include <doctest/doctest.h>
 
 #include <sia/goodput/fit.hpp>
+#include <sia/goodput/goodput_memo.hpp>
 #include <sia/goodput/job_model.hpp>
 #include <sia/goodput/pipeline.hpp>
 #include <sia/goodput/projection.hpp>
 #include <sia/sim/profiles.hpp>
 
+#include <atomic>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
+#include <random>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -338,4 +346,123 @@ TEST_CASE("goodput.job_model.artifact_profiles") {
   }
   CHECK(g_of[1] > g_of[0]);  // 2 T4s beat one
   CHECK(g_of[2] > g_of[1]);
+}
+
+namespace {
+
+bool same_bits(const sia::GoodputChoice& a, const sia::GoodputChoice& b) {
+  return std::bit_cast<std::uint64_t>(a.goodput) == std::bit_cast<std::uint64_t>(b.goodput) &&
+         std::bit_cast<std::uint64_t>(a.throughput) == std::bit_cast<std::uint64_t>(b.throughput) &&
+         std::bit_cast<std::uint64_t>(a.efficiency) == std::bit_cast<std::uint64_t>(b.efficiency) &&
+         a.batch.global_batch == b.batch.global_batch && a.batch.local_batch == b.batch.local_batch &&
+         a.batch.accumulation_steps == b.batch.accumulation_steps;
+}
+
+/// A small pool of models, statistics and limits, so that random queries repeat (what the memo is for).
+struct MemoQueries {
+  std::vector<sia::PerfParams> perfs;
+  std::vector<std::optional<sia::GradParams>> grads;
+  std::vector<sia::BatchLimits> limits;
+  explicit MemoQueries(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int i = 0; i < 6; ++i)
+      perfs.push_back(sia::PerfParams{0.01 + 0.1 * u(rng), 1e-4 + 0.01 * u(rng), 0.05 * u(rng), 0.01 * u(rng),
+                                      0.02 * u(rng), 0.005 * u(rng), i == 0 ? 1.0 : 1.0 + 9.0 * u(rng)});
+    grads = {std::nullopt, sia::GradParams{0.5, 20.0}, sia::GradParams{2.0, 1.0}, sia::GradParams{1e-3, 5e3}};
+    for (int i = 0; i < 4; ++i) {
+      sia::BatchLimits l;
+      l.max_batch_size = i == 3 ? 0.0 : 256.0 * (1 << (2 * i));
+      l.min_local = i == 2 ? 0 : 4 * (i + 1);
+      l.max_local = i == 1 ? 0 : 64 * (i + 1);
+      l.tune = i != 2;
+      l.accumulation = i != 3;
+      limits.push_back(l);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("goodput.memo.same_bits_as_optimize") {
+  // Every answer of the memo is the optimisation's own, bit for bit, whether it comes from the memo's newer
+  // generation, its older one, or a fresh optimisation (a capacity of 7 turns the generations over often).
+  const MemoQueries q(11);
+  std::mt19937_64 rng(3);
+  for (const std::size_t capacity : {std::size_t{7}, std::size_t{1} << 15}) {
+    sia::GoodputMemo memo(capacity);
+    int mismatches = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const sia::GoodputFunction f{q.perfs[rng() % q.perfs.size()], q.grads[rng() % q.grads.size()],
+                                   rng() % 2 == 0 ? 32.0 : 128.0};
+      const int nodes = 1 + static_cast<int>(rng() % 4);
+      const int replicas = nodes + static_cast<int>(rng() % 16);
+      const sia::BatchLimits& lim = q.limits[rng() % q.limits.size()];
+      if (!same_bits(memo.optimize(f, nodes, replicas, lim), f.optimize(nodes, replicas, lim))) ++mismatches;
+    }
+    CHECK(mismatches == 0);
+    const auto st = memo.stats();
+    CHECK(st.lookups == 20000);
+    CHECK(st.hits > (capacity > 100 ? 5000U : 0U));  // 6 x 4 x 2 x 4 x ~40 shapes: about half the queries repeat
+  }
+  // Keys are bits: -0 and +0, or statistics absent and present, are different inputs.
+  sia::GoodputMemo memo;
+  sia::PerfParams p = q.perfs[1];
+  p.alpha_n = 0.0;
+  sia::PerfParams m = p;
+  m.alpha_n = -0.0;
+  const sia::BatchLimits& lim = q.limits[0];
+  (void)memo.optimize(sia::GoodputFunction{p, std::nullopt, 32.0}, 2, 8, lim);
+  CHECK(same_bits(memo.optimize(sia::GoodputFunction{m, std::nullopt, 32.0}, 2, 8, lim),
+                  sia::GoodputFunction{m, std::nullopt, 32.0}.optimize(2, 8, lim)));
+  CHECK(same_bits(memo.optimize(sia::GoodputFunction{p, sia::GradParams{0.0, 0.0}, 32.0}, 2, 8, lim),
+                  sia::GoodputFunction{p, sia::GradParams{0.0, 0.0}, 32.0}.optimize(2, 8, lim)));
+  CHECK(memo.stats().hits == 0);
+}
+
+TEST_CASE("goodput.memo.threads_and_job_models") {
+  // Two threads asking at once (the simulator's round and its filler) get the optimisation's bits.
+  const MemoQueries q(5);
+  auto memo = std::make_shared<sia::GoodputMemo>(64);
+  std::atomic<int> mismatches{0};
+  auto ask = [&](std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 5000; ++i) {
+      const sia::GoodputFunction f{q.perfs[rng() % 3], q.grads[rng() % 2], 64.0};
+      const int replicas = 1 + static_cast<int>(rng() % 8);
+      const sia::BatchLimits& lim = q.limits[rng() % 2];
+      if (!same_bits(memo->optimize(f, 1, replicas, lim), f.optimize(1, replicas, lim))) ++mismatches;
+    }
+  };
+  std::thread other(ask, 1);
+  ask(2);
+  other.join();
+  CHECK(mismatches == 0);
+  CHECK(memo->stats().lookups == 10000);
+
+  // A JobModel answers the same with a memo, shared with another model, as without (every projection mode; the
+  // reference projection asks the known type's optimisation once per GPU count for every node count and type).
+  for (const auto mode : {sia::ProjectionMode::reference, sia::ProjectionMode::paper, sia::ProjectionMode::equal,
+                          sia::ProjectionMode::none}) {
+    sia::TypeModel x = known_type("x");
+    x.xput1 = 250.0;
+    sia::TypeModel y = seed_type("y", 2.0);
+    y.xput1 = 500.0;
+    sia::JobModel plain =
+        sia::JobModel().init_batch_size(32).max_batch_size(2048).projection(mode).add_type(x).add_type(y);
+    plain.grad(sia::GradParams{0.5, 20.0});
+    sia::JobModel memoised = plain;
+    memoised.memo(memo);
+    sia::JobModel other_job = plain;
+    other_job.memo(memo);
+    const sia::GpuTypeSpec tx("x", 4, 4), ty("y", 4, 8);
+    for (int round = 0; round < 2; ++round)
+      for (const auto* t : {&tx, &ty})
+        for (int nodes = 1; nodes <= 4; ++nodes)
+          for (int gpus = nodes; gpus <= nodes * t->gpus_per_node(); ++gpus) {
+            const sia::ConfigurationSpec c{t == &tx ? 0 : 1, nodes, gpus};
+            CHECK(same_bits(memoised.evaluate(*t, c), plain.evaluate(*t, c)));
+            CHECK(same_bits(other_job.evaluate(*t, c), plain.evaluate(*t, c)));
+          }
+  }
 }

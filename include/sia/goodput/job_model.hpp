@@ -56,6 +56,7 @@
 #include <sia/goodput/throughput_model.hpp>
 #include <sia/gpu_type_spec.hpp>
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -92,6 +93,8 @@ struct TypeModel {
   int max_nodes = 0;               ///< largest node count the model is valid for (0 = any)
 };
 
+class GoodputMemo;  // goodput_memo.hpp
+
 /// @brief Builds a TypeModel from 1-GPU measurements (a seed profile): fits `seed`, sets the local
 /// batch range from the measured batches and `xput1` with the reference's max/max rule.
 /// Throws InvalidArgument when `one_gpu` is empty or invalid.
@@ -125,6 +128,9 @@ class JobModel {
   JobModel& known_type(std::string name);
   JobModel& microbatches(int m);
   JobModel& candidates(int n);
+  /// Optional: a memo of batch-size optimisations shared with other models (one scheduler's jobs); the answers
+  /// are the same bits with or without it (goodput_memo.hpp). nullptr (the default): none.
+  JobModel& memo(std::shared_ptr<GoodputMemo> m) noexcept;
   /// Adds (or replaces, by name) the model of one type; checks the type's own fields (name, perf, seed,
   /// local batch range, node size, xput1, stages, max_nodes) and throws InvalidArgument naming the first bad one.
   JobModel& add_type(TypeModel t);
@@ -173,6 +179,9 @@ class JobModel {
   [[nodiscard]] const TypeModel* known() const noexcept;
   [[nodiscard]] double xput1(const TypeModel& tm) const noexcept;
   [[nodiscard]] GoodputChoice first_placement_value(const TypeModel& y, int nodes, int gpus) const noexcept;
+  /// GoodputFunction{perf, grad, init}.optimize(nodes, gpus, lim), through the memo when there is one.
+  [[nodiscard]] GoodputChoice optimize(const PerfParams& perf, int nodes, int gpus,
+                                       const BatchLimits& lim) const noexcept;
 
   JobKind kind_ = JobKind::adaptive;
   double init_batch_ = 1.0;
@@ -184,6 +193,7 @@ class JobModel {
   int microbatches_ = 48;
   int candidates_ = 50;
   std::vector<TypeModel> types_;
+  std::shared_ptr<GoodputMemo> memo_;
 };
 
 static_assert(GoodputModel<JobModel, GpuTypeSpec, ConfigurationSpec>);

@@ -5,6 +5,7 @@
 /// fitted PerfParams per GPU type, gradient statistics). Reference §6.2, §6.3, §1.2, §1.6.
 
 #include <sia/goodput/goodput_function.hpp>
+#include <sia/goodput/goodput_memo.hpp>
 #include <sia/sim/application.hpp>
 #include <sia/sim/workload.hpp>
 
@@ -101,6 +102,9 @@ class SimJob {
   bool unaware_model = false;
   std::map<std::tuple<int, int, int>, StepSync> merged_observed;  ///< unaware jobs: merged profile
   std::optional<PerfParams> merged_perf;                          ///< unaware jobs: its fit
+  /// Optional: a memo of batch-size searches shared by the simulation's jobs (their executors ask for the same
+  /// searches: the same fitted model, statistics and placement); the same answers without it (goodput_memo.hpp).
+  std::shared_ptr<GoodputMemo> goodput_memo;
 
   [[nodiscard]] bool completed() const noexcept { return completion_time.has_value(); }
   [[nodiscard]] bool tunes_batch() const noexcept { return kind == JobKind::adaptive; }

@@ -100,6 +100,8 @@ class SiaPolicy final : public Policy {
   /// The configuration set of the cluster last seen (its new estimators' goodputs are computed on it).
   ConfigurationSet set_;
   const SimCluster* set_cluster_ = nullptr;
+  /// Batch-size optimisations shared by the jobs' models (the same bits as without it: goodput_memo.hpp).
+  std::shared_ptr<GoodputMemo> memo_;
 };
 
 }  // namespace sia::sim

@@ -1,0 +1,166 @@
+/// @file goodput/goodput_memo.cpp
+/// @brief GoodputMemo (see include/sia/goodput/goodput_memo.hpp).
+
+#include <sia/goodput/goodput_memo.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <mutex>
+#include <vector>
+
+namespace sia {
+
+namespace {
+
+/// Every input of GoodputFunction::optimize, as bits (statistics that are absent are all zero, with a flag: the
+/// function ignores their values then).
+struct Key {
+  std::array<std::uint64_t, 14> w{};
+  friend bool operator==(const Key&, const Key&) = default;
+};
+
+Key key_of(const GoodputFunction& f, int nodes, int replicas, const BatchLimits& lim) noexcept {
+  Key k;
+  const PerfParams& p = f.perf;
+  k.w[0] = std::bit_cast<std::uint64_t>(p.alpha_c);
+  k.w[1] = std::bit_cast<std::uint64_t>(p.beta_c);
+  k.w[2] = std::bit_cast<std::uint64_t>(p.alpha_n);
+  k.w[3] = std::bit_cast<std::uint64_t>(p.beta_n);
+  k.w[4] = std::bit_cast<std::uint64_t>(p.alpha_r);
+  k.w[5] = std::bit_cast<std::uint64_t>(p.beta_r);
+  k.w[6] = std::bit_cast<std::uint64_t>(p.gamma);
+  if (f.grad) {
+    k.w[7] = std::bit_cast<std::uint64_t>(f.grad->sqr);
+    k.w[8] = std::bit_cast<std::uint64_t>(f.grad->var);
+  }
+  k.w[9] = std::bit_cast<std::uint64_t>(f.init_batch_size);
+  k.w[10] = std::bit_cast<std::uint64_t>(lim.max_batch_size);
+  k.w[11] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(lim.min_local)) << 32) |
+            static_cast<std::uint32_t>(lim.max_local);
+  k.w[12] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(lim.candidates)) << 32) |
+            (static_cast<std::uint64_t>(lim.tune) << 2) | (static_cast<std::uint64_t>(lim.accumulation) << 1) |
+            static_cast<std::uint64_t>(f.grad.has_value());
+  k.w[13] =
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(nodes)) << 32) | static_cast<std::uint32_t>(replicas);
+  return k;
+}
+
+std::uint64_t hash_of(const Key& k) noexcept {
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL;
+  for (const std::uint64_t w : k.w) {
+    h ^= w;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  h ^= h >> 33;  // (a final mix: the low bits pick the slot, the high bits are the tag)
+  h *= 0xFF51AFD7ED558CCDULL;
+  return h ^ (h >> 33);
+}
+
+struct Entry {
+  Key key;
+  std::uint64_t hash = 0;
+  GoodputChoice value;
+};
+
+/// One generation: entries in insertion order and an open-addressing index over them, linear probing. A slot holds
+/// the entry's hash's high 32 bits and the entry + 1 (0 = empty): a probe reads an entry (another cache line) only
+/// when the tags match. Both are sized once: inserting never allocates.
+struct Generation {
+  std::vector<Entry> entries;
+  std::vector<std::uint64_t> index;
+
+  explicit Generation(std::size_t capacity) : index(std::bit_ceil(2 * capacity), 0) { entries.reserve(capacity); }
+  [[nodiscard]] bool full() const noexcept { return entries.size() == entries.capacity(); }
+  void clear() noexcept {
+    entries.clear();
+    std::fill(index.begin(), index.end(), std::uint64_t{0});
+  }
+  /// The slot of `k`: its entry, or the empty slot where it would go.
+  [[nodiscard]] std::size_t slot(const Key& k, std::uint64_t h) const noexcept {
+    const std::size_t mask = index.size() - 1;
+    const std::uint64_t tag = h >> 32;
+    std::size_t i = static_cast<std::size_t>(h) & mask;
+    while (index[i] != 0) {
+      if ((index[i] >> 32) == tag && entries[(index[i] & 0xFFFFFFFFULL) - 1].key == k) return i;
+      i = (i + 1) & mask;
+    }
+    return i;
+  }
+  [[nodiscard]] const Entry* find(const Key& k, std::uint64_t h) const noexcept {
+    const std::uint64_t at = index[slot(k, h)];
+    return at == 0 ? nullptr : &entries[(at & 0xFFFFFFFFULL) - 1];
+  }
+  /// Adds `e` (not present; the generation not full).
+  void add(const Entry& e) noexcept {
+    entries.push_back(e);
+    index[slot(e.key, e.hash)] = (e.hash >> 32 << 32) | static_cast<std::uint64_t>(entries.size());
+  }
+};
+
+}  // namespace
+
+struct GoodputMemo::Impl {
+  explicit Impl(std::size_t capacity) : gens{Generation(capacity), Generation(capacity)} {}
+  std::mutex mutex;
+  Generation gens[2];
+  int current = 0;  // gens[current] takes the new entries, gens[1 - current] is the older one
+  Stats stats;
+
+  // Under the lock: adds `e` to the current generation, which replaces the older one when full.
+  void add(const Entry& e) noexcept {
+    if (gens[current].find(e.key, e.hash) != nullptr) return;  // (another thread added it meanwhile)
+    if (gens[current].full()) {
+      current = 1 - current;
+      gens[current].clear();
+    }
+    gens[current].add(e);
+  }
+};
+
+GoodputMemo::GoodputMemo(std::size_t capacity)
+    : impl_(std::make_unique<Impl>(std::clamp<std::size_t>(capacity, 1, std::size_t{1} << 30))) {}
+
+GoodputMemo::~GoodputMemo() = default;
+
+GoodputChoice GoodputMemo::optimize(const GoodputFunction& f, int nodes, int replicas,
+                                    const BatchLimits& lim) noexcept {
+  Entry e;
+  e.key = key_of(f, nodes, replicas, lim);
+  e.hash = hash_of(e.key);
+  Impl& m = *impl_;
+  try {
+    {
+      const std::lock_guard<std::mutex> lock(m.mutex);
+      ++m.stats.lookups;
+      if (const Entry* hit = m.gens[m.current].find(e.key, e.hash)) {
+        ++m.stats.hits;
+        return hit->value;
+      }
+      if (const Entry* old = m.gens[1 - m.current].find(e.key, e.hash)) {
+        ++m.stats.hits;
+        e.value = old->value;
+        m.add(e);  // kept while in use
+        return e.value;
+      }
+    }
+    e.value = f.optimize(nodes, replicas, lim);  // outside the lock: the other threads look up meanwhile
+    const std::lock_guard<std::mutex> lock(m.mutex);
+    m.add(e);
+    return e.value;
+  } catch (...) {  // (a lock that fails: the same answer without the memo)
+    return f.optimize(nodes, replicas, lim);
+  }
+}
+
+GoodputMemo::Stats GoodputMemo::stats() const noexcept {
+  try {
+    const std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->stats;
+  } catch (...) {
+    return Stats{};
+  }
+}
+
+}  // namespace sia
