@@ -109,22 +109,39 @@ class DenseLp {
 
   void pivot(int r, int s) {
     const double inv = 1.0 / at(r, s);
+    // The Kelley masters have K + 3 columns: rows of a width known when compiling (unrolled, in vector
+    // registers: the same operations on each entry, so the same numbers).
+    switch (n_ + 2) {
+      case 4: eliminate<4>(r, s, inv); break;
+      case 5: eliminate<5>(r, s, inv); break;
+      case 6: eliminate<6>(r, s, inv); break;
+      case 7: eliminate<7>(r, s, inv); break;
+      case 8: eliminate<8>(r, s, inv); break;
+      default: eliminate<0>(r, s, inv); break;
+    }
     const int w = n_ + 2;
     double* row_r = &d_[static_cast<std::size_t>(r) * static_cast<std::size_t>(w)];
-    for (int i = 0; i < m_ + 2; ++i) {
-      if (i == r) continue;
-      double* row_i = &d_[static_cast<std::size_t>(i) * static_cast<std::size_t>(w)];
-      const double f = row_i[s] * inv;
-      if (f == 0.0) continue;
-      for (int j = 0; j < w; ++j)
-        if (j != s) row_i[j] -= row_r[j] * f;
-    }
     for (int j = 0; j < w; ++j)
       if (j != s) row_r[j] *= inv;
-    for (int i = 0; i < m_ + 2; ++i)
-      if (i != r) at(i, s) *= -inv;
     at(r, s) = inv;
     std::swap(basis_[static_cast<std::size_t>(r)], nonbasis_[static_cast<std::size_t>(s)]);
+  }
+
+  // Every row but r: row_i -= row_r * (row_i[s] / pivot) off column s, and row_i[s] *= -1 / pivot.
+  // The loop covers column s too (no test per entry), whose entry is then overwritten. W = 0: any width.
+  template <int W>
+  void eliminate(int r, int s, double inv) {
+    const int w = W > 0 ? W : n_ + 2;
+    const double* row_r = &d_[static_cast<std::size_t>(r) * static_cast<std::size_t>(w)];
+    double* row_i = d_.data();
+    for (int i = 0; i < m_ + 2; ++i, row_i += w) {
+      if (i == r) continue;
+      const double keep = row_i[s];
+      const double f = keep * inv;
+      if (f != 0.0)
+        for (int j = 0; j < w; ++j) row_i[j] -= row_r[j] * f;
+      row_i[s] = keep * -inv;
+    }
   }
 
   // 0 = optimal, 1 = unbounded, 2 = pivot limit.
@@ -141,14 +158,14 @@ class DenseLp {
       }
       if (s == -1 || at(x, s) > -eps_) return 0;
       int r = -1;
+      double rr = 0.0;  // row r's ratio
       for (int i = 0; i < m_; ++i) {
         if (at(i, s) < eps_) continue;
-        if (r == -1) {
+        const double ri = at(i, n_ + 1) / at(i, s);
+        if (r == -1 || ri < rr || (ri == rr && basis_[static_cast<std::size_t>(i)] < basis_[static_cast<std::size_t>(r)])) {
           r = i;
-          continue;
+          rr = ri;
         }
-        const double ri = at(i, n_ + 1) / at(i, s), rr = at(r, n_ + 1) / at(r, s);
-        if (ri < rr || (ri == rr && basis_[static_cast<std::size_t>(i)] < basis_[static_cast<std::size_t>(r)])) r = i;
       }
       if (r == -1) return 1;
       pivot(r, s);
