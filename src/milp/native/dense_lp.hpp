@@ -112,12 +112,24 @@ class DenseLp {
     // The Kelley masters have K + 3 columns: rows of a width known when compiling (unrolled, in vector
     // registers: the same operations on each entry, so the same numbers).
     switch (n_ + 2) {
-      case 4: eliminate<4>(r, s, inv); break;
-      case 5: eliminate<5>(r, s, inv); break;
-      case 6: eliminate<6>(r, s, inv); break;
-      case 7: eliminate<7>(r, s, inv); break;
-      case 8: eliminate<8>(r, s, inv); break;
-      default: eliminate<0>(r, s, inv); break;
+      case 4:
+        eliminate<4>(r, s, inv);
+        break;
+      case 5:
+        eliminate<5>(r, s, inv);
+        break;
+      case 6:
+        eliminate<6>(r, s, inv);
+        break;
+      case 7:
+        eliminate<7>(r, s, inv);
+        break;
+      case 8:
+        eliminate<8>(r, s, inv);
+        break;
+      default:
+        eliminate<0>(r, s, inv);
+        break;
     }
     const int w = n_ + 2;
     double* row_r = &d_[static_cast<std::size_t>(r) * static_cast<std::size_t>(w)];
@@ -162,7 +174,8 @@ class DenseLp {
       for (int i = 0; i < m_; ++i) {
         if (at(i, s) < eps_) continue;
         const double ri = at(i, n_ + 1) / at(i, s);
-        if (r == -1 || ri < rr || (ri == rr && basis_[static_cast<std::size_t>(i)] < basis_[static_cast<std::size_t>(r)])) {
+        if (r == -1 || ri < rr ||
+            (ri == rr && basis_[static_cast<std::size_t>(i)] < basis_[static_cast<std::size_t>(r)])) {
           r = i;
           rr = ri;
         }
