@@ -459,6 +459,9 @@ double modular_programme(const Relaxation& rel, const std::vector<double>& lam, 
       if (!pow2) move_dev.insert(move_dev.end(), dev.begin(), dev.end());
     }
     if (moves.empty()) continue;
+    // Cheapest first, so that a residue stops at its first move past the budget. The order of the
+    // moves changes no cost (each is the least of the same sums) nor `best` (a minimum over `active`).
+    std::sort(moves.begin(), moves.end(), [](const Move& x, const Move& y) { return x.delta < y.delta; });
     // Each member may apply one move (one round of relaxation per member, reading the costs of
     // the round before: `cost`, written into `next`, the two equal between rounds). Costs are
     // >= 0, so a cheapest path to any residue repeats none: more rounds than residues change
@@ -466,26 +469,43 @@ double modular_programme(const Relaxation& rel, const std::vector<double>& lam, 
     // cost fell in the round before (the same minima, without the sums that cannot lower any).
     const long long rounds = std::min<long long>(m, static_cast<long long>(states));
     frontier = active;
-    for (long long r = 0; r < rounds; ++r) {
-      ++stamp_now;
-      fallen.clear();
+    // One round from the frontier; `to_of(key, move)`: the residue a move leads to.
+    auto relax = [&](auto to_of) {
+      double* const cost_at = cost.data();
+      double* const next_at = next.data();
+      unsigned* const stamp_at = stamp.data();
+      const unsigned now = stamp_now;
+      const Move* const mv_begin = moves.data();
+      const Move* const mv_end = mv_begin + moves.size();
       for (const std::size_t key : frontier) {
         if (!pow2) digits_of(key, digits.data());
-        const double base_cost = cost[key];
-        for (const Move& mv : moves) {
-          const double c2 = base_cost + mv.delta;
-          if (!(c2 < budget)) continue;
-          const std::size_t to = shifted(key, mv.packed, digits.data(), move_dev.data() + mv.dev);
-          if (c2 < next[to]) {
-            if (!(next[to] < budget) && !(cost[to] < budget)) active.push_back(to);
-            next[to] = c2;
-            if (stamp[to] != stamp_now) {
-              stamp[to] = stamp_now;
+        const double base_cost = cost_at[key];
+        for (const Move* mv = mv_begin; mv != mv_end; ++mv) {
+          const double c2 = base_cost + mv->delta;
+          if (!(c2 < budget)) break;  // and every later move (dearer)
+          const std::size_t to = to_of(key, *mv);
+          if (c2 < next_at[to]) {
+            if (!(next_at[to] < budget) && !(cost_at[to] < budget)) active.push_back(to);
+            next_at[to] = c2;
+            if (stamp_at[to] != now) {
+              stamp_at[to] = now;
               fallen.push_back(to);
             }
           }
         }
       }
+    };
+    for (long long r = 0; r < rounds; ++r) {
+      ++stamp_now;
+      fallen.clear();
+      if (pow2)
+        relax([&](std::size_t key, const Move& mv) {
+          return ((key & ~high) + (mv.packed & ~high)) ^ ((key ^ mv.packed) & high);
+        });
+      else
+        relax([&](std::size_t key, const Move& mv) {
+          return shifted(key, mv.packed, digits.data(), move_dev.data() + mv.dev);
+        });
       for (const std::size_t key : fallen) cost[key] = next[key];
       if (fallen.empty()) break;
       std::swap(frontier, fallen);
