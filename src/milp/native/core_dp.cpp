@@ -347,7 +347,10 @@ double modular_programme(const Relaxation& rel, const std::vector<double>& lam, 
   const Classes& cls = rel.classes();
   const int K = static_cast<int>(rows.size()), C = cls.size();
   const auto M = static_cast<long long>(modulus);
-  auto mod = [M](long long v) { return ((v % M) + M) % M; };
+  // v modulo M in [0, M): for M = 2^b the low b bits (two's complement), the same number without
+  // the two divisions (per item and row building the moves, per residue and row at the end).
+  const bool pow2_mod = M > 0 && (M & (M - 1)) == 0;
+  auto mod = [M, pow2_mod](long long v) { return pow2_mod ? v & (M - 1) : ((v % M) + M) % M; };
   // Residual of the base modulo M, and each class's cheap moves as residue shifts.
   std::vector<long long> R(static_cast<std::size_t>(K));
   for (int k = 0; k < K; ++k)
