@@ -338,6 +338,53 @@ double modular_work(const Relaxation& rel, const std::vector<double>& lam, doubl
   return work;
 }
 
+// A class's cheap move in the programme below: its cost and its residue shifts.
+struct ResidueMove {
+  double delta;
+  std::size_t packed;  // the residue shifts as a key
+  std::size_t dev;     // and one by one (M no power of two): K of the shifts' array from here
+};
+
+// The residues, their costs and marks, kept by the thread between calls of modular_programme.
+struct ResidueScratch {
+  std::vector<double> cost, next;
+  std::vector<unsigned> stamp;
+  unsigned stamp_now = 0;
+  std::vector<std::size_t> active, frontier, fallen;  // up to one entry per residue each
+};
+
+// One round of a class's moves from the residues `front[0, n_front)` (moves cheapest first): every
+// residue lowered in `next` is listed once in `fallen` (returns their number), every residue reached
+// for the first time in `active[n_active++]`. `to_of(key, move)`: the residue a move leads to. A
+// function of its own, with its state in arguments: as a lambda over the programme's locals, its
+// loop kept them on the stack.
+template <class ToOf>
+std::size_t relax_round(const std::size_t* front, std::size_t n_front, const ResidueMove* mv_begin,
+                        const ResidueMove* mv_end, double budget, const double* cost, double* next, unsigned* stamp,
+                        unsigned now, std::size_t* active, std::size_t& n_active, std::size_t* fallen, ToOf to_of) {
+  std::size_t n_fallen = 0, n_act = n_active;
+  for (std::size_t f = 0; f < n_front; ++f) {
+    const std::size_t key = front[f];
+    const double base_cost = cost[key];
+    for (const ResidueMove* mv = mv_begin; mv != mv_end; ++mv) {
+      const double c2 = base_cost + mv->delta;
+      if (!(c2 < budget)) break;  // and every later move (dearer)
+      const std::size_t to = to_of(key, *mv);
+      const double was = next[to];
+      if (c2 < was) {
+        if (!(was < budget) && !(cost[to] < budget)) active[n_act++] = to;
+        next[to] = c2;
+        if (stamp[to] != now) {
+          stamp[to] = now;
+          fallen[n_fallen++] = to;
+        }
+      }
+    }
+  }
+  n_active = n_act;
+  return n_fallen;
+}
+
 // The programme over the residues. `stop` (may be null): set by another thread when the result is
 // no longer wanted; the call then returns early with a meaningless value.
 double modular_programme(const Relaxation& rel, const std::vector<double>& lam, double budget, int modulus,
@@ -408,35 +455,39 @@ double modular_programme(const Relaxation& rel, const std::vector<double>& lam, 
   // entry of `cost` and `next` is +inf and every stamp is below `stamp_now`, so a call touches only
   // the residues it reaches (`active`) and restores them when it returns: a round of 3 rows spent
   // more time filling and scanning the 16^3 residues of modulus 16 than in the relaxation itself.
-  thread_local std::vector<double> cost, next;
-  thread_local std::vector<unsigned> stamp;
-  thread_local unsigned stamp_now = 0;
-  if (cost.size() < states) {
-    cost.resize(states, kInf);
-    next.resize(states, kInf);
-    stamp.resize(states, 0u);
+  thread_local ResidueScratch scratch;
+  ResidueScratch& sc = scratch;
+  if (sc.cost.size() < states) {
+    sc.cost.resize(states, kInf);
+    sc.next.resize(states, kInf);
+    sc.stamp.resize(states, 0u);
+    sc.active.resize(states);
+    sc.frontier.resize(states);
+    sc.fallen.resize(states);
   }
-  if (stamp_now > std::numeric_limits<unsigned>::max() / 2) {  // (a call adds at most its work, < 5e7)
-    std::fill(stamp.begin(), stamp.end(), 0u);
-    stamp_now = 0;
+  if (sc.stamp_now > std::numeric_limits<unsigned>::max() / 2) {  // (a call adds at most its work, < 5e7)
+    std::fill(sc.stamp.begin(), sc.stamp.end(), 0u);
+    sc.stamp_now = 0;
   }
-  std::vector<std::size_t> active{0};
+  double* const cost = sc.cost.data();
+  double* const next = sc.next.data();
+  std::size_t* const active = sc.active.data();
+  std::size_t n_active = 1;
+  active[0] = 0;
   struct Restore {
-    std::vector<std::size_t>& keys;
+    ResidueScratch& sc;
+    const std::size_t& n;
     ~Restore() {
-      for (const std::size_t key : keys) cost[key] = next[key] = kInf;
+      for (std::size_t a = 0; a < n; ++a) sc.cost[sc.active[a]] = sc.next[sc.active[a]] = kInf;
     }
-  } restore{active};
+  } restore{sc, n_active};
   cost[0] = next[0] = 0.0;  // residue of d = 0
   // Residues whose cost fell in the last round (`frontier`), marked by round in `stamp`: only they
   // can lower another residue in the next round, as the others spread the same sums again.
-  std::vector<std::size_t> frontier, fallen;
+  std::size_t* frontier = sc.frontier.data();
+  std::size_t* fallen = sc.fallen.data();
   std::vector<long long> dev(static_cast<std::size_t>(K)), digits(static_cast<std::size_t>(K));
-  struct Move {
-    double delta;
-    std::size_t packed;  // the residue shifts as a key
-    std::size_t dev;     // and one by one (M no power of two): K of move_dev from here
-  };
+  using Move = ResidueMove;
   std::vector<Move> moves;
   std::vector<long long> move_dev;
   for (int c = 0; c < C; ++c) {
@@ -471,53 +522,35 @@ double modular_programme(const Relaxation& rel, const std::vector<double>& lam, 
     // nothing. The first round spreads every residue reached so far; later ones only those whose
     // cost fell in the round before (the same minima, without the sums that cannot lower any).
     const long long rounds = std::min<long long>(m, static_cast<long long>(states));
-    frontier = active;
-    // One round from the frontier; `to_of(key, move)`: the residue a move leads to.
-    auto relax = [&](auto to_of) {
-      double* const cost_at = cost.data();
-      double* const next_at = next.data();
-      unsigned* const stamp_at = stamp.data();
-      const unsigned now = stamp_now;
-      const Move* const mv_begin = moves.data();
-      const Move* const mv_end = mv_begin + moves.size();
-      for (const std::size_t key : frontier) {
-        if (!pow2) digits_of(key, digits.data());
-        const double base_cost = cost_at[key];
-        for (const Move* mv = mv_begin; mv != mv_end; ++mv) {
-          const double c2 = base_cost + mv->delta;
-          if (!(c2 < budget)) break;  // and every later move (dearer)
-          const std::size_t to = to_of(key, *mv);
-          if (c2 < next_at[to]) {
-            if (!(next_at[to] < budget) && !(cost_at[to] < budget)) active.push_back(to);
-            next_at[to] = c2;
-            if (stamp_at[to] != now) {
-              stamp_at[to] = now;
-              fallen.push_back(to);
-            }
-          }
-        }
-      }
-    };
+    const std::size_t* front = active;  // the first round: every residue reached so far
+    std::size_t n_front = n_active;
     for (long long r = 0; r < rounds; ++r) {
-      ++stamp_now;
-      fallen.clear();
-      if (pow2)
-        relax([&](std::size_t key, const Move& mv) {
-          return ((key & ~high) + (mv.packed & ~high)) ^ ((key ^ mv.packed) & high);
-        });
-      else
-        relax([&](std::size_t key, const Move& mv) {
-          return shifted(key, mv.packed, digits.data(), move_dev.data() + mv.dev);
-        });
-      for (const std::size_t key : fallen) cost[key] = next[key];
-      if (fallen.empty()) break;
+      const unsigned now = ++sc.stamp_now;
+      std::size_t n_fallen = 0;
+      if (pow2) {
+        n_fallen = relax_round(front, n_front, moves.data(), moves.data() + moves.size(), budget, cost, next,
+                               sc.stamp.data(), now, active, n_active, fallen, [high](std::size_t key, const Move& mv) {
+                                 return ((key & ~high) + (mv.packed & ~high)) ^ ((key ^ mv.packed) & high);
+                               });
+      } else {
+        n_fallen = relax_round(front, n_front, moves.data(), moves.data() + moves.size(), budget, cost, next,
+                               sc.stamp.data(), now, active, n_active, fallen, [&](std::size_t key, const Move& mv) {
+                                 digits_of(key, digits.data());
+                                 return shifted(key, mv.packed, digits.data(), move_dev.data() + mv.dev);
+                               });
+      }
+      for (std::size_t a = 0; a < n_fallen; ++a) cost[fallen[a]] = next[fallen[a]];
+      if (n_fallen == 0) break;
       std::swap(frontier, fallen);
+      front = frontier;
+      n_front = n_fallen;
     }
   }
   // Cheapest completion: slack (R - d) taken modulo M at its least non-negative value. Only the
   // residues reached below the budget (`active`) can beat it; a minimum in any order.
   double best = budget;
-  for (const std::size_t key : active) {
+  for (std::size_t a = 0; a < n_active; ++a) {
+    const std::size_t key = active[a];
     if (!(cost[key] < best)) continue;
     digits_of(key, digits.data());
     double c = cost[key];
