@@ -622,6 +622,11 @@ class CanonicalSearch {
         forced_now += sign;
       }
     };
+    // Class 1 with at most 64 options per depth: a node's options tested at once (node_mask), the
+    // same steps and answer as testing them one by one (which `count_dead_ends_` false keeps, for
+    // the tests that compare the two).
+    const bool masks = kBySum && masks_ok_ && count_dead_ends_;
+    std::vector<std::uint64_t> mask(masks ? n_ : 0, 0);
     while (true) {
       if (d == n_) {
         // Class 1: the objective, summed as objective_of sums it, within the class's tolerance.
@@ -633,6 +638,36 @@ class CanonicalSearch {
       const std::size_t job = order[d];
       const std::size_t first = depth_begin[d], count = depth_begin[d + 1] - first;
       bool placed = false;
+      if constexpr (kBySum) {
+        if (masks) {
+          // The options this node takes, as bits (computed as it is entered: its state is the same
+          // whenever the search comes back to it), and its steps counted by the options in between.
+          if (next[d] == 0) mask[d] = node_mask(d, forced_now, forced_limit, prefix[d], above, below);
+          const std::uint64_t rest = next[d] < 64 ? mask[d] >> next[d] : 0;
+          const std::size_t to = rest == 0 ? count : next[d] + static_cast<std::size_t>(std::countr_zero(rest)) + 1;
+          const auto tried = static_cast<long long>(to - next[d]);
+          if (tried > steps) {
+            steps = -1;
+            return std::nullopt;  // too large to settle: the local rules' answer stands
+          }
+          steps -= tried;
+          next[d] = to;
+          if (rest != 0) {
+            const std::size_t at = first + to - 1;
+            const Option& o = opts[at];
+            prefix[d + 1] = prefix[d] + o.value;
+            take(d, at, +1);
+            chosen[job] = o.k;
+            pick[d] = at;
+            if (++d < n_) next[d] = 0;
+            continue;
+          }
+          if (d == 0) return std::nullopt;  // the class has no member within forced_limit
+          --d;
+          take(d, pick[d], -1);
+          continue;
+        }
+      }
       while (next[d] < count) {
         const std::size_t at = first + next[d]++;
         const Option& o = opts[at];
@@ -685,6 +720,39 @@ class CanonicalSearch {
       --d;
       take(d, pick[d], -1);
     }
+  }
+
+  // Class 1: which of depth d's options (bit j: its j-th) the step loop would take in this state —
+  // forced jobs without GPUs within `forced_limit`, every row within its bound, the objective still
+  // reachable — each tested as the loop tests it, without a branch per option.
+  std::uint64_t node_mask(std::size_t d, int forced_now, int forced_limit, double prefix, double above,
+                          double below) const {
+    const std::size_t first = depth_begin_[d], count = depth_begin_[d + 1] - first;
+    const double low = low_[d + 1], high = high_[d + 1];
+    const bool waiting_ok = !(req_.forced[order_[d]] && forced_now + 1 > forced_limit);
+    const long long* const used = row_used_.data();
+    const long long* const bound = row_bound_.data();
+    std::uint64_t m = 0;
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::size_t at = first + j;
+      const Option& o = opts_[at];
+      const OneCharge& c = one_charge_[at];
+      bool ok =
+          c.row >= 0 ? used[c.row] + c.gpus <= bound[c.row] : c.row == kNoCharge || (c.row == kWaiting && waiting_ok);
+      if (c.row == kSeveral) ok = fits_all(at);
+      const double sum = prefix + o.value;
+      ok = ok & !(sum + low > above) & !(sum + high < below);
+      m |= static_cast<std::uint64_t>(ok) << j;
+    }
+    return m;
+  }
+  bool fits_all(std::size_t at) const {
+    for (int q = opts_[at].first; q < opts_[at].end; ++q) {
+      const auto& [row, g] = charges_[static_cast<std::size_t>(q)];
+      if (g > 0 && row_used_[static_cast<std::size_t>(row)] + g > row_bound_[static_cast<std::size_t>(row)])
+        return false;
+    }
+    return true;
   }
 
   // Job i's term of the objective on option k (-1: no GPUs), weighted: what class 2 permutes.
@@ -995,6 +1063,24 @@ class CanonicalSearch {
         o.end = static_cast<int>(charges_.size());
       }
     }
+    one_charge_.assign(opts_.size(), OneCharge{kNoCharge, 0});
+    masks_ok_ = true;
+    for (std::size_t d = 0; d < n_; ++d) masks_ok_ = masks_ok_ && depth_begin_[d + 1] - depth_begin_[d] <= 64;
+    for (std::size_t at = 0; at < opts_.size(); ++at) {
+      const Option& o = opts_[at];
+      if (o.k < 0) {
+        one_charge_[at].row = kWaiting;
+        continue;
+      }
+      int positive = 0;
+      for (int q = o.first; q < o.end; ++q) {
+        const auto& [row, g] = charges_[static_cast<std::size_t>(q)];
+        if (g <= 0) continue;
+        ++positive;
+        one_charge_[at] = OneCharge{row, g};
+      }
+      if (positive > 1) one_charge_[at] = OneCharge{kSeveral, 0};
+    }
   }
 
   const Problem& pb_;
@@ -1047,6 +1133,15 @@ class CanonicalSearch {
   std::vector<TenantRow> tenant_rows_;           // empty: no tenant row this round
   std::vector<long long> row_bound_, row_used_;  // per row: the capacity rows, then the tenant rows
   std::vector<std::pair<int, int>> charges_;     // (row, GPUs) of every option: Option::first..end
+  // Class 1's node_mask: per option, its one positive charge (row >= 0), or none (the job waits:
+  // kWaiting; kNoCharge), or several (kSeveral: all checked); masks_ok_: every depth has <= 64 options.
+  static constexpr int kNoCharge = -1, kWaiting = -2, kSeveral = -3;
+  struct OneCharge {
+    int row;
+    long long gpus;
+  };
+  std::vector<OneCharge> one_charge_;
+  bool masks_ok_ = false;
 };
 
 }  // namespace

@@ -722,3 +722,95 @@ TEST_CASE("ties.dead_ends_counted_change_nothing") {
   CHECK(ended > 0);
   CHECK(counted > ended);
 }
+
+// Rule 5's class 1 tests a node's options at once (bits, the steps counted by the options in between)
+// when every depth has at most 64 options; `shortcuts` false tests them one by one. Rounds of 8-30 jobs
+// on a few small GPU types (capacity binds, so class 1's search often runs out of its share, as in the
+// simulator's rounds), goodputs full of equal values, running, pinned and waiting non-preemptible jobs,
+// sometimes tenants and weights: the same result and allocation from the round's answer and from a
+// random allocation, for every share of class 1 up to 400 steps and for shares up to 20,000 and their
+// neighbours (class 1's share is a quarter of the budget).
+TEST_CASE("ties.by_sum_node_masks_change_nothing") {
+  std::mt19937 rng(round_seed() + 29);
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  const int count = std::max(10, round_count() / 6);
+  long long compared = 0, settled = 0, failed = 0;
+  for (int k = 0; k < count; ++k) {
+    CAPTURE(k);
+    OracleInstance in;
+    const int ntypes = uni(1, 3);
+    for (int t = 0; t < ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(1, 4), 4);
+    in.cluster.down.resize(static_cast<std::size_t>(ntypes));
+    in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
+    const auto cfgs = make_configuration_set(in.cluster).configs;
+    using Table = std::map<std::pair<int, int>, double>;
+    std::vector<std::shared_ptr<Table>> shapes;
+    for (int m = uni(1, 4); m > 0; --m) {
+      auto table = std::make_shared<Table>();
+      for (int t = 0; t < ntypes; ++t) {
+        double v = uni(1, 4) * 0.5;
+        for (int g = 1; g <= 16; ++g) {
+          (*table)[{t, g}] = v;
+          if (uni(0, 2) != 0) v += 0.25 * uni(1, 4);
+        }
+      }
+      shapes.push_back(table);
+    }
+    std::vector<long long> free_gpus;
+    for (const auto& t : in.cluster.types)
+      free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
+    const bool weighted = uni(0, 3) == 0;
+    const int njobs = uni(8, 30);
+    for (int i = 0; i < njobs; ++i) {
+      JobSpec j("j" + std::to_string(i));
+      const int most[] = {1, 2, 4, 8};
+      j.min_gpus(1).max_gpus(most[uni(0, 3)]);
+      if (weighted) j.weight(uni(0, 1) == 0 ? 1.0 : 2.0);
+      const int r = uni(0, 9);
+      if (r < 5 && !cfgs.empty()) {
+        const auto& c = cfgs[static_cast<std::size_t>(uni(0, static_cast<int>(cfgs.size()) - 1))];
+        if (c.gpus <= j.max_gpus() && free_gpus[static_cast<std::size_t>(c.type)] >= c.gpus) {
+          free_gpus[static_cast<std::size_t>(c.type)] -= c.gpus;
+          j.current(CurrentAllocation{c.type, c.gpus, c.nodes, {}}).age_s(uni(0, 1) == 0 ? 0.0 : 600.0);
+          if (uni(0, 4) == 0) j.preemptible(false);
+        }
+      } else if (r == 9) {
+        j.preemptible(false);  // waiting and must run
+      }
+      auto table = shapes[static_cast<std::size_t>(uni(0, static_cast<int>(shapes.size()) - 1))];
+      j.goodput_fn([table](const GpuTypeSpec&, const ConfigurationSpec& c) {
+        const auto it = table->find({c.type, c.gpus});
+        return it == table->end() ? 0.0 : it->second;
+      });
+      in.jobs.push_back(std::move(j));
+    }
+    if (uni(0, 4) == 0) add_random_tenants(in, rng, uni(1, 2), 4);
+    const double ps[] = {-1.0, 0.5, 1.0};
+    in.options.p = ps[uni(0, 2)];
+    in.options.lambda = 1.1;
+    in.options.threads = 1;
+    const detail::Problem problem =
+        detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
+    const detail::Requirements asked = requirements_asked(problem);
+    std::vector<long long> shares;
+    for (long long s = 1; s <= 400; ++s) shares.push_back(s);
+    for (double s = 400; s <= 20'000; s *= 1.15)
+      for (long long d = -1; d <= 1; ++d) shares.push_back(static_cast<long long>(s) + d);
+    for (const auto& start : search_starts(in, problem, rng, 1))
+      for (const long long share : shares) {
+        CAPTURE(share);
+        const long long budget = 4 * share;
+        detail::Choice fast = start, full = start;
+        const bool a = detail::canonicalize_exactly(problem, asked, fast, budget, true);
+        const bool b = detail::canonicalize_exactly(problem, asked, full, budget, false);
+        CHECK(a == b);
+        CHECK(fast == full);
+        settled += a;
+        failed += !a;
+        ++compared;
+      }
+  }
+  MESSAGE(compared << " searches compared, " << settled << " settled, " << failed << " not");
+  CHECK(settled > 0);
+  CHECK(failed > 0);
+}
