@@ -28,13 +28,21 @@ struct DenseLpResult {
 class DenseLp {
  public:
   DenseLp(int m, int n, const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& c,
-          double eps = 1e-9)
-      : m_(m),
-        n_(n),
-        eps_(eps),
-        basis_(static_cast<std::size_t>(m)),
-        nonbasis_(static_cast<std::size_t>(n) + 1),
-        d_(static_cast<std::size_t>(m + 2) * static_cast<std::size_t>(n + 2), 0.0) {
+          double eps = 1e-9) {
+    load(m, n, a, b, c, eps);
+  }
+  /// An empty LP, for load(): one object solves LP after LP in the same storage.
+  DenseLp() = default;
+
+  /// The LP `max c·x  s.t.  A x <= b, x >= 0` in place of the one before (its storage reused).
+  void load(int m, int n, const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& c,
+            double eps = 1e-9) {
+    m_ = m;
+    n_ = n;
+    eps_ = eps;
+    basis_.resize(static_cast<std::size_t>(m));
+    nonbasis_.resize(static_cast<std::size_t>(n) + 1);
+    d_.assign(static_cast<std::size_t>(m + 2) * static_cast<std::size_t>(n + 2), 0.0);
     for (int i = 0; i < m_; ++i) {
       for (int j = 0; j < n_; ++j)
         at(i, j) = a[static_cast<std::size_t>(i) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(j)];
@@ -52,6 +60,16 @@ class DenseLp {
 
   DenseLpResult solve(long max_pivots = 100000) {
     DenseLpResult res;
+    solve(res, max_pivots);
+    return res;
+  }
+
+  /// solve() into `res` (its vectors' storage reused).
+  void solve(DenseLpResult& res, long max_pivots = 100000) {
+    res.status = DenseLpStatus::infeasible;
+    res.value = 0.0;
+    res.x.clear();
+    res.y.clear();
     pivots_left_ = max_pivots;
     int r = 0;
     for (int i = 1; i < m_; ++i)
@@ -61,11 +79,11 @@ class DenseLp {
       const int ph1 = simplex(1);
       if (ph1 == 2) {
         res.status = DenseLpStatus::iteration_limit;
-        return res;
+        return;
       }
       if (ph1 == 1 || at(m_ + 1, n_ + 1) < -eps_) {
         res.status = DenseLpStatus::infeasible;
-        return res;
+        return;
       }
       for (int i = 0; i < m_; ++i)
         if (basis_[static_cast<std::size_t>(i)] == -1) {
@@ -81,11 +99,11 @@ class DenseLp {
     const int ph2 = simplex(2);
     if (ph2 == 2) {
       res.status = DenseLpStatus::iteration_limit;
-      return res;
+      return;
     }
     if (ph2 == 1) {
       res.status = DenseLpStatus::unbounded;
-      return res;
+      return;
     }
     res.status = DenseLpStatus::optimal;
     res.x.assign(static_cast<std::size_t>(n_), 0.0);
@@ -99,7 +117,7 @@ class DenseLp {
       const int v = nonbasis_[static_cast<std::size_t>(j)];
       if (v >= n_) res.y[static_cast<std::size_t>(v - n_)] = at(m_, j);
     }
-    return res;
+    return;
   }
 
  private:
@@ -185,8 +203,8 @@ class DenseLp {
     }
   }
 
-  int m_, n_;
-  double eps_;
+  int m_ = 0, n_ = 0;
+  double eps_ = 1e-9;
   long pivots_left_ = 0;
   std::vector<int> basis_, nonbasis_;
   std::vector<double> d_;

@@ -36,8 +36,10 @@ struct CutMaster {
   std::vector<double> weights;  ///< dual value of each cut row
 };
 
-CutMaster solve_cut_master(const std::vector<std::vector<double>>& cut_g, const std::vector<double>& cut_c,
-                           const std::vector<double>& lo, const std::vector<double>& hi) {
+// Into `out` (its vectors' storage reused: a round solves a master per Kelley iteration).
+void solve_cut_master(const std::vector<std::vector<double>>& cut_g, const std::vector<double>& cut_c,
+                      const std::vector<double>& lo, const std::vector<double>& hi, CutMaster& out) {
+  out.ok = false;
   const auto Ku = lo.size();
   const int K = static_cast<int>(Ku);
   const int S = static_cast<int>(cut_c.size());
@@ -67,16 +69,16 @@ CutMaster solve_cut_master(const std::vector<std::vector<double>>& cut_g, const 
     rhs[static_cast<std::size_t>(S + k)] = hi[static_cast<std::size_t>(k)] - lo[static_cast<std::size_t>(k)];
   }
   obj[Ku] = 1.0;
-  DenseLp lp(m, n, a, rhs, obj, 1e-12);
-  const auto sol = lp.solve(20000);
-  CutMaster out;
-  if (sol.status != DenseLpStatus::optimal) return out;
+  thread_local DenseLp lp;
+  thread_local DenseLpResult sol;
+  lp.load(m, n, a, rhs, obj, 1e-12);
+  lp.solve(sol, 20000);
+  if (sol.status != DenseLpStatus::optimal) return;
   out.ok = true;
   out.t = T - sol.value;
   out.lam.resize(Ku);
   for (std::size_t k = 0; k < Ku; ++k) out.lam[k] = lo[k] + sol.x[k];
   out.weights.assign(sol.y.begin(), sol.y.begin() + S);
-  return out;
 }
 }  // namespace
 
@@ -346,7 +348,8 @@ bool Relaxation::lp_infeasible(const Bounds* b, const Deadline& deadline) const 
     cut_g.push_back(e.grad);
     cut_c.push_back(c);
     if (deadline.passed()) return false;
-    const auto master = solve_cut_master(cut_g, cut_c, std::vector<double>(Ku, 0.0), std::vector<double>(Ku, 1.0));
+    CutMaster master;
+    solve_cut_master(cut_g, cut_c, std::vector<double>(Ku, 0.0), std::vector<double>(Ku, 1.0), master);
     if (!master.ok) return false;
     const double t = master.t;
     if (t >= -1e-9 * scale) return false;  // the model's minimum is >= 0: feasible
@@ -436,6 +439,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   std::vector<double> cut_c;
   std::vector<double> lam = lam0;
   out.lam = lam0;
+  CutMaster master;  // each iteration's master, in the same storage
   auto finish_primal = [&](const std::vector<double>& y) {
     if (!primal) return;
     double sum = 0.0;
@@ -572,7 +576,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
           lo[k] = std::max(0.0, out.lam[k] - radius[k]);
           hi[k] = std::min(box[k], out.lam[k] + radius[k]);
         }
-      const auto master = solve_cut_master(cut_g, cut_c, lo, hi);
+      solve_cut_master(cut_g, cut_c, lo, hi, master);
       if (!master.ok) break;
       const double t = master.t;
       lam_master = master.lam;
