@@ -729,6 +729,9 @@ class CanonicalSearch {
                           double below) const {
     const std::size_t first = depth_begin_[d], count = depth_begin_[d + 1] - first;
     const double low = low_[d + 1], high = high_[d + 1];
+    // No option at all when the depth's least value already overshoots the window, or its largest
+    // falls short of it (sums round monotonically: every other option's test fails too).
+    if (count == 0 || (prefix + least_[d]) + low > above || (prefix + most_[d]) + high < below) return 0;
     const bool waiting_ok = !(req_.forced[order_[d]] && forced_now + 1 > forced_limit);
     const long long* const used = row_used_.data();
     const long long* const bound = row_bound_.data();
@@ -1063,6 +1066,13 @@ class CanonicalSearch {
         o.end = static_cast<int>(charges_.size());
       }
     }
+    least_.assign(n_, std::numeric_limits<double>::infinity());
+    most_.assign(n_, -std::numeric_limits<double>::infinity());
+    for (std::size_t d = 0; d < n_; ++d)
+      for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
+        least_[d] = std::min(least_[d], opts_[at].value);
+        most_[d] = std::max(most_[d], opts_[at].value);
+      }
     one_charge_.assign(opts_.size(), OneCharge{kNoCharge, 0});
     masks_ok_ = true;
     for (std::size_t d = 0; d < n_; ++d) masks_ok_ = masks_ok_ && depth_begin_[d + 1] - depth_begin_[d] <= 64;
@@ -1142,6 +1152,7 @@ class CanonicalSearch {
   };
   std::vector<OneCharge> one_charge_;
   bool masks_ok_ = false;
+  std::vector<double> least_, most_;  // per depth: its options' least and largest value
 };
 
 }  // namespace
