@@ -7,11 +7,20 @@
 #include <array>
 #include <bit>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace sia {
 
 namespace {
+
+// The key below lists every field of these: a new field must be added to it (a memo that ignored an input would
+// answer for other inputs).
+static_assert(sizeof(PerfParams) == 7 * sizeof(double), "PerfParams changed: update key_of");
+static_assert(sizeof(GradParams) == 2 * sizeof(double), "GradParams changed: update key_of");
+static_assert(sizeof(BatchLimits) == sizeof(double) + 4 * sizeof(int), "BatchLimits changed: update key_of");
+static_assert(sizeof(GoodputFunction) == sizeof(PerfParams) + sizeof(std::optional<GradParams>) + sizeof(double),
+              "GoodputFunction changed: update key_of");
 
 /// Every input of GoodputFunction::optimize, as bits (statistics that are absent are all zero, with a flag: the
 /// function ignores their values then).
