@@ -318,22 +318,32 @@ bool modular_applies(const Problem& p, int K, int modulus, double budget, std::s
   return true;
 }
 
-// Work estimate: relaxation rounds x states x moves (`base`: the relaxation's best item per class).
-double modular_work(const Relaxation& rel, const std::vector<double>& lam, double budget, const std::vector<int>& base,
-                    std::size_t states) {
+// Per class, its moves cheaper than `budget` (`base`: the relaxation's best item per class): what
+// modular_work needs of the prices, the same for every modulus.
+std::vector<int> modular_moves(const Relaxation& rel, const std::vector<double>& lam, double budget,
+                               const std::vector<int>& base) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
-  double work = 0.0;
+  std::vector<int> moves(static_cast<std::size_t>(cls.size()), 0);
   for (int c = 0; c < cls.size(); ++c) {
     const int b = base[static_cast<std::size_t>(c)];
     const double rb = rel.reduced(b, lam.data());
-    int moves = 0;
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-    for (int it = f; it < e; ++it) moves += it != b && rb - rel.reduced(it, lam.data()) < budget;
-    if (moves > 0)
+    for (int it = f; it < e; ++it)
+      moves[static_cast<std::size_t>(c)] += it != b && rb - rel.reduced(it, lam.data()) < budget;
+  }
+  return moves;
+}
+
+// Work estimate: relaxation rounds x states x moves (`moves`: modular_moves).
+double modular_work(const Classes& cls, const std::vector<int>& moves, std::size_t states) {
+  double work = 0.0;
+  for (int c = 0; c < cls.size(); ++c) {
+    const int n = moves[static_cast<std::size_t>(c)];
+    if (n > 0)
       work += static_cast<double>(
                   std::min<std::size_t>(static_cast<std::size_t>(cls.mult[static_cast<std::size_t>(c)]), states)) *
-              static_cast<double>(states) * moves;
+              static_cast<double>(states) * n;
   }
   return work;
 }
@@ -574,7 +584,7 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
   const PriceEval ev = rel.evaluate(lam, nullptr, &base);
   if (ev.L == -kInf) return 0.0;
   // Skip what would take more than ~5e7 steps.
-  const double work = modular_work(rel, lam, budget, base, states);
+  const double work = modular_work(rel.classes(), modular_moves(rel, lam, budget, base), states);
   if (work > (work_left != nullptr ? *work_left : 5e7)) return 0.0;
   if (work_left != nullptr) *work_left -= work;
   return modular_programme(rel, lam, budget, modulus, rows, states, base, nullptr);
@@ -597,7 +607,8 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
     std::size_t states;
   };
   std::vector<Pass> passes;
-  std::vector<int> base;  // the relaxation's best items at lam: one evaluation for every modulus
+  std::vector<int> base;   // the relaxation's best items at lam: one evaluation for every modulus
+  std::vector<int> moves;  // per class, its cheap moves (modular_moves)
   bool evaluated = false;
   double work_left = 5e7;
   for (int M : {2, 4, 8, 16}) {
@@ -615,7 +626,8 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
       evaluated = true;
       if (rel.evaluate(lam, nullptr, &base).L == -kInf) return 0.0;  // every modulus: 0
     }
-    const double work = modular_work(rel, lam, budget, base, states);
+    if (moves.empty()) moves = modular_moves(rel, lam, budget, base);  // (the same for every modulus)
+    const double work = modular_work(rel.classes(), moves, states);
     if (work > work_left) continue;
     work_left -= work;
     passes.push_back({M, std::move(rows), states});
