@@ -19,6 +19,10 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace sia::detail {
 
 TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
@@ -735,19 +739,35 @@ class CanonicalSearch {
     const bool waiting_ok = !(req_.forced[order_[d]] && forced_now + 1 > forced_limit);
     const long long* const used = row_used_.data();
     const long long* const bound = row_bound_.data();
+    // The objective's window, two options at a time where SSE2 is at hand (the same additions and
+    // comparisons per option as one at a time: the same bits).
+    const double* const value = mask_value_.data() + first;
+    std::uint64_t window = 0;
+    std::size_t j = 0;
+#if defined(__SSE2__)
+    const __m128d p2 = _mm_set1_pd(prefix), low2 = _mm_set1_pd(low), high2 = _mm_set1_pd(high);
+    const __m128d above2 = _mm_set1_pd(above), below2 = _mm_set1_pd(below);
+    for (; j + 2 <= count; j += 2) {
+      const __m128d sum = _mm_add_pd(p2, _mm_loadu_pd(value + j));
+      const __m128d out =
+          _mm_or_pd(_mm_cmpgt_pd(_mm_add_pd(sum, low2), above2), _mm_cmplt_pd(_mm_add_pd(sum, high2), below2));
+      window |= static_cast<std::uint64_t>(~_mm_movemask_pd(out) & 3) << j;
+    }
+#endif
+    for (; j < count; ++j) {
+      const double sum = prefix + value[j];
+      window |= static_cast<std::uint64_t>(!(sum + low > above) & !(sum + high < below)) << j;
+    }
     std::uint64_t m = 0;
-    for (std::size_t j = 0; j < count; ++j) {
+    for (j = 0; j < count; ++j) {
       const std::size_t at = first + j;
-      const Option& o = opts_[at];
       const OneCharge& c = one_charge_[at];
       bool ok =
           c.row >= 0 ? used[c.row] + c.gpus <= bound[c.row] : c.row == kNoCharge || (c.row == kWaiting && waiting_ok);
       if (c.row == kSeveral) ok = fits_all(at);
-      const double sum = prefix + o.value;
-      ok = ok & !(sum + low > above) & !(sum + high < below);
       m |= static_cast<std::uint64_t>(ok) << j;
     }
-    return m;
+    return m & window;
   }
   bool fits_all(std::size_t at) const {
     for (int q = opts_[at].first; q < opts_[at].end; ++q) {
@@ -1073,6 +1093,8 @@ class CanonicalSearch {
         least_[d] = std::min(least_[d], opts_[at].value);
         most_[d] = std::max(most_[d], opts_[at].value);
       }
+    mask_value_.resize(opts_.size());
+    for (std::size_t at = 0; at < opts_.size(); ++at) mask_value_[at] = opts_[at].value;
     one_charge_.assign(opts_.size(), OneCharge{kNoCharge, 0});
     masks_ok_ = true;
     for (std::size_t d = 0; d < n_; ++d) masks_ok_ = masks_ok_ && depth_begin_[d + 1] - depth_begin_[d] <= 64;
@@ -1153,6 +1175,7 @@ class CanonicalSearch {
   std::vector<OneCharge> one_charge_;
   bool masks_ok_ = false;
   std::vector<double> least_, most_;  // per depth: its options' least and largest value
+  std::vector<double> mask_value_;    // per option: its value (Option::value), in one array
 };
 
 }  // namespace
