@@ -291,6 +291,33 @@ std::vector<detail::Choice> search_starts(const OracleInstance& in, const detail
   return starts;
 }
 
+// Gives job `j` a random state, in this order of draws: running (half the jobs) on a random configuration of
+// `cfgs` that fits in `free_gpus` (taken from it; only single-node ones with `single_node`), of age 0 or 600 s, then
+// non-preemptible one time in `pinned_one_in`; else waiting and non-preemptible one time in ten; else waiting.
+// Its goodput is read from `table` (0 off it).
+using ShapeTable = std::map<std::pair<int, int>, double>;
+void random_job_state(JobSpec& j, const std::vector<ConfigurationSpec>& cfgs, std::vector<long long>& free_gpus,
+                      bool single_node, int pinned_one_in, const std::shared_ptr<ShapeTable>& table,
+                      std::mt19937& rng) {
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  const int r = uni(0, 9);
+  if (r < 5 && !cfgs.empty()) {
+    const auto& c = cfgs[static_cast<std::size_t>(uni(0, static_cast<int>(cfgs.size()) - 1))];
+    if (c.gpus <= j.max_gpus() && (!single_node || c.nodes == 1) &&
+        free_gpus[static_cast<std::size_t>(c.type)] >= c.gpus) {
+      free_gpus[static_cast<std::size_t>(c.type)] -= c.gpus;
+      j.current(CurrentAllocation{c.type, c.gpus, c.nodes, {}}).age_s(uni(0, 1) == 0 ? 0.0 : 600.0);
+      if (uni(0, pinned_one_in - 1) == 0) j.preemptible(false);
+    }
+  } else if (r == 9) {
+    j.preemptible(false);  // waiting and must run
+  }
+  j.goodput_fn([table](const GpuTypeSpec&, const ConfigurationSpec& c) {
+    const auto it = table->find({c.type, c.gpus});
+    return it == table->end() ? 0.0 : it->second;
+  });
+}
+
 }  // namespace
 
 TEST_CASE("ties.weighted.canonical_among_all_optima") {
@@ -630,7 +657,7 @@ TEST_CASE("ties.dead_ends_counted_change_nothing") {
     in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
     const auto cfgs = make_configuration_set(in.cluster).configs;
     // Two shapes; 1 GPU is worth 1 on every type (the common term), more GPUs a little more.
-    using Table = std::map<std::pair<int, int>, double>;
+    using Table = ShapeTable;
     std::vector<std::shared_ptr<Table>> shapes;
     for (int m = 0; m < 2; ++m) {
       auto table = std::make_shared<Table>();
@@ -654,21 +681,7 @@ TEST_CASE("ties.dead_ends_counted_change_nothing") {
       j.min_gpus(1).max_gpus(most[uni(0, 2)]);
       if (weighted) j.weight(uni(0, 1) == 0 ? 1.0 : 2.0);
       auto table = shapes[static_cast<std::size_t>(uni(0, 1))];
-      const int r = uni(0, 9);
-      if (r < 5 && !cfgs.empty()) {
-        const auto& c = cfgs[static_cast<std::size_t>(uni(0, static_cast<int>(cfgs.size()) - 1))];
-        if (c.gpus <= j.max_gpus() && c.nodes == 1 && free_gpus[static_cast<std::size_t>(c.type)] >= c.gpus) {
-          free_gpus[static_cast<std::size_t>(c.type)] -= c.gpus;
-          j.current(CurrentAllocation{c.type, c.gpus, c.nodes, {}}).age_s(uni(0, 1) == 0 ? 0.0 : 600.0);
-          if (uni(0, 2) == 0) j.preemptible(false);
-        }
-      } else if (r == 9) {
-        j.preemptible(false);  // waiting and must run
-      }
-      j.goodput_fn([table](const GpuTypeSpec&, const ConfigurationSpec& c) {
-        const auto it = table->find({c.type, c.gpus});
-        return it == table->end() ? 0.0 : it->second;
-      });
+      random_job_state(j, cfgs, free_gpus, true, 3, table, rng);
       in.jobs.push_back(std::move(j));
     }
     if (uni(0, 3) == 0) add_random_tenants(in, rng, uni(1, 2), 4);
@@ -743,7 +756,7 @@ TEST_CASE("ties.by_sum_node_masks_change_nothing") {
     in.cluster.down.resize(static_cast<std::size_t>(ntypes));
     in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
     const auto cfgs = make_configuration_set(in.cluster).configs;
-    using Table = std::map<std::pair<int, int>, double>;
+    using Table = ShapeTable;
     std::vector<std::shared_ptr<Table>> shapes;
     for (int m = uni(1, 4); m > 0; --m) {
       auto table = std::make_shared<Table>();
@@ -766,22 +779,8 @@ TEST_CASE("ties.by_sum_node_masks_change_nothing") {
       const int most[] = {1, 2, 4, 8};
       j.min_gpus(1).max_gpus(most[uni(0, 3)]);
       if (weighted) j.weight(uni(0, 1) == 0 ? 1.0 : 2.0);
-      const int r = uni(0, 9);
-      if (r < 5 && !cfgs.empty()) {
-        const auto& c = cfgs[static_cast<std::size_t>(uni(0, static_cast<int>(cfgs.size()) - 1))];
-        if (c.gpus <= j.max_gpus() && free_gpus[static_cast<std::size_t>(c.type)] >= c.gpus) {
-          free_gpus[static_cast<std::size_t>(c.type)] -= c.gpus;
-          j.current(CurrentAllocation{c.type, c.gpus, c.nodes, {}}).age_s(uni(0, 1) == 0 ? 0.0 : 600.0);
-          if (uni(0, 4) == 0) j.preemptible(false);
-        }
-      } else if (r == 9) {
-        j.preemptible(false);  // waiting and must run
-      }
       auto table = shapes[static_cast<std::size_t>(uni(0, static_cast<int>(shapes.size()) - 1))];
-      j.goodput_fn([table](const GpuTypeSpec&, const ConfigurationSpec& c) {
-        const auto it = table->find({c.type, c.gpus});
-        return it == table->end() ? 0.0 : it->second;
-      });
+      random_job_state(j, cfgs, free_gpus, false, 5, table, rng);
       in.jobs.push_back(std::move(j));
     }
     if (uni(0, 4) == 0) add_random_tenants(in, rng, uni(1, 2), 4);
