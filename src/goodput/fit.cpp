@@ -11,7 +11,6 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "goodput/fit_objective.hpp"
@@ -27,9 +26,10 @@ PerfParams from_array(const double* v) { return PerfParams{v[0], v[1], v[2], v[3
 /// Problem data shared with the NLopt callback: which parameters are free and how they map.
 struct Problem {
   std::span<const PerfObservation> obs;
-  std::array<double, 7> fixed{};    // values of all parameters (free ones overwritten per call)
-  std::array<int, 7> free_index{};  // position in the NLopt vector, -1 if pinned
-  std::vector<int> free_params;     // parameter index of each NLopt coordinate
+  std::array<double, 7> fixed{};     // values of all parameters (free ones overwritten per call)
+  std::array<int, 7> free_index{};   // position in the NLopt vector, -1 if pinned
+  std::array<int, 7> free_params{};  // parameter index of each NLopt coordinate (the first num_free)
+  unsigned num_free = 0;
   bool log_space = true;
   int evaluations = 0;
   const detail::FitObjective* objective = nullptr;  // fit_objective over `obs`, set up once per fit
@@ -133,17 +133,18 @@ void validate(std::span<const PerfObservation> obs, const std::string& what) {
   if (obs.empty()) throw InvalidArgument(what + ": no observations to fit");
   for (std::size_t i = 0; i < obs.size(); ++i) {
     const auto& o = obs[i];
-    const std::string w = what + "[" + std::to_string(i) + "]";
+    // The name of the observation is only built for a message (a simulation validates ~40,000 of them).
+    const auto w = [&] { return what + "[" + std::to_string(i) + "]"; };
     if (o.nodes < 1 || o.replicas < o.nodes)
-      throw InvalidArgument(w + ": need 1 <= nodes <= replicas, got nodes " + std::to_string(o.nodes) + ", replicas " +
-                            std::to_string(o.replicas));
-    if (!std::isfinite(o.local_bsz) || !(o.local_bsz > 0.0)) throw InvalidArgument(w + ".local_bsz: must be > 0");
+      throw InvalidArgument(w() + ": need 1 <= nodes <= replicas, got nodes " + std::to_string(o.nodes) +
+                            ", replicas " + std::to_string(o.replicas));
+    if (!std::isfinite(o.local_bsz) || !(o.local_bsz > 0.0)) throw InvalidArgument(w() + ".local_bsz: must be > 0");
     if (!std::isfinite(o.step_time) || !(o.step_time > 0.0))
-      throw InvalidArgument(w + ".step_time: must be a finite number > 0");
+      throw InvalidArgument(w() + ".step_time: must be a finite number > 0");
     if (!std::isfinite(o.sync_time) || o.sync_time < 0.0)
-      throw InvalidArgument(w + ".sync_time: must be a finite number >= 0");
+      throw InvalidArgument(w() + ".sync_time: must be a finite number >= 0");
     if (!(o.sync_time < o.step_time))
-      throw InvalidArgument(w + ".sync_time: must be < step_time (compute time must be > 0)");
+      throw InvalidArgument(w() + ".sync_time: must be < step_time (compute time must be > 0)");
   }
 }
 
@@ -279,18 +280,16 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
   std::array<double, 7> init = {1e-1, 1e-2, 1e-1, 1e-2, 1e-1, 1e-2, 1.0 + 1e-3};
   std::array<bool, 7> pinned{};
   // Pinning rules of the reference (goodput.py:fit_perf_params).
-  std::set<double> bszs;
   bool multi_node = false, single_node_multi = false, more_than_two = false;
   double mean_accum = 0.0;
   for (const auto& o : obs) {
-    bszs.insert(o.local_bsz);
     multi_node = multi_node || o.nodes > 1;
     single_node_multi = single_node_multi || (o.nodes == 1 && o.replicas > 1);
     more_than_two = more_than_two || o.replicas > 2;
     mean_accum += o.step_time - o.sync_time;
   }
   mean_accum /= static_cast<double>(obs.size());
-  if (bszs.size() == 1) {
+  if (objective.distinct_batches() == 1) {
     init[0] = std::max(mean_accum / 2.0, kLower);
     pinned[0] = true;
   }
@@ -322,12 +321,14 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
   for (int i = 0; i < 7; ++i) {
     pr.free_index[static_cast<std::size_t>(i)] = -1;
     if (!pinned[static_cast<std::size_t>(i)]) {
-      pr.free_index[static_cast<std::size_t>(i)] = static_cast<int>(pr.free_params.size());
-      pr.free_params.push_back(i);
+      pr.free_index[static_cast<std::size_t>(i)] = static_cast<int>(pr.num_free);
+      pr.free_params[pr.num_free++] = i;
     }
   }
 
-  std::vector<std::array<double, 7>> starts{init};
+  // Fixed-size scratch throughout: a simulation runs thousands of these fits.
+  std::array<std::array<double, 7>, 2> starts{init, init};
+  std::size_t num_starts = 1;
   if (opt.multi_start) {
     std::array<double, 7> s2 = init;
     double a = 0, b = 0;
@@ -349,20 +350,21 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
     if (!pinned[3]) s2[3] = std::max(s2[2] * 0.05, kLower);
     if (!pinned[4] && cr > 0) s2[4] = std::max(sr / cr, kLower);
     if (!pinned[5]) s2[5] = std::max(s2[4] * 0.05, kLower);
-    starts.push_back(s2);
+    starts[num_starts++] = s2;
   }
 
-  const unsigned n = static_cast<unsigned>(pr.free_params.size());
+  const unsigned n = pr.num_free;
   std::array<double, 7> best_v = init;
   double best_f = std::numeric_limits<double>::infinity();
   if (n == 0) {
     best_f = fit_objective(from_array(init.data()), obs);
   }
-  for (const auto& start : starts) {
+  for (std::size_t si = 0; si < num_starts; ++si) {
     if (n == 0) break;
+    const std::array<double, 7>& start = starts[si];
     std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)> o(nlopt_create(NLOPT_LD_LBFGS, n), &nlopt_destroy);
     if (!o) throw SolverFailure("fit_perf_params: nlopt_create failed");
-    std::vector<double> lb(n), ub(n), x(n);
+    std::array<double, 7> lb{}, ub{}, x{};
     for (unsigned k = 0; k < n; ++k) {
       const int i = pr.free_params[k];
       const double v = start[static_cast<std::size_t>(i)];
@@ -393,7 +395,8 @@ FitResult fit_perf_params_detailed(std::span<const PerfObservation> obs, const F
       const int i = pr.free_params[k];
       v[static_cast<std::size_t>(i)] = (opt.log_space && i < 6) ? std::exp(x[k]) : x[k];
     }
-    const double fv = fit_objective(from_array(v.data()), obs);
+    // FitObjective gives fit_objective's bits (tests/unit/test_goodput_fit.cpp), without its per-row logs.
+    const double fv = objective(from_array(v.data()), nullptr);
     if (std::isfinite(fv) && fv < best_f) {
       best_f = fv;
       best_v = v;

@@ -25,6 +25,8 @@ class FitObjective {
   explicit FitObjective(std::span<const PerfObservation> obs);
   /// fit_objective(p, obs, grad), bit for bit (grad: 7 entries or null).
   double operator()(const PerfParams& p, double* grad) const;
+  /// The number of distinct local batch sizes among the observations.
+  [[nodiscard]] std::size_t distinct_batches() const noexcept { return bszs_.size(); }
 
  private:
   struct Row {

@@ -3,9 +3,10 @@
 #include <sia/sim/job.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <unordered_map>
 
 namespace sia::sim {
@@ -36,33 +37,61 @@ PerfFitter default_perf_fitter() {
   };
 }
 
+namespace {
+
+std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
+
+/// The memo's key is the observations themselves, compared bit for bit (equal keys mean equal inputs, as a fit
+/// sees them: -0 and +0 or two NaN payloads are different keys). A lookup hashes the caller's vector in place: no
+/// key is built per call (most calls are hits: 15,000 of 18,000 on the 936-job trace).
+struct ObservationsHash {
+  std::size_t operator()(const std::vector<StepObservation>& obs) const noexcept {
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ obs.size();
+    const auto mix = [&h](std::uint64_t v) {
+      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdULL;
+    };
+    for (const auto& o : obs) {
+      mix((static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.nodes)) << 32) |
+          static_cast<std::uint32_t>(o.replicas));
+      mix(static_cast<std::uint32_t>(o.local_bsz));
+      mix(bits(o.step_time));
+      mix(bits(o.sync_time));
+    }
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+struct ObservationsEqual {
+  bool operator()(const std::vector<StepObservation>& a, const std::vector<StepObservation>& b) const noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const StepObservation& x, const StepObservation& y) {
+      return x.nodes == y.nodes && x.replicas == y.replicas && x.local_bsz == y.local_bsz &&
+             bits(x.step_time) == bits(y.step_time) && bits(x.sync_time) == bits(y.sync_time);
+    });
+  }
+};
+
+}  // namespace
+
 PerfFitter memoised_perf_fitter(PerfFitter inner, std::size_t capacity) {
   struct Memo {
     PerfFitter inner;
     std::size_t capacity;
     std::mutex mutex;  // guards `fits`; a fit runs unlocked (two threads may fit one key: the same bits)
-    std::unordered_map<std::string, PerfParams> fits;
+    std::unordered_map<std::vector<StepObservation>, PerfParams, ObservationsHash, ObservationsEqual> fits;
   };
   auto memo = std::make_shared<Memo>();
   memo->inner = std::move(inner);
   memo->capacity = std::max<std::size_t>(capacity, 1);
   return [memo](const std::vector<StepObservation>& obs) {
-    std::string key;
-    key.reserve(obs.size() * (3 * sizeof(int) + 2 * sizeof(double)));
-    for (const auto& o : obs) {  // exact bits: equal keys mean equal inputs
-      const int ints[3] = {o.nodes, o.replicas, o.local_bsz};
-      const double reals[2] = {o.step_time, o.sync_time};
-      key.append(reinterpret_cast<const char*>(ints), sizeof ints);
-      key.append(reinterpret_cast<const char*>(reals), sizeof reals);
-    }
     {
       const std::lock_guard<std::mutex> lock(memo->mutex);
-      if (const auto it = memo->fits.find(key); it != memo->fits.end()) return it->second;
+      if (const auto it = memo->fits.find(obs); it != memo->fits.end()) return it->second;
     }
     const PerfParams p = memo->inner(obs);
     const std::lock_guard<std::mutex> lock(memo->mutex);
     if (memo->fits.size() >= memo->capacity) memo->fits.clear();
-    memo->fits.emplace(key, p);
+    memo->fits.emplace(obs, p);
     return p;
   };
 }

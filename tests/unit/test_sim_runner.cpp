@@ -267,6 +267,14 @@ TEST_CASE("sim.scale.memoised_fitter_calls_inner_once_per_observation_set") {
   x2[0].sync_time = 1e-300;  // another bit pattern: another fit
   (void)memo(x2);
   CHECK(calls == 5);
+  x2[0].sync_time = -0.0;  // equal to x's +0.0 as a number, not as bits: another fit
+  (void)memo(x2);
+  CHECK(calls == 6);
+  const std::vector<StepObservation> zr = {z[1], z[0]};  // the same observations in another order: another input
+  (void)memo(zr);
+  CHECK(calls == 7);
+  (void)memo(zr);  // (the memo was full again: it holds zr alone now)
+  CHECK(calls == 7);
 }
 
 TEST_CASE("sim.scale.memoised_fitter_shared_by_threads") {
