@@ -11,6 +11,7 @@
 #include <tbb/task_group.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -152,6 +153,9 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
     }
   } background;
   tbb::task_group& ahead = background.group;
+  // Rounds begun: a step ahead that starts after its round's steps began has nothing left to fit ahead of (on a
+  // busy machine the spare thread may only get to it then), and is dropped.
+  std::atomic<std::size_t> rounds_begun{0};
   while (done < jobs.size()) {
     if (options.cancelled && options.cancelled())
       throw SimulationCancelled("simulation of '" + workload.name + "' under '" + policy.name() + "' cancelled at " +
@@ -162,6 +166,7 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
     // function of its observations: the same bits whoever computes it). No random numbers, no events between
     // jobs: completions are counted afterwards in submission order. So the jobs step in parallel with the
     // serial loop's results, whatever the thread count.
+    rounds_begun.fetch_add(1, std::memory_order_relaxed);
     running.clear();
     for (const std::size_t i : active_idx)
       if (!jobs[i]->completed() && !jobs[i]->alloc.empty()) running.push_back(i);
@@ -208,16 +213,18 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
       ctx.jobs = active;
       ctx.threads = threads;
       // Fits ahead: the other threads fit, in the background, what the running jobs' next steps would fit if they
-      // kept their allocation (most do; a refit sets the next batch size, whose first observation refits again).
-      // The observations are copied here (SimJob::next_fit): the background reads no job, so nothing waits for it;
-      // the steps find the fits in the memo, or fit themselves what is not done yet. A fit is a pure function of
-      // its observations, so this changes no result, only which thread fits.
+      // kept their allocation (most do): they step copies of the jobs whose step refits first (SimJob::rehearsal),
+      // so the whole chain of a step's refits is found (a refit sets the next batch size, whose first observation
+      // refits again), and the batch-size searches that follow them land in the shared memo too. The jobs are copied here: the background reads no job, so nothing waits for it; the steps find the
+      // fits in the memo, or fit themselves what is not done yet. A fit is a pure function of its observations,
+      // so this changes no result, only which thread fits.
       if (threads > 1 && (!options.fitter || options.fitter_memoised))
         for (SimJob* j : active)
-          if (auto obs = j->next_fit(interval))
-            ahead.run([&fitter, o = std::move(*obs)] {
+          if (std::shared_ptr<SimJob> copy = j->rehearsal(interval))
+            ahead.run([&fitter, &rounds_begun, round = rounds_begun.load(), copy, now, interval] {
+              if (rounds_begun.load(std::memory_order_relaxed) != round) return;
               try {
-                (void)fitter(o);
+                copy->step(now, interval, fitter);
               } catch (...) {  // the step fits again and reports it
               }
             });

@@ -312,6 +312,67 @@ TEST_CASE("sim.scale.memoised_fitter_shared_by_threads") {
       CHECK(got[static_cast<std::size_t>(t)][i] == inner(sets[i % sets.size()]).alpha_c);
 }
 
+TEST_CASE("sim.job.rehearsal_fits_the_whole_next_step") {
+  // SimJob::rehearsal: a copy stepped ahead (by the simulator's spare threads while the policy decides) fits,
+  // through the memo, every fit of the job's next step when it keeps its allocation (the chain of refits new
+  // batch sizes bring, not only the first), changes nothing in the job, and the job's step then fits nothing
+  // itself; the job ends every round in the same state as a twin stepped without rehearsals.
+  const Inputs in;
+  for (const bool unaware : {false, true}) {
+    INFO("unaware " << unaware);
+    WorkloadJob w;
+    w.name = "a";
+    w.application = "cifar10";
+    w.batch_size = 4096;
+    const int nt = static_cast<int>(in.cluster->types.size());
+    SimJob a(w, in.apps->at("cifar10"), nt), b(w, in.apps->at("cifar10"), nt);
+    a.unaware_model = b.unaware_model = unaware;
+    int fits_a = 0, fits_b = 0;
+    const PerfFitter inner = default_perf_fitter();
+    const PerfFitter memo_a = memoised_perf_fitter([&](const std::vector<StepObservation>& o) {
+      ++fits_a;
+      return inner(o);
+    });
+    const PerfFitter memo_b = memoised_perf_fitter([&](const std::vector<StepObservation>& o) {
+      ++fits_b;
+      return inner(o);
+    });
+    int rehearsed = 0, chains = 0;
+    double now = 0.0;
+    for (int round = 0; round < 40 && !a.completed(); ++round, now += 60.0) {
+      if (round == 0 || round == 6) {  // (re)allocations: 2 GPUs, then 4 on two nodes
+        const SimAllocation to = round == 0 ? SimAllocation{0, 1, 2} : SimAllocation{0, 2, 4};
+        CHECK(a.apply(to) == b.apply(to));
+      }
+      if (const auto copy = a.rehearsal(60.0)) {
+        ++rehearsed;
+        const int generation = a.fit_generation, before = fits_a;
+        copy->step(now, 60.0, memo_a);
+        if (fits_a > before + 1) ++chains;
+        CHECK(a.fit_generation == generation);  // the job itself is untouched
+        CHECK(a.atomic_bsz == b.atomic_bsz);
+        const int after = fits_a;
+        a.step(now, 60.0, memo_a);
+        CHECK(fits_a == after);  // everything the step fits was fitted ahead
+      } else {
+        a.step(now, 60.0, memo_a);
+      }
+      b.step(now, 60.0, memo_b);
+      CHECK(a.atomic_bsz == b.atomic_bsz);
+      CHECK(a.accum_steps == b.accum_steps);
+      CHECK(a.progress == b.progress);
+      CHECK(a.epoch == b.epoch);
+      CHECK(a.fit_generation == b.fit_generation);
+      CHECK(a.perf == b.perf);
+      CHECK(a.merged_perf == b.merged_perf);
+      CHECK(a.completed() == b.completed());
+      CHECK(fits_a == fits_b);  // the rehearsal fitted exactly what the step fits: nothing for nothing
+    }
+    CHECK(rehearsed > 0);
+    CHECK(chains > 0);  // at least one step refitted more than once (next_fit() foresees only the first)
+  }
+}
+
 TEST_CASE("sim.job.prefit_fits_what_the_next_step_fits") {
   // SimJob::prefit (run by the simulator's spare threads while the policy decides) fits, through the memo, the
   // observations the job's next step will fit if it keeps its allocation: the step then finds the fit in the memo,

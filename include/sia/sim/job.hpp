@@ -145,7 +145,7 @@ class SimJob {
    * @brief The observations of the first refit step(now, seconds) would make if the job ran on with its
    * allocation and batch size (its next observation is a new one), in the order step() fits them; nothing for a
    * pipeline job (its fit is not memoised), a completed or suspended one, or when no refit comes first. Only
-   * reads the job: the simulator fits these in the background, through the memo, while the policy decides.
+   * reads the job. (The simulator steps a rehearsal() in the background instead: it also finds the refits after the first.)
    */
   [[nodiscard]] std::optional<std::vector<StepObservation>> next_fit(double seconds) const;
   /// Fits next_fit(seconds) through `fitter` (a memo); true when there was one.
@@ -153,6 +153,16 @@ class SimJob {
   /// True when step(now, seconds) would refit before anything else: a data-parallel job whose first observation,
   /// with its allocation and batch size, is a new one (later refits, after an epoch, are not foreseen).
   [[nodiscard]] bool refits_first(double seconds) const;
+  /**
+   * @brief A copy of the job to step ahead of it when refits_first(seconds), else null. Stepping the copy with the
+   * job's (memoised) fitter fits what the job's own step(now, seconds) will fit if it keeps its allocation: the
+   * whole chain of refits, not only the first one next_fit() foresees (a refit sets a new batch size, whose first
+   * observation refits again). The copy shares only thread-safe state with the job (the application's ground
+   * truth, the fit and batch-size memos), so the simulator steps it in the background while the policy decides;
+   * the job itself is not changed (the fits are pure functions of their observations: the same bits whichever
+   * thread fits first).
+   */
+  [[nodiscard]] std::unique_ptr<SimJob> rehearsal(double seconds) const;
 
  private:
   void compute_local_bsz();

@@ -54,7 +54,7 @@ struct SimOptions {
   PerfFitter fitter;            ///< empty = default_perf_fitter(), memoised per simulation
   /// `fitter` is a memo (memoised_perf_fitter(): run_simulations() shares one between its simulations). A simulation
   /// on several threads then fits ahead, while its policy decides a round, what its jobs' next steps would fit
-  /// (SimJob::next_fit); with a plain fitter that work would be lost. Always true for the default fitter.
+  /// (SimJob::rehearsal); with a plain fitter that work would be lost. Always true for the default fitter.
   bool fitter_memoised = false;
   /// Called after every round (and once more with `done` at the end); keep it cheap (throttle output yourself).
   std::function<void(const SimProgress&)> on_progress;
