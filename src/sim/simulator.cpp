@@ -144,6 +144,10 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
   // submitted, unfinished jobs in submission order and is updated as jobs arrive and finish.
   std::vector<std::size_t> active_idx, running;
   std::vector<SimJob*> active;
+  // Rounds begun: a step ahead that starts after its round's steps began has nothing left to fit ahead of (on a
+  // busy machine the spare thread may only get to it then), and is dropped. (Declared before `background`: the
+  // background's tasks read it until they are waited for.)
+  std::atomic<std::size_t> rounds_begun{0};
   // The background fits (below); waited for (those not started cancelled) however the simulation ends.
   struct Background {
     tbb::task_group group;
@@ -153,9 +157,6 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
     }
   } background;
   tbb::task_group& ahead = background.group;
-  // Rounds begun: a step ahead that starts after its round's steps began has nothing left to fit ahead of (on a
-  // busy machine the spare thread may only get to it then), and is dropped.
-  std::atomic<std::size_t> rounds_begun{0};
   while (done < jobs.size()) {
     if (options.cancelled && options.cancelled())
       throw SimulationCancelled("simulation of '" + workload.name + "' under '" + policy.name() + "' cancelled at " +
