@@ -27,8 +27,10 @@ namespace sia {
 
 class GoodputMemo {
  public:
-  /// Keeps at least the last `capacity` distinct optimisations (up to twice as many: two generations, the older
-  /// one dropped when the newer is full; a hit in the older one moves to the newer). `capacity` >= 1.
+  /// Keeps about the last `capacity` distinct optimisations, in 16 shards picked by the key's hash, each with a lock
+  /// of its own (threads asking for different keys rarely wait for each other): each shard keeps at least the last
+  /// ceil(capacity / 16) of its keys (up to twice as many: two generations, the older one dropped when the newer is
+  /// full; a hit in the older one moves to the newer). `capacity` >= 1.
   explicit GoodputMemo(std::size_t capacity = std::size_t{1} << 15);
   ~GoodputMemo();
   GoodputMemo(const GoodputMemo&) = delete;
