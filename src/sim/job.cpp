@@ -249,27 +249,11 @@ bool SimJob::refits_first(double seconds) const {
   return !unaware_model || !merged_observed.count(key);
 }
 
-std::optional<std::vector<StepObservation>> SimJob::next_fit(double seconds) const {
-  if (!refits_first(seconds)) return std::nullopt;
-  // The observations observe() will fit: the model's own (an unaware job's merged ones) and the new one.
-  auto obs = unaware_model ? merged_observed : observed[static_cast<std::size_t>(alloc.type)];
-  obs.emplace(std::make_tuple(static_cast<int>(placement.size()),
-                              std::accumulate(placement.begin(), placement.end(), 0), atomic_bsz),
-              app->step_time(alloc.type, placement, atomic_bsz));
-  return observations_of(obs);
-}
-
 std::unique_ptr<SimJob> SimJob::rehearsal(double seconds) const {
   // Only the jobs whose step refits first: rehearsing the ones an epoch boundary may make refit too (an adaptive
   // job whose last rate reaches its next epoch) left a third fewer fits to the steps, but took six times the
   // copies and background steps, and was slower on a busy machine (the spare thread then shares a core).
   return refits_first(seconds) ? std::make_unique<SimJob>(*this) : nullptr;
-}
-
-bool SimJob::prefit(double seconds, const PerfFitter& fitter) const {
-  auto obs = next_fit(seconds);
-  if (obs) (void)fitter(*obs);
-  return obs.has_value();
 }
 
 void SimJob::step(double now, double seconds, const PerfFitter& fitter) {

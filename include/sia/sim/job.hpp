@@ -141,23 +141,14 @@ class SimJob {
   /// Re-optimises the executed batch size for the current placement (reference §1.6).
   void update_local_bsz();
 
-  /**
-   * @brief The observations of the first refit step(now, seconds) would make if the job ran on with its
-   * allocation and batch size (its next observation is a new one), in the order step() fits them; nothing for a
-   * pipeline job (its fit is not memoised), a completed or suspended one, or when no refit comes first. Only
-   * reads the job. (The simulator steps a rehearsal() in the background instead: it also finds the refits after the first.)
-   */
-  [[nodiscard]] std::optional<std::vector<StepObservation>> next_fit(double seconds) const;
-  /// Fits next_fit(seconds) through `fitter` (a memo); true when there was one.
-  bool prefit(double seconds, const PerfFitter& fitter) const;
   /// True when step(now, seconds) would refit before anything else: a data-parallel job whose first observation,
   /// with its allocation and batch size, is a new one (later refits, after an epoch, are not foreseen).
   [[nodiscard]] bool refits_first(double seconds) const;
   /**
    * @brief A copy of the job to step ahead of it when refits_first(seconds), else null. Stepping the copy with the
    * job's (memoised) fitter fits what the job's own step(now, seconds) will fit if it keeps its allocation: the
-   * whole chain of refits, not only the first one next_fit() foresees (a refit sets a new batch size, whose first
-   * observation refits again). The copy shares only thread-safe state with the job (the application's ground
+   * whole chain of refits, not only the first one (a refit sets a new batch size, whose first observation refits
+   * again). The copy shares only thread-safe state with the job (the application's ground
    * truth, the fit and batch-size memos), so the simulator steps it in the background while the policy decides;
    * the job itself is not changed (the fits are pure functions of their observations: the same bits whichever
    * thread fits first).
