@@ -321,7 +321,7 @@ TEST_CASE("sim.themis.solver_across_calls") {
     if (round % 3 == 1) live.erase(live.begin() + static_cast<long>(rng() % live.size()));
     if (round % 4 == 2) live.push_back(make_job());
   }
-  CHECK(lps <= 15 * 4);  // a few LPs a round (measured: see the README)
+  CHECK(lps <= 15 * 4);  // a few LPs a round (measured: docs/performance.md, "960-job workloads per policy")
   // Ids: one per job, unique.
   CHECK_THROWS_AS((void)solver.solve({{1.0}, {1.0}}, {1, 1}, {1}, {{0, 1, 1}, {0, 1, 1}}, {5, 5}, o),
                   sia::InvalidArgument);

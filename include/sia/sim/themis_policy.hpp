@@ -22,7 +22,7 @@
 /// History (issue 19): a bisection on ρ with that z-LP (8–20 LPs a round through CBC's branch and bound), then
 /// Newton's method with cutting planes (3.7 LPs a round from the slack basis) and one z-LP at the converged ρ,
 /// now this: the optimum ρ is the same to the tolerance each time, but the LPs have many optimal x (ties), and
-/// which one is returned changed with the method (Philly × 8 average JCT: see the README).
+/// which one is returned changed with the method (Philly × 8 average JCT: docs/performance.md, "960-job workloads per policy").
 
 #include <sia/sim/policy.hpp>
 #include <sia/sim/time_sharing.hpp>
