@@ -16,7 +16,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -24,6 +23,7 @@
 #include "core/deadline.hpp"
 #include "core/formulation.hpp"
 #include "core/greedy.hpp"
+#include "core/id_index.hpp"
 #include "core/input_checks.hpp"
 #include "core/problem.hpp"
 #include "core/tenants.hpp"
@@ -689,11 +689,11 @@ RoundResult run_round_checked(const ClusterSpec& cluster, std::span<const JobSpe
   };
   {
     // Duplicate ids are a round-level error (a decision must name one job per id), rejected or not.
-    std::unordered_set<std::string_view> seen;
-    seen.reserve(jobs.size());
+    IdIndex seen(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       const JobSpec& j = jobs[i];
-      if (!j.id().empty() && !seen.insert(j.id()).second) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+      if (!j.id().empty() && seen.insert(j.id(), i) != IdIndex::npos)
+        throw InvalidArgument(job_label(j, i) + ": duplicate job id");
       try {
         validate_job(j, i, cluster.num_types());
         if (j.current()) (void)current_config_index(set, cluster, j, i);

@@ -36,12 +36,12 @@ bool RoundCache::same_cluster(const ClusterSpec& cluster, const ConfigurationSet
 const CachedJob* RoundCache::find(std::string_view id, std::size_t& position) const {
   std::call_once(indexed_, [this] {
     by_id_.reserve(jobs.size());
-    for (std::size_t k = 0; k < jobs.size(); ++k) by_id_.emplace(jobs[k].id, k);
+    for (std::size_t k = 0; k < jobs.size(); ++k) by_id_.insert(jobs[k].id, k);
   });
-  const auto it = by_id_.find(id);
-  if (it == by_id_.end()) return nullptr;
-  position = it->second;
-  return &jobs[it->second];
+  const std::size_t at = by_id_.find(id);
+  if (at == IdIndex::npos) return nullptr;
+  position = at;
+  return &jobs[at];
 }
 
 }  // namespace sia::detail

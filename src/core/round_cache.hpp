@@ -15,8 +15,9 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "core/id_index.hpp"
 
 #include "core/problem.hpp"
 
@@ -75,7 +76,7 @@ struct RoundCache {
 
  private:
   mutable std::once_flag indexed_;
-  mutable std::unordered_map<std::string_view, std::size_t> by_id_;
+  mutable IdIndex by_id_;
 };
 
 }  // namespace sia::detail

@@ -1,12 +1,13 @@
 // Warm starts between rounds (warm_start.hpp).
 #include "core/warm_start.hpp"
 
+#include "core/id_index.hpp"
+
 #include <sia/configuration_set.hpp>
 
 #include <limits>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 namespace sia::detail {
 namespace {
@@ -57,19 +58,18 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
         params.start_values[c] = 1.0;
     }
   } else {
-    std::unordered_map<std::string_view, std::size_t> job_index;
-    job_index.reserve(jobs.size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) job_index.emplace(jobs[i].id(), i);
+    IdIndex job_index(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) job_index.insert(jobs[i].id(), i);
     // The configuration each known job had, as a configuration index of this round's set (-1:
     // none, or one this round does not have); -2: a job the warm start does not know.
     std::vector<int> warm_config(jobs.size(), -2);
     for (const auto& a : warm.allocations) {
-      const auto it = job_index.find(a.job);
-      if (it == job_index.end()) continue;
-      warm_config[it->second] = -1;
+      const std::size_t at = job_index.find(a.job);
+      if (at == IdIndex::npos) continue;
+      warm_config[at] = -1;
       const int t = type_index(cluster, a.gpu_type);
       if (t < 0 || a.gpus <= 0) continue;
-      if (const auto c = pb.set.index_of(ConfigurationSpec{t, a.nodes, a.gpus})) warm_config[it->second] = *c;
+      if (const auto c = pb.set.index_of(ConfigurationSpec{t, a.nodes, a.gpus})) warm_config[at] = *c;
     }
     params.start_values.assign(f.cols.size(), 0.0);
     for (std::size_t c = 0; c < f.cols.size(); ++c) {
