@@ -109,6 +109,21 @@ bool round_and_repair(const Relaxation& rel, const std::vector<double>& lam, con
   return repair(rel, lam, b, counts, value);
 }
 
+namespace {
+
+// Lower bounds raised a class's counts above its members (cannot happen for an admissible x): the
+// surplus `rem` (< 0) taken back from its last items first; false when the bounds leave too many.
+bool lower_surplus(const Bounds* b, int c, int f, int e, Counts& counts, long long rem) {
+  for (int it = e - 1; it >= f && rem < 0; --it) {
+    const int take = std::min<long long>(-rem, counts[static_cast<std::size_t>(it)] - lo_in(b, c, it));
+    counts[static_cast<std::size_t>(it)] -= take;
+    rem += take;
+  }
+  return rem >= 0;
+}
+
+}  // namespace
+
 bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b,
                          const std::vector<double>& x, Counts& counts, double& value) {
   const Problem& p = rel.problem();
@@ -129,7 +144,12 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
     // Members left by the rounding down go to the largest fractional parts, then to the best
     // reduced values (the repair fixes any overfull row).
     // (Each item's fractional part and reduced value computed once; ties in both keep the item
-    // order, as a stable sort of the items in order does — without its buffer, allocated per class.)
+    // order, as a stable sort of the items in order does — without its buffer, allocated per class.
+    // A class the rounding down placed whole, as every class the LP does not split, needs no order.)
+    if (rem <= 0) {
+      if (rem < 0 && !lower_surplus(b, c, f, e, counts, rem)) return false;
+      continue;
+    }
     order.clear();
     frac.clear();
     red.clear();
@@ -155,14 +175,6 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
         }
       }
       if (!placed) return false;
-    }
-    if (rem < 0) {  // lower bounds raised the counts (cannot happen for an admissible x)
-      for (int it = e - 1; it >= f && rem < 0; --it) {
-        const int take = std::min<long long>(-rem, counts[static_cast<std::size_t>(it)] - lo_in(b, c, it));
-        counts[static_cast<std::size_t>(it)] -= take;
-        rem += take;
-      }
-      if (rem < 0) return false;
     }
   }
   return repair(rel, lam, b, counts, value);
