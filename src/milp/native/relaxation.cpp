@@ -36,9 +36,10 @@ struct CutMaster {
   std::vector<double> weights;  ///< dual value of each cut row
 };
 
-// Into `out` (its vectors' storage reused: a round solves a master per Kelley iteration).
-void solve_cut_master(const std::vector<std::vector<double>>& cut_g, const std::vector<double>& cut_c,
-                      const std::vector<double>& lo, const std::vector<double>& hi, CutMaster& out) {
+// Into `out` (its vectors' storage reused: a round solves a master per Kelley iteration). `cut_g`: the
+// cuts' gradients one after the other, K per cut.
+void solve_cut_master(const std::vector<double>& cut_g, const std::vector<double>& cut_c, const std::vector<double>& lo,
+                      const std::vector<double>& hi, CutMaster& out) {
   out.ok = false;
   const auto Ku = lo.size();
   const int K = static_cast<int>(Ku);
@@ -50,7 +51,7 @@ void solve_cut_master(const std::vector<std::vector<double>>& cut_g, const std::
   double T = -kInf;
   for (int s = 0; s < S; ++s) {
     double v = cut_c[static_cast<std::size_t>(s)];
-    for (std::size_t k = 0; k < Ku; ++k) v += cut_g[static_cast<std::size_t>(s)][k] * lo[k];
+    for (std::size_t k = 0; k < Ku; ++k) v += cut_g[static_cast<std::size_t>(s) * Ku + k] * lo[k];
     shifted[static_cast<std::size_t>(s)] = v;
     T = std::max(T, v);
   }
@@ -60,7 +61,7 @@ void solve_cut_master(const std::vector<std::vector<double>>& cut_g, const std::
   obj.assign(static_cast<std::size_t>(n), 0.0);
   for (int s = 0; s < S; ++s) {
     for (int k = 0; k < K; ++k)
-      a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)];
+      a[static_cast<std::size_t>(s * n + k)] = cut_g[static_cast<std::size_t>(s) * Ku + static_cast<std::size_t>(k)];
     a[static_cast<std::size_t>(s * n + K)] = 1.0;
     rhs[static_cast<std::size_t>(s)] = T - shifted[static_cast<std::size_t>(s)];
   }
@@ -333,7 +334,7 @@ bool Relaxation::lp_infeasible(const Bounds* b, const Deadline& deadline) const 
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
   std::vector<double> lam(Ku, 0.0);
-  std::vector<std::vector<double>> cut_g;
+  std::vector<double> cut_g;  // K per cut
   std::vector<double> cut_c;
   for (int iter = 0; iter < 60 + 20 * K; ++iter) {
     const PriceEval e = evaluate_feasibility(lam, b);
@@ -345,7 +346,7 @@ bool Relaxation::lp_infeasible(const Bounds* b, const Deadline& deadline) const 
     if (K == 0) return false;
     double c = e.L;
     for (std::size_t k = 0; k < Ku; ++k) c -= e.grad[k] * lam[k];
-    cut_g.push_back(e.grad);
+    cut_g.insert(cut_g.end(), e.grad.begin(), e.grad.end());
     cut_c.push_back(c);
     if (deadline.passed()) return false;
     CutMaster master;
@@ -435,7 +436,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   const auto Ku = static_cast<std::size_t>(K);
   KelleyResult out;
   for (std::size_t k = 0; k < Ku; ++k) lam0[k] = std::clamp(lam0[k], 0.0, box[k]);
-  std::vector<std::vector<double>> cut_g, cut_lam;
+  std::vector<double> cut_g, cut_lam;  // per cut, K each, one cut after the other
   std::vector<double> cut_c;
   std::vector<double> lam = lam0;
   out.lam = lam0;
@@ -449,7 +450,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     if (!(sum > 0.0)) return;
     for (std::size_t s = 0; s < cut_c.size(); ++s)
       if (y[s] > 1e-12 * sum) {
-        out.cut_lam.push_back(cut_lam[s]);
+        const auto at = cut_lam.begin() + static_cast<std::ptrdiff_t>(s * Ku);
+        out.cut_lam.emplace_back(at, at + static_cast<std::ptrdiff_t>(Ku));
         out.cut_weight.push_back(y[s] / sum);
       }
   };
@@ -464,6 +466,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   const bool boxed = !radius.empty();
   std::vector<double> last_y, lam_master;
   std::vector<double> master_lo, master_hi;  // the master's box, storage kept from iteration to iteration
+  std::vector<double> next;                  // the next query, likewise
   double t_master = -kInf;
   bool last_binding = false;
   const double alpha = 0.5;
@@ -546,10 +549,10 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     }
     double c = e.L;
     for (std::size_t k = 0; k < Ku; ++k) c -= e.grad[k] * lam[k];
-    cut_g.push_back(std::move(e.grad));  // (read as cut_g.back() below)
-    const std::vector<double>& grad = cut_g.back();
+    cut_g.insert(cut_g.end(), e.grad.begin(), e.grad.end());
+    const std::vector<double>& grad = e.grad;
     cut_c.push_back(c);
-    cut_lam.push_back(lam);
+    cut_lam.insert(cut_lam.end(), lam.begin(), lam.end());
     if (out.L <= target) return out;
     if (deadline.passed()) return out;
     if (!boxed && !lam_master.empty() && !pure_next) {
@@ -600,7 +603,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     if (!solved) break;
     const double scale = 1.0 + std::abs(out.L);
     if (!binding && out.L - t_master <= 1e-10 * scale) break;  // converged: out.L is the minimum
-    std::vector<double> next(Ku);
+    next.resize(Ku);
     last_binding = binding;
     if (boxed) {
       next = lam_master;
@@ -618,7 +621,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
         same = same && std::abs(next[k] - lam[k]) <= 1e-13 * (1.0 + std::abs(lam[k]));
       if (same) break;
     }
-    lam = std::move(next);
+    lam.swap(next);  // (next is written whole before it is read again)
   }
   if (!last_y.empty()) finish_primal(last_y);
   return out;
