@@ -16,49 +16,12 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "core/id_index.hpp"
 #include "core/input_checks.hpp"
 #include "core/round_cache.hpp"
 
 namespace sia::detail {
 namespace {
-
-// The round's job ids seen so far, to refuse a duplicate: an open-addressing table of views into
-// the jobs' ids (a node-based set allocated a node per job and round: about 1 % of a simulation of
-// small rounds). insert(): false when the id is already there.
-class IdSet {
- public:
-  void reserve(std::size_t n) {
-    if (2 * n + 2 > slots_.size()) rehash(std::bit_ceil(2 * n + 2));
-  }
-  bool insert(std::string_view id) {
-    if (2 * (size_ + 1) > slots_.size()) rehash(std::max<std::size_t>(16, 2 * slots_.size()));
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t h = std::hash<std::string_view>{}(id)&mask;; h = (h + 1) & mask) {
-      Slot& s = slots_[h];
-      if (!s.used) {
-        s = Slot{id, true};
-        ++size_;
-        return true;
-      }
-      if (s.id == id) return false;
-    }
-  }
-
- private:
-  struct Slot {
-    std::string_view id;
-    bool used = false;
-  };
-  void rehash(std::size_t slots) {
-    std::vector<Slot> old(slots);
-    old.swap(slots_);
-    size_ = 0;
-    for (const Slot& s : old)
-      if (s.used) insert(s.id);
-  }
-  std::vector<Slot> slots_;
-  std::size_t size_ = 0;
-};
 
 JobLimits limits_of(const JobSpec& j) {
   return JobLimits{j.min_gpus(),       j.max_gpus(),          j.kind(), j.pipeline_size(), j.max_gpus_ever(),
@@ -215,7 +178,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   // Duplicate ids: without a previous round, a set of every id; with one, a job whose id the
   // previous round had takes that job's place (a second job taking it is a duplicate), and only
   // the others go into the set.
-  IdSet seen;
+  IdIndex seen;
   std::vector<char> taken;
   if (prev == nullptr)
     seen.reserve(n);
@@ -239,7 +202,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     validate_job(j, i, cluster.num_types());
     const CachedJob* was = nullptr;
     if (prev == nullptr) {
-      if (!seen.insert(j.id())) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+      if (seen.insert(j.id(), i) != IdIndex::npos) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
     } else {
       std::size_t at = cursor;
       if (at < prev->jobs.size() && prev->jobs[at].id == j.id())
@@ -251,7 +214,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         taken[at] = 1;
         cursor = at + 1;
         pb.previous_position[i] = static_cast<int>(at);
-      } else if (!seen.insert(j.id())) {
+      } else if (seen.insert(j.id(), i) != IdIndex::npos) {
         throw InvalidArgument(job_label(j, i) + ": duplicate job id");
       }
     }
