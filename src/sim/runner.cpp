@@ -138,10 +138,7 @@ std::vector<SimResult> run_simulations(std::span<const SimulationSpec> specs, co
       if (!policy) throw InvalidArgument("simulation " + std::to_string(i) + ": the policy factory returned null");
       SimOptions so = spec.options;
       so.threads = so.threads > 0 ? std::min(so.threads, per_simulation) : per_simulation;
-      if (!so.fitter) {
-        so.fitter = shared_fitter;
-        so.fitter_memoised = true;
-      }
+      if (!so.fitter) so.fitter = shared_fitter;
       so.on_progress = [&, i, inner = spec.options.on_progress](const SimProgress& p) {
         hub.update(i, p);
         if (inner) inner(p);

@@ -131,6 +131,15 @@ SiaPolicyOptions apply_profiling_mode(SiaPolicyOptions o, std::string_view mode)
 
 namespace {
 
+/// The goodput filler (SiaPolicy::allocate) runs only in a round with at least this many new estimators: handing
+/// work to another thread costs its wake-up, its pick-up and the join — 15-30 µs when the other core is free, 100-270
+/// µs when another process holds it (measured on the 2-core machine with a oneTBB arena of 2 threads, 2026-11-29) —
+/// and filling a new estimator costs 1.4-4.8 µs (most searches are goodput-memo hits; 1.4 µs at 16,384 GPUs, 4.8 µs
+/// at 64). With 32 a round hands over at least 45-150 µs. The 936-job trace at 64 GPUs has at most 27 new estimators
+/// per round (median 9): its rounds fill nothing ahead (2 threads cost 5-10 % more than one with the filler and the
+/// jobs' parallel steps); `--scale 256 --rate 600` has 130-170 (median), those rounds still do.
+constexpr std::size_t kMinFreshEstimatorsToFillAhead = 32;
+
 /// A job's goodput estimates for the rounds until its knowledge changes (SimJob::fit_generation), memoised per
 /// configuration: the round may ask twice, and the memo survives rounds while the generation stays the same.
 /// One object per job for the whole simulation, reset in place when the generation changes: at 10,000 active
@@ -306,7 +315,9 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   if (cache_.size() > ctx.jobs.size()) std::erase_if(cache_, [&](const auto& kv) { return kv.second.round != round_; });
   const ClusterSpec spec = cluster.spec();
   const int threads = ctx.threads > 0 ? ctx.threads : tbb::this_task_arena::max_concurrency();
-  if (threads > 1 && fresh.size() > 1 && set_cluster_ != &cluster) {  // the round builds the same set every round
+  // Another thread fills the new estimators' goodputs (below) only in a round with enough of them to pay for it.
+  const bool ahead = threads > 1 && fresh.size() >= kMinFreshEstimatorsToFillAhead;
+  if (ahead && set_cluster_ != &cluster) {  // the round builds the same set every round
     set_ = make_configuration_set(spec);
     set_cluster_ = &cluster;
   }
@@ -336,7 +347,6 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
     } catch (const std::exception&) {  // the round asks again and reports it
     }
   };
-  const bool ahead = threads > 1 && fresh.size() > 1;
   std::atomic<bool> round_over{false};  // the other thread starts no new job after the round
   tbb::task_group filler;
   struct Join {  // the other thread reads this call's data: it ends before the call does, however it ends

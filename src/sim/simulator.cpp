@@ -8,10 +8,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
-#include <tbb/task_group.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -65,6 +63,16 @@ ApplicationSet load_applications(const std::filesystem::path& profiles_dir, cons
 
 namespace {
 
+/// A round's jobs step in parallel only when at least this many of them refit first (SimJob::refits_first): handing
+/// work to another thread costs its wake-up, its pick-up and the join — 15-30 µs when the other core is free, 100-270
+/// µs when another process holds it (measured on the 2-core machine with a oneTBB arena of 2 threads, 2026-11-29) —
+/// and a step costs about 1 µs, 1.5-13 µs with a refit (most fits are memo hits; 1.5 µs per refitting job at 16,384
+/// GPUs, 13 µs at 64). With 32 refits a round hands over 50-400 µs of work. The 936-job trace at 64 GPUs has at most
+/// 13 refitting jobs per round (median 2): it steps on one thread whatever the thread count (as it does at
+/// `--threads 1`, which it was 5-10 % faster than with the hand-offs); `--scale 256 --rate 600` has 70-90 (median),
+/// those rounds still step in parallel.
+constexpr int kMinRefitsToStepInParallel = 32;
+
 /// Calls step(i) for every index of `idx` (step must only touch the state of job i): on the calling thread with
 /// one thread, else on the current task arena. An exception is the one of the first failing index in `idx`'s
 /// order, as a serial loop would throw it (the other jobs' state is dropped with the simulation anyway).
@@ -75,20 +83,17 @@ void for_each_job(const std::vector<std::size_t>& idx, int threads, F&& step) {
     return;
   }
   std::vector<std::exception_ptr> errors(idx.size());
-  // Isolated: the calling thread waits for these jobs only (not for background fits).
-  tbb::this_task_arena::isolate([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<std::size_t>(0, idx.size(), 1),
-        [&](const tbb::blocked_range<std::size_t>& r) {
-          for (std::size_t k = r.begin(); k < r.end(); ++k) try {
-              step(idx[k]);
-            } catch (...) {
-              errors[k] = std::current_exception();
-            }
-        },
-        // One job per task: a job that refits its model costs a thousand times one that only steps.
-        tbb::simple_partitioner());
-  });
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, idx.size(), 1),
+      [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t k = r.begin(); k < r.end(); ++k) try {
+            step(idx[k]);
+          } catch (...) {
+            errors[k] = std::current_exception();
+          }
+      },
+      // One job per task: a job that refits its model costs a thousand times one that only steps.
+      tbb::simple_partitioner());
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
@@ -144,19 +149,6 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
   // submitted, unfinished jobs in submission order and is updated as jobs arrive and finish.
   std::vector<std::size_t> active_idx, running;
   std::vector<SimJob*> active;
-  // Rounds begun: a step ahead that starts after its round's steps began has nothing left to fit ahead of (on a
-  // busy machine the spare thread may only get to it then), and is dropped. (Declared before `background`: the
-  // background's tasks read it until they are waited for.)
-  std::atomic<std::size_t> rounds_begun{0};
-  // The background fits (below); waited for (those not started cancelled) however the simulation ends.
-  struct Background {
-    tbb::task_group group;
-    ~Background() {
-      group.cancel();
-      group.wait();
-    }
-  } background;
-  tbb::task_group& ahead = background.group;
   while (done < jobs.size()) {
     if (options.cancelled && options.cancelled())
       throw SimulationCancelled("simulation of '" + workload.name + "' under '" + policy.name() + "' cancelled at " +
@@ -167,17 +159,15 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
     // function of its observations: the same bits whoever computes it). No random numbers, no events between
     // jobs: completions are counted afterwards in submission order. So the jobs step in parallel with the
     // serial loop's results, whatever the thread count.
-    rounds_begun.fetch_add(1, std::memory_order_relaxed);
     running.clear();
     for (const std::size_t i : active_idx)
       if (!jobs[i]->completed() && !jobs[i]->alloc.empty()) running.push_back(i);
-    // In parallel only when at least two jobs refit (a fit costs about 0.2 ms; stepping a job without one, a few
-    // microseconds: then a barrier, and on a loaded machine a wait for a descheduled thread, cost more).
+    // In parallel only in a round with enough refits to pay for the hand-off (kMinRefitsToStepInParallel).
     int refitting = 0;
     if (threads > 1)
       for (const std::size_t i : running)
-        if (jobs[i]->refits_first(interval) && ++refitting >= 2) break;
-    for_each_job(running, refitting >= 2 ? threads : 1, [&](std::size_t i) {
+        if (jobs[i]->refits_first(interval) && ++refitting >= kMinRefitsToStepInParallel) break;
+    for_each_job(running, refitting >= kMinRefitsToStepInParallel ? threads : 1, [&](std::size_t i) {
       SimJob& j = *jobs[i];
       const double held = j.gpu_seconds;
       const int type = j.alloc.type;
@@ -213,26 +203,8 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
       ctx.cluster = &cluster;
       ctx.jobs = active;
       ctx.threads = threads;
-      // Fits ahead: the other threads fit, in the background, what the running jobs' next steps would fit if they
-      // kept their allocation (most do): they step copies of the jobs whose step refits first (SimJob::rehearsal),
-      // so the whole chain of a step's refits is found (a refit sets the next batch size, whose first observation
-      // refits again), and the batch-size searches that follow them land in the shared memo too. The jobs are copied here: the background reads no job, so nothing waits for it; the steps find the
-      // fits in the memo, or fit themselves what is not done yet. A fit is a pure function of its observations,
-      // so this changes no result, only which thread fits.
-      if (threads > 1 && (!options.fitter || options.fitter_memoised))
-        for (SimJob* j : active)
-          if (std::shared_ptr<SimJob> copy = j->rehearsal(interval))
-            ahead.run([&fitter, &rounds_begun, round = rounds_begun.load(), copy, now, interval] {
-              if (rounds_begun.load(std::memory_order_relaxed) != round) return;
-              try {
-                copy->step(now, interval, fitter);
-              } catch (...) {  // the step fits again and reports it
-              }
-            });
       const auto t0 = std::chrono::steady_clock::now();
-      // Isolated: while it waits inside its round, the policy's thread runs only the round's work, not fits.
-      std::vector<SimAllocation> allocs =
-          threads <= 1 ? policy.allocate(ctx) : tbb::this_task_arena::isolate([&] { return policy.allocate(ctx); });
+      std::vector<SimAllocation> allocs = policy.allocate(ctx);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       res.policy_ms.push_back(ms);
       log.policy_ms = ms;

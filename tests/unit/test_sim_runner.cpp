@@ -313,7 +313,7 @@ TEST_CASE("sim.scale.memoised_fitter_shared_by_threads") {
 }
 
 TEST_CASE("sim.job.rehearsal_fits_the_whole_next_step") {
-  // SimJob::rehearsal: a copy stepped ahead (by the simulator's spare threads while the policy decides) fits,
+  // SimJob::rehearsal: a copy stepped ahead (on another thread while the policy decides) fits,
   // through the memo, every fit of the job's next step when it keeps its allocation (the chain of refits new
   // batch sizes bring, not only the first), changes nothing in the job, and the job's step then fits nothing
   // itself; the job ends every round in the same state as a twin stepped without rehearsals.

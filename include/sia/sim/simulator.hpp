@@ -52,17 +52,14 @@ struct SimOptions {
   bool truncate = false;
   bool keep_round_log = false;  ///< keep per-round allocations (for --out)
   PerfFitter fitter;            ///< empty = default_perf_fitter(), memoised per simulation
-  /// `fitter` is a memo (memoised_perf_fitter(): run_simulations() shares one between its simulations). A simulation
-  /// on several threads then fits ahead, while its policy decides a round, what its jobs' next steps would fit
-  /// (SimJob::rehearsal); with a plain fitter that work would be lost. Always true for the default fitter.
-  bool fitter_memoised = false;
   /// Called after every round (and once more with `done` at the end); keep it cheap (throttle output yourself).
   std::function<void(const SimProgress&)> on_progress;
   /// Polled every round: true stops the simulation with SimulationCancelled (e.g. a wall-time limit).
   std::function<bool()> cancelled;
   std::optional<JobKind> force_category;  ///< overrides every job's kind (`--force-category`, paper Fig. 1)
   /// Threads this simulation uses: its jobs' steps between two rounds (with their refits) run in parallel, and the
-  /// policy may use them inside a round (PolicyContext::threads). 0 = all cores (oneTBB's default concurrency; more
+  /// policy may use them inside a round (PolicyContext::threads), in the rounds with enough work to pay for handing
+  /// it to another thread (a round of the 936-job trace at 64 GPUs has too little: it runs on one). 0 = all cores (oneTBB's default concurrency; more
   /// counts as all), 1 = the calling thread only. The results are the same bits for every value. run_simulations()
   /// gives each simulation its share of the runner's threads (1 when it runs as many simulations at once as it has
   /// threads).
