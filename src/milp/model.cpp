@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "milp/rounding.hpp"
+
 namespace sia {
 namespace {
 std::string col_label(const MilpModel& m, int j) {
@@ -115,7 +117,7 @@ bool MilpModel::is_feasible(const std::vector<double>& x, double tol) const {
   if (x.size() != obj.size()) return false;
   for (std::size_t j = 0; j < x.size(); ++j) {
     if (!std::isfinite(x[j]) || x[j] < col_lower[j] - tol || x[j] > col_upper[j] + tol) return false;
-    if (is_integer[j] && std::abs(x[j] - std::round(x[j])) > tol) return false;
+    if (is_integer[j] && std::abs(x[j] - detail::nearest_integer(x[j])) > tol) return false;
   }
   std::vector<double> act(row_lower.size(), 0.0);
   for (const auto& e : entries) act[static_cast<std::size_t>(e.row)] += e.value * x[static_cast<std::size_t>(e.col)];

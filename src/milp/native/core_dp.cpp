@@ -10,6 +10,7 @@
 
 #include "milp/native/core_dp.hpp"
 #include "milp/native/heuristic.hpp"
+#include "milp/rounding.hpp"
 
 namespace sia::detail::native {
 namespace {
@@ -29,19 +30,30 @@ struct Key {
 
 }  // namespace
 
+bool integer_usages(const Problem& p, double limit) {
+  for (double a : p.use_val)
+    if (!is_integer_value(a) || std::abs(a) > limit) return false;
+  return true;
+}
+
 DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, double incumbent,
-                        const std::function<double(double)>& tol, const DpLimits& limits, bool debug, double min_cost) {
+                        const std::function<double(double)>& tol, const DpLimits& limits, bool debug, double min_cost,
+                        const AtPrices* at) {
   DpOutcome out;
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   const int K = p.num_rows, C = cls.size();
   if (K == 0 || K > 24) return out;
-  for (double a : p.use_val)
-    if (a != std::round(a) || std::abs(a) > 1e6) return out;
+  if (!integer_usages(p, 1e6)) return out;
   std::vector<int> base;
-  const PriceEval ev = rel.evaluate(lam, nullptr, &base);
-  if (ev.L == -kInf) return out;
-  const double L = ev.L;
+  double L = -kInf;
+  if (at != nullptr) {
+    base = at->best;
+    L = at->L;
+  } else {
+    L = rel.evaluate(lam, nullptr, &base).L;
+  }
+  if (L == -kInf) return out;
   const double target = incumbent == -kInf ? -kInf : incumbent + tol(incumbent);
   const double delta_max = L - target;
   if (!(delta_max > 0.0)) {
@@ -53,7 +65,8 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
   auto usage = [&](int it, long long* u) {
     std::fill(u, u + K, 0LL);
     for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-      u[p.use_row[static_cast<std::size_t>(q)]] += std::llround(p.use_val[static_cast<std::size_t>(q)]);
+      // (Integers, checked above: the conversion is exact, as std::llround was, without a call.)
+      u[p.use_row[static_cast<std::size_t>(q)]] += static_cast<long long>(p.use_val[static_cast<std::size_t>(q)]);
   };
   // Residual capacity of the base and the moves of each class (non-base items with delta < Delta).
   std::vector<long long> R(Ku), ub(Ku), ui(Ku);
@@ -306,10 +319,10 @@ namespace {
 // four moduli and runs their programmes on two threads (the same numbers as one call each).
 
 // Does the bound apply (integer usages, at most `max_states` residue vectors)? `states`: M^K.
-bool modular_applies(const Problem& p, int K, int modulus, double budget, std::size_t max_states, std::size_t& states) {
+// `integral`: integer_usages(p, 1e9), the same for every modulus.
+bool modular_applies(bool integral, int K, int modulus, double budget, std::size_t max_states, std::size_t& states) {
   if (K == 0 || modulus < 2 || !(budget > 0.0)) return false;
-  for (double a : p.use_val)
-    if (a != std::round(a) || std::abs(a) > 1e9) return false;
+  if (!integral) return false;
   states = 1;
   for (int k = 0; k < K; ++k) {
     states *= static_cast<std::size_t>(modulus);
@@ -417,7 +430,8 @@ double modular_programme(const Relaxation& rel, const std::vector<double>& lam, 
   auto use = [&](int it, int k) {
     const int row = rows[static_cast<std::size_t>(k)];
     for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
-      if (p.use_row[static_cast<std::size_t>(q)] == row) return std::llround(p.use_val[static_cast<std::size_t>(q)]);
+      if (p.use_row[static_cast<std::size_t>(q)] == row)  // (integers: modular_applies)
+        return static_cast<long long>(p.use_val[static_cast<std::size_t>(q)]);
     return 0LL;
   };
   std::vector<long long> stride(static_cast<std::size_t>(K));
@@ -579,7 +593,9 @@ double modular_programme(const Relaxation& rel, const std::vector<double>& lam, 
 double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam, double budget, int modulus,
                           const std::vector<int>& rows, std::size_t max_states, double* work_left) {
   std::size_t states = 1;
-  if (!modular_applies(rel.problem(), static_cast<int>(rows.size()), modulus, budget, max_states, states)) return 0.0;
+  if (!modular_applies(integer_usages(rel.problem(), 1e9), static_cast<int>(rows.size()), modulus, budget, max_states,
+                       states))
+    return 0.0;
   std::vector<int> base;
   const PriceEval ev = rel.evaluate(lam, nullptr, &base);
   if (ev.L == -kInf) return 0.0;
@@ -590,7 +606,7 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
   return modular_programme(rel, lam, budget, modulus, rows, states, base, nullptr);
 }
 
-double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget) {
+double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget, const AtPrices* at) {
   const int K = rel.problem().num_rows;
   std::vector<int> by_price(static_cast<std::size_t>(K));
   for (int k = 0; k < K; ++k) by_price[static_cast<std::size_t>(k)] = k;
@@ -611,6 +627,7 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
   std::vector<int> moves;  // per class, its cheap moves (modular_moves)
   bool evaluated = false;
   double work_left = 5e7;
+  const bool integral = integer_usages(rel.problem(), 1e9);
   for (int M : {2, 4, 8, 16}) {
     // As many rows as M^rows <= kStates allows, the dearest first.
     std::size_t states = 1;
@@ -621,10 +638,17 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
     }
     std::vector<int> rows(by_price.begin(), by_price.begin() + n);
     std::sort(rows.begin(), rows.end());
-    if (!modular_applies(rel.problem(), n, M, budget, kStates, states)) continue;
+    if (!modular_applies(integral, n, M, budget, kStates, states)) continue;
     if (!evaluated) {
       evaluated = true;
-      if (rel.evaluate(lam, nullptr, &base).L == -kInf) return 0.0;  // every modulus: 0
+      double L = -kInf;
+      if (at != nullptr) {
+        base = at->best;
+        L = at->L;
+      } else {
+        L = rel.evaluate(lam, nullptr, &base).L;
+      }
+      if (L == -kInf) return 0.0;  // every modulus: 0
     }
     if (moves.empty()) moves = modular_moves(rel, lam, budget, base);  // (the same for every modulus)
     const double work = modular_work(rel.classes(), moves, states);

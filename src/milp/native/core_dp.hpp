@@ -35,6 +35,18 @@ struct DpOutcome {
   std::size_t peak_states = 0;
 };
 
+/// The relaxation at the prices a search works at, as Relaxation::evaluate(lam, nullptr, &best) gives
+/// it: solve_core_dp and modular_bounds take it from a caller that has it instead of evaluating again
+/// (the same numbers: the evaluation is a function of the prices).
+struct AtPrices {
+  double L = -kInf;
+  std::vector<int> best;
+};
+
+/// Are all of `p`'s usages integers of magnitude at most `limit`? (What the core DP, limit 1e6, and
+/// the modular bounds, 1e9, need.)
+[[nodiscard]] bool integer_usages(const Problem& p, double limit);
+
 struct DpLimits {
   Deadline deadline;
   std::size_t max_states = 2'000'000;  ///< per layer
@@ -49,7 +61,7 @@ struct DpLimits {
  */
 DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, double incumbent,
                         const std::function<double(double)>& tol, const DpLimits& limits, bool debug,
-                        double min_cost = 0.0);
+                        double min_cost = 0.0, const AtPrices* at = nullptr);
 
 }  // namespace sia::detail::native
 
@@ -77,6 +89,7 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
 /// such passes cost half a second for a lift the core DP then finds in a millisecond. When every
 /// modulus uses the same rows (at most 4) and their prices are non-negative, modulus 16's bound is
 /// the largest of the four, bit for bit: it runs alone.
-double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget);
+double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget,
+                      const AtPrices* at = nullptr);
 
 }  // namespace sia::detail::native

@@ -124,9 +124,12 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   res.root_bound = L;
   res.prices = lam;
   res.prices_exact = root.lower > -kInf && L - root.lower <= 1e-9 * (1.0 + std::abs(L));
+  // The relaxation at the LP's prices: the group duals, and the modular bound and the core DP below
+  // start from it.
+  AtPrices at_lam;
+  at_lam.L = rel.evaluate(lam, nullptr, &at_lam.best).L;
   {
-    std::vector<int> bi;
-    (void)rel.evaluate(lam, nullptr, &bi);
+    const std::vector<int>& bi = at_lam.best;
     res.group_duals.resize(static_cast<std::size_t>(G));
     for (int g = 0; g < G; ++g) {
       const int c = cls.class_of[static_cast<std::size_t>(g)];
@@ -160,7 +163,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   double lift = 0.0;
   if (!proven && best > -kInf) {
     const auto t_m = Clock::now();
-    lift = modular_bounds(rel, lam, L - target());
+    lift = modular_bounds(rel, lam, L - target(), &at_lam);
     bound = L - lift;
     proven = bound <= target();
     if (options.debug) std::fprintf(stderr, "native: modular bound %.3f ms, lifts the bound by %.6g\n", ms(t_m), lift);
@@ -178,7 +181,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     dl.deadline = options.deadline;
     dl.max_states = max_states;
     dl.max_trail = max_trail;
-    const DpOutcome dp = solve_core_dp(rel, lam, best, tol, dl, options.debug, lift);
+    const DpOutcome dp = solve_core_dp(rel, lam, best, tol, dl, options.debug, lift, &at_lam);
     res.dp_peak_states = std::max(res.dp_peak_states, dp.peak_states);
     if (dp.kind == DpOutcome::Kind::not_applicable) return false;
     res.dp_used = true;
