@@ -28,6 +28,7 @@
 #include "milp/native/problem.hpp"
 #include "milp/native/relaxation.hpp"
 #include "milp/native/search.hpp"
+#include "milp/rounding.hpp"
 #include "round_instances.hpp"
 
 namespace {
@@ -167,6 +168,44 @@ Spec spec_for(int iter) {
 }
 
 }  // namespace
+
+// milp/rounding.hpp: the integrality checks' distance to the nearest integer is std::round's, bit
+// for bit, and the integer test agrees with v == std::round(v), on random doubles of every
+// magnitude, random bit patterns and the edges (ties, 2^52, infinities, NaN, signed zeros).
+TEST_CASE("native.engine.nearest_integer_is_round") {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> unit(-3.0, 3.0);
+  std::vector<double> values = {0.5,
+                                -0.5,
+                                1.5,
+                                2.5,
+                                -2.5,
+                                0.49999999999999994,
+                                4503599627370495.5,
+                                4503599627370496.0,
+                                -4503599627370497.0,
+                                1e300,
+                                1e-300,
+                                0.0,
+                                -0.0,
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN()};
+  for (int i = 0; i < 200'000; ++i) {
+    values.push_back(unit(gen));
+    values.push_back(std::ldexp(unit(gen), static_cast<int>(gen() % 130) - 65));
+    const std::uint64_t bits = gen();
+    double x = 0.0;
+    std::memcpy(&x, &bits, sizeof x);
+    values.push_back(x);
+  }
+  for (const double v : values) {
+    CHECK(sia::detail::is_integer_value(v) == (v == std::round(v)));
+    if (!std::isfinite(v)) continue;
+    const double a = std::abs(v - sia::detail::nearest_integer(v)), b = std::abs(v - std::round(v));
+    CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+  }
+}
 
 TEST_CASE("native.engine.dense_lp_duals") {
   // y >= 0, y·A >= c and y·b = the optimum on random feasible LPs.
