@@ -42,6 +42,7 @@ TEST_HOOKS = {
     "milp/native/problem.hpp": "native engine: the knapsack form",
     "milp/native/relaxation.hpp": "native engine: price-space LP",
     "milp/native/search.hpp": "native engine: the whole search",
+    "milp/rounding.hpp": "integrality checks without libm, against std::round",
     # Incremental rounds: the problem built from the previous round's rows against the one built anew.
     "core/problem.hpp": "incremental rounds: the round's problem, compared bit for bit with and without the cache",
     "core/round_cache.hpp": "incremental rounds: the previous round's rows (WarmStart::cache)",
