@@ -131,14 +131,14 @@ SiaPolicyOptions apply_profiling_mode(SiaPolicyOptions o, std::string_view mode)
 
 namespace {
 
-/// The goodput filler (SiaPolicy::allocate) runs only in a round with at least this many new estimators: handing
-/// work to another thread costs its wake-up, its pick-up and the join — 15-30 µs when the other core is free, 100-270
-/// µs when another process holds it (measured on the 2-core machine with a oneTBB arena of 2 threads, 2026-11-29) —
-/// and filling a new estimator costs 1.4-4.8 µs (most searches are goodput-memo hits; 1.4 µs at 16,384 GPUs, 4.8 µs
-/// at 64). With 32 a round hands over at least 45-150 µs. The 936-job trace at 64 GPUs has at most 27 new estimators
-/// per round (median 9): its rounds fill nothing ahead (2 threads cost 5-10 % more than one with the filler and the
-/// jobs' parallel steps); `--scale 256 --rate 600` has 130-170 (median), those rounds still do.
-constexpr std::size_t kMinFreshEstimatorsToFillAhead = 32;
+/// The goodput filler (SiaPolicy::allocate) runs only in a round with at least this many new estimators. Filling one
+/// costs 1.4-4.8 µs (most searches are goodput-memo hits: 1.4 µs at 16,384 GPUs, 4.8 at 64), handing work to another
+/// thread 13-16 µs when the other core is free, 60-270 µs when another process holds it. On the 2-core machine the
+/// filler did not pay in any round measured (simulator.cpp, kMinRefitsToStepInParallel, has the runs): from 2 new
+/// estimators the 936-job run (<= 27 a round) was slower at 2 threads than at 1, from 32 so was `--scale 256 --rate
+/// 600` (130-217 a round; 0.70-0.78 s against 0.67 s), from 512 only `--rate 9600`'s largest rounds (up to 3,056)
+/// fill ahead, at no loss.
+constexpr std::size_t kMinFreshEstimatorsToFillAhead = 512;
 
 /// A job's goodput estimates for the rounds until its knowledge changes (SimJob::fit_generation), memoised per
 /// configuration: the round may ask twice, and the memo survives rounds while the generation stays the same.
@@ -316,7 +316,8 @@ std::vector<SimAllocation> SiaPolicy::allocate(const PolicyContext& ctx) {
   const ClusterSpec spec = cluster.spec();
   const int threads = ctx.threads > 0 ? ctx.threads : tbb::this_task_arena::max_concurrency();
   // Another thread fills the new estimators' goodputs (below) only in a round with enough of them to pay for it.
-  const bool ahead = threads > 1 && fresh.size() >= kMinFreshEstimatorsToFillAhead;
+  const bool ahead =
+      threads > 1 && (fresh.size() >= kMinFreshEstimatorsToFillAhead || (ctx.hand_off_every_round && fresh.size() > 1));
   if (ahead && set_cluster_ != &cluster) {  // the round builds the same set every round
     set_ = make_configuration_set(spec);
     set_cluster_ = &cluster;

@@ -63,15 +63,16 @@ ApplicationSet load_applications(const std::filesystem::path& profiles_dir, cons
 
 namespace {
 
-/// A round's jobs step in parallel only when at least this many of them refit first (SimJob::refits_first): handing
-/// work to another thread costs its wake-up, its pick-up and the join — 15-30 µs when the other core is free, 100-270
-/// µs when another process holds it (measured on the 2-core machine with a oneTBB arena of 2 threads, 2026-11-29) —
-/// and a step costs about 1 µs, 1.5-13 µs with a refit (most fits are memo hits; 1.5 µs per refitting job at 16,384
-/// GPUs, 13 µs at 64). With 32 refits a round hands over 50-400 µs of work. The 936-job trace at 64 GPUs has at most
-/// 13 refitting jobs per round (median 2): it steps on one thread whatever the thread count (as it does at
-/// `--threads 1`, which it was 5-10 % faster than with the hand-offs); `--scale 256 --rate 600` has 70-90 (median),
-/// those rounds still step in parallel.
-constexpr int kMinRefitsToStepInParallel = 32;
+/// A round's jobs step in parallel only when at least this many of them refit first (SimJob::refits_first). Handing
+/// work to another thread costs its wake-up, its pick-up and the join: 13-16 µs when the other core is free, 60-270
+/// µs when another process holds it (a oneTBB arena of 2 threads on the 2-core machine, 2026-11-29), and a step
+/// costs about 1 µs, 1.5-13 µs with a refit (most fits are memo hits: 1.5 µs per refitting job at 16,384 GPUs, 13 at
+/// 64). Measured on that machine, quiet (2026-11-29 07:12-07:15 UTC): from 2 refits (and the goodput filler from 2
+/// new estimators) the 936-job run at 64 GPUs (<= 13 refits a round) took 4-10 % more wall time at 2 threads than at
+/// 1; from 32, `--scale 256 --rate 600 --hours 6.7` (70-114 refits a round) still took 0.70-0.78 s against 0.67 s;
+/// from 256 (and 512 for the filler) it takes 0.67 s at either count, and `--rate 9600 --hours 2` (up to 1,454
+/// refits), where only its largest rounds hand work over, 4.10 s against 4.07 s (2 threads never paid on 2 cores).
+constexpr int kMinRefitsToStepInParallel = 256;
 
 /// Calls step(i) for every index of `idx` (step must only touch the state of job i): on the calling thread with
 /// one thread, else on the current task arena. An exception is the one of the first failing index in `idx`'s
@@ -167,7 +168,9 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
     if (threads > 1)
       for (const std::size_t i : running)
         if (jobs[i]->refits_first(interval) && ++refitting >= kMinRefitsToStepInParallel) break;
-    for_each_job(running, refitting >= kMinRefitsToStepInParallel ? threads : 1, [&](std::size_t i) {
+    const bool parallel_steps =
+        refitting >= kMinRefitsToStepInParallel || (options.hand_off_every_round && running.size() > 1);
+    for_each_job(running, parallel_steps ? threads : 1, [&](std::size_t i) {
       SimJob& j = *jobs[i];
       const double held = j.gpu_seconds;
       const int type = j.alloc.type;
@@ -203,6 +206,7 @@ SimResult simulate_on(const SimCluster& cluster, const ApplicationSet& apps, con
       ctx.cluster = &cluster;
       ctx.jobs = active;
       ctx.threads = threads;
+      ctx.hand_off_every_round = options.hand_off_every_round;
       const auto t0 = std::chrono::steady_clock::now();
       std::vector<SimAllocation> allocs = policy.allocate(ctx);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

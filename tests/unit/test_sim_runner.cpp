@@ -141,6 +141,31 @@ TEST_CASE("sim.simulate.same_bits_for_any_thread_count") {
   }
 }
 
+TEST_CASE("sim.simulate.same_bits_with_every_hand_off") {
+  // The same runs with the parallel paths taken in every round (SimOptions::hand_off_every_round): the jobs step in
+  // parallel and Sia's filler computes new goodput estimates beside the round, which the rounds of this small
+  // workload are too small for by default (simulator.cpp, kMinRefitsToStepInParallel). Same bits as one thread.
+  const Inputs in;
+  const Workload w = synthetic_philly_workload(3, 24, 2.5);
+  for (const std::string profiling : {"", "oracle", "eq1"}) {
+    INFO("sia profiling=" << profiling);
+    std::vector<SimResult> runs;
+    for (int threads : {1, 2, 4}) {
+      PolicyOptions po;
+      if (!profiling.empty()) po.set("profiling", profiling);
+      auto policy = make_policy("sia", po);
+      SimOptions so;
+      so.keep_round_log = true;
+      so.threads = threads;
+      so.hand_off_every_round = true;
+      runs.push_back(simulate(*in.cluster, *in.apps, w, *policy, so));
+    }
+    REQUIRE(runs[0].jobs.size() == w.jobs.size());
+    require_same(runs[0], runs[1]);
+    require_same(runs[0], runs[2]);
+  }
+}
+
 TEST_CASE("sim.runner.gives_a_single_simulation_its_threads") {
   // A batch of one simulation runs it on the runner's threads; the answer is the same as on one thread.
   const Inputs in;

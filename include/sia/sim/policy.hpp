@@ -32,6 +32,9 @@ struct PolicyContext {
   /// Threads the policy may use for this round: 0 = all cores, 1 = the calling thread only (several
   /// simulations already share the cores). Policies that parallelise must give the same answer either way.
   int threads = 0;
+  /// Hand work to the other threads in this round whatever its size, instead of only when the round has enough of
+  /// it to pay for the hand-off (SimOptions::hand_off_every_round: tests of the parallel paths).
+  bool hand_off_every_round = false;
 };
 
 /**

@@ -64,6 +64,11 @@ struct SimOptions {
   /// gives each simulation its share of the runner's threads (1 when it runs as many simulations at once as it has
   /// threads).
   int threads = 0;
+  /// With several threads, hand work to the other ones in every round (the jobs' steps in parallel, the policy's
+  /// own parallel work: PolicyContext::hand_off_every_round) instead of only in the rounds with enough of it to pay
+  /// for the hand-off (on 2 cores none of the measured workloads had such rounds below thousands of active jobs).
+  /// For tests of the parallel paths: the results are the same bits either way.
+  bool hand_off_every_round = false;
 };
 
 /// @brief Per-job outcome.
