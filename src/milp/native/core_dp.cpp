@@ -28,6 +28,14 @@ struct Key {
   }
 };
 
+// The relaxation's value at `lam` and its best item per class: from the caller's AtPrices when it
+// has them, else evaluated (the same numbers either way).
+double value_at(const Relaxation& rel, const std::vector<double>& lam, const AtPrices* at, std::vector<int>& best) {
+  if (at == nullptr) return rel.evaluate(lam, nullptr, &best).L;
+  best = at->best;
+  return at->L;
+}
+
 }  // namespace
 
 bool integer_usages(const Problem& p, double limit) {
@@ -46,13 +54,7 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
   if (K == 0 || K > 24) return out;
   if (!integer_usages(p, 1e6)) return out;
   std::vector<int> base;
-  double L = -kInf;
-  if (at != nullptr) {
-    base = at->best;
-    L = at->L;
-  } else {
-    L = rel.evaluate(lam, nullptr, &base).L;
-  }
+  const double L = value_at(rel, lam, at, base);
   if (L == -kInf) return out;
   const double target = incumbent == -kInf ? -kInf : incumbent + tol(incumbent);
   const double delta_max = L - target;
@@ -641,14 +643,7 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
     if (!modular_applies(integral, n, M, budget, kStates, states)) continue;
     if (!evaluated) {
       evaluated = true;
-      double L = -kInf;
-      if (at != nullptr) {
-        base = at->best;
-        L = at->L;
-      } else {
-        L = rel.evaluate(lam, nullptr, &base).L;
-      }
-      if (L == -kInf) return 0.0;  // every modulus: 0
+      if (value_at(rel, lam, at, base) == -kInf) return 0.0;  // every modulus: 0
     }
     if (moves.empty()) moves = modular_moves(rel, lam, budget, base);  // (the same for every modulus)
     const double work = modular_work(rel.classes(), moves, states);
