@@ -141,10 +141,9 @@ TEST_CASE("sim.simulate.same_bits_for_any_thread_count") {
   }
 }
 
-TEST_CASE("sim.simulate.same_bits_for_any_thread_count_with_every_hand_off") {
-  // The same runs with the parallel paths taken in every round (SimOptions::hand_off_every_round; the name matches
-  // scripts/tsan.sh's *thread* filter, which checks these paths for races): the jobs step in
-  // parallel and Sia's filler computes new goodput estimates beside the round, which the rounds of this small
+TEST_CASE("sim.simulate.same_bits_with_every_hand_off") {
+  // The same runs with the parallel paths taken in every round (SimOptions::hand_off_every_round; scripts/tsan.sh
+  // runs it to check these paths for races): the jobs step in parallel and Sia's filler computes new goodput estimates beside the round, which the rounds of this small
   // workload are too small for by default (simulator.cpp, kMinRefitsToStepInParallel). Same bits as one thread.
   const Inputs in;
   const Workload w = synthetic_philly_workload(3, 24, 2.5);
