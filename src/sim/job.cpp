@@ -249,13 +249,6 @@ bool SimJob::refits_first(double seconds) const {
   return !unaware_model || !merged_observed.count(key);
 }
 
-std::unique_ptr<SimJob> SimJob::rehearsal(double seconds) const {
-  // Only the jobs whose step refits first: rehearsing the ones an epoch boundary may make refit too (an adaptive
-  // job whose last rate reaches its next epoch) left a third fewer fits to the steps, but took six times the
-  // copies and background steps, and was slower on a busy machine (the spare thread then shares a core).
-  return refits_first(seconds) ? std::make_unique<SimJob>(*this) : nullptr;
-}
-
 void SimJob::step(double now, double seconds, const PerfFitter& fitter) {
   if (completed() || alloc.empty() || seconds <= 0) return;
   const double g = alloc.gpus;

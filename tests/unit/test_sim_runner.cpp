@@ -9,6 +9,7 @@
 #include <sia/sim/workload.hpp>
 
 #include <atomic>
+#include <memory>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -337,11 +338,11 @@ TEST_CASE("sim.scale.memoised_fitter_shared_by_threads") {
       CHECK(got[static_cast<std::size_t>(t)][i] == inner(sets[i % sets.size()]).alpha_c);
 }
 
-TEST_CASE("sim.job.rehearsal_fits_the_whole_next_step") {
-  // SimJob::rehearsal: a copy stepped ahead (on another thread while the policy decides) fits,
-  // through the memo, every fit of the job's next step when it keeps its allocation (the chain of refits new
-  // batch sizes bring, not only the first), changes nothing in the job, and the job's step then fits nothing
-  // itself; the job ends every round in the same state as a twin stepped without rehearsals.
+TEST_CASE("sim.job.refits_first_foresees_the_next_step") {
+  // SimJob::refits_first (the simulator's measure of a round's work): when it says so, a copy of the job stepped
+  // ahead fits, through the memo, every fit of the job's next step when it keeps its allocation (the chain of
+  // refits new batch sizes bring, not only the first), changes nothing in the job, and the job's step then fits
+  // nothing itself; the job ends every round in the same state as a twin stepped without copies.
   const Inputs in;
   for (const bool unaware : {false, true}) {
     INFO("unaware " << unaware);
@@ -369,7 +370,7 @@ TEST_CASE("sim.job.rehearsal_fits_the_whole_next_step") {
         const SimAllocation to = round == 0 ? SimAllocation{0, 1, 2} : SimAllocation{0, 2, 4};
         CHECK(a.apply(to) == b.apply(to));
       }
-      if (const auto copy = a.rehearsal(60.0)) {
+      if (const auto copy = a.refits_first(60.0) ? std::make_unique<SimJob>(a) : nullptr) {
         ++rehearsed;
         const int generation = a.fit_generation, before = fits_a;
         copy->step(now, 60.0, memo_a);
@@ -391,7 +392,7 @@ TEST_CASE("sim.job.rehearsal_fits_the_whole_next_step") {
       CHECK(a.perf == b.perf);
       CHECK(a.merged_perf == b.merged_perf);
       CHECK(a.completed() == b.completed());
-      CHECK(fits_a == fits_b);  // the rehearsal fitted exactly what the step fits: nothing for nothing
+      CHECK(fits_a == fits_b);  // the copy fitted exactly what the step fits: nothing for nothing
     }
     CHECK(rehearsed > 0);
     CHECK(chains > 0);  // at least one step refitted more than once (a chain, not only the first refit)

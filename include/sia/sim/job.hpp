@@ -144,17 +144,6 @@ class SimJob {
   /// True when step(now, seconds) would refit before anything else: a data-parallel job whose first observation,
   /// with its allocation and batch size, is a new one (later refits, after an epoch, are not foreseen).
   [[nodiscard]] bool refits_first(double seconds) const;
-  /**
-   * @brief A copy of the job to step ahead of it when refits_first(seconds), else null. Stepping the copy with the
-   * job's (memoised) fitter fits what the job's own step(now, seconds) will fit if it keeps its allocation: the
-   * whole chain of refits, not only the first one (a refit sets a new batch size, whose first observation refits
-   * again). The copy shares only thread-safe state with the job (the application's ground
-   * truth, the fit and batch-size memos), so it can be stepped on another thread while the job's policy decides;
-   * the job itself is not changed (the fits are pure functions of their observations: the same bits whichever
-   * thread fits first). The simulator no longer does (simulator.cpp: on the 2-core machine the copy, 2.8 µs on the
-   * round's thread, cost as much as the step it saved, most fits being memo hits).
-   */
-  [[nodiscard]] std::unique_ptr<SimJob> rehearsal(double seconds) const;
 
  private:
   void compute_local_bsz();
