@@ -10,7 +10,14 @@ CapacityUse::CapacityUse(const ConfigurationSet& s) : set_(&s), used_(s.rows.siz
 }
 
 int CapacityUse::handle(int c, int gpus) const {
-  if (handles_.empty()) handles_.assign(set_->configs.size(), {0, -1});
+  if (handles_.empty()) {
+    // Room for the handles a round's searches usually ask for (grown one at a time, these were
+    // reallocated again and again): a handle per configuration, up to 256.
+    handles_.assign(set_->configs.size(), {0, -1});
+    const std::size_t room = std::min<std::size_t>(set_->configs.size(), 256);
+    first_.reserve(room + 1);
+    charges_.reserve(room);
+  }
   auto& first = handles_[static_cast<std::size_t>(c)];
   if (first.second >= 0) {
     if (first.first == gpus) return first.second;

@@ -26,6 +26,9 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   milp.is_integer.reserve(ncols);
   m.cols.reserve(ncols);
   milp.entries.reserve(ncols);
+  // A choice row per job and the capacity rows (tenant rows, when there are any, may grow them).
+  milp.row_lower.reserve(pb.num_jobs() + pb.set.rows.size());
+  milp.row_upper.reserve(pb.num_jobs() + pb.set.rows.size());
   // Columns and entries are appended to the model's arrays directly (what add_col and add_entry
   // do, without a call and a name per column: a round has hundreds of thousands).
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {

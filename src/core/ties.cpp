@@ -492,6 +492,7 @@ class CanonicalSearch {
     target_ = value_of(given);
     // Decision order: running jobs first (the status quo wins ties: a waiting job never displaces a
     // running one that could stay), each group in input order.
+    order_.reserve(n_);
     for (std::size_t i = 0; i < n_; ++i)
       if (pb.current[i] >= 0) order_.push_back(i);
     for (std::size_t i = 0; i < n_; ++i)

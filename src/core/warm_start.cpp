@@ -88,6 +88,7 @@ std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const Cluste
                                                  std::shared_ptr<RoundCache> cache) {
   auto w = std::make_shared<WarmStart>();
   const auto& rows = pb.set.rows;
+  w->allocations.reserve(jobs.size());  // (one per job: room for all at once)
   if (result.row_duals.size() == static_cast<std::size_t>(f.milp.num_rows()))
     for (std::size_t r = 0; r < rows.size(); ++r)
       if (f.capacity_row[r] >= 0)

@@ -99,6 +99,8 @@ Classes find_classes(const Problem& p, const Parallel& par) {
   }
   Classes c;
   c.class_of.assign(static_cast<std::size_t>(G), -1);
+  c.rep.reserve(static_cast<std::size_t>(G));  // (at most a class per group: room for all at once)
+  c.mult.reserve(static_cast<std::size_t>(G));
   for (int g = 0; g < G; ++g) {
     const int l = leader[static_cast<std::size_t>(g)];
     if (l == g) {

@@ -78,6 +78,11 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
   std::vector<double> mv_delta;
   std::vector<long long> mv_dev;
   std::vector<double> cmin(static_cast<std::size_t>(C), kInf);
+  // (At most one move per item: room for them at once, rather than a reallocation every few.)
+  cmv_begin.reserve(static_cast<std::size_t>(C) + 1);
+  mv_item.reserve(p.value.size());
+  mv_delta.reserve(p.value.size());
+  mv_dev.reserve(p.value.size() * Ku);
   for (int c = 0; c < C; ++c) {
     const int b = base[static_cast<std::size_t>(c)];
     const long long m = cls.mult[static_cast<std::size_t>(c)];
@@ -101,11 +106,17 @@ DpOutcome solve_core_dp(const Relaxation& rel, const std::vector<double>& lam, d
   // (their moves rarely fit in the budget, so the states stay few until the cheap layers at the
   // end, where little is left to complete a state and the pruning is strongest).
   std::vector<int> order;
+  order.reserve(static_cast<std::size_t>(C));
   for (int c = 0; c < C; ++c)
     if (cmv_begin[static_cast<std::size_t>(c) + 1] > cmv_begin[static_cast<std::size_t>(c)]) order.push_back(c);
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return cmin[static_cast<std::size_t>(a)] > cmin[static_cast<std::size_t>(b)]; });
   std::vector<int> layer_class;
+  {
+    std::size_t layers = 0;
+    for (int c : order) layers += static_cast<std::size_t>(std::max(cls.mult[static_cast<std::size_t>(c)], 0));
+    layer_class.reserve(layers);
+  }
   for (int c : order)
     for (int r = 0; r < cls.mult[static_cast<std::size_t>(c)]; ++r) layer_class.push_back(c);
   const int NL = static_cast<int>(layer_class.size());

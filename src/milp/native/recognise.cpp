@@ -226,6 +226,8 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
   c.forced_row.assign(static_cast<std::size_t>(nr), 0);
   std::vector<char> has_entries(static_cast<std::size_t>(nr), 0);
   c.members.reserve(split);
+  c.member_begin.reserve(static_cast<std::size_t>(nr) + 1);  // (a choice row per job: room for all at once)
+  c.choice_rows.reserve(static_cast<std::size_t>(nr));
   for (std::size_t q = 0; q < split;) {
     const int i = e[q].row;
     const auto iu = static_cast<std::size_t>(i);

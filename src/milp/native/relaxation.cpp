@@ -229,10 +229,21 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
   const int C = c_.size(), K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
   const int nb = Parallel::num_blocks(C, kBlock);
-  std::vector<std::vector<int>> act(static_cast<std::size_t>(nb));
-  std::vector<double> part(static_cast<std::size_t>(nb), 0.0), use(static_cast<std::size_t>(nb) * Ku, 0.0);
+  // The calling thread's scratch (as in evaluate_impl): per block its partial sums, and its active
+  // classes in act[beg, beg + count) (a block has no more than its classes; were a vector per block).
+  thread_local std::vector<double> part_scratch, use_scratch;
+  thread_local std::vector<int> act_scratch, count_scratch;
+  std::vector<double>& part = part_scratch;
+  std::vector<double>& use = use_scratch;
+  std::vector<int>& act = act_scratch;
+  std::vector<int>& count = count_scratch;
+  part.assign(static_cast<std::size_t>(nb), 0.0);
+  use.assign(static_cast<std::size_t>(nb) * Ku, 0.0);
+  act.resize(static_cast<std::size_t>(C));
+  count.assign(static_cast<std::size_t>(nb), 0);
   par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
-    auto& a = act[static_cast<std::size_t>(blk)];
+    int* const a = act.data() + beg;
+    int n_act = 0;
     double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
     double sum = 0.0;
     for (int c = beg; c < end; ++c) {
@@ -260,7 +271,7 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
         }
       }
       if (bi < 0 || second_max >= best_min) {
-        a.push_back(c);
+        a[n_act++] = c;
         continue;
       }
       const double m = c_.mult[static_cast<std::size_t>(c)];
@@ -269,13 +280,17 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
         u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
     }
     part[static_cast<std::size_t>(blk)] = sum;
+    count[static_cast<std::size_t>(blk)] = n_act;
   });
   sc.fixed_use.assign(Ku, 0.0);
+  std::size_t n_active = 0;
+  for (int blk = 0; blk < nb; ++blk) n_active += static_cast<std::size_t>(count[static_cast<std::size_t>(blk)]);
+  sc.active.reserve(n_active);
   for (int blk = 0; blk < nb; ++blk) {
     sc.fixed_value += part[static_cast<std::size_t>(blk)];
     for (std::size_t k = 0; k < Ku; ++k) sc.fixed_use[k] += use[static_cast<std::size_t>(blk) * Ku + k];
-    const auto& a = act[static_cast<std::size_t>(blk)];
-    sc.active.insert(sc.active.end(), a.begin(), a.end());
+    const int* const a = act.data() + static_cast<std::ptrdiff_t>(blk) * kBlock;
+    sc.active.insert(sc.active.end(), a, a + count[static_cast<std::size_t>(blk)]);
   }
   return sc;
 }
@@ -438,9 +453,16 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   for (std::size_t k = 0; k < Ku; ++k) lam0[k] = std::clamp(lam0[k], 0.0, box[k]);
   std::vector<double> cut_g, cut_lam;  // per cut, K each, one cut after the other
   std::vector<double> cut_c;
+  {  // Room for the cuts of most solves at once (grown one cut at a time, they were reallocated often).
+    const auto cuts = static_cast<std::size_t>(std::clamp(max_iter, 0, 64));
+    cut_g.reserve(cuts * Ku);
+    cut_lam.reserve(cuts * Ku);
+    cut_c.reserve(cuts);
+  }
   std::vector<double> lam = lam0;
   out.lam = lam0;
-  CutMaster master;  // each iteration's master, in the same storage
+  CutMaster master;                          // each iteration's master, in the same storage
+  master.weights.reserve(cut_c.capacity());  // (a weight per cut, as the cuts)
   auto finish_primal = [&](const std::vector<double>& y) {
     if (!primal) return;
     double sum = 0.0;
@@ -465,6 +487,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   if (trust && trust->size() == Ku) radius = *trust;
   const bool boxed = !radius.empty();
   std::vector<double> last_y, lam_master;
+  last_y.reserve(cut_c.capacity());
   std::vector<double> master_lo, master_hi;  // the master's box, storage kept from iteration to iteration
   std::vector<double> next;                  // the next query, likewise
   double t_master = -kInf;
@@ -478,6 +501,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   static const bool no_screen = std::getenv("SIA_NATIVE_NO_SCREEN") != nullptr;
   int misses = 0, built_at = -1;
   std::vector<std::vector<double>> recent;  // the last queries: how far the search still wanders
+  recent.reserve(6);
   auto width_around = [&](const std::vector<double>& centre) {
     double top = 0.0;
     for (double x : centre) top = std::max(top, x);
