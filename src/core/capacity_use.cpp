@@ -4,9 +4,8 @@
 
 namespace sia::detail {
 
-CapacityUse::CapacityUse(const ConfigurationSet& s) : set_(&s), used_(s.rows.size(), 0), first_{0} {
-  capacity_.reserve(s.rows.size());
-  for (const CapacityRow& r : s.rows) capacity_.push_back(r.capacity);
+CapacityUse::CapacityUse(const ConfigurationSet& s) : set_(&s), rows_(s.rows.size()), used_(2 * s.rows.size(), 0) {
+  for (std::size_t r = 0; r < rows_; ++r) used_[rows_ + r] = s.rows[r].capacity;
 }
 
 int CapacityUse::handle(int c, int gpus) const {
@@ -16,6 +15,7 @@ int CapacityUse::handle(int c, int gpus) const {
     handles_.assign(set_->configs.size(), {0, -1});
     const std::size_t room = std::min<std::size_t>(set_->configs.size(), 256);
     first_.reserve(room + 1);
+    first_.push_back(0);  // (the first handle's charges start at 0)
     charges_.reserve(room);
   }
   auto& first = handles_[static_cast<std::size_t>(c)];
@@ -38,10 +38,10 @@ int CapacityUse::handle(int c, int gpus) const {
 
 bool CapacityUse::within_capacity() const {
   for (std::size_t r = 0; r < set_->rows.size(); ++r)
-    if (used_[r] > capacity_[r]) return false;
+    if (used_[r] > used_[rows_ + r]) return false;
   return true;
 }
 
-void CapacityUse::clear() { std::fill(used_.begin(), used_.end(), 0LL); }
+void CapacityUse::clear() { std::fill(used_.begin(), used_.begin() + static_cast<std::ptrdiff_t>(rows_), 0LL); }
 
 }  // namespace sia::detail

@@ -37,7 +37,7 @@ class CapacityUse {
     const std::pair<int, int>* const e = charges_.data() + first_[h + 1];
     for (; q != e; ++q)
       if (q->second > 0 &&
-          used_[static_cast<std::size_t>(q->first)] + q->second > capacity_[static_cast<std::size_t>(q->first)])
+          used_[static_cast<std::size_t>(q->first)] + q->second > used_[rows_ + static_cast<std::size_t>(q->first)])
         return false;
     return true;
   }
@@ -61,8 +61,10 @@ class CapacityUse {
     for (; q != e; ++q) used_[static_cast<std::size_t>(q->first)] += sign * q->second;
   }
   const ConfigurationSet* set_;
+  // Per row its use, then per row its capacity (the set's, at hand): one array, one allocation (a
+  // round builds several of these).
+  std::size_t rows_;
   std::vector<long long> used_;
-  std::vector<long long> capacity_;  // per row (the set's, at hand)
   // Per configuration: its first (GPUs, handle) pair ((0, -1): none yet); the others — a rigid job's count on a
   // footprint besides the configuration's own — in `more_handles_` as (configuration, GPUs, handle). Flat: a
   // vector per configuration cost an allocation per configuration touched, and a round builds several of these.

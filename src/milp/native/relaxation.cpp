@@ -144,15 +144,21 @@ double Relaxation::fill_bounded(int c, const double* lam, const Bounds& b, int* 
 }
 
 PriceEval Relaxation::evaluate(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best) const {
-  return evaluate_impl(lam, b, best, false);
+  PriceEval out;
+  evaluate_impl(out, lam, b, best, false);
+  return out;
 }
 
 PriceEval Relaxation::evaluate_feasibility(const std::vector<double>& lam, const Bounds* b) const {
-  return evaluate_impl(lam, b, nullptr, true);
+  PriceEval out;
+  evaluate_impl(out, lam, b, nullptr, true);
+  return out;
 }
 
-PriceEval Relaxation::evaluate_impl(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best,
-                                    bool zero_values) const {
+void Relaxation::evaluate_impl(PriceEval& out, const std::vector<double>& lam, const Bounds* b, std::vector<int>* best,
+                               bool zero_values) const {
+  out.L = -kInf;  // (no admissible assignment, until shown otherwise)
+  out.grad.clear();
   ++evaluations_;
   const int C = c_.size(), K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
@@ -208,9 +214,8 @@ PriceEval Relaxation::evaluate_impl(const std::vector<double>& lam, const Bounds
     }
     part[static_cast<std::size_t>(blk)] = sum;
   });
-  PriceEval out;
   for (char x : bad)
-    if (x) return out;
+    if (x) return;
   double Lv = zero_values ? 0.0 : p_.fixed_value;
   for (int k = 0; k < K; ++k) Lv += p_.cap[static_cast<std::size_t>(k)] * lam[static_cast<std::size_t>(k)];
   out.grad.assign(p_.cap.begin(), p_.cap.end());
@@ -219,7 +224,6 @@ PriceEval Relaxation::evaluate_impl(const std::vector<double>& lam, const Bounds
     for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= use[static_cast<std::size_t>(blk) * Ku + k];
   }
   out.L = Lv;
-  return out;
 }
 
 Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::vector<double>& hi) const {
@@ -296,6 +300,12 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
 }
 
 PriceEval Relaxation::evaluate_in(const Screen& sc, const std::vector<double>& lam) const {
+  PriceEval out;
+  evaluate_in_impl(out, sc, lam);
+  return out;
+}
+
+void Relaxation::evaluate_in_impl(PriceEval& out, const Screen& sc, const std::vector<double>& lam) const {
   ++evaluations_;
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
@@ -329,7 +339,6 @@ PriceEval Relaxation::evaluate_in(const Screen& sc, const std::vector<double>& l
     }
     part[static_cast<std::size_t>(blk)] = sum;
   });
-  PriceEval out;
   double Lv = p_.fixed_value + sc.fixed_value;
   out.grad.assign(p_.cap.begin(), p_.cap.end());
   for (std::size_t k = 0; k < Ku; ++k) {
@@ -341,7 +350,6 @@ PriceEval Relaxation::evaluate_in(const Screen& sc, const std::vector<double>& l
     for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= use[static_cast<std::size_t>(blk) * Ku + k];
   }
   out.L = Lv;
-  return out;
 }
 
 bool Relaxation::lp_infeasible(const Bounds* b, const Deadline& deadline) const {
@@ -524,7 +532,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     if (std::getenv("SIA_NATIVE_DEBUG"))
       std::fprintf(stderr, "screen at %d: %zu active of %d\n", iter, sc->active.size(), c_.size());
   };
-  auto eval = [&](int iter) {
+  auto eval = [&](int iter, PriceEval& e) {
     if (recent.size() < 6) {
       recent.push_back(lam);
     } else {  // the oldest out, its storage reused for the newest
@@ -532,7 +540,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
       recent.back() = lam;
     }
     if (!b && sc && sc->contains(lam)) {
-      PriceEval e = evaluate_in(*sc, lam);
+      evaluate_in_impl(e, *sc, lam);
       // The search has narrowed: a tighter box leaves fewer classes active.
       if (iter - built_at >= 6 && static_cast<int>(recent.size()) == 6 &&
           4 * sc->active.size() > static_cast<std::size_t>(c_.size())) {
@@ -541,16 +549,16 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
         for (std::size_t k = 0; k < Ku; ++k) narrower = narrower && 2.0 * w[k] < sc->hi[k] - sc->lo[k];
         if (narrower) build(e.L < out.L ? lam : out.lam, iter);
       }
-      return e;
+      return;
     }
-    PriceEval e = evaluate(lam, b);
+    evaluate_impl(e, lam, b, nullptr, false);
     ++misses;
     if (!b && !no_screen && iter >= K + 3 && (!sc || misses >= 2)) build(e.L < out.L ? lam : out.lam, iter);
-    return e;
   };
+  PriceEval e;  // each iteration's evaluation, in the same storage
   for (int iter = 0; iter < max_iter; ++iter) {
     ++out.iterations;
-    PriceEval e = eval(iter);
+    eval(iter, e);
     if (e.L == -kInf) {
       out.infeasible = true;
       return out;

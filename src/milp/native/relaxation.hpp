@@ -140,8 +140,11 @@ class Relaxation {
   // Greedy fill of class c with bounds; returns the class's reduced value, or -inf.
   double fill_bounded(int c, const double* lam, const Bounds& b, int* counts_out, int* best_out, double* usage,
                       bool zero_values = false) const;
-  PriceEval evaluate_impl(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best,
-                          bool zero_values) const;
+  // evaluate() / evaluate_in() into `out` (its gradient's storage reused: minimise evaluates once
+  // per iteration).
+  void evaluate_impl(PriceEval& out, const std::vector<double>& lam, const Bounds* b, std::vector<int>* best,
+                     bool zero_values) const;
+  void evaluate_in_impl(PriceEval& out, const Screen& s, const std::vector<double>& lam) const;
   [[nodiscard]] double reduced_as(int it, const double* lam, bool zero_values) const noexcept {
     if (!zero_values) return reduced(it, lam);
     const auto iu = static_cast<std::size_t>(it);
