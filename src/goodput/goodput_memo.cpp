@@ -199,6 +199,99 @@ GoodputChoice GoodputMemo::optimize(const GoodputFunction& f, int nodes, int rep
   }
 }
 
+namespace detail {
+
+namespace {
+
+/// One thread's memo of valid_splits(): the lists of the last distinct (replicas, initial batch, limits) asked, in
+/// a direct-mapped table keyed by their exact bits (a hit returns the list valid_splits() would make). Emptied when
+/// it holds kMaxLists lists (no simulation measured asks for that many: 149 on the 936-job run).
+class SplitMemo {
+ public:
+  const BatchCandidate* find(int replicas, double init_batch_size, const BatchLimits& lim, int& count) {
+    const Key k = key_of(replicas, init_batch_size, lim);
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(hash_of(k)) & mask;
+    while (slots_[i] != 0) {
+      const List& l = lists_[slots_[i] - 1];
+      if (l.key == k) {
+        count = l.count;
+        return candidates_.data() + l.first;
+      }
+      i = (i + 1) & mask;
+    }
+    if (lists_.size() == kMaxLists) {  // start over (rare: the table and the storage keep their size)
+      lists_.clear();
+      candidates_.clear();
+      std::fill(slots_.begin(), slots_.end(), std::uint32_t{0});
+      return find(replicas, init_batch_size, lim, count);
+    }
+    BatchCandidate buffer[kMaxBufferedCandidates];
+    count = valid_splits(replicas, init_batch_size, lim, buffer);
+    lists_.push_back(List{k, candidates_.size(), count});
+    candidates_.insert(candidates_.end(), buffer, buffer + count);
+    slots_[i] = static_cast<std::uint32_t>(lists_.size());
+    return candidates_.data() + lists_.back().first;
+  }
+
+ private:
+  static constexpr std::size_t kMaxLists = 4096;
+  struct Key {
+    std::array<std::uint64_t, 5> w{};
+    friend bool operator==(const Key& a, const Key& b) noexcept {
+      std::uint64_t d = 0;
+      for (std::size_t i = 0; i < a.w.size(); ++i) d |= a.w[i] ^ b.w[i];
+      return d == 0;
+    }
+  };
+  // Every input of valid_splits() (BatchLimits: checked by the static_assert above key_of).
+  static Key key_of(int replicas, double init_batch_size, const BatchLimits& lim) noexcept {
+    Key k;
+    k.w[0] = std::bit_cast<std::uint64_t>(init_batch_size);
+    k.w[1] = std::bit_cast<std::uint64_t>(lim.max_batch_size);
+    k.w[2] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(lim.min_local)) << 32) |
+             static_cast<std::uint32_t>(lim.max_local);
+    k.w[3] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(lim.candidates)) << 32) |
+             (static_cast<std::uint64_t>(lim.tune) << 1) | static_cast<std::uint64_t>(lim.accumulation);
+    k.w[4] = static_cast<std::uint32_t>(replicas);
+    return k;
+  }
+  static std::uint64_t hash_of(const Key& k) noexcept {
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (const std::uint64_t w : k.w) {
+      h ^= w;
+      h *= 0xBF58476D1CE4E5B9ULL;
+      h ^= h >> 31;
+    }
+    return h;
+  }
+  struct List {
+    Key key;
+    std::size_t first = 0;  // in candidates_
+    int count = 0;
+  };
+  // (the table has twice as many slots as lists: a probe ends at an empty slot)
+  std::vector<std::uint32_t> slots_ = std::vector<std::uint32_t>(2 * kMaxLists, 0);
+  std::vector<List> lists_;
+  std::vector<BatchCandidate> candidates_;
+};
+
+}  // namespace
+
+const BatchCandidate* memoised_valid_splits(int replicas, double init_batch_size, const BatchLimits& lim,
+                                            int& count) noexcept {
+  thread_local SplitMemo memo;
+  try {
+    return memo.find(replicas, init_batch_size, lim, count);
+  } catch (...) {  // (out of memory: the same list, made again in a buffer of the thread's)
+    thread_local BatchCandidate buffer[kMaxBufferedCandidates];
+    count = valid_splits(replicas, init_batch_size, lim, buffer);
+    return buffer;
+  }
+}
+
+}  // namespace detail
+
 GoodputMemo::Stats GoodputMemo::stats() const noexcept {
   Stats sum;
   try {

@@ -204,12 +204,24 @@ struct NoStepTimeBound {
  * Optional `lower_bound(atomic, s)`: a cheap lower bound on step_time (0 = none). Candidates whose
  * resulting goodput bound cannot beat the best one found are skipped, without changing the result.
  */
-template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
-[[nodiscard]] GoodputChoice optimize_batch(int replicas, double init_batch_size, const BatchLimits& lim,
-                                           StepTime&& step_time, Efficiency&& efficiency,
-                                           LowerBound&& lower_bound = LowerBound{}) noexcept {
-  GoodputChoice best;
-  if (replicas < 1 || !(init_batch_size > 0.0)) return best;
+namespace detail {
+
+/// A valid, distinct split of optimize_batch's pass 1: local batch, extra micro-steps, global batch.
+struct BatchCandidate {
+  double atomic = 0.0;
+  double global = 0.0;
+  int s = 0;
+};
+
+/// optimize_batch buffers at most this many candidates (more: its pass 1 evaluates as it goes).
+inline constexpr int kMaxBufferedCandidates = 128;
+
+/// optimize_batch's pass 1 when `lim.candidates` <= kMaxBufferedCandidates: writes the valid, distinct splits of the
+/// geometric candidates to `out` in order and returns their count (0: none, or no batch within the limits). A pure
+/// function of (replicas, init_batch_size, lim).
+[[nodiscard]] inline int valid_splits(int replicas, double init_batch_size, const BatchLimits& lim,
+                                      BatchCandidate* out) noexcept {
+  if (replicas < 1 || !(init_batch_size > 0.0)) return 0;
   const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
   const double min_atomic = lim.min_local > 0 ? lim.min_local : 1.0;
   const double max_atomic = lim.max_local > 0 ? lim.max_local : max_batch;
@@ -217,44 +229,13 @@ template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
   double min_batch = max_batch;
   if (lim.tune) {
     min_batch = std::max(init_batch_size, min_atomic * r);
-    if (min_batch > max_batch * (1.0 + 1e-12)) return best;
+    if (min_batch > max_batch * (1.0 + 1e-12)) return 0;
   }
   const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
   // Geometric candidates by a running product (one pow instead of one exp per candidate); the
   // last one is set exactly to max_batch like numpy.geomspace.
   const double ratio = n > 1 ? std::pow(max_batch / min_batch, 1.0 / (n - 1)) : 1.0;
-
-  // Pass 1: the valid, distinct splits with an upper bound on their goodput (from the cheap
-  // step-time lower bound). Pass 2 evaluates the most promising split exactly, then only the
-  // splits whose bound can still beat it — same argmax (first best index) as evaluating all.
-  struct Candidate {
-    double atomic;
-    int s;
-    double global;
-    double eff;
-    double bound;
-  };
-  constexpr int kMaxBuffered = 128;
-  Candidate cand[kMaxBuffered];
-  const bool buffered = n <= kMaxBuffered;
   int m = 0;
-  int best_index = -1;
-  auto consider = [&](const Candidate& c, int index) {
-    const double t = step_time(c.atomic, c.s);
-    if (!(t > 0.0) || !std::isfinite(t)) return;
-    const double xput = c.global / t;
-    const double g = xput * c.eff;
-    if (!std::isfinite(g) || !(g > 0.0)) return;
-    if (g > best.goodput || (g == best.goodput && index < best_index)) {
-      best.goodput = g;
-      best.throughput = xput;
-      best.efficiency = c.eff;
-      best.batch.global_batch = static_cast<long long>(c.global);
-      best.batch.local_batch = static_cast<int>(c.atomic);
-      best.batch.accumulation_steps = c.s;
-      best_index = index;
-    }
-  };
   long long last_atomic = -1;
   long long last_s = -1;
   double next = min_batch;
@@ -269,36 +250,147 @@ template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
     last_s = s;
     if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
     if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
-    Candidate c;
+    BatchCandidate& c = out[m++];
     c.atomic = static_cast<double>(atomic);
     c.s = static_cast<int>(s);
     c.global = r * c.atomic * static_cast<double>(s + 1);
-    if (!buffered) {
-      c.eff = efficiency(c.global);
-      consider(c, k);
-      continue;
-    }
-    cand[m++] = c;
   }
-  if (!buffered || m == 0) return best;
-  // The efficiencies and bounds apart from the loop above (the same operations on the same numbers): a loop
-  // without branches on the splits, whose two divisions per candidate overlap from one candidate to the next.
+  return m;
+}
+
+/// valid_splits(replicas, init_batch_size, lim) from a memo of the calling thread (goodput_memo.cpp): the splits
+/// depend on the job's batch limits and the GPU count only, not on the model or the statistics, so a simulation
+/// asks for the same few hundred lists throughout (149 distinct ones in the 158,091 searches of the 936-job run).
+/// Sets `count`; the pointer stays valid until the thread's next call. Requires lim.candidates <=
+/// kMaxBufferedCandidates.
+[[nodiscard]] const BatchCandidate* memoised_valid_splits(int replicas, double init_batch_size, const BatchLimits& lim,
+                                                          int& count) noexcept;
+
+/// optimize_batch's pass 2 over the splits of pass 1 (`splits[0..m)`, m <= kMaxBufferedCandidates).
+template <class StepTime, class Efficiency, class LowerBound>
+[[nodiscard]] GoodputChoice best_of_splits(const BatchCandidate* splits, int m, StepTime&& step_time,
+                                           Efficiency&& efficiency, LowerBound&& lower_bound) noexcept {
+  GoodputChoice best;
+  if (m <= 0) return best;
+  int best_index = -1;
+  auto consider = [&](const BatchCandidate& c, double eff, int index) {
+    const double t = step_time(c.atomic, c.s);
+    if (!(t > 0.0) || !std::isfinite(t)) return;
+    const double xput = c.global / t;
+    const double g = xput * eff;
+    if (!std::isfinite(g) || !(g > 0.0)) return;
+    if (g > best.goodput || (g == best.goodput && index < best_index)) {
+      best.goodput = g;
+      best.throughput = xput;
+      best.efficiency = eff;
+      best.batch.global_batch = static_cast<long long>(c.global);
+      best.batch.local_batch = static_cast<int>(c.atomic);
+      best.batch.accumulation_steps = c.s;
+      best_index = index;
+    }
+  };
+  // The efficiencies and bounds apart from pass 1 (the same operations on the same numbers): a loop without
+  // branches on the splits, whose two divisions per candidate overlap from one candidate to the next.
+  double eff[kMaxBufferedCandidates];
+  double bound[kMaxBufferedCandidates];
   for (int i = 0; i < m; ++i) {
-    Candidate& c = cand[i];
-    c.eff = efficiency(c.global);
+    const BatchCandidate& c = splits[i];
+    eff[i] = efficiency(c.global);
     const double lb = lower_bound(c.atomic, c.s);
-    c.bound = lb > 0.0 ? c.global * c.eff / lb : HUGE_VAL;
-    if (!(c.bound >= 0.0)) c.bound = HUGE_VAL;  // NaN bound: evaluate
+    bound[i] = lb > 0.0 ? c.global * eff[i] / lb : HUGE_VAL;
+    if (!(bound[i] >= 0.0)) bound[i] = HUGE_VAL;  // NaN bound: evaluate
   }
   int first = 0;
   for (int i = 1; i < m; ++i)
-    if (cand[i].bound > cand[first].bound) first = i;
-  consider(cand[first], first);
+    if (bound[i] > bound[first]) first = i;
+  consider(splits[first], eff[first], first);
   for (int i = 0; i < m; ++i) {
     if (i == first) continue;
     // 1e-12 slack: the exact goodput may exceed a tight bound by rounding.
-    if (cand[i].bound * (1.0 + 1e-12) < best.goodput) continue;
-    consider(cand[i], i);
+    if (bound[i] * (1.0 + 1e-12) < best.goodput) continue;
+    consider(splits[i], eff[i], i);
+  }
+  return best;
+}
+
+}  // namespace detail
+
+/**
+ * @brief Batch-size optimisation over any step-time model.
+ *
+ * `step_time(atomic, s)` returns the seconds of one optimiser step of `replicas` replicas with
+ * local batch `atomic` and `s` extra accumulation micro-steps (<= 0 or non-finite = unusable);
+ * `efficiency(global)` the statistical efficiency of a global batch.
+ *
+ * Reference algorithm (`goodput.py:GoodputFunction.optimize`): `lim.candidates` global batch
+ * sizes spaced geometrically in [max(init, min_local*R), max_batch] (just max_batch when
+ * `tune` is false); each is split by split_batch() (threshold: the initial batch); candidates
+ * whose atomic batch leaves [min_local, max_local] are invalid.
+ * The first best candidate wins. Deviation: when max(init, min_local*R) > max_batch no batch
+ * satisfies the limits and the result is goodput 0 (the reference would evaluate the
+ * out-of-range batch min_local*R). Consecutive candidates with the same split are evaluated once.
+ *
+ * Optional `lower_bound(atomic, s)`: a cheap lower bound on step_time (0 = none). Candidates whose
+ * resulting goodput bound cannot beat the best one found are skipped, without changing the result.
+ */
+template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
+[[nodiscard]] GoodputChoice optimize_batch(int replicas, double init_batch_size, const BatchLimits& lim,
+                                           StepTime&& step_time, Efficiency&& efficiency,
+                                           LowerBound&& lower_bound = LowerBound{}) noexcept {
+  const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
+  if (n <= detail::kMaxBufferedCandidates) {
+    // Pass 1: the valid, distinct splits. Pass 2 bounds their goodput (from the cheap step-time lower bound),
+    // evaluates the most promising split exactly, then only the splits whose bound can still beat it — same argmax
+    // (first best index) as evaluating all.
+    detail::BatchCandidate splits[detail::kMaxBufferedCandidates];
+    const int m = detail::valid_splits(replicas, init_batch_size, lim, splits);
+    return detail::best_of_splits(splits, m, step_time, efficiency, lower_bound);
+  }
+  // More candidates than the buffer holds: each valid split evaluated as pass 1 finds it.
+  GoodputChoice best;
+  if (replicas < 1 || !(init_batch_size > 0.0)) return best;
+  const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
+  const double min_atomic = lim.min_local > 0 ? lim.min_local : 1.0;
+  const double max_atomic = lim.max_local > 0 ? lim.max_local : max_batch;
+  const double r = replicas;
+  double min_batch = max_batch;
+  if (lim.tune) {
+    min_batch = std::max(init_batch_size, min_atomic * r);
+    if (min_batch > max_batch * (1.0 + 1e-12)) return best;
+  }
+  const double ratio = n > 1 ? std::pow(max_batch / min_batch, 1.0 / (n - 1)) : 1.0;
+  int best_index = -1;
+  long long last_atomic = -1;
+  long long last_s = -1;
+  double next = min_batch;
+  for (int k = 0; k < n; ++k) {
+    const double batch = k == n - 1 ? max_batch : next;
+    next *= ratio;
+    const BatchSplit split = split_batch(batch, replicas, max_atomic, init_batch_size, lim.accumulation);
+    const long long s = split.accumulation_steps;
+    const long long atomic = split.local_batch;
+    if (atomic == last_atomic && s == last_s) continue;  // same split as the previous candidate
+    last_atomic = atomic;
+    last_s = s;
+    if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
+    if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
+    const double c_atomic = static_cast<double>(atomic);
+    const double global = r * c_atomic * static_cast<double>(s + 1);
+    const double eff = efficiency(global);
+    const double t = step_time(c_atomic, static_cast<int>(s));
+    if (!(t > 0.0) || !std::isfinite(t)) continue;
+    const double xput = global / t;
+    const double g = xput * eff;
+    if (!std::isfinite(g) || !(g > 0.0)) continue;
+    if (g > best.goodput || (g == best.goodput && k < best_index)) {
+      best.goodput = g;
+      best.throughput = xput;
+      best.efficiency = eff;
+      best.batch.global_batch = static_cast<long long>(global);
+      best.batch.local_batch = static_cast<int>(c_atomic);
+      best.batch.accumulation_steps = static_cast<int>(s);
+      best_index = k;
+    }
   }
   return best;
 }
@@ -313,8 +405,17 @@ inline GoodputChoice GoodputFunction::optimize(int nodes, int replicas, const Ba
   // 2^(1/g - 1), a little below it (a bound must not exceed the step time): 0 when g < 1 or not a number.
   const double mean_scale = linear ? 1.0 : perf.gamma > 1.0 ? std::exp2(inv_gamma - 1.0) * (1.0 - 1e-14) : 0.0;
   const PerfParams& p = perf;
-  return optimize_batch(
-      replicas, init_batch_size, lim,
+  // The splits from the thread's memo of them (the same list optimize_batch's pass 1 makes).
+  const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
+  const bool memoised = n <= detail::kMaxBufferedCandidates;
+  int m = 0;
+  const detail::BatchCandidate* splits =
+      memoised ? detail::memoised_valid_splits(replicas, init_batch_size, lim, m) : nullptr;
+  auto search = [&](auto&& step_time, auto&& efficiency, auto&& lower_bound) {
+    return memoised ? detail::best_of_splits(splits, m, step_time, efficiency, lower_bound)
+                    : optimize_batch(replicas, init_batch_size, lim, step_time, efficiency, lower_bound);
+  };
+  return search(
       [&](double b, int s) {
         const double ta = p.alpha_c + p.beta_c * b;
         const double to = linear ? ta + tn : std::pow(std::pow(ta, p.gamma) + tn_pow, inv_gamma);
