@@ -7,10 +7,13 @@
 #include <sia/goodput/throughput_model.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -282,4 +285,83 @@ TEST_CASE("goodput.split_batch.is_the_formula_bit_for_bit") {
       for (double max_local : {0.0, 1.0, 3.0, 1e12}) check(global, replicas, max_local, 64.0, true);
   CHECK(sia::split_batch(0.0, 4, 16, 1).local_batch == 0);
   CHECK(sia::split_batch(std::nan(""), 4, 16, 1).local_batch == 0);
+}
+
+TEST_CASE("goodput.optimize.memoised_splits_are_pass_one_bit_for_bit") {
+  // GoodputFunction::optimize takes its splits from a per-thread memo (detail::memoised_valid_splits): every list
+  // must be valid_splits()'s, bit for bit, on a first call, on a repeat, after the memo started over (more than its
+  // 4,096 lists), and on two threads at once; and optimize() must still be optimize_batch() with the same step time.
+  auto check_thread = [](std::uint64_t seed, long& mismatches, long& calls) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<std::pair<int, sia::BatchLimits>> asked;
+    std::vector<double> inits;
+    for (int i = 0; i < 6000; ++i) {
+      const bool repeat = !asked.empty() && u(rng) < 0.5;
+      const std::size_t j = repeat ? static_cast<std::size_t>(u(rng) * static_cast<double>(asked.size())) : 0;
+      int r = 0;
+      double init = 0.0;
+      sia::BatchLimits lim;
+      if (repeat && j < asked.size()) {
+        r = asked[j].first;
+        lim = asked[j].second;
+        init = inits[j];
+      } else {
+        r = 1 + static_cast<int>(64 * u(rng));
+        init = std::floor(1 + 300 * u(rng));
+        const int min_local = static_cast<int>(17 * u(rng));  // 0: no lower limit
+        lim = sia::BatchLimits{init * (1 + 60 * u(rng)) * (u(rng) < 0.1 ? 0.0 : 1.0), min_local,
+                               u(rng) < 0.1 ? 0 : min_local + static_cast<int>(500 * u(rng))};
+        lim.tune = u(rng) > 0.1;
+        lim.accumulation = u(rng) > 0.1;
+        lim.candidates = 1 + static_cast<int>(128 * u(rng));
+        asked.emplace_back(r, lim);
+        inits.push_back(init);
+      }
+      sia::detail::BatchCandidate fresh[sia::detail::kMaxBufferedCandidates];
+      const int m = sia::detail::valid_splits(r, init, lim, fresh);
+      int mm = -1;
+      const sia::detail::BatchCandidate* memo = sia::detail::memoised_valid_splits(r, init, lim, mm);
+      ++calls;
+      bool same = m == mm;
+      for (int k = 0; same && k < m; ++k)
+        same = std::memcmp(&fresh[k].atomic, &memo[k].atomic, sizeof(double)) == 0 &&
+               std::memcmp(&fresh[k].global, &memo[k].global, sizeof(double)) == 0 && fresh[k].s == memo[k].s;
+      mismatches += !same;
+    }
+  };
+  long mismatches = 0, calls = 0;
+  check_thread(23, mismatches, calls);
+  CHECK(calls == 6000);
+  CHECK(mismatches == 0);
+  long m1 = 0, c1 = 0, m2 = 0, c2 = 0;
+  std::thread a([&] { check_thread(29, m1, c1); });
+  std::thread b([&] { check_thread(31, m2, c2); });
+  a.join();
+  b.join();
+  CHECK(c1 + c2 == 12000);
+  CHECK(m1 + m2 == 0);
+
+  // optimize() with the memoised splits against optimize_batch() making them, above and below the buffered size.
+  const sia::PerfParams p = example_perf();
+  const sia::GoodputFunction f{p, sia::GradParams{0.3, 20.0}, 64.0};
+  for (const int candidates : {1, 2, 50, 128, 129, 400})
+    for (int r = 1; r <= 32; ++r) {
+      sia::BatchLimits lim{4096.0, 8, 256};
+      lim.candidates = candidates;
+      const int nodes = (r + 3) / 4;
+      const double tn = sia::network_time(p, nodes, r);
+      auto step = [&](double b, int s) {
+        const double ta = p.alpha_c + p.beta_c * b;
+        return static_cast<double>(s) * ta + std::pow(std::pow(ta, p.gamma) + std::pow(tn, p.gamma), 1.0 / p.gamma);
+      };
+      const sia::GoodputChoice fast = f.optimize(nodes, r, lim);
+      const sia::GoodputChoice all = sia::optimize_batch(r, 64.0, lim, step, sia::efficiency_fn(f.grad, 64.0));
+      CAPTURE(candidates);
+      CAPTURE(r);
+      CHECK(std::memcmp(&fast.goodput, &all.goodput, sizeof(double)) == 0);
+      CHECK(fast.batch.global_batch == all.batch.global_batch);
+      CHECK(fast.batch.local_batch == all.batch.local_batch);
+      CHECK(fast.batch.accumulation_steps == all.batch.accumulation_steps);
+    }
 }
