@@ -186,24 +186,6 @@ struct NoStepTimeBound {
   [[nodiscard]] double operator()(double, int) const noexcept { return 0.0; }
 };
 
-/**
- * @brief Batch-size optimisation over any step-time model.
- *
- * `step_time(atomic, s)` returns the seconds of one optimiser step of `replicas` replicas with
- * local batch `atomic` and `s` extra accumulation micro-steps (<= 0 or non-finite = unusable);
- * `efficiency(global)` the statistical efficiency of a global batch.
- *
- * Reference algorithm (`goodput.py:GoodputFunction.optimize`): `lim.candidates` global batch
- * sizes spaced geometrically in [max(init, min_local*R), max_batch] (just max_batch when
- * `tune` is false); each is split by split_batch() (threshold: the initial batch); candidates
- * whose atomic batch leaves [min_local, max_local] are invalid.
- * The first best candidate wins. Deviation: when max(init, min_local*R) > max_batch no batch
- * satisfies the limits and the result is goodput 0 (the reference would evaluate the
- * out-of-range batch min_local*R). Consecutive candidates with the same split are evaluated once.
- *
- * Optional `lower_bound(atomic, s)`: a cheap lower bound on step_time (0 = none). Candidates whose
- * resulting goodput bound cannot beat the best one found are skipped, without changing the result.
- */
 namespace detail {
 
 /// A valid, distinct split of optimize_batch's pass 1: local batch, extra micro-steps, global batch.
@@ -216,12 +198,12 @@ struct BatchCandidate {
 /// optimize_batch buffers at most this many candidates (more: its pass 1 evaluates as it goes).
 inline constexpr int kMaxBufferedCandidates = 128;
 
-/// optimize_batch's pass 1 when `lim.candidates` <= kMaxBufferedCandidates: writes the valid, distinct splits of the
-/// geometric candidates to `out` in order and returns their count (0: none, or no batch within the limits). A pure
-/// function of (replicas, init_batch_size, lim).
-[[nodiscard]] inline int valid_splits(int replicas, double init_batch_size, const BatchLimits& lim,
-                                      BatchCandidate* out) noexcept {
-  if (replicas < 1 || !(init_batch_size > 0.0)) return 0;
+/// The geometric candidates' valid, distinct splits, in order (optimize_batch's pass 1): calls
+/// `f(k, atomic, s, global)` for each, k the candidate's index, `atomic` its local batch, `s` its extra
+/// micro-steps, `global` its global batch. None when no batch is within the limits.
+template <class F>
+inline void for_each_valid_split(int replicas, double init_batch_size, const BatchLimits& lim, F&& f) noexcept {
+  if (replicas < 1 || !(init_batch_size > 0.0)) return;
   const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
   const double min_atomic = lim.min_local > 0 ? lim.min_local : 1.0;
   const double max_atomic = lim.max_local > 0 ? lim.max_local : max_batch;
@@ -229,13 +211,12 @@ inline constexpr int kMaxBufferedCandidates = 128;
   double min_batch = max_batch;
   if (lim.tune) {
     min_batch = std::max(init_batch_size, min_atomic * r);
-    if (min_batch > max_batch * (1.0 + 1e-12)) return 0;
+    if (min_batch > max_batch * (1.0 + 1e-12)) return;
   }
   const int n = lim.tune ? std::max(lim.candidates, 1) : 1;
   // Geometric candidates by a running product (one pow instead of one exp per candidate); the
   // last one is set exactly to max_batch like numpy.geomspace.
   const double ratio = n > 1 ? std::pow(max_batch / min_batch, 1.0 / (n - 1)) : 1.0;
-  int m = 0;
   long long last_atomic = -1;
   long long last_s = -1;
   double next = min_batch;
@@ -250,11 +231,23 @@ inline constexpr int kMaxBufferedCandidates = 128;
     last_s = s;
     if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
     if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
-    BatchCandidate& c = out[m++];
-    c.atomic = static_cast<double>(atomic);
-    c.s = static_cast<int>(s);
-    c.global = r * c.atomic * static_cast<double>(s + 1);
+    const double a = static_cast<double>(atomic);
+    f(k, a, static_cast<int>(s), r * a * static_cast<double>(s + 1));
   }
+}
+
+/// optimize_batch's pass 1 when `lim.candidates` <= kMaxBufferedCandidates: writes the valid, distinct splits of the
+/// geometric candidates to `out` in order and returns their count (0: none, or no batch within the limits). A pure
+/// function of (replicas, init_batch_size, lim).
+[[nodiscard]] inline int valid_splits(int replicas, double init_batch_size, const BatchLimits& lim,
+                                      BatchCandidate* out) noexcept {
+  int m = 0;
+  for_each_valid_split(replicas, init_batch_size, lim, [&](int, double atomic, int s, double global) {
+    BatchCandidate& c = out[m++];
+    c.atomic = atomic;
+    c.s = s;
+    c.global = global;
+  });
   return m;
 }
 
@@ -348,50 +341,24 @@ template <class StepTime, class Efficiency, class LowerBound = NoStepTimeBound>
   }
   // More candidates than the buffer holds: each valid split evaluated as pass 1 finds it.
   GoodputChoice best;
-  if (replicas < 1 || !(init_batch_size > 0.0)) return best;
-  const double max_batch = lim.max_batch_size > 0.0 ? lim.max_batch_size : init_batch_size;
-  const double min_atomic = lim.min_local > 0 ? lim.min_local : 1.0;
-  const double max_atomic = lim.max_local > 0 ? lim.max_local : max_batch;
-  const double r = replicas;
-  double min_batch = max_batch;
-  if (lim.tune) {
-    min_batch = std::max(init_batch_size, min_atomic * r);
-    if (min_batch > max_batch * (1.0 + 1e-12)) return best;
-  }
-  const double ratio = n > 1 ? std::pow(max_batch / min_batch, 1.0 / (n - 1)) : 1.0;
   int best_index = -1;
-  long long last_atomic = -1;
-  long long last_s = -1;
-  double next = min_batch;
-  for (int k = 0; k < n; ++k) {
-    const double batch = k == n - 1 ? max_batch : next;
-    next *= ratio;
-    const BatchSplit split = split_batch(batch, replicas, max_atomic, init_batch_size, lim.accumulation);
-    const long long s = split.accumulation_steps;
-    const long long atomic = split.local_batch;
-    if (atomic == last_atomic && s == last_s) continue;  // same split as the previous candidate
-    last_atomic = atomic;
-    last_s = s;
-    if (atomic > 2147483647LL || s > 2147483646LL) continue;  // not representable in BatchChoice
-    if (static_cast<double>(atomic) < min_atomic || static_cast<double>(atomic) > max_atomic) continue;
-    const double c_atomic = static_cast<double>(atomic);
-    const double global = r * c_atomic * static_cast<double>(s + 1);
+  detail::for_each_valid_split(replicas, init_batch_size, lim, [&](int k, double c_atomic, int s, double global) {
     const double eff = efficiency(global);
-    const double t = step_time(c_atomic, static_cast<int>(s));
-    if (!(t > 0.0) || !std::isfinite(t)) continue;
+    const double t = step_time(c_atomic, s);
+    if (!(t > 0.0) || !std::isfinite(t)) return;
     const double xput = global / t;
     const double g = xput * eff;
-    if (!std::isfinite(g) || !(g > 0.0)) continue;
+    if (!std::isfinite(g) || !(g > 0.0)) return;
     if (g > best.goodput || (g == best.goodput && k < best_index)) {
       best.goodput = g;
       best.throughput = xput;
       best.efficiency = eff;
       best.batch.global_batch = static_cast<long long>(global);
       best.batch.local_batch = static_cast<int>(c_atomic);
-      best.batch.accumulation_steps = static_cast<int>(s);
+      best.batch.accumulation_steps = s;
       best_index = k;
     }
-  }
+  });
   return best;
 }
 
