@@ -1,5 +1,5 @@
-// Interchangeable groups (classes.hpp): hash every group's items, sort by hash, compare exactly
-// within runs of equal hashes.
+// Interchangeable groups (classes.hpp): hash every group's items, compare exactly the groups of
+// equal hashes.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -24,10 +24,10 @@ std::uint64_t bits(double v) {
   return u;
 }
 
-// Any hash that equal groups share finds the same classes (equal groups always meet in one run
-// of equal hashes, and each joins the first equal group of the run); collisions only cost
-// comparisons. One multiply per number and one mix per group: hashing every group of a
-// 20,000-job round is then about a millisecond.
+// Any hash that equal groups share finds the same classes (equal groups always share a hash, and
+// each joins the first equal group of that hash); collisions only cost comparisons. One multiply
+// per number and one mix per group: hashing every group of a 20,000-job round is then about a
+// millisecond.
 std::uint64_t group_hash(const Problem& p, int g) {
   constexpr std::uint64_t kOdd = 0x9E3779B97F4A7C15ULL;
   std::uint64_t h = static_cast<std::uint64_t>(p.end(g) - p.begin(g));
@@ -67,35 +67,35 @@ Classes find_classes(const Problem& p, const Parallel& par) {
   par.blocks(G, 1024, [&](int, int b, int e) {
     for (int g = b; g < e; ++g) hash[static_cast<std::size_t>(g)] = group_hash(p, g);
   });
-  std::vector<int> order(static_cast<std::size_t>(G));
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    const auto ha = hash[static_cast<std::size_t>(a)], hb = hash[static_cast<std::size_t>(b)];
-    return ha != hb ? ha < hb : a < b;
-  });
-  // Within a run of equal hashes, each group joins the first earlier group it equals.
+  // Each group joins the first earlier group (by index) of its hash that it equals, else heads a
+  // class: the groups' hashes in an open-addressing table (the first head of each hash), the
+  // later heads of a hash chained in index order. Rounds' hashes are nearly all distinct, and a
+  // table costs a fraction of sorting the groups by hash.
   std::vector<int> leader(static_cast<std::size_t>(G), -1);
-  std::vector<int> heads;
-  for (std::size_t s = 0; s < order.size();) {
-    std::size_t e = s;
-    while (e < order.size() && hash[static_cast<std::size_t>(order[e])] == hash[static_cast<std::size_t>(order[s])])
-      ++e;
-    heads.clear();
-    for (std::size_t q = s; q < e; ++q) {
-      const int g = order[q];
-      int found = -1;
-      for (int h : heads)
-        if (same_items(p, h, g)) {
-          found = h;
-          break;
-        }
-      if (found < 0) {
-        heads.push_back(g);
-        found = g;
-      }
-      leader[static_cast<std::size_t>(g)] = found;
+  std::size_t cap = 16;
+  while (cap < 2 * static_cast<std::size_t>(G)) cap *= 2;
+  std::vector<int> slot(cap, -1), next_head(static_cast<std::size_t>(G), -1);
+  for (int g = 0; g < G; ++g) {
+    const std::uint64_t h = hash[static_cast<std::size_t>(g)];
+    std::size_t pos = static_cast<std::size_t>(h) & (cap - 1);
+    while (slot[pos] >= 0 && hash[static_cast<std::size_t>(slot[pos])] != h) pos = (pos + 1) & (cap - 1);
+    int head = slot[pos];
+    if (head < 0) {
+      slot[pos] = g;
+      leader[static_cast<std::size_t>(g)] = g;
+      continue;
     }
-    s = e;
+    int found = -1, last = -1;
+    for (; head >= 0; last = head, head = next_head[static_cast<std::size_t>(head)])
+      if (same_items(p, head, g)) {
+        found = head;
+        break;
+      }
+    if (found < 0) {
+      next_head[static_cast<std::size_t>(last)] = g;
+      found = g;
+    }
+    leader[static_cast<std::size_t>(g)] = found;
   }
   Classes c;
   c.class_of.assign(static_cast<std::size_t>(G), -1);

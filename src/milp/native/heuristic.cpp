@@ -38,6 +38,10 @@ long long fit_count(const Problem& p, int i, int j, const std::vector<double>& U
     if (e <= 0.0) continue;
     const double room = p.cap[static_cast<std::size_t>(k)] + cap_tolerance(p.cap[static_cast<std::size_t>(k)]) -
                         U[static_cast<std::size_t>(k)];
+    if (n == 1) {  // (one member, the common question: no rounding call)
+      if (room < 0.0 || !(room / e + 1e-12 >= 1.0)) n = 0;
+      continue;
+    }
     n = std::min<long long>(n, room < 0.0 ? 0 : static_cast<long long>(std::floor(room / e + 1e-12)));
   }
   return std::max<long long>(n, 0);
@@ -180,14 +184,33 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
   return repair(rel, lam, b, counts, value);
 }
 
-bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value) {
+std::vector<double> reduced_values(const Relaxation& rel, const std::vector<double>& lam) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  std::vector<double> red(p.value.size(), 0.0);
+  rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
+    for (int c = beg; c < end; ++c) {
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      for (int it = f; it < e; ++it) red[static_cast<std::size_t>(it)] = rel.reduced(it, lam.data());
+    }
+  });
+  return red;
+}
+
+bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
+            const std::vector<double>* red_given) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<double> U = usage_of(p, cls, counts);
   const int K = p.num_rows;
-  // Classes using each row (items of representatives that use it), built once, in class order, as
-  // compressed rows (users_of(k)): a vector per row cost an allocation per row and call.
-  std::vector<int> users_begin(static_cast<std::size_t>(K) + 1, 0), users, last(static_cast<std::size_t>(K), -1);
+  // The reduced values, computed once (the same bits as rel.reduced()).
+  std::vector<double> red_own;
+  if (!red_given) red_own = reduced_values(rel, lam);
+  const std::vector<double>& red = red_given ? *red_given : red_own;
+  // Classes using each row (items of representatives that use it), in class order, as compressed
+  // rows (users_of(k)): a vector per row cost an allocation per row and call. Built when a row is
+  // first found over capacity: a warm start that fits needs none.
+  std::vector<int> users_begin, users, last;
   auto each_user = [&](auto&& f) {
     std::fill(last.begin(), last.end(), -1);
     for (int c = 0; c < cls.size(); ++c) {
@@ -203,13 +226,16 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
         }
     }
   };
-  each_user([&](std::size_t k, int) { ++users_begin[k + 1]; });
-  for (std::size_t k = 0; k < static_cast<std::size_t>(K); ++k) users_begin[k + 1] += users_begin[k];
-  users.resize(static_cast<std::size_t>(users_begin[static_cast<std::size_t>(K)]));
-  {
+  auto build_users = [&] {
+    if (!users_begin.empty()) return;
+    users_begin.assign(static_cast<std::size_t>(K) + 1, 0);
+    last.assign(static_cast<std::size_t>(K), -1);
+    each_user([&](std::size_t k, int) { ++users_begin[k + 1]; });
+    for (std::size_t k = 0; k < static_cast<std::size_t>(K); ++k) users_begin[k + 1] += users_begin[k];
+    users.resize(static_cast<std::size_t>(users_begin[static_cast<std::size_t>(K)]));
     std::vector<int> fill(users_begin.begin(), users_begin.end() - 1);
     each_user([&](std::size_t k, int c) { users[static_cast<std::size_t>(fill[k]++)] = c; });
-  }
+  };
   auto users_of = [&](int k) {
     return std::span<const int>(users.data() + users_begin[static_cast<std::size_t>(k)],
                                 users.data() + users_begin[static_cast<std::size_t>(k) + 1]);
@@ -219,16 +245,16 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   // per unit freed among moves that fit one member.
   auto best_to = [&](int c, int i, int k, double& score) {
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-    const double ri = rel.reduced(i, lam.data()), ai = amount(p, i, k);
+    const double ri = red[static_cast<std::size_t>(i)], ai = amount(p, i, k);
     int best = -1;
     score = kInf;
     for (int j = f; j < e; ++j) {
       if (j == i || counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, c, j)) continue;
-      const double red = ai - amount(p, j, k);
-      if (red <= 0.0) continue;
-      if (fit_count(p, i, j, U, 1) < 1) continue;
-      const double s = (ri - rel.reduced(j, lam.data())) / red;
-      if (s < score) {
+      const double gain = ai - amount(p, j, k);
+      if (gain <= 0.0) continue;
+      const double s = (ri - red[static_cast<std::size_t>(j)]) / gain;
+      // (Whether one member fits only matters for a better move.)
+      if (s < score && fit_count(p, i, j, U, 1) >= 1) {
         score = s;
         best = j;
       }
@@ -241,6 +267,7 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       if (over(p, U, r)) k = r;
     if (k < 0) break;
     if (round == K) return false;
+    build_users();
     std::priority_queue<Cand, std::vector<Cand>, std::greater<>> heap;
     for (int c : users_of(k)) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
@@ -265,9 +292,9 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
         if (j2 >= 0) heap.emplace(s2, c, i, j2);
         continue;
       }
-      const double red = amount(p, i, k) - amount(p, j, k);
+      const double freed = amount(p, i, k) - amount(p, j, k);
       const double excess = U[static_cast<std::size_t>(k)] - p.cap[static_cast<std::size_t>(k)];
-      const long long need = std::max<long long>(1, static_cast<long long>(std::ceil(excess / red - 1e-12)));
+      const long long need = std::max<long long>(1, static_cast<long long>(std::ceil(excess / freed - 1e-12)));
       const long long cnt = fit_count(p, i, j, U, std::min(room, need));
       if (cnt <= 0) continue;
       apply_move(p, counts, U, i, j, cnt);
@@ -283,13 +310,17 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   for (int k = 0; k < K; ++k)
     if (over(p, U, k)) return false;
   value = counts_value(p, cls, counts);
-  improve(rel, lam, b, counts, value);
+  improve(rel, lam, b, counts, value, &red);
   return true;
 }
 
-void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value) {
+void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
+             const std::vector<double>* red_given) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
+  std::vector<double> red_own;
+  if (!red_given) red_own = reduced_values(rel, lam);
+  const std::vector<double>& red = red_given ? *red_given : red_own;
   std::vector<double> U = usage_of(p, cls, counts);
   // Candidate moves (one per used item): the destination with the best reduced gain among those
   // that gain true value; applied best reduced gain first, as many members as fit.
@@ -304,13 +335,13 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
       for (int i = f; i < e; ++i) {
         if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i)) continue;
-        const double vi = p.value[static_cast<std::size_t>(i)], ri = rel.reduced(i, lam.data());
+        const double vi = p.value[static_cast<std::size_t>(i)], ri = red[static_cast<std::size_t>(i)];
         int best = -1;
         double key = -kInf;
         for (int j = f; j < e; ++j) {
           if (j == i || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
           if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, c, j)) continue;
-          const double k = rel.reduced(j, lam.data()) - ri;
+          const double k = red[static_cast<std::size_t>(j)] - ri;
           if (k > key) {
             key = k;
             best = j;
@@ -329,13 +360,13 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       const int f = cls.first_item(p, m.c), e = f + cls.items(p, m.c);
       long long avail = counts[static_cast<std::size_t>(m.i)] - lo_in(b, m.c, m.i);
       if (avail <= 0) continue;
-      const double vi = p.value[static_cast<std::size_t>(m.i)], ri = rel.reduced(m.i, lam.data());
+      const double vi = p.value[static_cast<std::size_t>(m.i)], ri = red[static_cast<std::size_t>(m.i)];
       int best = -1;
       double key = -kInf;
       for (int j = f; j < e; ++j) {
         if (j == m.i || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
         if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, m.c, j) || fit_count(p, m.i, j, U, 1) < 1) continue;
-        const double k = rel.reduced(j, lam.data()) - ri;
+        const double k = red[static_cast<std::size_t>(j)] - ri;
         if (k > key) {
           key = k;
           best = j;

@@ -32,11 +32,19 @@ bool round_and_repair(const Relaxation& rel, const std::vector<double>& lam, con
 bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b,
                          const std::vector<double>& x, Counts& counts, double& value);
 
-/// The same from a given starting assignment `counts` (every class complete, within `b`, maybe
-/// over capacity), e.g. the previous round's solution.
-bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value);
+/// Reduced values v_i - a_i·lam of the representatives' items, per problem item (0 for the other
+/// items), in parallel blocks: the repair and the improvement look each up many times.
+[[nodiscard]] std::vector<double> reduced_values(const Relaxation& rel, const std::vector<double>& lam);
 
-/// Improves a feasible assignment in place by single moves that gain true value and fit.
-void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value);
+/// The same from a given starting assignment `counts` (every class complete, within `b`, maybe
+/// over capacity), e.g. the previous round's solution. `red`: reduced_values(rel, lam) when the
+/// caller has them.
+bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
+            const std::vector<double>* red = nullptr);
+
+/// Improves a feasible assignment in place by single moves that gain true value and fit. `red`:
+/// reduced_values(rel, lam) when the caller has them.
+void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
+             const std::vector<double>* red = nullptr);
 
 }  // namespace sia::detail::native

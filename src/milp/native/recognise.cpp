@@ -3,6 +3,7 @@
 // without one allocation per row or column.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -70,6 +71,13 @@ RowMatrix row_matrix(const MilpModel& m) {
   return a;
 }
 
+// A column's use of capacity row k. (A plain pair of numbers: its buffers are left unwritten
+// until filled, where a vector would write them twice.)
+struct Use {
+  int k;
+  double v;
+};
+
 // What the rows are, however they were read: the choice rows with their members (columns
 // ascending), and every column's usage of the capacity rows (k ascending).
 struct Classified {
@@ -78,8 +86,9 @@ struct Classified {
   std::vector<int> choice_rows;      // model rows, ascending
   std::vector<int> member_begin{0};  // per choice row: its columns in `members`
   std::vector<int> members;
-  std::vector<int> ubegin;  // per column: its usage in `uses`
-  std::vector<std::pair<int, double>> uses;
+  std::vector<int> ubegin;  // per column j: its usage uses[ubegin[j] .. ubegin[j+1])
+  std::unique_ptr<Use[]> uses;
+  std::size_t num_uses = 0;
 };
 
 // Binary columns with effective bounds (lo, hi); false (with s filled) when the model is not
@@ -94,8 +103,10 @@ bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std
       s.why = "column " + std::to_string(j) + " is not binary";
       return false;
     }
-    lo[ju] = static_cast<signed char>(std::ceil(m.col_lower[ju] - kTol));
-    hi[ju] = static_cast<signed char>(std::floor(m.col_upper[ju] + kTol));
+    // (Bounds 0 and 1, nearly every column, without the rounding calls.)
+    const double l = m.col_lower[ju], u = m.col_upper[ju];
+    lo[ju] = l == 0.0 ? 0 : static_cast<signed char>(std::ceil(l - kTol));
+    hi[ju] = u == 1.0 ? 1 : static_cast<signed char>(std::floor(u + kTol));
     if (lo[ju] > hi[ju]) {
       s.round_shaped = true;
       s.infeasible = true;
@@ -175,7 +186,8 @@ bool classify_by_rows(const MilpModel& m, Shape& s, Classified& c) {
     for (std::size_t q = row_begin(i); q < row_end(i); ++q) ++c.ubegin[static_cast<std::size_t>(a.col[q]) + 1];
   }
   std::partial_sum(c.ubegin.begin(), c.ubegin.end(), c.ubegin.begin());
-  c.uses.resize(static_cast<std::size_t>(c.ubegin[nu]));
+  c.num_uses = static_cast<std::size_t>(c.ubegin[nu]);
+  c.uses = std::make_unique_for_overwrite<Use[]>(std::max<std::size_t>(c.num_uses, 1));
   std::vector<int> fill(c.ubegin.begin(), c.ubegin.end() - 1);
   for (int k = 0; k < K; ++k) {
     const int i = s.cap_rows[static_cast<std::size_t>(k)];
@@ -192,56 +204,69 @@ bool classify_by_rows(const MilpModel& m, Shape& s, Classified& c) {
 // finds what classify_by_rows() finds. False when the model is laid out otherwise or anything is
 // unusual (a second-part row that would be a choice row, a first-part capacity row, a row that
 // is neither, an empty row excluding 0): the general reading then decides, messages included.
+// Every entry is read once (the second part backwards from the last entry, as far as it is
+// ordered by column and row, then the first part): a round's entries do not fit the caches, and
+// each further pass over them cost about as much as the reading itself.
 bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
   const int n = m.num_cols(), nr = m.num_rows();
   const auto nu = static_cast<std::size_t>(n);
+  const auto nru = static_cast<std::size_t>(nr);
   const auto& e = m.entries;
   const std::size_t ne = e.size();
-  // The second part: the longest suffix ordered by (column, row).
-  std::size_t split = ne;
-  while (split > 0) {
-    if (split < ne) {
-      const auto& x = e[split - 1];
-      const auto& y = e[split];
-      if (!(x.col < y.col || (x.col == y.col && x.row < y.row))) break;
-    }
-    --split;
-  }
-  // The first part: ordered by (row, column); its rows below the second part's.
-  int first_max_row = -1, second_min_row = nr;
-  for (std::size_t q = 0; q < ne; ++q) {
-    const auto& x = e[q];
-    if (x.row < 0 || x.row >= nr || x.col < 0 || x.col >= n || x.value == 0.0) return false;
-    if (q < split) {
-      if (q > 0 && !(e[q - 1].row < x.row || (e[q - 1].row == x.row && e[q - 1].col < x.col))) return false;
-      first_max_row = x.row;
-    } else {
-      second_min_row = std::min(second_min_row, x.row);
-    }
-  }
-  if (first_max_row >= second_min_row) return false;
+  auto valid = [n, nr](const MilpModel::Entry& x) {
+    return x.row >= 0 && x.row < nr && x.col >= 0 && x.col < n && x.value != 0.0;
+  };
 
-  // First part: row ranges in order.
+  // Second part: the longest suffix ordered by (column, row). Every row's properties (but whether
+  // its columns are free, below) and each column's usage by model row (renumbered below).
+  std::vector<char> has_entries(nru, 0), ones(nru, 1), nonneg(nru, 1);
+  c.ubegin.assign(nu + 1, 0);
+  c.uses = std::make_unique_for_overwrite<Use[]>(std::max<std::size_t>(ne, 1));
+  std::size_t split = ne;
+  int second_min_row = nr;
+  for (; split > 0; --split) {
+    const auto& x = e[split - 1];
+    if (split < ne) {
+      const auto& y = e[split];
+      if (!(x.col < y.col || (x.col == y.col && x.row < y.row))) break;  // x is the first part's
+    }
+    if (!valid(x)) return false;
+    const auto iu = static_cast<std::size_t>(x.row);
+    second_min_row = std::min(second_min_row, x.row);
+    has_entries[iu] = 1;
+    ones[iu] &= static_cast<char>(std::abs(x.value - 1.0) <= 1e-12);
+    nonneg[iu] &= static_cast<char>(x.value > 0.0);
+    ++c.ubegin[static_cast<std::size_t>(x.col) + 1];
+    c.uses[split - 1] = {x.row, x.value};
+  }
+
+  // First part: ordered by (row, column), row ranges in order.
   c.choice_of.assign(nu, -1);
-  c.forced_row.assign(static_cast<std::size_t>(nr), 0);
-  std::vector<char> has_entries(static_cast<std::size_t>(nr), 0);
+  c.forced_row.assign(nru, 0);
   c.members.reserve(split);
-  c.member_begin.reserve(static_cast<std::size_t>(nr) + 1);  // (a choice row per job: room for all at once)
-  c.choice_rows.reserve(static_cast<std::size_t>(nr));
+  c.member_begin.reserve(nru + 1);  // (a choice row per job: room for all at once)
+  c.choice_rows.reserve(nru);
+  int first_max_row = -1;
   for (std::size_t q = 0; q < split;) {
     const int i = e[q].row;
-    const auto iu = static_cast<std::size_t>(i);
+    if (i <= first_max_row) return false;
+    first_max_row = i;
     std::size_t end = q;
-    bool ones = true, nonneg = true, free_cols = true;
+    int last_col = -1;
+    bool ones_i = true, nonneg_i = true, free_cols = true;
     for (; end < split && e[end].row == i; ++end) {
-      ones = ones && std::abs(e[end].value - 1.0) <= 1e-12;
-      nonneg = nonneg && e[end].value > 0.0;
-      free_cols = free_cols && c.choice_of[static_cast<std::size_t>(e[end].col)] < 0;
+      const auto& x = e[end];
+      if (!valid(x) || x.col <= last_col) return false;
+      last_col = x.col;
+      ones_i = ones_i && std::abs(x.value - 1.0) <= 1e-12;
+      nonneg_i = nonneg_i && x.value > 0.0;
+      free_cols = free_cols && c.choice_of[static_cast<std::size_t>(x.col)] < 0;
     }
+    const auto iu = static_cast<std::size_t>(i);
     has_entries[iu] = 1;
     const double lo_r = m.row_lower[iu], up_r = m.row_upper[iu];
-    if (!is_choice_row(ones, free_cols, lo_r, up_r)) {
-      if (is_capacity_row(nonneg, lo_r) && up_r == MilpModel::inf) {  // redundant
+    if (!is_choice_row(ones_i, free_cols, lo_r, up_r)) {
+      if (is_capacity_row(nonneg_i, lo_r) && up_r == MilpModel::inf) {  // redundant
         q = end;
         continue;
       }
@@ -255,17 +280,24 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
     c.forced_row[iu] = lo_r > kTol ? 1 : 0;
     c.choice_rows.push_back(i);
   }
-  // Second part: every row's properties in one pass over the columns.
-  std::vector<char> ones(static_cast<std::size_t>(nr), 1), nonneg(static_cast<std::size_t>(nr), 1),
-      free_cols(static_cast<std::size_t>(nr), 1);
-  for (std::size_t q = split; q < ne; ++q) {
-    const auto iu = static_cast<std::size_t>(e[q].row);
-    has_entries[iu] = 1;
-    ones[iu] &= static_cast<char>(std::abs(e[q].value - 1.0) <= 1e-12);
-    nonneg[iu] &= static_cast<char>(e[q].value > 0.0);
-    free_cols[iu] &= static_cast<char>(c.choice_of[static_cast<std::size_t>(e[q].col)] < 0);
+  if (first_max_row >= second_min_row) return false;
+
+  // Second-part rows that would be choice rows if their columns were free (all ones, bounds of a
+  // choice row: none in a round): whether they are, in a pass over their entries.
+  std::vector<char> free_cols(nru, 1);
+  bool maybe_choice = false;
+  for (int i = first_max_row + 1; i < nr; ++i) {
+    const auto iu = static_cast<std::size_t>(i);
+    maybe_choice =
+        maybe_choice || (has_entries[iu] && ones[iu] && is_choice_row(true, true, m.row_lower[iu], m.row_upper[iu]));
   }
-  std::vector<int> cap_index(static_cast<std::size_t>(nr), -1);
+  if (maybe_choice)
+    for (std::size_t q = split; q < ne; ++q)
+      free_cols[static_cast<std::size_t>(e[q].row)] &=
+          static_cast<char>(c.choice_of[static_cast<std::size_t>(e[q].col)] < 0);
+
+  std::vector<int> cap_index(nru, -1);
+  bool redundant = false;  // a second-part row without an upper bound: its entries leave the usage
   for (int i = 0; i < nr; ++i) {
     const auto iu = static_cast<std::size_t>(i);
     const double lo_r = m.row_lower[iu], up_r = m.row_upper[iu];
@@ -276,21 +308,31 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
     if (i <= first_max_row) continue;  // read above
     if (is_choice_row(ones[iu] != 0, free_cols[iu] != 0, lo_r, up_r) || !is_capacity_row(nonneg[iu] != 0, lo_r))
       return false;
-    if (up_r == MilpModel::inf) continue;  // redundant
+    if (up_r == MilpModel::inf) {
+      redundant = true;
+      continue;
+    }
     cap_index[iu] = static_cast<int>(s.cap_rows.size());
     s.cap_rows.push_back(i);
   }
-  // Usage of each column over capacity rows: the second part is already by column, rows
-  // ascending (so k ascending).
-  c.ubegin.assign(nu + 1, 0);
-  c.uses.reserve(ne - split);
-  for (std::size_t q = split; q < ne; ++q) {
-    const int k = cap_index[static_cast<std::size_t>(e[q].row)];
-    if (k < 0) continue;
-    ++c.ubegin[static_cast<std::size_t>(e[q].col) + 1];
-    c.uses.emplace_back(k, e[q].value);
+  // Model rows to capacity rows k (ascending with the rows, so still ascending per column).
+  std::size_t w = ne;
+  if (!redundant) {
+    for (std::size_t q = split; q < ne; ++q) c.uses[q].k = cap_index[static_cast<std::size_t>(c.uses[q].k)];
+  } else {
+    std::fill(c.ubegin.begin(), c.ubegin.end(), 0);
+    w = split;
+    for (std::size_t q = split; q < ne; ++q) {
+      const int k = cap_index[static_cast<std::size_t>(e[q].row)];
+      if (k < 0) continue;
+      ++c.ubegin[static_cast<std::size_t>(e[q].col) + 1];
+      c.uses[w++] = {k, e[q].value};
+    }
   }
+  // (Offsets into `uses`, whose first `split` places are not used.)
+  c.ubegin[0] = static_cast<int>(split);
   std::partial_sum(c.ubegin.begin(), c.ubegin.end(), c.ubegin.begin());
+  c.num_uses = w - split;
   return true;
 }
 
@@ -338,19 +380,19 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   for (int k = 0; k < K; ++k)
     p.cap[static_cast<std::size_t>(k)] = m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])];
 
-  const auto& uses = c.uses;
+  const Use* uses = c.uses.get();
   const auto& ubegin = c.ubegin;
   const auto& choice_of = c.choice_of;
   auto use_of = [&](int j) {
     struct Span {
-      const std::pair<int, double>* b;
-      const std::pair<int, double>* e;
-      [[nodiscard]] const std::pair<int, double>* begin() const { return b; }
-      [[nodiscard]] const std::pair<int, double>* end() const { return e; }
+      const Use* b;
+      const Use* e;
+      [[nodiscard]] const Use* begin() const { return b; }
+      [[nodiscard]] const Use* end() const { return e; }
       [[nodiscard]] std::size_t size() const { return static_cast<std::size_t>(e - b); }
     };
     const auto ju = static_cast<std::size_t>(j);
-    return Span{uses.data() + ubegin[ju], uses.data() + ubegin[ju + 1]};
+    return Span{uses + ubegin[ju], uses + ubegin[ju + 1]};
   };
 
   // Pins.
@@ -378,16 +420,17 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   }
 
   // Groups: one per choice row without a pin, one per free column outside choice rows.
-  p.reserve(c.choice_rows.size() + nu, nu + c.choice_rows.size(), uses.size());
-  // Per column: the single capacity row it uses (-1: none, -2: several) and the amount there.
-  std::vector<int> key_of(nu);
-  std::vector<double> amount_of(nu);
-  for (int j = 0; j < n; ++j) {
-    const auto u = use_of(j);
-    key_of[static_cast<std::size_t>(j)] = u.size() == 1 ? u.begin()->first : (u.size() == 0 ? -1 : -2);
-    amount_of[static_cast<std::size_t>(j)] = u.size() == 1 ? u.begin()->second : 0.0;
-  }
-  std::vector<int> cand, kept;
+  p.reserve(c.choice_rows.size() + nu, nu + c.choice_rows.size(), c.num_uses);
+  // A candidate column: the single capacity row it uses (-1: none, -2: several), its amount
+  // there, its internal value.
+  struct Cand {
+    int j;
+    int key;
+    double amount;
+    double v;
+  };
+  std::vector<Cand> cand;
+  std::vector<int> kept;
   auto build_group = [&](const int* cols, std::size_t ncols, bool forced, int model_row) {
     // Candidates: free columns; drop value <= 0 when the group may stay empty.
     cand.clear();
@@ -395,37 +438,38 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       const int j = cols[q];
       const auto ju = static_cast<std::size_t>(j);
       if (hi[ju] == 0 || lo[ju] == 1) continue;
-      if (!forced && s.sign * m.obj[ju] <= 0.0) continue;
-      cand.push_back(j);
+      const double v = s.sign * m.obj[ju];
+      if (!forced && v <= 0.0) continue;
+      const auto u = use_of(j);
+      cand.push_back(
+          {j, u.size() == 1 ? u.begin()->k : (u.size() == 0 ? -1 : -2), u.size() == 1 ? u.begin()->v : 0.0, v});
     }
     // Single-row dominance: among columns using exactly the same single row (or none), keep only
     // those whose value strictly increases with usage. Columns of a round come sorted by row and
     // usage already; sort only when they do not.
-    auto before = [&](int x, int y) {
-      const int kx = key_of[static_cast<std::size_t>(x)], ky = key_of[static_cast<std::size_t>(y)];
-      if (kx != ky) return kx < ky;
-      if (kx == -2) return false;
-      const double ux = amount_of[static_cast<std::size_t>(x)], uy = amount_of[static_cast<std::size_t>(y)];
-      if (ux != uy) return ux < uy;
-      return s.sign * m.obj[static_cast<std::size_t>(x)] > s.sign * m.obj[static_cast<std::size_t>(y)];
+    auto before = [](const Cand& x, const Cand& y) {
+      if (x.key != y.key) return x.key < y.key;
+      if (x.key == -2) return false;
+      if (x.amount != y.amount) return x.amount < y.amount;
+      return x.v > y.v;
     };
-    if (!std::is_sorted(cand.begin(), cand.end(), before)) std::stable_sort(cand.begin(), cand.end(), before);
+    const bool in_order = std::is_sorted(cand.begin(), cand.end(), before);
+    if (!in_order) std::stable_sort(cand.begin(), cand.end(), before);
     int last_key = -3;
     double best_val = -MilpModel::inf;
     kept.clear();
-    for (int j : cand) {
-      const int kj = key_of[static_cast<std::size_t>(j)];
-      const double v = s.sign * m.obj[static_cast<std::size_t>(j)];
-      if (kj != last_key) {
-        last_key = kj;
+    for (const Cand& x : cand) {
+      if (x.key != last_key) {
+        last_key = x.key;
         best_val = -MilpModel::inf;
       }
-      if (kj == -2 || v > best_val) {
-        kept.push_back(j);
-        if (kj != -2) best_val = v;
+      if (x.key == -2 || x.v > best_val) {
+        kept.push_back(x.j);
+        if (x.key != -2) best_val = x.v;
       }
     }
-    if (!std::is_sorted(kept.begin(), kept.end())) std::sort(kept.begin(), kept.end());
+    // (Candidates in their columns' order keep it.)
+    if (!in_order && !std::is_sorted(kept.begin(), kept.end())) std::sort(kept.begin(), kept.end());
     if (forced && kept.empty()) return false;
     if (!forced && kept.empty()) return true;  // nothing worth choosing: the group stays empty
     for (int j : kept) p.add_item(s.sign * m.obj[static_cast<std::size_t>(j)], j, use_of(j));
@@ -445,10 +489,12 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       return s;
     }
   }
-  for (int j = 0; j < n; ++j) {
-    if (choice_of[static_cast<std::size_t>(j)] >= 0) continue;
-    build_group(&j, 1, false, -1);
-  }
+  // (None when the choice rows hold every column, as in a round.)
+  if (c.members.size() < nu)
+    for (int j = 0; j < n; ++j) {
+      if (choice_of[static_cast<std::size_t>(j)] >= 0) continue;
+      build_group(&j, 1, false, -1);
+    }
   return s;
 }
 

@@ -62,6 +62,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   auto try_warm_solution = [&](const std::vector<double>& prices) {
     if (!warm_choice || static_cast<int>(warm_choice->size()) != G) return;
     Counts n(p.value.size(), 0);
+    const std::vector<double> red = reduced_values(rel, prices);
     for (int c = 0; c < cls.size(); ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
       for (int m = cls.member_begin[static_cast<std::size_t>(c)]; m < cls.member_begin[static_cast<std::size_t>(c) + 1];
@@ -76,18 +77,19 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
         int bi = f;
         double bv = -kInf;
         for (int j = f; j < e; ++j) {
-          const double r = rel.reduced(j, prices.data());
+          const double r = red[static_cast<std::size_t>(j)];
           if (r > bv) {
             bv = r;
             bi = j;
           }
         }
-        if (it < 0 || rel.reduced(it, prices.data()) < bv - 1e-9 * (1.0 + std::abs(bv))) it = bi;
+        if (it < 0 || red[static_cast<std::size_t>(it)] < bv - 1e-9 * (1.0 + std::abs(bv))) it = bi;
         ++n[static_cast<std::size_t>(it)];
       }
     }
     double v = 0.0;
-    if (repair(rel, prices, nullptr, n, v) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+    const bool ok = repair(rel, prices, nullptr, n, v, &red);
+    if (ok && counts_feasible(p, cls, nullptr, n)) offer(n, v);
   };
 
   // 2. A warm start: the previous round's solution, repaired at its prices, before the LP: when
