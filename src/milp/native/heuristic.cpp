@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
-#include <span>
 #include <tuple>
 
 #include "milp/native/heuristic.hpp"
@@ -207,39 +206,6 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   std::vector<double> red_own;
   if (!red_given) red_own = reduced_values(rel, lam);
   const std::vector<double>& red = red_given ? *red_given : red_own;
-  // Classes using each row (items of representatives that use it), in class order, as compressed
-  // rows (users_of(k)): a vector per row cost an allocation per row and call. Built when a row is
-  // first found over capacity: a warm start that fits needs none.
-  std::vector<int> users_begin, users, last;
-  auto each_user = [&](auto&& f) {
-    std::fill(last.begin(), last.end(), -1);
-    for (int c = 0; c < cls.size(); ++c) {
-      const int fi = cls.first_item(p, c), e = fi + cls.items(p, c);
-      for (int it = fi; it < e; ++it)
-        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
-             ++q) {
-          const auto k = static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]);
-          if (last[k] != c) {
-            last[k] = c;
-            f(k, c);
-          }
-        }
-    }
-  };
-  auto build_users = [&] {
-    if (!users_begin.empty()) return;
-    users_begin.assign(static_cast<std::size_t>(K) + 1, 0);
-    last.assign(static_cast<std::size_t>(K), -1);
-    each_user([&](std::size_t k, int) { ++users_begin[k + 1]; });
-    for (std::size_t k = 0; k < static_cast<std::size_t>(K); ++k) users_begin[k + 1] += users_begin[k];
-    users.resize(static_cast<std::size_t>(users_begin[static_cast<std::size_t>(K)]));
-    std::vector<int> fill(users_begin.begin(), users_begin.end() - 1);
-    each_user([&](std::size_t k, int c) { users[static_cast<std::size_t>(fill[k]++)] = c; });
-  };
-  auto users_of = [&](int k) {
-    return std::span<const int>(users.data() + users_begin[static_cast<std::size_t>(k)],
-                                users.data() + users_begin[static_cast<std::size_t>(k) + 1]);
-  };
   using Cand = std::tuple<double, int, int, int>;  // score, class, from, to
   // Best destination for members of class c on item i, to free row k: least reduced value lost
   // per unit freed among moves that fit one member.
@@ -261,22 +227,40 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
     }
     return best;
   };
+  // Per row, the items (with their class) that had members above their lower bounds when the
+  // first row was found over capacity, or gained some since: a superset of the items a row's
+  // repair may move members from. Built then, in one pass; a fitting start needs none.
+  std::vector<std::vector<std::pair<int, int>>> on_row;
+  std::vector<int> seen;  // per item: the last round that looked at it
+  auto note_item = [&](int c, int it) {
+    for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+      on_row[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])].emplace_back(c, it);
+  };
   for (int round = 0; round <= K; ++round) {
     int k = -1;
     for (int r = 0; r < K && k < 0; ++r)
       if (over(p, U, r)) k = r;
     if (k < 0) break;
     if (round == K) return false;
-    build_users();
-    std::priority_queue<Cand, std::vector<Cand>, std::greater<>> heap;
-    for (int c : users_of(k)) {
-      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      for (int i = f; i < e; ++i) {
-        if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i) || amount(p, i, k) <= 0.0) continue;
-        double s = 0.0;
-        const int j = best_to(c, i, k, s);
-        if (j >= 0) heap.emplace(s, c, i, j);
+    if (on_row.empty()) {
+      on_row.resize(static_cast<std::size_t>(K));
+      seen.assign(p.value.size(), -1);
+      for (int c = 0; c < cls.size(); ++c) {
+        const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+        for (int i = f; i < e; ++i)
+          if (counts[static_cast<std::size_t>(i)] > lo_in(b, c, i)) note_item(c, i);
       }
+    }
+    // Every member on an item that uses row k may move. (The heap orders its entries by their
+    // whole tuple, so the order they are found in does not matter.)
+    std::priority_queue<Cand, std::vector<Cand>, std::greater<>> heap;
+    for (const auto& [c, i] : on_row[static_cast<std::size_t>(k)]) {
+      if (seen[static_cast<std::size_t>(i)] == round) continue;
+      seen[static_cast<std::size_t>(i)] = round;
+      if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i) || amount(p, i, k) <= 0.0) continue;
+      double s = 0.0;
+      const int j = best_to(c, i, k, s);
+      if (j >= 0) heap.emplace(s, c, i, j);
     }
     while (over(p, U, k)) {
       if (heap.empty()) return false;
@@ -297,7 +281,9 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       const long long need = std::max<long long>(1, static_cast<long long>(std::ceil(excess / freed - 1e-12)));
       const long long cnt = fit_count(p, i, j, U, std::min(room, need));
       if (cnt <= 0) continue;
+      const bool j_had = counts[static_cast<std::size_t>(j)] > lo_in(b, c, j);
       apply_move(p, counts, U, i, j, cnt);
+      if (!j_had) note_item(c, j);  // (j may have been noted before: `seen` skips repeats)
       // Members left on i, and those that moved to a smaller item still on row k, can move on.
       for (int from : {i, j}) {
         if (counts[static_cast<std::size_t>(from)] <= lo_in(b, c, from) || amount(p, from, k) <= 0.0) continue;
@@ -365,9 +351,10 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       double key = -kInf;
       for (int j = f; j < e; ++j) {
         if (j == m.i || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
-        if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, m.c, j) || fit_count(p, m.i, j, U, 1) < 1) continue;
+        if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, m.c, j)) continue;
         const double k = red[static_cast<std::size_t>(j)] - ri;
-        if (k > key) {
+        // (Whether one member fits only matters for a better destination.)
+        if (k > key && fit_count(p, m.i, j, U, 1) >= 1) {
           key = k;
           best = j;
         }
