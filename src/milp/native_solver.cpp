@@ -135,7 +135,7 @@ class NativeSolver final : public MilpSolver {
       if (c >= 0) res.values[static_cast<std::size_t>(c)] = 1.0;
     }
     const auto t_check = Clock::now();
-    const bool valid = model.is_feasible(res.values, 1e-6);
+    const bool valid = native::solution_feasible(model, shape.entries, res.values, 1e-6);
     if (debug_)
       std::fprintf(stderr, "native: checked the solution in %.3f ms\n",
                    std::chrono::duration<double, std::milli>(Clock::now() - t_check).count());

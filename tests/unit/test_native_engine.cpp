@@ -719,6 +719,32 @@ void check_same_shape(const sia::detail::native::Shape& a, const sia::detail::na
   CHECK(bits_equal(p.use_val, q.use_val));
 }
 
+// solution_feasible (the backend's check of its answer, through the entry index of a model read
+// in layout) against MilpModel::is_feasible, on 0/1 vectors: one item per group (the first, a
+// random one, the "none" item where there is one) with the pins, then one column flipped.
+void check_solution_check(const sia::MilpModel& m, const sia::detail::native::Shape& s, std::mt19937& rng,
+                          int& feasible, int& infeasible) {
+  if (!s.round_shaped || s.infeasible) return;
+  const auto& p = s.problem;
+  for (int t = 0; t < 6; ++t) {
+    std::vector<double> x(static_cast<std::size_t>(m.num_cols()), 0.0);
+    for (int c : s.pinned_cols) x[static_cast<std::size_t>(c)] = 1.0;
+    for (int g = 0; g < p.num_groups(); ++g) {
+      const int n = p.end(g) - p.begin(g);
+      const int pick = t % 3 == 0 ? 0 : (t % 3 == 1 ? static_cast<int>(rng() % static_cast<unsigned>(n)) : n - 1);
+      const int c = p.column[static_cast<std::size_t>(p.begin(g) + pick)];
+      if (c >= 0) x[static_cast<std::size_t>(c)] = 1.0;
+    }
+    if (t >= 3 && m.num_cols() > 0) {
+      auto& v = x[rng() % static_cast<unsigned>(m.num_cols())];
+      v = 1.0 - v;
+    }
+    const bool want = m.is_feasible(x, 1e-6);
+    CHECK(sia::detail::native::solution_feasible(m, s.entries, x, 1e-6) == want);
+    (want ? feasible : infeasible) += 1;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
@@ -746,12 +772,15 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
   REQUIRE(models.size() >= 40);
   std::mt19937 rng(12);
   int in_layout = 0, variants = 0, variants_in_layout = 0, variants_refused = 0;
+  int indexed = 0, checked_feasible = 0, checked_infeasible = 0;
   for (std::size_t k = 0; k < models.size(); ++k) {
     CAPTURE(k);
     const sia::MilpModel& m = models[k];
     const auto fast = sia::detail::native::recognise(m);
     in_layout += fast.in_layout ? 1 : 0;
     check_same_shape(fast, sia::detail::native::recognise_by_rows(m));
+    indexed += fast.entries.empty() ? 0 : 1;
+    check_solution_check(m, fast, rng, checked_feasible, checked_infeasible);
     if (m.num_cols() == 0 || m.entries.empty()) continue;
     // Variants: each must give what the general reading gives (in the layout or not).
     std::uniform_int_distribution<std::size_t> col(0, static_cast<std::size_t>(m.num_cols()) - 1);
@@ -823,10 +852,17 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
       const auto shape = sia::detail::native::recognise(x);
       (shape.in_layout ? variants_in_layout : variants_refused) += 1;
       check_same_shape(shape, sia::detail::native::recognise_by_rows(x));
+      check_solution_check(x, shape, rng, checked_feasible, checked_infeasible);
     }
   }
-  // The rounds' own models are read in place (those with tenant rows would not be: none here).
+  // The rounds' own models are read in place (those with tenant rows would not be: none here),
+  // with the entry index that checks an answer.
   CHECK(in_layout == static_cast<int>(models.size()));
+  CHECK(indexed == static_cast<int>(models.size()));
+  // The answer check agreed with MilpModel::is_feasible on both outcomes.
+  CHECK(checked_feasible > 100);
+  CHECK(checked_infeasible > 100);
+  MESSAGE(checked_feasible << " feasible and " << checked_infeasible << " infeasible 0/1 vectors checked");
   CHECK(variants > 400);
   // Both readings are exercised by the variants.
   CHECK(variants_in_layout > variants / 6);

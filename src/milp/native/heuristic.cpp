@@ -315,26 +315,40 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
     int c, i, j;
   };
   std::vector<Move> moves;
-  for (int pass = 0; pass < 3; ++pass) {
-    moves.clear();
-    for (int c = 0; c < cls.size(); ++c) {
-      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      for (int i = f; i < e; ++i) {
-        if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i)) continue;
-        const double vi = p.value[static_cast<std::size_t>(i)], ri = red[static_cast<std::size_t>(i)];
-        int best = -1;
-        double key = -kInf;
-        for (int j = f; j < e; ++j) {
-          if (j == i || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
-          if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, c, j)) continue;
-          const double k = red[static_cast<std::size_t>(j)] - ri;
-          if (k > key) {
-            key = k;
-            best = j;
-          }
+  auto collect = [&](int c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int i = f; i < e; ++i) {
+      if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i)) continue;
+      const double vi = p.value[static_cast<std::size_t>(i)], ri = red[static_cast<std::size_t>(i)];
+      int best = -1;
+      double key = -kInf;
+      for (int j = f; j < e; ++j) {
+        if (j == i || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
+        if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, c, j)) continue;
+        const double k = red[static_cast<std::size_t>(j)] - ri;
+        if (k > key) {
+          key = k;
+          best = j;
         }
-        if (best >= 0) moves.push_back({key, c, i, best});
       }
+      if (best >= 0) moves.push_back({key, c, i, best});
+    }
+  };
+  // A class's candidate moves depend on its own counts only: after the first pass, only the classes
+  // a pass changed collect theirs again (the moves are sorted by a total order, so the list is the
+  // same as if every class collected anew).
+  std::vector<char> dirty(static_cast<std::size_t>(cls.size()), 0);
+  std::vector<int> touched;
+  for (int pass = 0; pass < 3; ++pass) {
+    if (pass == 0) {
+      for (int c = 0; c < cls.size(); ++c) collect(c);
+    } else {
+      std::erase_if(moves, [&](const Move& m) { return dirty[static_cast<std::size_t>(m.c)] != 0; });
+      for (int c : touched) {
+        collect(c);
+        dirty[static_cast<std::size_t>(c)] = 0;
+      }
+      touched.clear();
     }
     if (moves.empty()) break;
     std::sort(moves.begin(), moves.end(), [](const Move& x, const Move& y) {
@@ -366,6 +380,10 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       if (cnt <= 0) continue;
       apply_move(p, counts, U, m.i, best, cnt);
       changed = true;
+      if (!dirty[static_cast<std::size_t>(m.c)]) {
+        dirty[static_cast<std::size_t>(m.c)] = 1;
+        touched.push_back(m.c);
+      }
     }
     if (!changed) break;
   }

@@ -72,6 +72,16 @@ struct Problem {
   }
 };
 
+/// Where a model read in the round's layout keeps each column's entries (recognise()): a solution
+/// is checked against the model's own entries of its chosen columns, without a pass over all.
+struct EntryIndex {
+  std::vector<int> cap_begin;     ///< per column j (+1): its capacity-part entries [cap_begin[j], cap_begin[j+1])
+  std::vector<int> choice_of;     ///< per column: its choice row (model row), -1 none
+  std::vector<int> choice_rows;   ///< choice rows (model rows), ascending
+  std::vector<int> choice_begin;  ///< per choice row (+1): its entries, columns ascending
+  [[nodiscard]] bool empty() const noexcept { return cap_begin.empty(); }
+};
+
 /// What recognition found in the model.
 struct Shape {
   bool round_shaped = false;
@@ -81,6 +91,7 @@ struct Shape {
   std::vector<int> cap_rows;     ///< model row of each capacity row k
   std::vector<int> pinned_cols;  ///< columns fixed to 1
   bool in_layout = false;        ///< read in place, in the round's layout (recognise())
+  EntryIndex entries;            ///< when read in layout with every row kept, else empty
   Problem problem;
 };
 
@@ -92,6 +103,14 @@ struct Shape {
  * value <= 0 when the group may stay empty) are dropped: they can never improve a solution.
  */
 [[nodiscard]] Shape recognise(const MilpModel& m);
+
+/// MilpModel::is_feasible(x, tol), the same answer, for a model that recognise() read: with an
+/// entry index (Shape::entries) and values of 0 and 1, only the entries of the columns at 1 are
+/// read (the model's own, found through the index, summed in the model's order), every row's and
+/// column's bounds checked; otherwise MilpModel::is_feasible. A pass over all the entries cost
+/// 2-3 ms at 20,000 jobs.
+[[nodiscard]] bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vector<double>& x,
+                                     double tol);
 
 /// recognise() by compressed rows only, whatever the order of the model's entries: the general
 /// reading. recognise() reads a model in the round's layout (core/formulation.cpp) in place and

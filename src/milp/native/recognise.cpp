@@ -89,6 +89,9 @@ struct Classified {
   std::vector<int> ubegin;  // per column j: its usage uses[ubegin[j] .. ubegin[j+1])
   std::unique_ptr<Use[]> uses;
   std::size_t num_uses = 0;
+  // Read in layout with every row kept (no redundant row): uses[q] is the model's entry q, and
+  // the members of choice row r are the entries [member_begin[r], member_begin[r+1]).
+  bool entries_exact = false;
 };
 
 // Binary columns with effective bounds (lo, hi); false (with s filled) when the model is not
@@ -247,6 +250,7 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
   c.member_begin.reserve(nru + 1);  // (a choice row per job: room for all at once)
   c.choice_rows.reserve(nru);
   int first_max_row = -1;
+  bool first_redundant = false;
   for (std::size_t q = 0; q < split;) {
     const int i = e[q].row;
     if (i <= first_max_row) return false;
@@ -268,6 +272,7 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
     if (!is_choice_row(ones_i, free_cols, lo_r, up_r)) {
       if (is_capacity_row(nonneg_i, lo_r) && up_r == MilpModel::inf) {  // redundant
         q = end;
+        first_redundant = true;
         continue;
       }
       return false;
@@ -333,6 +338,7 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
   c.ubegin[0] = static_cast<int>(split);
   std::partial_sum(c.ubegin.begin(), c.ubegin.end(), c.ubegin.begin());
   c.num_uses = w - split;
+  c.entries_exact = !redundant && !first_redundant;
   return true;
 }
 
@@ -350,7 +356,14 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first) {
   if (in_layout_first) {
     if (classify_in_layout(m, s, c)) {
       s.in_layout = true;
-      return finish(m, std::move(s), lo, hi, c);
+      Shape out = finish(m, std::move(s), lo, hi, c);
+      if (c.entries_exact && out.round_shaped && !out.infeasible) {
+        out.entries.cap_begin = std::move(c.ubegin);
+        out.entries.choice_of = std::move(c.choice_of);
+        out.entries.choice_rows = std::move(c.choice_rows);
+        out.entries.choice_begin = std::move(c.member_begin);
+      }
+      return out;
     }
     s.cap_rows.clear();
     c = Classified{};
@@ -499,4 +512,40 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
 }
 
 }  // namespace
+bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vector<double>& x, double tol) {
+  if (ix.empty()) return m.is_feasible(x, tol);
+  if (x.size() != m.obj.size() || ix.cap_begin.size() != x.size() + 1) return false;
+  std::vector<int> ones;
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    if (x[j] != 0.0 && x[j] != 1.0) return m.is_feasible(x, tol);  // (not a 0/1 solution: the general check)
+    if (x[j] < m.col_lower[j] - tol || x[j] > m.col_upper[j] + tol) return false;
+    if (x[j] != 0.0) ones.push_back(static_cast<int>(j));
+  }
+  const auto nr = static_cast<std::size_t>(m.num_rows());
+  std::vector<double> act(nr, 0.0);
+  std::vector<int> choice_index(nr, -1);
+  for (std::size_t r = 0; r < ix.choice_rows.size(); ++r)
+    choice_index[static_cast<std::size_t>(ix.choice_rows[r])] = static_cast<int>(r);
+  const auto& e = m.entries;
+  for (int j : ones) {
+    const auto ju = static_cast<std::size_t>(j);
+    if (const int row = ix.choice_of[ju]; row >= 0) {
+      const int r = choice_index[static_cast<std::size_t>(row)];
+      const auto b = e.begin() + ix.choice_begin[static_cast<std::size_t>(r)];
+      const auto f = e.begin() + ix.choice_begin[static_cast<std::size_t>(r) + 1];
+      const auto it = std::lower_bound(b, f, j, [](const MilpModel::Entry& a, int col) { return a.col < col; });
+      if (it == f || it->col != j || it->row != row) return false;  // (the index does not describe the model)
+      act[static_cast<std::size_t>(row)] += it->value * x[ju];
+    }
+    for (int q = ix.cap_begin[ju]; q < ix.cap_begin[ju + 1]; ++q) {
+      const auto& en = e[static_cast<std::size_t>(q)];
+      if (en.col != j) return false;
+      act[static_cast<std::size_t>(en.row)] += en.value * x[ju];
+    }
+  }
+  for (std::size_t i = 0; i < nr; ++i)
+    if (act[i] < m.row_lower[i] - tol || act[i] > m.row_upper[i] + tol) return false;
+  return true;
+}
+
 }  // namespace sia::detail::native
