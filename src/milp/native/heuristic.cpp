@@ -183,17 +183,16 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
   return repair(rel, lam, b, counts, value);
 }
 
-std::vector<double> reduced_values(const Relaxation& rel, const std::vector<double>& lam) {
+void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
-  std::vector<double> red(p.value.size(), 0.0);
+  red.resize(p.value.size());
   rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
       for (int it = f; it < e; ++it) red[static_cast<std::size_t>(it)] = rel.reduced(it, lam.data());
     }
   });
-  return red;
 }
 
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
@@ -204,7 +203,7 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   const int K = p.num_rows;
   // The reduced values, computed once (the same bits as rel.reduced()).
   std::vector<double> red_own;
-  if (!red_given) red_own = reduced_values(rel, lam);
+  if (!red_given) reduced_values(rel, lam, red_own);
   const std::vector<double>& red = red_given ? *red_given : red_own;
   using Cand = std::tuple<double, int, int, int>;  // score, class, from, to
   // Best destination for members of class c on item i, to free row k: least reduced value lost
@@ -305,7 +304,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<double> red_own;
-  if (!red_given) red_own = reduced_values(rel, lam);
+  if (!red_given) reduced_values(rel, lam, red_own);
   const std::vector<double>& red = red_given ? *red_given : red_own;
   std::vector<double> U = usage_of(p, cls, counts);
   // Candidate moves (one per used item): the destination with the best reduced gain among those

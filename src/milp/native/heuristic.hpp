@@ -32,9 +32,10 @@ bool round_and_repair(const Relaxation& rel, const std::vector<double>& lam, con
 bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b,
                          const std::vector<double>& x, Counts& counts, double& value);
 
-/// Reduced values v_i - a_i·lam of the representatives' items, per problem item (0 for the other
-/// items), in parallel blocks: the repair and the improvement look each up many times.
-[[nodiscard]] std::vector<double> reduced_values(const Relaxation& rel, const std::vector<double>& lam);
+/// Reduced values v_i - a_i·lam of the representatives' items into `red`, per problem item (the
+/// other items' places left as they were), in parallel blocks: the repair and the improvement look
+/// each up many times.
+void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red);
 
 /// The same from a given starting assignment `counts` (every class complete, within `b`, maybe
 /// over capacity), e.g. the previous round's solution. `red`: reduced_values(rel, lam) when the

@@ -62,7 +62,10 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   auto try_warm_solution = [&](const std::vector<double>& prices) {
     if (!warm_choice || static_cast<int>(warm_choice->size()) != G) return;
     Counts n(p.value.size(), 0);
-    const std::vector<double> red = reduced_values(rel, prices);
+    // (The thread's buffer: a fresh one of a round's items cost a page fault per 4 kB.)
+    thread_local std::vector<double> red_scratch;
+    reduced_values(rel, prices, red_scratch);
+    const std::vector<double>& red = red_scratch;
     for (int c = 0; c < cls.size(); ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
       for (int m = cls.member_begin[static_cast<std::size_t>(c)]; m < cls.member_begin[static_cast<std::size_t>(c) + 1];
