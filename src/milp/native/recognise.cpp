@@ -89,6 +89,10 @@ struct Classified {
   std::vector<int> ubegin;  // per column j: its usage uses[ubegin[j] .. ubegin[j+1])
   std::unique_ptr<Use[]> uses;
   std::size_t num_uses = 0;
+  // Read in layout without a redundant capacity-part row: no `uses` written; the usage is the
+  // model's own entries (ubegin indexes them), their rows mapped to k by cap_of_row.
+  const MilpModel::Entry* entry_uses = nullptr;
+  std::vector<int> cap_of_row;
   // Read in layout with every row kept (no redundant row): uses[q] is the model's entry q, and
   // the members of choice row r are the entries [member_begin[r], member_begin[r+1]).
   bool entries_exact = false;
@@ -224,7 +228,6 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
   // its columns are free, below) and each column's usage by model row (renumbered below).
   std::vector<char> has_entries(nru, 0), ones(nru, 1), nonneg(nru, 1);
   c.ubegin.assign(nu + 1, 0);
-  c.uses = std::make_unique_for_overwrite<Use[]>(std::max<std::size_t>(ne, 1));
   std::size_t split = ne;
   int second_min_row = nr;
   for (; split > 0; --split) {
@@ -240,7 +243,6 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
     ones[iu] &= static_cast<char>(std::abs(x.value - 1.0) <= 1e-12);
     nonneg[iu] &= static_cast<char>(x.value > 0.0);
     ++c.ubegin[static_cast<std::size_t>(x.col) + 1];
-    c.uses[split - 1] = {x.row, x.value};
   }
 
   // First part: ordered by (row, column), row ranges in order.
@@ -320,11 +322,15 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
     cap_index[iu] = static_cast<int>(s.cap_rows.size());
     s.cap_rows.push_back(i);
   }
-  // Model rows to capacity rows k (ascending with the rows, so still ascending per column).
+  // The usage: the capacity part's entries themselves, their rows mapped to capacity rows k
+  // (ascending with the rows, so still ascending per column); with a redundant row among them,
+  // the others copied.
   std::size_t w = ne;
   if (!redundant) {
-    for (std::size_t q = split; q < ne; ++q) c.uses[q].k = cap_index[static_cast<std::size_t>(c.uses[q].k)];
+    c.entry_uses = e.data();
+    c.cap_of_row = std::move(cap_index);
   } else {
+    c.uses = std::make_unique_for_overwrite<Use[]>(ne);
     std::fill(c.ubegin.begin(), c.ubegin.end(), 0);
     w = split;
     for (std::size_t q = split; q < ne; ++q) {
@@ -334,7 +340,7 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
       c.uses[w++] = {k, e[q].value};
     }
   }
-  // (Offsets into `uses`, whose first `split` places are not used.)
+  // (Offsets into the entries, or into `uses`, whose first `split` places are not used.)
   c.ubegin[0] = static_cast<int>(split);
   std::partial_sum(c.ubegin.begin(), c.ubegin.end(), c.ubegin.begin());
   c.num_uses = w - split;
@@ -394,18 +400,38 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     p.cap[static_cast<std::size_t>(k)] = m.row_upper[static_cast<std::size_t>(s.cap_rows[static_cast<std::size_t>(k)])];
 
   const Use* uses = c.uses.get();
+  const MilpModel::Entry* entry_uses = c.entry_uses;
+  const int* cap_of_row = c.cap_of_row.data();
   const auto& ubegin = c.ubegin;
   const auto& choice_of = c.choice_of;
+  // A column's usage, from `uses` or from the model's entries.
+  struct UseIter {
+    const Use* u;
+    const MilpModel::Entry* e;
+    const int* kmap;
+    Use operator*() const { return e ? Use{kmap[e->row], e->value} : *u; }
+    UseIter& operator++() {
+      if (e)
+        ++e;
+      else
+        ++u;
+      return *this;
+    }
+    bool operator!=(const UseIter& o) const { return e ? e != o.e : u != o.u; }
+  };
+  struct Span {
+    UseIter b, e;
+    std::size_t n;
+    [[nodiscard]] UseIter begin() const { return b; }
+    [[nodiscard]] UseIter end() const { return e; }
+    [[nodiscard]] std::size_t size() const { return n; }
+    [[nodiscard]] Use front() const { return *b; }
+  };
   auto use_of = [&](int j) {
-    struct Span {
-      const Use* b;
-      const Use* e;
-      [[nodiscard]] const Use* begin() const { return b; }
-      [[nodiscard]] const Use* end() const { return e; }
-      [[nodiscard]] std::size_t size() const { return static_cast<std::size_t>(e - b); }
-    };
     const auto ju = static_cast<std::size_t>(j);
-    return Span{uses + ubegin[ju], uses + ubegin[ju + 1]};
+    const auto b = static_cast<std::size_t>(ubegin[ju]), f = static_cast<std::size_t>(ubegin[ju + 1]);
+    if (entry_uses) return Span{{nullptr, entry_uses + b, cap_of_row}, {nullptr, entry_uses + f, cap_of_row}, f - b};
+    return Span{{uses + b, nullptr, nullptr}, {uses + f, nullptr, nullptr}, f - b};
   };
 
   // Pins.
@@ -454,8 +480,8 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       const double v = s.sign * m.obj[ju];
       if (!forced && v <= 0.0) continue;
       const auto u = use_of(j);
-      cand.push_back(
-          {j, u.size() == 1 ? u.begin()->k : (u.size() == 0 ? -1 : -2), u.size() == 1 ? u.begin()->v : 0.0, v});
+      const Use first = u.size() == 1 ? u.front() : Use{u.size() == 0 ? -1 : -2, 0.0};
+      cand.push_back({j, first.k, first.v, v});
     }
     // Single-row dominance: among columns using exactly the same single row (or none), keep only
     // those whose value strictly increases with usage. Columns of a round come sorted by row and
