@@ -312,6 +312,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   struct Move {
     double key;
     int c, i, j;
+    long long failed;  // the number of moves applied when it last found no destination, -1: not so
   };
   std::vector<Move> moves;
   auto collect = [&](int c) {
@@ -330,7 +331,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
           best = j;
         }
       }
-      if (best >= 0) moves.push_back({key, c, i, best});
+      if (best >= 0) moves.push_back({key, c, i, best, -1});
     }
   };
   // A class's candidate moves depend on its own counts only: after the first pass, only the classes
@@ -338,6 +339,10 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   // same as if every class collected anew).
   std::vector<char> dirty(static_cast<std::size_t>(cls.size()), 0);
   std::vector<int> touched;
+  // A move that found no destination finds none again while its class is unchanged and no row's
+  // usage went down: the later passes skip it (nearly all of them: the room is spent by then).
+  long long applied = 0, last_room = -1;  // moves applied; the last of them that lowered a usage
+  std::vector<double> before;
   for (int pass = 0; pass < 3; ++pass) {
     if (pass == 0) {
       for (int c = 0; c < cls.size(); ++c) collect(c);
@@ -354,11 +359,15 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       return x.key > y.key || (x.key == y.key && (x.c < y.c || (x.c == y.c && x.i < y.i)));
     });
     bool changed = false;
-    for (const Move& m : moves) {
+    for (Move& m : moves) {
+      if (m.failed >= 0 && !dirty[static_cast<std::size_t>(m.c)] && last_room <= m.failed) continue;
       // The destination may have filled up since: take the best destination that still fits.
       const int f = cls.first_item(p, m.c), e = f + cls.items(p, m.c);
       long long avail = counts[static_cast<std::size_t>(m.i)] - lo_in(b, m.c, m.i);
-      if (avail <= 0) continue;
+      if (avail <= 0) {
+        m.failed = applied;
+        continue;
+      }
       const double vi = p.value[static_cast<std::size_t>(m.i)], ri = red[static_cast<std::size_t>(m.i)];
       int best = -1;
       double key = -kInf;
@@ -372,12 +381,28 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
           best = j;
         }
       }
-      if (best < 0) continue;
+      if (best < 0) {
+        m.failed = applied;
+        continue;
+      }
       const long long room =
           std::min<long long>(avail, hi_of(b, cls, m.c, best) - counts[static_cast<std::size_t>(best)]);
       const long long cnt = fit_count(p, m.i, best, U, room);
-      if (cnt <= 0) continue;
+      if (cnt <= 0) {
+        m.failed = applied;
+        continue;
+      }
+      // (Only rows of the item left can go down; compared exactly, rounding included.)
+      const int ub = p.use_begin[static_cast<std::size_t>(m.i)], ue = p.use_begin[static_cast<std::size_t>(m.i) + 1];
+      before.clear();
+      for (int q = ub; q < ue; ++q)
+        before.push_back(U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])]);
       apply_move(p, counts, U, m.i, best, cnt);
+      ++applied;
+      for (int q = ub; q < ue; ++q)
+        if (U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] <
+            before[static_cast<std::size_t>(q - ub)])
+          last_room = applied;
       changed = true;
       if (!dirty[static_cast<std::size_t>(m.c)]) {
         dirty[static_cast<std::size_t>(m.c)] = 1;
