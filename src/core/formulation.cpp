@@ -2,6 +2,7 @@
 #include "core/formulation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/capacity_use.hpp"
@@ -18,36 +19,50 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   // the jobs' weights w and W = Σ w).
   const double lambda = pb.model_lambda;
   milp.obj_offset = maximize ? -lambda * pb.total_weight : lambda * pb.total_weight;
+  const std::size_t n = pb.num_jobs();
+  // Sizes first, so that every array is allocated once at its size (the entries were reallocated
+  // and copied once they outgrew the choice rows' share).
   std::size_t ncols = 0;
-  for (const auto& v : pb.valid) ncols += v.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!req.pinned[i]) {
+      ncols += pb.valid[i].size();
+      continue;
+    }
+    for (const Entry& v : pb.valid[i]) ncols += v.config == pb.current[i] ? 1 : 0;
+  }
   milp.obj.reserve(ncols);
   milp.col_lower.reserve(ncols);
-  milp.col_upper.reserve(ncols);
-  milp.is_integer.reserve(ncols);
+  milp.col_upper.assign(ncols, 1.0);
+  milp.is_integer.assign(ncols, 1);
   m.cols.reserve(ncols);
-  milp.entries.reserve(ncols);
   // A choice row per job and the capacity rows (tenant rows, when there are any, may grow them).
-  milp.row_lower.reserve(pb.num_jobs() + pb.set.rows.size());
-  milp.row_upper.reserve(pb.num_jobs() + pb.set.rows.size());
-  // Columns and entries are appended to the model's arrays directly (what add_col and add_entry
-  // do, without a call and a name per column: a round has hundreds of thousands).
-  for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
-    const int first = milp.num_cols();
+  milp.row_lower.reserve(n + pb.set.rows.size());
+  milp.row_upper.reserve(n + pb.set.rows.size());
+  // Columns are appended to the model's arrays directly (what add_col does, without a call and a
+  // name per column: a round has hundreds of thousands). The choice rows are numbered here, their
+  // entries written below (the same order: every choice row's entries, job by job, before the
+  // capacity rows'), once the number of entries is known.
+  std::vector<std::array<int, 3>> choice;  // per job with a choice row: (the row, its first column, columns)
+  choice.reserve(n);
+  std::size_t choice_entries = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int first = static_cast<int>(m.cols.size());
     const bool pinned = req.pinned[i] != 0;
     const double lo = pinned ? 1.0 : 0.0;
-    for (const Entry& v : pb.valid[i]) {
+    const double w = pb.weight[i];
+    const auto& valid = pb.valid[i];
+    for (std::size_t k = 0; k < valid.size(); ++k) {
+      const Entry& v = valid[k];
       if (pinned && v.config != pb.current[i]) continue;
-      milp.obj.push_back(pb.weight[i] * (maximize ? v.util + lambda : v.util - lambda));
+      milp.obj.push_back(w * (maximize ? v.util + lambda : v.util - lambda));
       milp.col_lower.push_back(lo);
-      milp.col_upper.push_back(1.0);
-      milp.is_integer.push_back(1);
-      m.cols.emplace_back(i, v);
+      m.cols.push_back(Column{static_cast<int>(i), static_cast<int>(k)});
     }
-    const int count = milp.num_cols() - first;
+    const int count = static_cast<int>(m.cols.size()) - first;
     if (count == 0) continue;
     if (count > 1 || req.forced[i]) {
-      const int row = milp.add_row(req.forced[i] ? 1.0 : 0.0, 1.0);
-      for (int c = first; c < milp.num_cols(); ++c) milp.entries.push_back({row, c, 1.0});
+      choice.push_back({milp.add_row(req.forced[i] ? 1.0 : 0.0, 1.0), first, count});
+      choice_entries += static_cast<std::size_t>(count);
     }
   }
   // Capacity rows: a column only meets the rows of its own GPU type, with the charges of its
@@ -62,37 +77,40 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   std::vector<int> whole(pb.set.configs.size() + 1, -1);  // per configuration: its first charge
   std::vector<int> whole_end(pb.set.configs.size(), -1);
   std::vector<std::pair<int, int>> column_charge(m.cols.size());  // per column: [first, end) in charges
+  std::vector<char> counts(rows.size(), 0);
+  std::size_t nentries = choice_entries;
   for (std::size_t c = 0; c < m.cols.size(); ++c) {
-    const Entry& v = m.cols[c].second;
+    const Entry& v = m.entry_of(pb, c);
     const auto k = static_cast<std::size_t>(v.config);
     const ConfigurationSpec& cfg = pb.set.configs[k];
     const bool full = v.gpus <= 0 || v.gpus >= cfg.gpus;
     if (full && whole[k] >= 0) {
       column_charge[c] = {whole[k], whole_end[k]};
+      nentries += static_cast<std::size_t>(whole_end[k] - whole[k]);
       continue;
     }
     const int first = static_cast<int>(charges.size());
     for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
       // Per entry, not per configuration: a rigid job on its footprint is charged its count.
       const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus);
-      if (u != 0) charges.emplace_back(r, u);
+      if (u != 0) {
+        charges.emplace_back(r, u);
+        counts[static_cast<std::size_t>(r)] = 1;
+      }
     }
     column_charge[c] = {first, static_cast<int>(charges.size())};
+    nentries += charges.size() - static_cast<std::size_t>(first);
     if (full) {
       whole[k] = first;
       whole_end[k] = static_cast<int>(charges.size());
     }
   }
-  std::vector<char> counts(rows.size(), 0);
-  std::size_t nentries = milp.entries.size();
-  for (const auto& [first, end] : column_charge) {
-    nentries += static_cast<std::size_t>(end - first);
-    for (int q = first; q < end; ++q) counts[static_cast<std::size_t>(charges[static_cast<std::size_t>(q)].first)] = 1;
-  }
+  milp.entries.reserve(nentries);
+  for (const auto& [row, first, count] : choice)
+    for (int c = first; c < first + count; ++c) milp.entries.push_back({row, c, 1.0});
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (counts[r]) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
-  milp.entries.reserve(nentries);
   for (std::size_t c = 0; c < m.cols.size(); ++c)
     for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
       const auto& [r, u] = charges[static_cast<std::size_t>(q)];
@@ -107,8 +125,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     const int row = milp.add_row(-MilpModel::inf, static_cast<double>(tr.bound));
     m.tenant_row.push_back(row);
     for (std::size_t c = 0; c < m.cols.size(); ++c) {
-      const auto& [i, v] = m.cols[c];
-      const long long u = tenant_usage(pb, tr, i, v);
+      const long long u = tenant_usage(pb, tr, m.job_of(c), m.entry_of(pb, c));
       if (u != 0) milp.add_entry(row, static_cast<int>(c), static_cast<double>(u));
     }
   }
@@ -131,9 +148,10 @@ bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& 
   TenantUse tenants(pb, m.tenant_rows);
   for (std::size_t c = 0; c < x.size(); ++c) {
     if (!(x[c] > 0.5)) continue;
-    const auto [i, v] = m.cols[c];
+    const std::size_t i = m.job_of(c);
+    const Entry& v = m.entry_of(pb, c);
     if (out[i] >= 0) return false;
-    out[i] = pb.entry_of(i, v.config);
+    out[i] = m.cols[c].entry;  // (valid[i] lists each configuration once: entry_of(i, v.config))
     usage.add(v.config, v.gpus);
     tenants.add(i, v);
   }

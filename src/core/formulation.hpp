@@ -12,12 +12,26 @@
 
 namespace sia::detail {
 
+/// What a column of the model stands for: job `job` on its usable entry
+/// Problem::valid[job][entry]. (An index, not a copy of the entry: a round has hundreds of
+/// thousands of columns, and the formulation is written and read again once per solve.)
+struct Column {
+  int job = 0;
+  int entry = 0;
+};
+
 struct Formulation {
   MilpModel milp;
-  std::vector<std::pair<std::size_t, Entry>> cols;  ///< column -> (job, entry)
-  std::vector<int> capacity_row;                    ///< ConfigurationSet row -> model row (-1 = none)
-  std::vector<TenantRow> tenant_rows;               ///< tenants' caps and guarantees (tenants.hpp)
-  std::vector<int> tenant_row;                      ///< tenant_rows[k] -> model row
+  std::vector<Column> cols;            ///< column -> (job, entry)
+  std::vector<int> capacity_row;       ///< ConfigurationSet row -> model row (-1 = none)
+  std::vector<TenantRow> tenant_rows;  ///< tenants' caps and guarantees (tenants.hpp)
+  std::vector<int> tenant_row;         ///< tenant_rows[k] -> model row
+  /// The job of column `c`, and its entry.
+  [[nodiscard]] std::size_t job_of(std::size_t c) const { return static_cast<std::size_t>(cols[c].job); }
+  [[nodiscard]] const Entry& entry_of(const Problem& pb, std::size_t c) const {
+    const Column& col = cols[c];
+    return pb.valid[static_cast<std::size_t>(col.job)][static_cast<std::size_t>(col.entry)];
+  }
 };
 
 /**

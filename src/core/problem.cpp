@@ -88,15 +88,15 @@ namespace {
 
 // Entries of job i from its raw row, in the arithmetic of goodput_matrix.hpp applied to one row:
 // normalize_rows, apply_restart_factors (restart factor `r`, all but the current configuration),
-// utility_matrix, then only the usable entries (a pinned job: its current configuration alone).
-std::vector<Entry> entries_of(std::span<const ValidConfig> stored, std::span<const double> raw, double nmin,
-                              int current, double r, bool pinned, const RoundOptions& options, const std::string& id) {
+// utility_matrix, then only the usable entries (a pinned job: its current configuration alone),
+// appended to `out`.
+void append_entries(std::span<const ValidConfig> stored, std::span<const double> raw, double nmin, int current,
+                    double r, bool pinned, const RoundOptions& options, const std::string& id,
+                    std::vector<Entry>& out) {
   double lo = 0.0;
   for (double v : raw)
     if (v > 0.0 && (lo == 0.0 || v < lo)) lo = v;
   const double scale = lo > 0.0 ? nmin / lo : 1.0;
-  std::vector<Entry> out;
-  out.reserve(stored.size());
   const std::span<const std::string> ids(&id, 1);
   for (std::size_t k = 0; k < stored.size(); ++k) {
     const ValidConfig& v = stored[k];
@@ -108,7 +108,6 @@ std::vector<Entry> entries_of(std::span<const ValidConfig> stored, std::span<con
     if (pinned && v.config != current) continue;
     out.push_back(Entry{v.config, v.gpus, u});
   }
-  return out;
 }
 
 // How many jobs ahead build_problem fetches a model's control block.
@@ -155,7 +154,6 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     out->round_utilities = options.round_utilities;
   }
   pb.set = std::move(set);
-  pb.valid.resize(n);
   pb.current.assign(n, -1);
   pb.required.pinned.assign(n, 0);
   pb.required.forced.assign(n, 0);
@@ -323,26 +321,31 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   // Normalisation, restart factors and utilities (goodput_matrix.hpp), row by row; a job whose
   // rows and restart factor are the previous round's keeps its entries.
   sia::detail::check_exponent(options.p);
-  if (out) out->entries.reserve(stored.size());  // at most one entry per stored configuration
+  auto entries = std::make_shared<std::vector<Entry>>();
+  entries->reserve(stored.size());  // at most one entry per stored configuration
+  std::vector<std::size_t> begin(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     CachedJob& b = built[i];
+    begin[i] = entries->size();
     if (const CachedJob* was = reused[i]; was != nullptr) {
-      const auto first = prev->entries.begin();
-      pb.valid[i].assign(first + static_cast<std::ptrdiff_t>(was->entries_begin),
-                         first + static_cast<std::ptrdiff_t>(was->entries_end));
+      const auto first = prev->entries->begin();
+      entries->insert(entries->end(), first + static_cast<std::ptrdiff_t>(was->entries_begin),
+                      first + static_cast<std::ptrdiff_t>(was->entries_end));
     } else {
       const std::span<const ValidConfig> row(stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
       const std::span<const double> values(raw.data() + b.rows_begin, b.rows_end - b.rows_begin);
-      pb.valid[i] =
-          entries_of(row, values, b.nmin, pb.current[i], restart[i], pb.required.pinned[i] != 0, options, jobs[i].id());
+      append_entries(row, values, b.nmin, pb.current[i], restart[i], pb.required.pinned[i] != 0, options, jobs[i].id(),
+                     *entries);
     }
     if (out) {
       b.restart = restart[i];
-      b.entries_begin = out->entries.size();
-      out->entries.insert(out->entries.end(), pb.valid[i].begin(), pb.valid[i].end());
-      b.entries_end = out->entries.size();
+      b.entries_begin = begin[i];
+      b.entries_end = entries->size();
     }
   }
+  begin[n] = entries->size();
+  if (out) out->entries = entries;  // the same entries, shared (immutable from here on)
+  pb.valid = EntryRows(std::move(entries), std::move(begin));
   if (out && any_model) {
     out->jobs = std::move(built);
     *next = std::move(out);

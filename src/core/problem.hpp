@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/deadline.hpp"
@@ -26,6 +27,54 @@ struct Entry {
   double util = 0.0;  ///< u_ij
 };
 
+/// Per job, its usable entries (Problem::valid): one flat array and each job's range in it. A vector
+/// per job cost an allocation (and a free) per job, 20,000 in a large round, and the round cache
+/// kept a second copy of every entry; the array is shared with the cache instead (immutable once
+/// built).
+class EntryRows {
+ public:
+  EntryRows() : data_(std::make_shared<const std::vector<Entry>>()), begin_(1, 0) {}
+  /// `data`: every job's entries, job by job; `begin`: job i's are [begin[i], begin[i + 1]).
+  EntryRows(std::shared_ptr<const std::vector<Entry>> data, std::vector<std::size_t> begin)
+      : data_(std::move(data)), begin_(std::move(begin)) {}
+  [[nodiscard]] std::span<const Entry> operator[](std::size_t i) const {
+    return {data_->data() + begin_[i], data_->data() + begin_[i + 1]};
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return begin_.size() - 1; }
+  /// Where job i's entries start in all(), and every job's entries.
+  [[nodiscard]] std::size_t begin_of(std::size_t i) const { return begin_[i]; }
+  [[nodiscard]] const std::shared_ptr<const std::vector<Entry>>& all() const noexcept { return data_; }
+
+  class iterator {
+   public:
+    using value_type = std::span<const Entry>;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    iterator(const EntryRows* rows, std::size_t i) : rows_(rows), i_(i) {}
+    value_type operator*() const { return (*rows_)[i_]; }
+    iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++i_;
+      return old;
+    }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
+
+   private:
+    const EntryRows* rows_ = nullptr;
+    std::size_t i_ = 0;
+  };
+  [[nodiscard]] iterator begin() const { return {this, 0}; }
+  [[nodiscard]] iterator end() const { return {this, size()}; }
+
+ private:
+  std::shared_ptr<const std::vector<Entry>> data_;
+  std::vector<std::size_t> begin_;
+};
+
 /// Per job: must it keep its configuration (pinned), must it get one (forced)?
 struct Requirements {
   std::vector<char> pinned;  ///< non-preemptible and running: keeps its current configuration
@@ -38,9 +87,9 @@ using Choice = std::vector<int>;
 /// Everything the formulation, the fallback and the tie rules need.
 struct Problem {
   ConfigurationSet set;
-  std::vector<std::vector<Entry>> valid;  ///< per job: usable configurations (G > 0), by config index
-  std::vector<int> current;               ///< per job: current config index or -1
-  Requirements required;                  ///< as the jobs ask (before capacity is considered)
+  EntryRows valid;           ///< per job: usable configurations (G > 0), by config index
+  std::vector<int> current;  ///< per job: current config index or -1
+  Requirements required;     ///< as the jobs ask (before capacity is considered)
   double p = -0.5;
   double lambda = 1.1;  ///< the round's λ: the objective is reported with it
   /// The λ the binary program and the tie rules use. Equal to `lambda` unless λ exceeds

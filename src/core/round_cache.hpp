@@ -61,7 +61,9 @@ struct RoundCache {
   std::vector<CachedJob> jobs;      ///< the round's jobs, in input order
   std::vector<ValidConfig> stored;  ///< every job's raw row, one range per job (CachedJob)
   std::vector<double> raw;
-  std::vector<Entry> entries;  ///< every job's usable entries, one range per job (CachedJob)
+  /// Every job's usable entries, one range per job (CachedJob): the round's own Problem::valid,
+  /// shared.
+  std::shared_ptr<const std::vector<Entry>> entries;
   /// The WarmStart's allocation list this cache was made with (WarmStart::allocations, one per
   /// job in the same order) and, per job, the configuration index it names (-1: none): while the
   /// warm start still holds that very list, apply_warm_start() reads the configurations by

@@ -46,7 +46,9 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
     h ^= x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
     return h * 0xBF58476D1CE4E5B9ULL;
   };
-  std::vector<std::uint64_t> hash(n);
+  // (hash, job), sorted: runs of equal hashes, each in input order. (The order of the groups is
+  // immaterial: they are disjoint, and canonicalize() treats each alone.)
+  std::vector<std::pair<std::uint64_t, std::size_t>> order(n);
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t h = mix(static_cast<std::uint64_t>(req.pinned[i]) * 2 + static_cast<std::uint64_t>(req.forced[i]),
                           static_cast<std::uint64_t>(static_cast<std::int64_t>(pb.current[i])));
@@ -54,26 +56,25 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
       const double u = e.util == 0.0 ? 0.0 : e.util;  // -0 == +0
       std::uint64_t bits = 0;
       std::memcpy(&bits, &u, sizeof bits);
-      h = mix(mix(mix(h, static_cast<std::uint64_t>(e.config)), static_cast<std::uint64_t>(e.gpus)), bits);
+      const std::uint64_t where =
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.config)) << 32) | static_cast<std::uint32_t>(e.gpus);
+      h = mix(mix(h, where), bits);
     }
-    hash[i] = h;
+    order[i] = {h, i};
   }
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return hash[a] != hash[b] ? hash[a] < hash[b] : a < b; });
+  std::sort(order.begin(), order.end());
   std::vector<char> done(n, 0);
   std::vector<std::size_t> group;
   begin_.assign(1, 0);
   for (std::size_t s = 0; s < n;) {
     std::size_t e = s;
-    while (e < n && hash[order[e]] == hash[order[s]]) ++e;
+    while (e < n && order[e].first == order[s].first) ++e;
     for (std::size_t a = s; a < e; ++a) {
-      const std::size_t i = order[a];
+      const std::size_t i = order[a].second;
       if (done[i]) continue;
       group.assign(1, i);
       for (std::size_t b = a + 1; b < e; ++b) {
-        const std::size_t j = order[b];
+        const std::size_t j = order[b].second;
         if (!done[j] && same_job(i, j)) {
           group.push_back(j);
           done[j] = 1;
@@ -806,31 +807,40 @@ class CanonicalSearch {
     if (!term_begin_.empty()) return;
     const std::size_t slots = std::bit_ceil(2 * n_ + 2);
     const int shift = 64 - std::countr_zero(slots);
-    std::vector<std::uint64_t> bits_at(slots, 0);
-    std::vector<int> id_at(slots, -1);
-    auto slot_of = [&](std::uint64_t b) {
-      std::size_t h = static_cast<std::size_t>((b * 0x9E3779B97F4A7C15ULL) >> shift);
-      while (id_at[h] >= 0 && bits_at[h] != b) h = (h + 1) & (slots - 1);
-      return h;
+    // A slot's term bits and id side by side (one cache line per probe), and a bitmap of the
+    // slots taken, small enough to stay in the first-level cache: most options' terms are not
+    // among the given ones, and their lookups end at the bitmap.
+    struct Slot {
+      std::uint64_t bits = 0;
+      int id = -1;
     };
+    std::vector<Slot> table(slots);
+    std::vector<std::uint64_t> taken((slots + 63) / 64, 0);
+    auto start_of = [&](std::uint64_t b) { return static_cast<std::size_t>((b * 0x9E3779B97F4A7C15ULL) >> shift); };
+    auto is_taken = [&](std::size_t h) { return ((taken[h >> 6] >> (h & 63)) & 1U) != 0; };
     int absent = 0;  // the number of distinct given terms so far; at the end, the other terms' id
     for (std::size_t i = 0; i < n_; ++i) {
       const std::uint64_t b = term_bits(term(i, given_[i]));
-      const std::size_t h = slot_of(b);
-      if (id_at[h] < 0) {
-        bits_at[h] = b;
-        id_at[h] = absent++;
+      std::size_t h = start_of(b);
+      while (is_taken(h) && table[h].bits != b) h = (h + 1) & (slots - 1);
+      if (!is_taken(h)) {
+        table[h] = Slot{b, absent++};
+        taken[h >> 6] |= std::uint64_t{1} << (h & 63);
       }
     }
+    // The id of a term, or `absent` when it is not a given one.
+    auto id_of = [&](std::uint64_t b) {
+      for (std::size_t h = start_of(b);; h = (h + 1) & (slots - 1)) {
+        if (!is_taken(h)) return absent;
+        if (table[h].bits == b) return table[h].id;
+      }
+    };
     term_begin_.assign(n_ + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) term_begin_[i + 1] = term_begin_[i] + pb_.valid[i].size() + 1;
     term_id_.resize(term_begin_[n_]);
     for (std::size_t i = 0; i < n_; ++i) {
       int* const ids = term_id_.data() + term_begin_[i];
-      for (int k = -1; k < static_cast<int>(pb_.valid[i].size()); ++k) {
-        const int id = id_at[slot_of(term_bits(term(i, k)))];
-        ids[k + 1] = id < 0 ? absent : id;
-      }
+      for (int k = -1; k < static_cast<int>(pb_.valid[i].size()); ++k) ids[k + 1] = id_of(term_bits(term(i, k)));
     }
     multiset_.assign(static_cast<std::size_t>(absent) + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) ++multiset_[static_cast<std::size_t>(tid(i, given_[i]))];

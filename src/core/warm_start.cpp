@@ -42,7 +42,7 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
     // No allocation given: the jobs' current configurations are the previous round's solution.
     params.start_values.assign(f.cols.size(), 0.0);
     for (std::size_t c = 0; c < f.cols.size(); ++c)
-      if (pb.current[f.cols[c].first] == f.cols[c].second.config) params.start_values[c] = 1.0;
+      if (pb.current[f.job_of(c)] == f.entry_of(pb, c).config) params.start_values[c] = 1.0;
   } else if (const RoundCache* cache = warm.cache.get();
              cache != nullptr && cache->allocations == static_cast<const void*>(warm.allocations.data()) &&
              cache->allocated.size() == warm.allocations.size() && pb.previous_position.size() == jobs.size()) {
@@ -50,11 +50,10 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
     // by position. Same values as the lookups below.
     params.start_values.assign(f.cols.size(), 0.0);
     for (std::size_t c = 0; c < f.cols.size(); ++c) {
-      const auto& [i, entry] = f.cols[c];
-      const int at = pb.previous_position[i];
+      const int at = pb.previous_position[f.job_of(c)];
       if (at < 0)
         params.start_values[c] = std::numeric_limits<double>::quiet_NaN();
-      else if (cache->allocated[static_cast<std::size_t>(at)] == entry.config)
+      else if (cache->allocated[static_cast<std::size_t>(at)] == f.entry_of(pb, c).config)
         params.start_values[c] = 1.0;
     }
   } else {
@@ -73,10 +72,10 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
     }
     params.start_values.assign(f.cols.size(), 0.0);
     for (std::size_t c = 0; c < f.cols.size(); ++c) {
-      const auto& [i, entry] = f.cols[c];
+      const std::size_t i = f.job_of(c);
       if (warm_config[i] == -2)
         params.start_values[c] = std::numeric_limits<double>::quiet_NaN();
-      else if (warm_config[i] == entry.config)
+      else if (warm_config[i] == f.entry_of(pb, c).config)
         params.start_values[c] = 1.0;
     }
   }

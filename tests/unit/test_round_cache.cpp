@@ -75,6 +75,14 @@ void check_same_problem(const sia::detail::Problem& a, const sia::detail::Proble
     differing += same ? 0 : 1;
   }
   CHECK(differing == 0);
+  // What the answer check relies on (formulation.cpp, decode): a job's entries name distinct
+  // configurations, so an entry's index is the one entry_of() finds for its configuration.
+  std::size_t misplaced = 0;
+  for (const auto* pb : {&a, &b})
+    for (std::size_t i = 0; i < pb->num_jobs(); ++i)
+      for (std::size_t k = 0; k < pb->valid[i].size(); ++k)
+        misplaced += pb->entry_of(i, pb->valid[i][k].config) == static_cast<int>(k) ? 0 : 1;
+  CHECK(misplaced == 0);
 }
 
 void check_same_decision(const sia::RoundResult& a, const sia::RoundResult& b) {
