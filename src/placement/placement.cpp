@@ -539,6 +539,7 @@ class TypePlacer {
   NodeShare fill(int node, int j, int count, int block, const JobState& js) {
     const std::span<int> o = gpus_of(node);
     NodeShare sh{node, count, {}};
+    sh.gpu_ids.reserve(static_cast<std::size_t>(std::max(count, 0)));  // one allocation, not one per doubling
     if (js.cur_type == js.cfg().type)
       for (const NodeShare& prev : js.cur)
         if (prev.node == node)
