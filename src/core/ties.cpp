@@ -40,41 +40,58 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
            pb.weight[a] == pb.weight[b] && pb.tenant[a] == pb.tenant[b] && same_entries(a, b);
   };
   // Groups of interchangeable jobs, found through a hash of what makes jobs interchangeable
-  // (sorting by hash, then comparing exactly within runs of equal hashes): the same groups as
-  // comparing every pair, in O(n log n) instead of O(n^2) for rounds of thousands of jobs.
-  auto mix = [](std::uint64_t h, std::uint64_t x) {
-    h ^= x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-    return h * 0xBF58476D1CE4E5B9ULL;
+  // (jobs chained by equal hashes, then compared exactly within each chain): the same groups as
+  // comparing every pair, in O(n) instead of O(n^2) for rounds of thousands of jobs.
+  auto mix = [](std::uint64_t x) {  // a 64-bit finaliser (splitmix64)
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
   };
-  // (hash, job), sorted: runs of equal hashes, each in input order. (The order of the groups is
-  // immaterial: they are disjoint, and canonicalize() treats each alone.)
-  std::vector<std::pair<std::uint64_t, std::size_t>> order(n);
+  // A job's entries name distinct configurations, so the set of its (configuration, GPUs,
+  // utility) triples is its list: their hashes are summed (independent of one another, which
+  // keeps the multiplications of a job's entries in flight together instead of chained).
+  std::vector<std::uint64_t> hash(n);
   for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t h = mix(static_cast<std::uint64_t>(req.pinned[i]) * 2 + static_cast<std::uint64_t>(req.forced[i]),
-                          static_cast<std::uint64_t>(static_cast<std::int64_t>(pb.current[i])));
+    std::uint64_t h = mix((static_cast<std::uint64_t>(req.pinned[i]) * 2 + static_cast<std::uint64_t>(req.forced[i])) ^
+                          (static_cast<std::uint64_t>(static_cast<std::int64_t>(pb.current[i])) << 2));
     for (const Entry& e : pb.valid[i]) {
       const double u = e.util == 0.0 ? 0.0 : e.util;  // -0 == +0
       std::uint64_t bits = 0;
       std::memcpy(&bits, &u, sizeof bits);
       const std::uint64_t where =
           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.config)) << 32) | static_cast<std::uint32_t>(e.gpus);
-      h = mix(mix(h, where), bits);
+      h += mix(mix(where) ^ bits);
     }
-    order[i] = {h, i};
+    hash[i] = h;
   }
-  std::sort(order.begin(), order.end());
+  // Chains of jobs with equal hashes, each in input order, through an open-addressing table of
+  // the distinct hashes. (The order of the groups is immaterial: they are disjoint, and
+  // canonicalize() treats each alone.)
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  const std::size_t slots = std::bit_ceil(2 * n + 2);
+  std::vector<std::size_t> head(slots, none), tail(slots, none), next(n, none);
+  std::vector<std::size_t> chained;  // the heads of chains of two jobs or more, in input order of their heads
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t h = static_cast<std::size_t>(hash[i]) & (slots - 1);
+    while (head[h] != none && hash[head[h]] != hash[i]) h = (h + 1) & (slots - 1);
+    if (head[h] == none) {
+      head[h] = tail[h] = i;
+      continue;
+    }
+    if (next[head[h]] == none) chained.push_back(head[h]);
+    next[tail[h]] = i;
+    tail[h] = i;
+  }
   std::vector<char> done(n, 0);
   std::vector<std::size_t> group;
   begin_.assign(1, 0);
-  for (std::size_t s = 0; s < n;) {
-    std::size_t e = s;
-    while (e < n && order[e].first == order[s].first) ++e;
-    for (std::size_t a = s; a < e; ++a) {
-      const std::size_t i = order[a].second;
+  for (const std::size_t first : chained)
+    for (std::size_t i = first; i != none; i = next[i]) {
       if (done[i]) continue;
       group.assign(1, i);
-      for (std::size_t b = a + 1; b < e; ++b) {
-        const std::size_t j = order[b].second;
+      for (std::size_t j = next[i]; j != none; j = next[j]) {
         if (!done[j] && same_job(i, j)) {
           group.push_back(j);
           done[j] = 1;
@@ -84,8 +101,6 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
       jobs_.insert(jobs_.end(), group.begin(), group.end());
       begin_.push_back(jobs_.size());
     }
-    s = e;
-  }
 }
 
 void TieGroups::canonicalize(const Problem& pb, Choice& ch) const {
