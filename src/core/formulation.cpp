@@ -10,6 +10,17 @@
 
 namespace sia::detail {
 
+namespace {
+
+// objective_exponent() from the largest magnitude of the objective's coefficients and offset.
+int exponent_of(double big) noexcept {
+  if (!(big > 0.0) || !std::isfinite(big)) return 0;
+  const int e = std::ilogb(big);
+  return e > 20 || e < -20 ? e : 0;
+}
+
+}  // namespace
+
 Formulation formulate(const Problem& pb, const Requirements& req) {
   Formulation m;
   auto& milp = m.milp;
@@ -19,6 +30,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   // the jobs' weights w and W = Σ w).
   const double lambda = pb.model_lambda;
   milp.obj_offset = maximize ? -lambda * pb.total_weight : lambda * pb.total_weight;
+  double big = std::abs(milp.obj_offset);  // the largest magnitude so far (objective_exponent)
   const std::size_t n = pb.num_jobs();
   // Sizes first, so that every array is allocated once at its size (the entries were reallocated
   // and copied once they outgrew the choice rows' share).
@@ -54,7 +66,9 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     for (std::size_t k = 0; k < valid.size(); ++k) {
       const Entry& v = valid[k];
       if (pinned && v.config != pb.current[i]) continue;
-      milp.obj.push_back(w * (maximize ? v.util + lambda : v.util - lambda));
+      const double c = w * (maximize ? v.util + lambda : v.util - lambda);
+      milp.obj.push_back(c);
+      big = std::max(big, std::abs(c));  // objective_exponent's fold, in its order
       milp.col_lower.push_back(lo);
       m.cols.push_back(Column{static_cast<int>(i), static_cast<int>(k)});
     }
@@ -65,6 +79,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
       choice_entries += static_cast<std::size_t>(count);
     }
   }
+  m.exponent = exponent_of(big);
   // Capacity rows: a column only meets the rows of its own GPU type, with the charges of its
   // (configuration, GPUs) pair; a whole configuration's charges are worked out once per
   // configuration (thousands of jobs share each), a rigid job's footprint per column. Rows are
@@ -135,9 +150,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
 int objective_exponent(const MilpModel& milp) noexcept {
   double big = std::abs(milp.obj_offset);
   for (double c : milp.obj) big = std::max(big, std::abs(c));
-  if (!(big > 0.0) || !std::isfinite(big)) return 0;
-  const int e = std::ilogb(big);
-  return e > 20 || e < -20 ? e : 0;
+  return exponent_of(big);
 }
 
 bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& x, const Requirements& req,

@@ -26,6 +26,9 @@ struct Formulation {
   std::vector<int> capacity_row;       ///< ConfigurationSet row -> model row (-1 = none)
   std::vector<TenantRow> tenant_rows;  ///< tenants' caps and guarantees (tenants.hpp)
   std::vector<int> tenant_row;         ///< tenant_rows[k] -> model row
+  /// objective_exponent(milp) of the model as formulate() returns it, worked out while writing the
+  /// objective (a pass over hundreds of thousands of coefficients less).
+  int exponent = 0;
   /// The job of column `c`, and its entry.
   [[nodiscard]] std::size_t job_of(std::size_t c) const { return static_cast<std::size_t>(cols[c].job); }
   [[nodiscard]] const Entry& entry_of(const Problem& pb, std::size_t c) const {

@@ -131,7 +131,7 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
   }
   // Objective in a range every backend handles (formulation.hpp: objective_exponent); the answer
   // is mapped back exactly (powers of two).
-  const int e = objective_exponent(model_out.milp);
+  const int e = model_out.exponent;  // objective_exponent(model_out.milp), worked out by formulate()
   if (e != 0) {
     for (double& c : model_out.milp.obj) c = std::ldexp(c, -e);
     model_out.milp.obj_offset = std::ldexp(model_out.milp.obj_offset, -e);
