@@ -91,8 +91,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
       }
     }
     double v = 0.0;
-    const bool ok = repair(rel, prices, nullptr, n, v, &red);
-    if (ok && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+    if (repair(rel, prices, nullptr, n, v, &red) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
   };
 
   // 2. A warm start: the previous round's solution, repaired at its prices, before the LP: when
