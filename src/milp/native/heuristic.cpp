@@ -294,8 +294,7 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   }
   for (int k = 0; k < K; ++k)
     if (over(p, U, k)) return false;
-  value = counts_value(p, cls, counts);
-  improve(rel, lam, b, counts, value, &red);
+  improve(rel, lam, b, counts, value, &red);  // (which sets `value`)
   return true;
 }
 
