@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "milp/native/branch.hpp"
 #include "milp/native/classes.hpp"
@@ -49,10 +50,10 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
 
   double best = -kInf;
   Counts best_counts;
-  auto offer = [&](const Counts& n, double v) {
+  auto offer = [&](auto&& n, double v) {  // (a Counts the caller no longer needs is moved, not copied)
     if (v > best) {
       best = v;
-      best_counts = n;
+      best_counts = std::forward<decltype(n)>(n);
     }
   };
   auto target = [&] { return best == -kInf ? -kInf : best + tol(best); };
@@ -91,7 +92,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
       }
     }
     double v = 0.0;
-    if (repair(rel, prices, nullptr, n, v, &red) && counts_feasible(p, cls, nullptr, n)) offer(n, v);
+    if (repair(rel, prices, nullptr, n, v, &red) && counts_feasible(p, cls, nullptr, n)) offer(std::move(n), v);
   };
 
   // 2. A warm start: the previous round's solution, repaired at its prices, before the LP: when
