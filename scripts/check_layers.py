@@ -46,6 +46,7 @@ TEST_HOOKS = {
     # Incremental rounds: the problem built from the previous round's rows against the one built anew.
     "core/problem.hpp": "incremental rounds: the round's problem, compared bit for bit with and without the cache",
     "core/round_cache.hpp": "incremental rounds: the previous round's rows (WarmStart::cache)",
+    "core/formulation.hpp": "the round's answer check (answer_feasible) against MilpModel::is_feasible",
     "core/id_index.hpp": "the round's index of job ids, against std::unordered_map",
     "goodput/fit_objective.hpp": "the fit's objective as NLopt evaluates it, compared bit for bit with fit_objective",
     "bench/round_instances.hpp": "the solver bench's instance families, solved by every backend in the tests",

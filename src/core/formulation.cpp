@@ -55,6 +55,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   // entries written below (the same order: every choice row's entries, job by job, before the
   // capacity rows'), once the number of entries is known.
   std::vector<std::array<int, 3>> choice;  // per job with a choice row: (the row, its first column, columns)
+  m.choice_row.assign(n, -1);
   choice.reserve(n);
   std::size_t choice_entries = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -76,6 +77,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     if (count == 0) continue;
     if (count > 1 || req.forced[i]) {
       choice.push_back({milp.add_row(req.forced[i] ? 1.0 : 0.0, 1.0), first, count});
+      m.choice_row[i] = choice.back()[0];
       choice_entries += static_cast<std::size_t>(count);
     }
   }
@@ -88,10 +90,11 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   std::vector<std::vector<int>> rows_of_type(pb.set.free_gpus.size());
   for (std::size_t r = 0; r < rows.size(); ++r)
     rows_of_type[static_cast<std::size_t>(rows[r].type)].push_back(static_cast<int>(r));
-  std::vector<std::pair<int, int>> charges;               // (set row, GPUs charged), charge != 0
+  auto& charges = m.charges;                              // (set row, GPUs charged), charge != 0
   std::vector<int> whole(pb.set.configs.size() + 1, -1);  // per configuration: its first charge
   std::vector<int> whole_end(pb.set.configs.size(), -1);
-  std::vector<std::pair<int, int>> column_charge(m.cols.size());  // per column: [first, end) in charges
+  auto& column_charge = m.column_charge;  // per column: [first, end) in charges
+  column_charge.resize(m.cols.size());
   std::vector<char> counts(rows.size(), 0);
   std::size_t nentries = choice_entries;
   for (std::size_t c = 0; c < m.cols.size(); ++c) {
@@ -153,9 +156,40 @@ int objective_exponent(const MilpModel& milp) noexcept {
   return exponent_of(big);
 }
 
+bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
+  constexpr double tol = 1e-6;
+  const MilpModel& milp = f.milp;
+  const std::size_t ncols = f.cols.size();
+  if (!f.tenant_rows.empty() || x.size() != ncols || f.column_charge.size() != ncols || milp.obj.size() != ncols ||
+      milp.col_lower.size() != ncols || milp.col_upper.size() != ncols)
+    return milp.is_feasible(x, tol);
+  std::vector<double> act(milp.row_lower.size(), 0.0);
+  bool bounds_kept = true;
+  for (std::size_t j = 0; j < ncols; ++j) {
+    const double v = x[j];
+    if (v != 0.0 && v != 1.0) return milp.is_feasible(x, tol);  // (NaN too)
+    // is_feasible's column test; integrality holds for 0 and 1.
+    bounds_kept = bounds_kept && !(v < milp.col_lower[j] - tol || v > milp.col_upper[j] + tol);
+    if (v == 0.0) continue;
+    // Column j's entries (formulate): 1 in its job's choice row, its charges in the capacity rows.
+    // Every value is an integer and every sum stays far below 2^53: exact in any order, as
+    // is_feasible's sum over all entries (the columns at 0 add 0) is.
+    const int choice = f.choice_row[f.job_of(j)];
+    if (choice >= 0) act[static_cast<std::size_t>(choice)] += 1.0;
+    for (int q = f.column_charge[j].first; q < f.column_charge[j].second; ++q) {
+      const auto& [r, u] = f.charges[static_cast<std::size_t>(q)];
+      act[static_cast<std::size_t>(f.capacity_row[static_cast<std::size_t>(r)])] += static_cast<double>(u);
+    }
+  }
+  if (!bounds_kept) return false;
+  for (std::size_t i = 0; i < act.size(); ++i)
+    if (act[i] < milp.row_lower[i] - tol || act[i] > milp.row_upper[i] + tol) return false;
+  return true;
+}
+
 bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& x, const Requirements& req,
             Choice& out) {
-  if (x.size() != m.cols.size() || !m.milp.is_feasible(x, 1e-6)) return false;
+  if (x.size() != m.cols.size() || !answer_feasible(m, x)) return false;
   out.assign(pb.num_jobs(), -1);
   CapacityUse usage(pb.set);
   TenantUse tenants(pb, m.tenant_rows);

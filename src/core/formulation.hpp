@@ -29,6 +29,11 @@ struct Formulation {
   /// objective_exponent(milp) of the model as formulate() returns it, worked out while writing the
   /// objective (a pass over hundreds of thousands of coefficients less).
   int exponent = 0;
+  /// Where formulate() put each column's entries, for answer_feasible(): per job its choice row
+  /// (-1: none); per column its capacity charges, [first, end) in `charges` as (set row, GPUs).
+  std::vector<int> choice_row;
+  std::vector<std::pair<int, int>> column_charge;
+  std::vector<std::pair<int, int>> charges;
   /// The job of column `c`, and its entry.
   [[nodiscard]] std::size_t job_of(std::size_t c) const { return static_cast<std::size_t>(cols[c].job); }
   [[nodiscard]] const Entry& entry_of(const Problem& pb, std::size_t c) const {
@@ -53,6 +58,14 @@ struct Formulation {
  * scaling) while the largest magnitude is within [2^-20, 2^20].
  */
 [[nodiscard]] int objective_exponent(const MilpModel& milp) noexcept;
+
+/**
+ * @brief MilpModel::is_feasible(x, 1e-6) of a model formulate() returned (unchanged since but for its
+ * objective), the same verdict: when every value is exactly 0 or 1 (and there are no tenant rows)
+ * from the columns' bounds and the entries of the columns at 1 — each row's activity is then an
+ * exact sum of integers, whatever the order —, otherwise by is_feasible itself.
+ */
+[[nodiscard]] bool answer_feasible(const Formulation& f, const std::vector<double>& x);
 
 /**
  * @brief Decodes a backend's solution and re-checks it independently of the backend: at most one

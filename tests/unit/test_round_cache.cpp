@@ -11,14 +11,18 @@
 #include <sia/milp/factory.hpp>
 #include <sia/round.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/formulation.hpp"
 #include "core/problem.hpp"
 #include "core/round_cache.hpp"
 #include "round_instances.hpp"
@@ -295,4 +299,76 @@ TEST_CASE("round.cache.errors_are_the_same") {
     bad.jobs[4].goodput_fn([](const sia::GpuTypeSpec&, const sia::ConfigurationSpec&) { return -1.0; });
     both(bad);
   }
+}
+
+TEST_CASE("round.answer_check_matches_is_feasible") {
+  // decode's check (detail::answer_feasible: from the entries of the columns at 1 when every value
+  // is 0 or 1) gives MilpModel::is_feasible's verdict: feasible answers grown greedily, random 0/1
+  // vectors, and both with values that are not 0 or 1.
+  std::mt19937 rng(11);
+  std::size_t checked = 0, feasible = 0;
+  for (const std::string& family : sia::bench::instance_families())
+    for (int gpus : {64, 512})
+      for (unsigned seed = 1; seed <= 2; ++seed) {
+        CAPTURE(family);
+        CAPTURE(gpus);
+        const auto in = sia::bench::make_instance(family, gpus, seed);
+        sia::RoundOptions o = options();
+        const auto pb = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, o);
+        const auto f = sia::detail::formulate(pb, pb.required);
+        const std::size_t ncols = f.cols.size();
+        if (ncols == 0) continue;
+        auto check = [&](const std::vector<double>& x) {
+          const bool expected = f.milp.is_feasible(x, 1e-6);
+          CHECK(sia::detail::answer_feasible(f, x) == expected);
+          ++checked;
+          feasible += expected ? 1 : 0;
+        };
+        // A feasible answer grown greedily in a random order of the columns (pinned columns first).
+        std::vector<double> grown(ncols, 0.0);
+        for (std::size_t c = 0; c < ncols; ++c)
+          if (f.milp.col_lower[c] > 0.5) grown[c] = 1.0;
+        std::vector<std::size_t> order(ncols);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::shuffle(order.begin(), order.end(), rng);
+        const std::size_t tries = std::min<std::size_t>(ncols, 300);
+        for (std::size_t t = 0; t < tries; ++t) {
+          const std::size_t c = order[t];
+          if (grown[c] == 1.0) continue;
+          grown[c] = 1.0;
+          if (!f.milp.is_feasible(grown, 1e-6)) grown[c] = 0.0;
+        }
+        check(grown);
+        std::uniform_int_distribution<std::size_t> col(0, ncols - 1);
+        for (int k = 0; k < 36; ++k) {
+          std::vector<double> x = grown;
+          switch (k % 6) {
+            case 0:
+              x[col(rng)] = 1.0 - x[col(rng)];  // one column flipped
+              break;
+            case 1:
+              for (std::size_t c = 0; c < ncols; ++c)  // random 0/1
+                x[c] = std::uniform_real_distribution<double>(0.0, 1.0)(rng) < (k < 12 ? 0.02 : 0.2) ? 1.0 : 0.0;
+              break;
+            case 2:
+              x[col(rng)] = std::vector<double>{0.5, 1e-7, 1.0 - 1e-7, 1.0 + 1e-7, 2.0, -1e-7}[rng() % 6];
+              break;
+            case 3:
+              x[col(rng)] = -0.0;
+              break;
+            case 4:
+              x[col(rng)] = std::numeric_limits<double>::quiet_NaN();
+              break;
+            default:
+              for (std::size_t c = 0; c < ncols; ++c)
+                if (f.milp.col_lower[c] > 0.5) x[c] = 0.0;  // pins dropped
+          }
+          check(x);
+        }
+        check(std::vector<double>(ncols, 0.0));
+        check(std::vector<double>(ncols, 1.0));
+        check(std::vector<double>(ncols + 1, 0.0));
+      }
+  MESSAGE("answer checks compared: " << checked << ", feasible: " << feasible);
+  CHECK(feasible > checked / 10);
 }
