@@ -99,27 +99,34 @@ struct Classified {
 };
 
 // Binary columns with effective bounds (lo, hi); false (with s filled) when the model is not
-// binary or a column has no integer value.
+// binary or a column has no integer value. lo and hi stay empty while every column is free
+// (bounds 0 and 1, as in a round): filled from the first column that is not.
 bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std::vector<signed char>& hi) {
   const int n = m.num_cols();
-  lo.resize(static_cast<std::size_t>(n));
-  hi.resize(static_cast<std::size_t>(n));
+  lo.clear();
+  hi.clear();
   for (int j = 0; j < n; ++j) {
     const auto ju = static_cast<std::size_t>(j);
     if (!m.is_integer[ju] || m.col_lower[ju] < -kTol || m.col_upper[ju] > 1.0 + kTol) {
       s.why = "column " + std::to_string(j) + " is not binary";
       return false;
     }
-    // (Bounds 0 and 1, nearly every column, without the rounding calls.)
     const double l = m.col_lower[ju], u = m.col_upper[ju];
-    lo[ju] = l == 0.0 ? 0 : static_cast<signed char>(std::ceil(l - kTol));
-    hi[ju] = u == 1.0 ? 1 : static_cast<signed char>(std::floor(u + kTol));
-    if (lo[ju] > hi[ju]) {
+    if (l == 0.0 && u == 1.0) continue;  // free (lo 0, hi 1), nearly every column
+    const auto lj = static_cast<signed char>(std::ceil(l - kTol));
+    const auto hj = static_cast<signed char>(std::floor(u + kTol));
+    if (lj > hj) {
       s.round_shaped = true;
       s.infeasible = true;
       s.why = "column " + std::to_string(j) + " has no integer value within its bounds";
       return false;
     }
+    if (lo.empty()) {
+      lo.assign(static_cast<std::size_t>(n), 0);
+      hi.assign(static_cast<std::size_t>(n), 1);
+    }
+    lo[ju] = lj;
+    hi[ju] = hj;
   }
   return true;
 }
@@ -436,7 +443,9 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
 
   // Pins.
   std::vector<int> pins_in_row(static_cast<std::size_t>(nr), 0);
-  for (int j = 0; j < n; ++j) {
+  // (No bounds: every column free, none pinned.)
+  const bool all_free = lo.empty();
+  for (int j = 0; j < (all_free ? 0 : n); ++j) {
     const auto ju = static_cast<std::size_t>(j);
     if (lo[ju] != 1) continue;
     s.pinned_cols.push_back(j);
@@ -476,7 +485,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     for (std::size_t q = 0; q < ncols; ++q) {
       const int j = cols[q];
       const auto ju = static_cast<std::size_t>(j);
-      if (hi[ju] == 0 || lo[ju] == 1) continue;
+      if (!all_free && (hi[ju] == 0 || lo[ju] == 1)) continue;
       const double v = s.sign * m.obj[ju];
       if (!forced && v <= 0.0) continue;
       const auto u = use_of(j);
