@@ -954,3 +954,57 @@ TEST_CASE("native.engine.classes_are_the_first_equal_group") {
     }
   }
 }
+
+// The warm start's shortcut (search.cpp): the reduced values and best items of reduced_values()
+// give evaluate()'s L, subgradient and best items bit for bit (evaluate_from), and minimise() from
+// that first evaluation is minimise() itself. Problems of up to 700 groups (several blocks of 256
+// classes), one and two threads, prices at the LP's optimum, random, and some that leave no item
+// above -inf.
+TEST_CASE("native.engine.evaluate_from_is_evaluate") {
+  std::mt19937 rng(23);
+  for (int iter = 0; iter < 120; ++iter) {
+    Spec s = spec_for(iter);
+    s.groups = iter % 3 == 0 ? 700 : 3 + iter % 40;
+    const Problem p = random_problem(rng, s);
+    CAPTURE(iter);
+    for (int threads : {1, 2}) {
+      Parallel par(threads);
+      const Classes cls = iter % 2 ? find_classes(p, par) : singleton_classes(p);
+      Relaxation rel(p, cls, par);
+      const auto box = rel.price_box();
+      auto prices = trial_prices(rel, rng);
+      if (iter % 10 == 7) prices.push_back(std::vector<double>(static_cast<std::size_t>(p.num_rows), kInf));
+      for (const auto& lam : prices) {
+        std::vector<int> best_eval;
+        const PriceEval e = rel.evaluate(lam, nullptr, &best_eval);
+        std::vector<double> red;
+        std::vector<int> best;
+        reduced_values(rel, lam, red, &best);
+        for (int c = 0; c < cls.size(); ++c)
+          for (int it = cls.first_item(p, c); it < cls.first_item(p, c) + cls.items(p, c); ++it)
+            CHECK(std::bit_cast<std::uint64_t>(red[static_cast<std::size_t>(it)]) ==
+                  std::bit_cast<std::uint64_t>(rel.reduced(it, lam.data())));
+        const PriceEval f = rel.evaluate_from(lam, red, best);
+        CHECK(std::bit_cast<std::uint64_t>(e.L) == std::bit_cast<std::uint64_t>(f.L));
+        CHECK(bits_equal(e.grad, f.grad));
+        if (e.L != -kInf) CHECK(best == best_eval);
+        std::vector<double> lam0 = lam;
+        for (std::size_t k = 0; k < lam0.size(); ++k) lam0[k] = std::clamp(lam0[k], 0.0, box[k]);
+        std::vector<double> red0;
+        std::vector<int> best0;
+        reduced_values(rel, lam0, red0, &best0);
+        const PriceEval f0 = rel.evaluate_from(lam0, red0, best0);
+        for (double target : {-kInf, f0.L - 1.0}) {
+          const auto a = rel.minimise(lam0, box, nullptr, target, 200, std::nullopt, true);
+          const auto b = rel.minimise(lam0, box, nullptr, target, 200, std::nullopt, true, nullptr, &f0);
+          CHECK(bits_equal(a.lam, b.lam));
+          CHECK(std::bit_cast<std::uint64_t>(a.L) == std::bit_cast<std::uint64_t>(b.L));
+          CHECK(std::bit_cast<std::uint64_t>(a.lower) == std::bit_cast<std::uint64_t>(b.lower));
+          CHECK(a.iterations == b.iterations);
+          CHECK(a.infeasible == b.infeasible);
+          CHECK(bits_equal(a.cut_weight, b.cut_weight));
+        }
+      }
+    }
+  }
+}

@@ -183,14 +183,26 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
   return repair(rel, lam, b, counts, value);
 }
 
-void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red) {
+void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red,
+                    std::vector<int>* best) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   red.resize(p.value.size());
+  if (best) best->resize(static_cast<std::size_t>(cls.size()));
   rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      for (int it = f; it < e; ++it) red[static_cast<std::size_t>(it)] = rel.reduced(it, lam.data());
+      int bi = -1;
+      double bv = -kInf;
+      for (int it = f; it < e; ++it) {
+        const double r = rel.reduced(it, lam.data());
+        red[static_cast<std::size_t>(it)] = r;
+        if (r > bv) {
+          bv = r;
+          bi = it;
+        }
+      }
+      if (best) (*best)[static_cast<std::size_t>(c)] = bi;
     }
   });
 }

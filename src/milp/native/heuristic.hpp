@@ -34,8 +34,10 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
 
 /// Reduced values v_i - a_i·lam of the representatives' items into `red`, per problem item (the
 /// other items' places left as they were), in parallel blocks: the repair and the improvement look
-/// each up many times.
-void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red);
+/// each up many times. With `best`: per class also its first item of largest reduced value (-1 when
+/// none is larger than -inf), as evaluate() picks it.
+void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red,
+                    std::vector<int>* best = nullptr);
 
 /// The same from a given starting assignment `counts` (every class complete, within `b`, maybe
 /// over capacity), e.g. the previous round's solution. `red`: reduced_values(rel, lam) when the

@@ -226,6 +226,39 @@ void Relaxation::evaluate_impl(PriceEval& out, const std::vector<double>& lam, c
   out.L = Lv;
 }
 
+PriceEval Relaxation::evaluate_from(const std::vector<double>& lam, const std::vector<double>& red,
+                                    const std::vector<int>& best) const {
+  // evaluate_impl() without bounds, its block sums in its order: each block's classes summed from
+  // 0, then the blocks added in order to fixed + cap·lam.
+  PriceEval out;
+  ++evaluations_;
+  const int C = c_.size(), K = p_.num_rows;
+  const auto Ku = static_cast<std::size_t>(K);
+  const int nb = Parallel::num_blocks(C, kBlock);
+  for (int c = 0; c < C; ++c)
+    if (best[static_cast<std::size_t>(c)] < 0) return out;  // (no admissible item: L = -inf)
+  double Lv = p_.fixed_value;
+  for (int k = 0; k < K; ++k) Lv += p_.cap[static_cast<std::size_t>(k)] * lam[static_cast<std::size_t>(k)];
+  out.grad.assign(p_.cap.begin(), p_.cap.end());
+  std::vector<double> u(Ku);
+  for (int blk = 0; blk < nb; ++blk) {
+    double sum = 0.0;
+    std::fill(u.begin(), u.end(), 0.0);
+    for (int c = blk * kBlock; c < std::min(C, (blk + 1) * kBlock); ++c) {
+      const int bi = best[static_cast<std::size_t>(c)];
+      const double m = c_.mult[static_cast<std::size_t>(c)];
+      sum += m * red[static_cast<std::size_t>(bi)];
+      for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
+        u[static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)])] +=
+            m * p_.use_val[static_cast<std::size_t>(q)];
+    }
+    Lv += sum;
+    for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= u[k];
+  }
+  out.L = Lv;
+  return out;
+}
+
 Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::vector<double>& hi) const {
   Screen sc;
   sc.lo = lo;
@@ -454,7 +487,7 @@ std::vector<double> Relaxation::price_box() const {
 
 KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b,
                                   double target, int max_iter, const Deadline& deadline, bool primal,
-                                  const std::vector<double>* trust) const {
+                                  const std::vector<double>* trust, const PriceEval* first) const {
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
   KelleyResult out;
@@ -551,7 +584,13 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
       }
       return;
     }
-    evaluate_impl(e, lam, b, nullptr, false);
+    if (iter == 0 && first) {  // (what evaluate_impl() would find: the caller evaluated lam0 already)
+      ++evaluations_;
+      e.L = first->L;
+      e.grad = first->grad;
+    } else {
+      evaluate_impl(e, lam, b, nullptr, false);
+    }
     ++misses;
     if (!b && !no_screen && iter >= K + 3 && (!sc || misses >= 2)) build(e.L < out.L ? lam : out.lam, iter);
   };

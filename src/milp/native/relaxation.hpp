@@ -85,6 +85,13 @@ class Relaxation {
   [[nodiscard]] PriceEval evaluate(const std::vector<double>& lam, const Bounds* b,
                                    std::vector<int>* best = nullptr) const;
 
+  /// evaluate(lam, nullptr, &best), the same bits, from what the caller already has: `red`, every
+  /// representative's item's reduced value at lam (reduced()), and `best`, per class its first item
+  /// of largest reduced value (-1: none). A pass over the classes instead of their items (the warm
+  /// start has both: the LP's first evaluation at its prices is then free).
+  [[nodiscard]] PriceEval evaluate_from(const std::vector<double>& lam, const std::vector<double>& red,
+                                        const std::vector<int>& best) const;
+
   /// The same with every value taken as 0: min over lambda in [0,1]^K of this L is < 0 exactly
   /// when no fractional assignment fits the capacities (Farkas), whatever the values.
   [[nodiscard]] PriceEval evaluate_feasibility(const std::vector<double>& lam, const Bounds* b) const;
@@ -103,10 +110,11 @@ class Relaxation {
   /// Minimises L from lam0 within the box. Stops when converged (relative 1e-10), when L <= target
   /// (the node can be pruned), after `max_iter` evaluations, or at the deadline. With `primal`
   /// the result carries the master's convex combination. `trust`: half-widths of a trust region
-  /// around lam0 (a warm start that is probably close), grown as needed.
+  /// around lam0 (a warm start that is probably close), grown as needed. `first`: evaluate(lam0, b)
+  /// when the caller has it (lam0 within the box: the first iteration takes it instead of evaluating).
   KelleyResult minimise(std::vector<double> lam0, const std::vector<double>& box, const Bounds* b, double target,
-                        int max_iter, const Deadline& deadline, bool primal,
-                        const std::vector<double>* trust = nullptr) const;
+                        int max_iter, const Deadline& deadline, bool primal, const std::vector<double>* trust = nullptr,
+                        const PriceEval* first = nullptr) const;
 
   /// The LP's primal counts from a KelleyResult's convex combination: per problem item of the
   /// representatives, sum_s w_s n_s (fractional). Only classes whose inner solutions differ are

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <utility>
 
 #include "milp/native/branch.hpp"
@@ -60,15 +62,24 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
 
   // The previous round's solution, completed and repaired at `prices` (groups it does not know
   // take their best item there).
+  // The first warm solution's reduced values and best items at its prices: the LP's first
+  // evaluation and the relaxation at the LP's prices come from them when those are the same prices.
+  // (The thread's buffers: a fresh one of a round's items cost a page fault per 4 kB.)
+  thread_local std::vector<double> red_scratch;
+  thread_local std::vector<int> best_scratch;
+  std::vector<double> warm_lam;  // the prices they are at (empty: none)
   auto try_warm_solution = [&](const std::vector<double>& prices) {
     if (!warm_choice || static_cast<int>(warm_choice->size()) != G) return;
     Counts n(p.value.size(), 0);
-    // (The thread's buffer: a fresh one of a round's items cost a page fault per 4 kB.)
-    thread_local std::vector<double> red_scratch;
-    reduced_values(rel, prices, red_scratch);
+    reduced_values(rel, prices, red_scratch, &best_scratch);
+    warm_lam = prices;
     const std::vector<double>& red = red_scratch;
     for (int c = 0; c < cls.size(); ++c) {
-      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      const int f = cls.first_item(p, c);
+      // (The first item of largest reduced value; the class's first item when none is above -inf.)
+      const int b = best_scratch[static_cast<std::size_t>(c)];
+      const int bi = b >= 0 ? b : f;
+      const double bv = b >= 0 ? red[static_cast<std::size_t>(b)] : -kInf;
       for (int m = cls.member_begin[static_cast<std::size_t>(c)]; m < cls.member_begin[static_cast<std::size_t>(c) + 1];
            ++m) {
         const int g = cls.members[static_cast<std::size_t>(m)];
@@ -78,15 +89,6 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
         // whose warm item the prices no longer favour (its goodput or its restart factor
         // changed), takes its best item, and the repair makes it all fit.
         int it = w >= p.begin(g) && w < p.end(g) ? f + (w - p.begin(g)) : -1;
-        int bi = f;
-        double bv = -kInf;
-        for (int j = f; j < e; ++j) {
-          const double r = red[static_cast<std::size_t>(j)];
-          if (r > bv) {
-            bv = r;
-            bi = j;
-          }
-        }
         if (it < 0 || red[static_cast<std::size_t>(it)] < bv - 1e-9 * (1.0 + std::abs(bv))) it = bi;
         ++n[static_cast<std::size_t>(it)];
       }
@@ -115,8 +117,16 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   // 3. The LP relaxation. When its prices are reported it is solved to optimality; otherwise it
   // stops as soon as its bound proves the incumbent (a warm round: after a few evaluations).
   const auto t_lp = Clock::now();
-  const KelleyResult root = rel.minimise(lam0, box, nullptr, options.exact_prices ? -kInf : target(), 100 + 40 * K,
-                                         options.deadline, true, trust.empty() ? nullptr : &trust);
+  // Bit for bit the prices the warm solution's values are at (the LP starts from lam0 as given).
+  auto at_warm_lam = [&](const std::vector<double>& lam) {
+    return !warm_lam.empty() && warm_lam.size() == lam.size() &&
+           std::memcmp(warm_lam.data(), lam.data(), lam.size() * sizeof(double)) == 0;
+  };
+  std::optional<PriceEval> first;
+  if (at_warm_lam(lam0)) first = rel.evaluate_from(lam0, red_scratch, best_scratch);
+  const KelleyResult root =
+      rel.minimise(lam0, box, nullptr, options.exact_prices ? -kInf : target(), 100 + 40 * K, options.deadline, true,
+                   trust.empty() ? nullptr : &trust, first ? &*first : nullptr);
   res.lp_iterations = root.iterations;
   if (options.debug)
     std::fprintf(stderr, "native: LP %.3f ms, %d evaluations, L %.12g\n", ms(t_lp), root.iterations, root.L);
@@ -132,13 +142,21 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   // The relaxation at the LP's prices: the group duals, and the modular bound and the core DP below
   // start from it.
   AtPrices at_lam;
-  at_lam.L = rel.evaluate(lam, nullptr, &at_lam.best).L;
+  const bool from_warm = first && first->L != -kInf && at_warm_lam(lam);  // (then evaluate() would find these)
+  if (from_warm) {
+    at_lam.L = first->L;
+    at_lam.best = best_scratch;
+  } else {
+    at_lam.L = rel.evaluate(lam, nullptr, &at_lam.best).L;
+  }
   {
     const std::vector<int>& bi = at_lam.best;
     res.group_duals.resize(static_cast<std::size_t>(G));
     for (int g = 0; g < G; ++g) {
       const int c = cls.class_of[static_cast<std::size_t>(g)];
-      res.group_duals[static_cast<std::size_t>(g)] = rel.reduced(bi[static_cast<std::size_t>(c)], lam.data());
+      const int it = bi[static_cast<std::size_t>(c)];
+      res.group_duals[static_cast<std::size_t>(g)] =
+          from_warm ? red_scratch[static_cast<std::size_t>(it)] : rel.reduced(it, lam.data());
     }
   }
 
