@@ -721,12 +721,14 @@ void check_same_shape(const sia::detail::native::Shape& a, const sia::detail::na
 
 // solution_feasible (the backend's check of its answer, through the entry index of a model read
 // in layout) against MilpModel::is_feasible, on 0/1 vectors: one item per group (the first, a
-// random one, the "none" item where there is one) with the pins, then one column flipped.
+// random one, the "none" item where there is one) with the pins, then one column flipped; then
+// some zeros written -0.0, a value that is neither 0 nor 1 (0.5, the least denormal, NaN, 2, -1,
+// inf), and tolerances 0 and below 0.
 void check_solution_check(const sia::MilpModel& m, const sia::detail::native::Shape& s, std::mt19937& rng,
                           int& feasible, int& infeasible) {
   if (!s.round_shaped || s.infeasible) return;
   const auto& p = s.problem;
-  for (int t = 0; t < 6; ++t) {
+  for (int t = 0; t < 12; ++t) {
     std::vector<double> x(static_cast<std::size_t>(m.num_cols()), 0.0);
     for (int c : s.pinned_cols) x[static_cast<std::size_t>(c)] = 1.0;
     for (int g = 0; g < p.num_groups(); ++g) {
@@ -735,12 +737,20 @@ void check_solution_check(const sia::MilpModel& m, const sia::detail::native::Sh
       const int c = p.column[static_cast<std::size_t>(p.begin(g) + pick)];
       if (c >= 0) x[static_cast<std::size_t>(c)] = 1.0;
     }
-    if (t >= 3 && m.num_cols() > 0) {
+    if (t >= 3 && t < 6 && m.num_cols() > 0) {
       auto& v = x[rng() % static_cast<unsigned>(m.num_cols())];
       v = 1.0 - v;
     }
-    const bool want = m.is_feasible(x, 1e-6);
-    CHECK(sia::detail::native::solution_feasible(m, s.entries, x, 1e-6) == want);
+    if (t == 6)
+      for (double& v : x)
+        if (v == 0.0 && rng() % 3 == 0) v = -0.0;
+    if ((t == 7 || t == 8) && m.num_cols() > 0) {
+      const double odd[] = {0.5, std::numeric_limits<double>::denorm_min(), std::nan(""), 2.0, -1.0, kInf};
+      x[rng() % static_cast<unsigned>(m.num_cols())] = odd[rng() % 6];
+    }
+    const double tol = t == 9 ? 0.0 : (t == 10 ? -1e-9 : (t == 11 ? -2.0 : 1e-6));
+    const bool want = m.is_feasible(x, tol);
+    CHECK(sia::detail::native::solution_feasible(m, s.entries, x, tol) == want);
     (want ? feasible : infeasible) += 1;
   }
 }
@@ -772,7 +782,7 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
   REQUIRE(models.size() >= 40);
   std::mt19937 rng(12);
   int in_layout = 0, variants = 0, variants_in_layout = 0, variants_refused = 0;
-  int indexed = 0, checked_feasible = 0, checked_infeasible = 0;
+  int indexed = 0, free_indexed = 0, checked_feasible = 0, checked_infeasible = 0;
   for (std::size_t k = 0; k < models.size(); ++k) {
     CAPTURE(k);
     const sia::MilpModel& m = models[k];
@@ -780,6 +790,7 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
     in_layout += fast.in_layout ? 1 : 0;
     check_same_shape(fast, sia::detail::native::recognise_by_rows(m));
     indexed += fast.entries.empty() ? 0 : 1;
+    free_indexed += fast.entries.all_free ? 1 : 0;
     check_solution_check(m, fast, rng, checked_feasible, checked_infeasible);
     if (m.num_cols() == 0 || m.entries.empty()) continue;
     // Variants: each must give what the general reading gives (in the layout or not).
@@ -859,6 +870,7 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
   // with the entry index that checks an answer.
   CHECK(in_layout == static_cast<int>(models.size()));
   CHECK(indexed == static_cast<int>(models.size()));
+  CHECK(free_indexed > 0);  // (every column between 0 and 1: the check reads only the values that are not +0)
   // The answer check agreed with MilpModel::is_feasible on both outcomes.
   CHECK(checked_feasible > 100);
   CHECK(checked_infeasible > 100);

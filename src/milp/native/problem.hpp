@@ -79,6 +79,7 @@ struct EntryIndex {
   std::vector<int> choice_of;     ///< per column: its choice row (model row), -1 none
   std::vector<int> choice_rows;   ///< choice rows (model rows), ascending
   std::vector<int> choice_begin;  ///< per choice row (+1): its entries, columns ascending
+  bool all_free = false;          ///< every column's bounds are exactly 0 and 1 (as read)
   [[nodiscard]] bool empty() const noexcept { return cap_begin.empty(); }
 };
 
