@@ -755,6 +755,88 @@ void check_solution_check(const sia::MilpModel& m, const sia::detail::native::Sh
   }
 }
 
+// The items of every group of a recognised model without pins against the definition of the
+// single-row dominance: a choice row's candidates (its columns ascending, value > 0 unless forced)
+// stably sorted by (the single capacity row used, -1 none, -2 several; amount; value descending),
+// and of those using the same single row only the ones whose value strictly increases; the kept
+// columns ascending. (recognise() takes a one-pass path while a group's candidates come in that
+// order, as a round's do, and sorts otherwise: both checked here.) Returns the groups checked.
+int check_dominance(const sia::MilpModel& m, const sia::detail::native::Shape& s) {
+  if (!s.round_shaped || s.infeasible || !s.pinned_cols.empty()) return 0;
+  for (std::size_t j = 0; j < m.col_lower.size(); ++j)
+    if (m.col_lower[j] != 0.0 || m.col_upper[j] != 1.0) return 0;
+  const auto& p = s.problem;
+  std::vector<int> cap_k(static_cast<std::size_t>(m.num_rows()), -1);
+  for (std::size_t k = 0; k < s.cap_rows.size(); ++k)
+    cap_k[static_cast<std::size_t>(s.cap_rows[k])] = static_cast<int>(k);
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(m.num_rows()));
+  std::vector<std::vector<std::pair<int, double>>> use(static_cast<std::size_t>(m.num_cols()));
+  for (const auto& e : m.entries) {
+    if (cap_k[static_cast<std::size_t>(e.row)] >= 0)
+      use[static_cast<std::size_t>(e.col)].emplace_back(cap_k[static_cast<std::size_t>(e.row)], e.value);
+    else
+      members[static_cast<std::size_t>(e.row)].push_back(e.col);
+  }
+  int checked = 0;
+  for (int g = 0; g < p.num_groups(); ++g) {
+    const int row = p.group_row[static_cast<std::size_t>(g)];
+    if (row < 0) continue;
+    auto cols = members[static_cast<std::size_t>(row)];
+    std::sort(cols.begin(), cols.end());
+    const bool forced = !p.has_none(g);
+    struct Cand {
+      int j, key;
+      double amount, v;
+    };
+    std::vector<Cand> cand;
+    for (int j : cols) {
+      const double v = s.sign * m.obj[static_cast<std::size_t>(j)];
+      if (!forced && v <= 0.0) continue;
+      const auto& u = use[static_cast<std::size_t>(j)];
+      cand.push_back({j, u.size() == 1 ? u[0].first : (u.empty() ? -1 : -2), u.size() == 1 ? u[0].second : 0.0, v});
+    }
+    std::stable_sort(cand.begin(), cand.end(), [](const Cand& x, const Cand& y) {
+      if (x.key != y.key) return x.key < y.key;
+      if (x.key == -2) return false;
+      if (x.amount != y.amount) return x.amount < y.amount;
+      return x.v > y.v;
+    });
+    std::vector<int> kept;
+    int last_key = -3;
+    double best = -kInf;
+    for (const Cand& x : cand) {
+      if (x.key != last_key) {
+        last_key = x.key;
+        best = -kInf;
+      }
+      if (x.key == -2 || x.v > best) {
+        kept.push_back(x.j);
+        if (x.key != -2) best = x.v;
+      }
+    }
+    std::sort(kept.begin(), kept.end());
+    std::vector<int> got;
+    for (int it = p.begin(g); it < p.end(g); ++it)
+      if (p.column[static_cast<std::size_t>(it)] >= 0) got.push_back(p.column[static_cast<std::size_t>(it)]);
+    CHECK(got == kept);
+    for (int it = p.begin(g); it < p.end(g); ++it) {
+      const int j = p.column[static_cast<std::size_t>(it)];
+      if (j < 0) continue;
+      CHECK(std::bit_cast<std::uint64_t>(p.value[static_cast<std::size_t>(it)]) ==
+            std::bit_cast<std::uint64_t>(s.sign * m.obj[static_cast<std::size_t>(j)]));
+      const auto& u = use[static_cast<std::size_t>(j)];
+      const int b = p.use_begin[static_cast<std::size_t>(it)];
+      REQUIRE(p.use_begin[static_cast<std::size_t>(it) + 1] - b == static_cast<int>(u.size()));
+      for (std::size_t q = 0; q < u.size(); ++q) {
+        CHECK(p.use_row[static_cast<std::size_t>(b) + q] == u[q].first);
+        CHECK(p.use_val[static_cast<std::size_t>(b) + q] == u[q].second);
+      }
+    }
+    ++checked;
+  }
+  return checked;
+}
+
 }  // namespace
 
 TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
@@ -783,6 +865,7 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
   std::mt19937 rng(12);
   int in_layout = 0, variants = 0, variants_in_layout = 0, variants_refused = 0;
   int indexed = 0, free_indexed = 0, checked_feasible = 0, checked_infeasible = 0;
+  int dominance_groups = 0, shuffled_groups = 0;
   for (std::size_t k = 0; k < models.size(); ++k) {
     CAPTURE(k);
     const sia::MilpModel& m = models[k];
@@ -792,7 +875,24 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
     indexed += fast.entries.empty() ? 0 : 1;
     free_indexed += fast.entries.all_free ? 1 : 0;
     check_solution_check(m, fast, rng, checked_feasible, checked_infeasible);
+    dominance_groups += check_dominance(m, fast);
     if (m.num_cols() == 0 || m.entries.empty()) continue;
+    {  // The costs of a third of the choice rows' columns shuffled: candidates out of order.
+      sia::MilpModel x = m;
+      std::vector<std::vector<int>> cols(static_cast<std::size_t>(x.num_rows()));
+      for (const auto& e : x.entries)
+        if (e.value == 1.0) cols[static_cast<std::size_t>(e.row)].push_back(e.col);
+      for (auto& c : cols) {
+        if (c.size() < 2 || rng() % 3 != 0) continue;
+        std::vector<double> costs;
+        for (int j : c) costs.push_back(x.obj[static_cast<std::size_t>(j)]);
+        std::shuffle(costs.begin(), costs.end(), rng);
+        for (std::size_t q = 0; q < c.size(); ++q) x.obj[static_cast<std::size_t>(c[q])] = costs[q];
+      }
+      const auto shuffled = sia::detail::native::recognise(x);
+      check_same_shape(shuffled, sia::detail::native::recognise_by_rows(x));
+      shuffled_groups += check_dominance(x, shuffled);
+    }
     // Variants: each must give what the general reading gives (in the layout or not).
     std::uniform_int_distribution<std::size_t> col(0, static_cast<std::size_t>(m.num_cols()) - 1);
     std::uniform_int_distribution<std::size_t> ent(0, m.entries.size() - 1);
@@ -870,7 +970,14 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
   // with the entry index that checks an answer.
   CHECK(in_layout == static_cast<int>(models.size()));
   CHECK(indexed == static_cast<int>(models.size()));
-  CHECK(free_indexed > 0);  // (every column between 0 and 1: the check reads only the values that are not +0)
+  CHECK(free_indexed > 0);
+  // The groups' items are the single-row dominance's, candidates in order and not.
+  CHECK(dominance_groups > 1000);
+  CHECK(shuffled_groups > 1000);
+  MESSAGE(
+      dominance_groups
+      << " groups' items checked, " << shuffled_groups
+      << " with shuffled costs");  // (every column between 0 and 1: the check reads only the values that are not +0)
   // The answer check agreed with MilpModel::is_feasible on both outcomes.
   CHECK(checked_feasible > 100);
   CHECK(checked_infeasible > 100);

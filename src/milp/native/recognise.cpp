@@ -482,7 +482,61 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   };
   std::vector<Cand> cand;
   std::vector<int> kept;
+  // Single-row dominance (below), in one pass writing the items, while the candidates come in
+  // order, as a round's do; false (nothing left written) at the first candidate out of order.
+  auto group_in_order = [&](const int* cols, std::size_t ncols, bool forced) {
+    const std::size_t items0 = p.value.size(), uses0 = p.use_row.size();
+    int last_key = -3;
+    double best_val = -MilpModel::inf;
+    bool have_prev = false;
+    int prev_key = 0;
+    double prev_amount = 0.0, prev_v = 0.0;
+    for (std::size_t q = 0; q < ncols; ++q) {
+      const int j = cols[q];
+      const auto ju = static_cast<std::size_t>(j);
+      if (!all_free && (hi[ju] == 0 || lo[ju] == 1)) continue;
+      const double v = s.sign * m.obj[ju];
+      if (!forced && v <= 0.0) continue;
+      const auto u = use_of(j);
+      const Use first = u.size() == 1 ? u.front() : Use{u.size() == 0 ? -1 : -2, 0.0};
+      // (std::is_sorted's test with `before` below: this candidate not before the previous one.)
+      if (have_prev) {
+        const bool earlier = first.k != prev_key
+                                 ? first.k < prev_key
+                                 : (first.k != -2 && (first.v != prev_amount ? first.v < prev_amount : v > prev_v));
+        if (earlier) {
+          p.value.resize(items0);
+          p.column.resize(items0);
+          p.use_begin.resize(items0 + 1);
+          p.use_row.resize(uses0);
+          p.use_val.resize(uses0);
+          return false;
+        }
+      }
+      have_prev = true;
+      prev_key = first.k;
+      prev_amount = first.v;
+      prev_v = v;
+      if (first.k != last_key) {
+        last_key = first.k;
+        best_val = -MilpModel::inf;
+      }
+      if (first.k == -2 || v > best_val) {
+        p.add_item(v, j, u);
+        if (first.k != -2) best_val = v;
+      }
+    }
+    return true;
+  };
   auto build_group = [&](const int* cols, std::size_t ncols, bool forced, int model_row) {
+    if (group_in_order(cols, ncols, forced)) {
+      const bool empty = p.value.size() == static_cast<std::size_t>(p.group_begin.back());
+      if (forced && empty) return false;
+      if (!forced && empty) return true;  // nothing worth choosing: the group stays empty
+      if (!forced) p.add_none();
+      p.close_group(model_row);
+      return true;
+    }
     // Candidates: free columns; drop value <= 0 when the group may stay empty.
     cand.clear();
     for (std::size_t q = 0; q < ncols; ++q) {
