@@ -79,10 +79,12 @@ class GoodputTable {
   [[nodiscard]] int gpu_limit(const G& t) const {
     const auto it = values_.find(std::string_view(t.name()));
     if (it == values_.end()) return 0;
-    int most = 0;
-    for (const auto& [key, v] : it->second)
-      if (v > 0.0) most = std::max(most, key.first);
-    return most;
+    // Keys are ordered by GPU count first: the last positive entry has the largest count (a
+    // round asks this of every new job and type; walking the whole table cost more than its
+    // goodputs).
+    for (auto e = it->second.rbegin(); e != it->second.rend(); ++e)
+      if (e->second > 0.0) return e->first.first;
+    return 0;
   }
 
   /// Value for (type, gpus, nodes): exact node count first, then "any node count"; 0 if absent.

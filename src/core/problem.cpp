@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -86,22 +87,28 @@ int Problem::entry_of(std::size_t i, int config) const {
 
 namespace {
 
-// Entries of job i from its raw row, in the arithmetic of goodput_matrix.hpp applied to one row:
-// normalize_rows, apply_restart_factors (restart factor `r`, all but the current configuration),
+// Normalises a raw row in place (goodput_matrix.hpp's normalize_rows on one row): its worst
+// configuration becomes worth `nmin` GPUs. The result does not depend on the restart factor, so
+// the round cache keeps it (every stored goodput is > 0 and finite).
+void normalise_row(std::span<double> row, double nmin) {
+  double lo = 0.0;
+  for (double v : row)
+    if (v > 0.0 && (lo == 0.0 || v < lo)) lo = v;
+  if (!(lo > 0.0)) return;
+  const double scale = nmin / lo;
+  for (double& g : row) g *= scale;
+}
+
+// Entries of job i from its normalised row, in the arithmetic of goodput_matrix.hpp applied to one
+// row: apply_restart_factors (restart factor `r`, all but the current configuration),
 // utility_matrix, then only the usable entries (a pinned job: its current configuration alone),
 // appended to `out`.
-void append_entries(std::span<const ValidConfig> stored, std::span<const double> raw, double nmin, int current,
-                    double r, bool pinned, const RoundOptions& options, const std::string& id,
-                    std::vector<Entry>& out) {
-  double lo = 0.0;
-  for (double v : raw)
-    if (v > 0.0 && (lo == 0.0 || v < lo)) lo = v;
-  const double scale = lo > 0.0 ? nmin / lo : 1.0;
+void append_entries(std::span<const ValidConfig> stored, std::span<const double> normalised, int current, double r,
+                    bool pinned, const RoundOptions& options, const std::string& id, std::vector<Entry>& out) {
   const std::span<const std::string> ids(&id, 1);
   for (std::size_t k = 0; k < stored.size(); ++k) {
     const ValidConfig& v = stored[k];
-    double g = raw[k];
-    if (lo > 0.0) g *= scale;
+    double g = normalised[k];
     if (current >= 0 && r != 1.0 && v.config != current) g *= r;
     if (!(g > 0.0)) continue;
     const double u = sia::detail::utility_of(g, options.p, options.round_utilities, 0, v.config, ids);
@@ -162,17 +169,16 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   pb.tenants = options.tenants;
   check_tenants(pb.tenants, cluster);
   // Per job: what its rows depend on, and its rows (reused from `prev` when those are the same).
-  std::vector<CachedJob> built(n);
+  std::vector<CachedJob> built;
+  built.reserve(n);
   std::vector<ValidConfig> local_stored;
-  std::vector<double> local_raw;
+  std::vector<double> local_goodput;
   std::vector<ValidConfig>& stored = out ? out->stored : local_stored;
-  std::vector<double>& raw = out ? out->raw : local_raw;
+  std::vector<double>& goodput = out ? out->goodput : local_goodput;
   if (prev != nullptr) {
     stored.reserve(prev->stored.size() + prev->stored.size() / 8);
-    raw.reserve(prev->raw.size() + prev->raw.size() / 8);
+    goodput.reserve(prev->goodput.size() + prev->goodput.size() / 8);
   }
-  std::vector<double> restart(n, 1.0);
-  std::vector<const CachedJob*> reused(n, nullptr);  // jobs whose previous entries stand
   // Duplicate ids: without a previous round, a set of every id; with one, a job whose id the
   // previous round had takes that job's place (a second job taking it is a duplicate), and only
   // the others go into the set.
@@ -188,6 +194,61 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   std::vector<int> type_limit;
   bool any_model = false;
   std::vector<ValidConfig> candidates;  // per job, its capacity kept from job to job
+
+  // With the previous round's rows, each job's entries (restart factors and utilities,
+  // goodput_matrix.hpp) are made as soon as its rows are known, while they are still in cache (a
+  // second pass over every row was a pass over 5 MB at 20,000 jobs); without (every row new, their
+  // number unknown until the last), in a pass of their own into an array of the final size. The
+  // errors come in the order of separate passes either way: every job's own checks first, then the
+  // exponent's, then the first utility that overflows.
+  const bool entries_in_loop = prev != nullptr;
+  std::vector<double> restart_of;  // per job, when its entries come after the loop
+  const bool exponent_ok = std::isfinite(options.p) && options.p != 0.0;  // check_exponent's test
+  std::exception_ptr overflow;                                            // the first utility that overflows
+  auto entries = std::make_shared<std::vector<Entry>>();
+  if (prev != nullptr) entries->reserve(prev->stored.size() + prev->stored.size() / 8);
+  std::vector<std::size_t> begin(n + 1, 0);
+  // Per job as its entries are made (in job order, as separate passes summed them): the threshold
+  // rows rigid jobs need, Σ weight × best utility, Σ weight.
+  std::vector<unsigned> needed(pb.set.vnode_size.size(), 0);
+  pb.util_bound = 0.0;
+  pb.total_weight = 0.0;
+  pb.integer_weights = true;
+  auto add_entries = [&](std::size_t i, CachedJob& b, const CachedJob* keep, double r) {
+    begin[i] = entries->size();
+    if (keep != nullptr) {
+      const auto first = prev->entries->begin();
+      entries->insert(entries->end(), first + static_cast<std::ptrdiff_t>(keep->entries_begin),
+                      first + static_cast<std::ptrdiff_t>(keep->entries_end));
+    } else if (exponent_ok && !overflow) {
+      const std::span<const ValidConfig> row(stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
+      const std::span<const double> values(goodput.data() + b.rows_begin, b.rows_end - b.rows_begin);
+      try {
+        append_entries(row, values, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(), *entries);
+      } catch (const InvalidArgument&) {
+        overflow = std::current_exception();
+      }
+    }
+    if (out) {
+      b.restart = r;
+      b.entries_begin = begin[i];
+      b.entries_end = entries->size();
+    }
+    double best = 0.0;
+    for (std::size_t k = begin[i]; k < entries->size(); ++k) {
+      const Entry& e = (*entries)[k];
+      best = std::max(best, e.util);
+      // A rigid job charged less than its footprint may need threshold rows its type does not have
+      // (rigid_thresholds: its charge grows between two thresholds of equal capacity).
+      const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(e.config)];
+      if (e.gpus < c.gpus)
+        needed[static_cast<std::size_t>(c.type)] |=
+            rigid_thresholds(c, e.gpus, pb.set.vnode_size[static_cast<std::size_t>(c.type)]);
+    }
+    pb.util_bound += pb.weight[i] * best;
+    pb.total_weight += pb.weight[i];
+    pb.integer_weights = pb.integer_weights && pb.weight[i] == std::floor(pb.weight[i]);
+  };
 
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
@@ -218,7 +279,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     }
     pb.weight[i] = j.weight();
     if (!j.tenant().empty()) pb.tenant[i] = tenant_of(pb.tenants, j, i);
-    CachedJob& b = built[i];
+    CachedJob& b = built.emplace_back();
     if (out) b.id = j.id();
     b.limits = limits_of(j);
     const JobLimits& lim = b.limits;
@@ -249,23 +310,24 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       }
       take_current();
     }
+    double r = 1.0;
     if (j.current()) {
       if (!j.preemptible()) pb.required.pinned[i] = 1;
-      restart[i] = restart_factor(j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s());
+      r = restart_factor(j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s());
     } else if (!j.preemptible() && pb.unevaluated == 0) {
       pb.required.forced[i] = 1;  // (one not evaluated in time simply waits: the round says why)
     }
     if (reusable && same_row_inputs(b, *was)) {
       b.has_rows = true;
-      b.nmin = was->nmin;
       b.rows_begin = stored.size();
       stored.insert(stored.end(), prev->stored.begin() + static_cast<std::ptrdiff_t>(was->rows_begin),
                     prev->stored.begin() + static_cast<std::ptrdiff_t>(was->rows_end));
-      raw.insert(raw.end(), prev->raw.begin() + static_cast<std::ptrdiff_t>(was->rows_begin),
-                 prev->raw.begin() + static_cast<std::ptrdiff_t>(was->rows_end));
+      goodput.insert(goodput.end(), prev->goodput.begin() + static_cast<std::ptrdiff_t>(was->rows_begin),
+                     prev->goodput.begin() + static_cast<std::ptrdiff_t>(was->rows_end));
       b.rows_end = stored.size();
       // Its utilities too when it holds the same configuration with the same restart factor.
-      if (prev_utilities && was->current == b.current && same_bits(was->restart, restart[i])) reused[i] = was;
+      const bool same_utilities = prev_utilities && was->current == b.current && same_bits(was->restart, r);
+      add_entries(i, b, same_utilities ? was : nullptr, r);  // (entries_in_loop: `prev`)
       continue;
     }
     if (j.current()) {
@@ -304,10 +366,10 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         nmin = effective_min_gpus(lim, c.type);
       }
       stored.push_back(v);
-      raw.push_back(g);
+      goodput.push_back(g);
     }
     b.rows_end = stored.size();
-    b.nmin = nmin;
+    normalise_row(std::span<double>(goodput.data() + b.rows_begin, b.rows_end - b.rows_begin), nmin);
     if (pb.required.pinned[i] && !(current_goodput > 0.0)) {
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
       fail_job(j, i, "current",
@@ -316,33 +378,17 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
                    "', but the job is non-preemptible and its goodput there is 0");
     }
     b.has_rows = true;
+    if (entries_in_loop)
+      add_entries(i, b, nullptr, r);
+    else
+      restart_of.push_back(r);
   }
-
-  // Normalisation, restart factors and utilities (goodput_matrix.hpp), row by row; a job whose
-  // rows and restart factor are the previous round's keeps its entries.
+  if (!entries_in_loop) {
+    entries->reserve(stored.size());  // at most one entry per stored configuration
+    for (std::size_t i = 0; i < n; ++i) add_entries(i, built[i], nullptr, restart_of[i]);
+  }
   sia::detail::check_exponent(options.p);
-  auto entries = std::make_shared<std::vector<Entry>>();
-  entries->reserve(stored.size());  // at most one entry per stored configuration
-  std::vector<std::size_t> begin(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    CachedJob& b = built[i];
-    begin[i] = entries->size();
-    if (const CachedJob* was = reused[i]; was != nullptr) {
-      const auto first = prev->entries->begin();
-      entries->insert(entries->end(), first + static_cast<std::ptrdiff_t>(was->entries_begin),
-                      first + static_cast<std::ptrdiff_t>(was->entries_end));
-    } else {
-      const std::span<const ValidConfig> row(stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
-      const std::span<const double> values(raw.data() + b.rows_begin, b.rows_end - b.rows_begin);
-      append_entries(row, values, b.nmin, pb.current[i], restart[i], pb.required.pinned[i] != 0, options, jobs[i].id(),
-                     *entries);
-    }
-    if (out) {
-      b.restart = restart[i];
-      b.entries_begin = begin[i];
-      b.entries_end = entries->size();
-    }
-  }
+  if (overflow) std::rethrow_exception(overflow);
   begin[n] = entries->size();
   if (out) out->entries = entries;  // the same entries, shared (immutable from here on)
   pb.valid = EntryRows(std::move(entries), std::move(begin));
@@ -350,16 +396,6 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     out->jobs = std::move(built);
     *next = std::move(out);
   }
-  // A rigid job charged less than its footprint may need threshold rows its type does not have
-  // (rigid_thresholds: its charge grows between two thresholds of equal capacity).
-  std::vector<unsigned> needed(pb.set.vnode_size.size(), 0);
-  for (const auto& entries : pb.valid)
-    for (const Entry& e : entries) {
-      const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(e.config)];
-      if (e.gpus < c.gpus)
-        needed[static_cast<std::size_t>(c.type)] |=
-            rigid_thresholds(c, e.gpus, pb.set.vnode_size[static_cast<std::size_t>(c.type)]);
-    }
   for (std::size_t t = 0; t < needed.size(); ++t)
     for (int h = 2; h > 0 && static_cast<unsigned>(h) <= needed[t]; h *= 2)
       if (needed[t] & static_cast<unsigned>(h)) pb.set.add_threshold(static_cast<int>(t), h);
@@ -367,16 +403,6 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   // which ranks every allocation exactly as λ does and keeps the utilities' differences within the
   // backends' resolution (at up to 2^20·λ', λ = 1e9 beside utilities near 1 made CBC and GLPK prove
   // wrong optima: decision.recompute.numerics_regressions).
-  pb.util_bound = 0.0;
-  pb.total_weight = 0.0;
-  pb.integer_weights = true;
-  for (std::size_t i = 0; i < n; ++i) {
-    double best = 0.0;
-    for (const Entry& e : pb.valid[i]) best = std::max(best, e.util);
-    pb.util_bound += pb.weight[i] * best;
-    pb.total_weight += pb.weight[i];
-    pb.integer_weights = pb.integer_weights && pb.weight[i] == std::floor(pb.weight[i]);
-  }
   // The objective must be a finite double for every allocation: Σ utilities and λ·J.
   if (!std::isfinite(pb.util_bound))
     throw InvalidArgument(

@@ -34,13 +34,12 @@ struct CachedJob {
   int current = -1;  ///< configuration index held (-1: none); part of the key when not preemptible
   int current_gpus = 0;
   bool preemptible = true;
-  /// Its raw row: the configurations it may take with goodput > 0 (ascending) and their raw
-  /// goodputs, RoundCache::stored / raw [rows_begin, rows_end), and the count its worst one is
-  /// normalised to.
+  /// Its row: the configurations it may take with goodput > 0 (ascending) and their goodputs
+  /// normalised (its worst one worth its minimum count), RoundCache::stored / goodput
+  /// [rows_begin, rows_end): what does not depend on the restart factor.
   bool has_rows = false;
   std::size_t rows_begin = 0;
   std::size_t rows_end = 0;
-  double nmin = 0.0;
   /// Its usable entries (Problem::valid[i]) are RoundCache::entries[entries_begin, entries_end),
   /// for holding `current` with restart factor `restart` (and the cache's p and rounding).
   double restart = 1.0;
@@ -59,8 +58,8 @@ struct RoundCache {
   double p = 0.0;
   bool round_utilities = false;
   std::vector<CachedJob> jobs;      ///< the round's jobs, in input order
-  std::vector<ValidConfig> stored;  ///< every job's raw row, one range per job (CachedJob)
-  std::vector<double> raw;
+  std::vector<ValidConfig> stored;  ///< every job's row, one range per job (CachedJob)
+  std::vector<double> goodput;      ///< its normalised goodputs
   /// Every job's usable entries, one range per job (CachedJob): the round's own Problem::valid,
   /// shared.
   std::shared_ptr<const std::vector<Entry>> entries;
