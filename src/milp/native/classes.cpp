@@ -1,6 +1,7 @@
 // Interchangeable groups (classes.hpp): hash every group's items, compare exactly the groups of
 // equal hashes.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <numeric>
 
@@ -25,21 +26,21 @@ std::uint64_t bits(double v) {
 }
 
 // Any hash that equal groups share finds the same classes (equal groups always share a hash, and
-// each joins the first equal group of that hash); collisions only cost comparisons. One multiply
-// per number and one mix per group: hashing every group of a 20,000-job round is then about a
-// millisecond.
+// each joins the first equal group of that hash, whatever the hash); collisions only cost
+// comparisons. Each item's numbers are mixed independently of the other items' (a sum of products
+// the processor overlaps: a chain of dependent multiplications through every number of a round cost
+// about a millisecond), the item's place in its group by a rotation, and one mix per group.
 std::uint64_t group_hash(const Problem& p, int g) {
-  constexpr std::uint64_t kOdd = 0x9E3779B97F4A7C15ULL;
-  std::uint64_t h = static_cast<std::uint64_t>(p.end(g) - p.begin(g));
-  for (int it = p.begin(g); it < p.end(g); ++it) {
+  constexpr std::uint64_t kOdd = 0x9E3779B97F4A7C15ULL, kOdd2 = 0xC2B2AE3D27D4EB4FULL, kOdd3 = 0x165667B19E3779F9ULL;
+  const int b = p.begin(g), e = p.end(g);
+  std::uint64_t h = static_cast<std::uint64_t>(e - b) * kOdd;
+  for (int it = b; it < e; ++it) {
     const auto iu = static_cast<std::size_t>(it);
-    h = (h ^ bits(p.value[iu])) * kOdd;
-    h = (h ^ (p.column[iu] < 0 ? 1u : 2u)) * kOdd;
-    for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q) {
-      h = (h ^ static_cast<std::uint64_t>(p.use_row[static_cast<std::size_t>(q)])) * kOdd;
-      h = (h ^ bits(p.use_val[static_cast<std::size_t>(q)])) * kOdd;
-    }
-    h ^= h >> 29;
+    std::uint64_t x = (bits(p.value[iu]) ^ (p.column[iu] < 0 ? 1u : 2u)) * kOdd;
+    for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q)
+      x += (bits(p.use_val[static_cast<std::size_t>(q)]) * kOdd2) ^
+           (static_cast<std::uint64_t>(p.use_row[static_cast<std::size_t>(q)]) + 1) * kOdd3;
+    h += std::rotl(x ^ (x >> 29), (it - b) & 63);
   }
   return mix(h, 0);
 }
