@@ -79,7 +79,8 @@ struct EntryIndex {
   std::vector<int> choice_of;     ///< per column: its choice row (model row), -1 none
   std::vector<int> choice_rows;   ///< choice rows (model rows), ascending
   std::vector<int> choice_begin;  ///< per choice row (+1): its entries, columns ascending
-  bool all_free = false;          ///< every column's bounds are exactly 0 and 1 (as read)
+  bool bounds_listed = false;     ///< other_bounds lists every column whose bounds are not exactly [0, 1]
+  std::vector<int> other_bounds;  ///< those columns, ascending (pins, columns fixed to 0)
   [[nodiscard]] bool empty() const noexcept { return cap_begin.empty(); }
 };
 

@@ -103,10 +103,13 @@ struct Classified {
 // Binary columns with effective bounds (lo, hi); false (with s filled) when the model is not
 // binary or a column has no integer value. lo and hi stay empty while every column is free
 // (bounds 0 and 1, as in a round): filled from the first column that is not.
-bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std::vector<signed char>& hi) {
+// `other`: the columns whose bounds are not exactly 0 and 1, ascending.
+bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std::vector<signed char>& hi,
+                 std::vector<int>& other) {
   const int n = m.num_cols();
   lo.clear();
   hi.clear();
+  other.clear();
   for (int j = 0; j < n; ++j) {
     const auto ju = static_cast<std::size_t>(j);
     if (!m.is_integer[ju] || m.col_lower[ju] < -kTol || m.col_upper[ju] > 1.0 + kTol) {
@@ -115,6 +118,7 @@ bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std
     }
     const double l = m.col_lower[ju], u = m.col_upper[ju];
     if (l == 0.0 && u == 1.0) continue;  // free (lo 0, hi 1), nearly every column
+    other.push_back(j);
     const auto lj = static_cast<signed char>(std::ceil(l - kTol));
     const auto hj = static_cast<signed char>(std::floor(u + kTol));
     if (lj > hj) {
@@ -366,7 +370,8 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first) {
   Shape s;
   s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
   std::vector<signed char> lo, hi;
-  if (!read_bounds(m, s, lo, hi)) return s;
+  std::vector<int> other_bounds;
+  if (!read_bounds(m, s, lo, hi, other_bounds)) return s;
   Classified c;
   if (in_layout_first) {
     if (classify_in_layout(m, s, c)) {
@@ -377,7 +382,8 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first) {
         out.entries.choice_of = std::move(c.choice_of);
         out.entries.choice_rows = std::move(c.choice_rows);
         out.entries.choice_begin = std::move(c.member_begin);
-        out.entries.all_free = lo.empty();
+        out.entries.other_bounds = std::move(other_bounds);
+        out.entries.bounds_listed = true;
       }
       return out;
     }
@@ -609,9 +615,11 @@ bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vect
   if (x.size() != m.obj.size() || ix.cap_begin.size() != x.size() + 1) return false;
   std::vector<int> ones;
   const std::size_t n = x.size();
-  if (ix.all_free && tol >= 0.0) {
-    // Every column's bounds are [0, 1]: 0 and 1 are within them. Only the nonzero values need a
-    // look (nearly every value is +0.0, all bits 0: eight at a time).
+  if (ix.bounds_listed && tol >= 0.0) {
+    // A 0 is within the bounds [0, 1] that all but the listed columns have: only the values that
+    // are not +0.0 (all bits 0; nearly every value: eight at a time) and the listed columns need a
+    // look. (Any bound crossed makes is_feasible() false too, so the order of the looks does not
+    // change the verdict.)
     static_assert(sizeof(double) == sizeof(std::uint64_t));
     const double* xv = x.data();
     for (std::size_t b = 0; b < n; b += 8) {
@@ -621,8 +629,13 @@ bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vect
       if (any == 0) continue;
       for (std::size_t j = b; j < f; ++j) {
         if (xv[j] != 0.0 && xv[j] != 1.0) return m.is_feasible(x, tol);  // (not a 0/1 solution: the general check)
+        if (xv[j] < m.col_lower[j] - tol || xv[j] > m.col_upper[j] + tol) return false;
         if (xv[j] != 0.0) ones.push_back(static_cast<int>(j));
       }
+    }
+    for (int j : ix.other_bounds) {
+      const auto ju = static_cast<std::size_t>(j);
+      if (x[ju] < m.col_lower[ju] - tol || x[ju] > m.col_upper[ju] + tol) return false;
     }
   } else {
     for (std::size_t j = 0; j < n; ++j) {
