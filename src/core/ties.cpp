@@ -62,7 +62,7 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
       std::memcpy(&bits, &u, sizeof bits);
       const std::uint64_t where =
           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.config)) << 32) | static_cast<std::uint32_t>(e.gpus);
-      h += mix(mix(where) ^ bits);
+      h += mix(where * 0x9E3779B97F4A7C15ULL ^ bits);  // (one finaliser per entry: equal jobs still hash alike)
     }
     hash[i] = h;
   }
@@ -242,8 +242,8 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
   CapacityUse usage(pb.set);
   for (std::size_t i = 0; i < n; ++i)
     if (ch[i] >= 0) {
-      const int c = pb.config_of(ch, i);
-      usage.add(c, gpus_of(i, c));
+      const Entry& e = pb.valid[i][static_cast<std::size_t>(ch[i])];  // (gpus_of(i, e.config))
+      usage.add(e.config, e.gpus);
     }
   // Configuration -> jobs holding it. Only a move reads or changes it, and most rounds have none
   // (a job whose configuration some other of bit-identical utility outranks is rare): it is built
@@ -906,10 +906,13 @@ class CanonicalSearch {
   void rank_entries() {
     if (!ranked_begin_.empty()) return;
     const auto& configs = pb_.set.configs;
-    std::vector<int> by_rank(configs.size());
-    // (GPUs, type, nodes, index) packed into one integer when they fit in 64 bits (thousands of
-    // configurations at 100,000 GPUs: sorting them through a comparison of tuples cost more than
-    // ranking 20,000 jobs' entries); the same order.
+    // A configuration's place in the order (GPUs, type, nodes, index): when the first three fit in
+    // 39 bits, they themselves, packed into one integer — nothing to sort (thousands of
+    // configurations at 100,000 GPUs; sorting them cost more than ranking 20,000 jobs' entries).
+    // Two configurations of one triple then share a place, and the entry number that ends each key
+    // below orders them by index (a job's entries are sorted by configuration index). Otherwise the
+    // configuration's rank in that order.
+    std::vector<std::uint64_t> place(configs.size());
     unsigned gpu_bits = 0, type_bits = 0, node_bits = 0;
     bool packable = true;
     for (const ConfigurationSpec& c : configs) {
@@ -918,29 +921,23 @@ class CanonicalSearch {
       type_bits = std::max<unsigned>(type_bits, std::bit_width(static_cast<unsigned>(std::max(c.type, 0))));
       node_bits = std::max<unsigned>(node_bits, std::bit_width(static_cast<unsigned>(std::max(c.nodes, 0))));
     }
-    const auto index_bits = static_cast<unsigned>(std::bit_width(configs.size()));
-    if (packable && gpu_bits + type_bits + node_bits + index_bits <= 64) {
-      std::vector<std::uint64_t> packed(configs.size());
+    if (packable && gpu_bits + type_bits + node_bits <= 39) {
       for (std::size_t x = 0; x < configs.size(); ++x) {
         const ConfigurationSpec& c = configs[x];
         std::uint64_t key = static_cast<std::uint64_t>(c.gpus);
         key = (key << type_bits) | static_cast<std::uint64_t>(c.type);
-        key = (key << node_bits) | static_cast<std::uint64_t>(c.nodes);
-        packed[x] = (key << index_bits) | x;
+        place[x] = (key << node_bits) | static_cast<std::uint64_t>(c.nodes);
       }
-      std::sort(packed.begin(), packed.end());
-      const std::uint64_t index_mask = (std::uint64_t{1} << index_bits) - 1;  // index_bits < 64
-      for (std::size_t r = 0; r < packed.size(); ++r) by_rank[r] = static_cast<int>(packed[r] & index_mask);
     } else {
+      std::vector<int> by_rank(configs.size());
       std::iota(by_rank.begin(), by_rank.end(), 0);
       std::sort(by_rank.begin(), by_rank.end(), [&](int x, int y) {
         const ConfigurationSpec& a = configs[static_cast<std::size_t>(x)];
         const ConfigurationSpec& b = configs[static_cast<std::size_t>(y)];
         return std::tuple{a.gpus, a.type, a.nodes, x} < std::tuple{b.gpus, b.type, b.nodes, y};
       });
+      for (std::size_t r = 0; r < by_rank.size(); ++r) place[static_cast<std::size_t>(by_rank[r])] = r;
     }
-    std::vector<std::uint64_t> place(configs.size());
-    for (std::size_t r = 0; r < by_rank.size(); ++r) place[static_cast<std::size_t>(by_rank[r])] = r;
     ranked_begin_.assign(n_ + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) ranked_begin_[i + 1] = ranked_begin_[i] + pb_.valid[i].size();
     ranked_.resize(ranked_begin_[n_]);
