@@ -1127,3 +1127,84 @@ TEST_CASE("native.engine.evaluate_from_is_evaluate") {
     }
   }
 }
+
+// counts_feasible against its definition (every class's counts within [0, mult] summing to mult,
+// every row within its capacity and tolerance) on 0/1 assignments of one item per group, with
+// a count added, taken, made 2, -1 or 0, or moved to any item, for one class per group (the path that reads only
+// the counts other than 0) and for the symmetry classes.
+TEST_CASE("native.engine.counts_feasible_is_the_definition") {
+  std::mt19937 rng(37);
+  int feasible = 0, infeasible = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    Spec s = spec_for(iter);
+    s.groups = 1 + iter % 60;
+    const Problem p = random_problem(rng, s);
+    CAPTURE(iter);
+    Parallel par(1);
+    for (bool singletons : {true, false}) {
+      const Classes cls = singletons ? singleton_classes(p) : find_classes(p, par);
+      for (int t = 0; t < 8; ++t) {
+        Counts n(p.value.size(), 0);
+        for (int c = 0; c < cls.size(); ++c)
+          for (int m = 0; m < cls.mult[static_cast<std::size_t>(c)]; ++m)
+            ++n[static_cast<std::size_t>(cls.first_item(p, c) +
+                                         static_cast<int>(rng() % static_cast<unsigned>(cls.items(p, c))))];
+        const auto pick = [&] { return rng() % static_cast<unsigned>(p.num_items()); };
+        switch (t) {
+          case 1:
+            if (n[pick()]-- > 0) break;
+            [[fallthrough]];
+          case 2:
+            ++n[pick()];
+            break;
+          case 3:
+            n[pick()] = 2;
+            break;
+          case 4:
+            n[pick()] = -1;
+            break;
+          case 5:
+            n[pick()] = 0;
+            break;
+          case 6:  // a member moved to any item: maybe two in one group and none in another
+            for (auto& x : n)
+              if (x > 0) {
+                --x;
+                break;
+              }
+            ++n[pick()];
+            break;
+          default:
+            break;
+        }
+        bool want = true;
+        for (int c = 0; c < cls.size(); ++c) {
+          long long sum = 0;
+          for (int it = cls.first_item(p, c); it < cls.first_item(p, c) + cls.items(p, c); ++it) {
+            const int cnt = n[static_cast<std::size_t>(it)];
+            want = want && cnt >= 0 && cnt <= cls.mult[static_cast<std::size_t>(c)];
+            sum += cnt;
+          }
+          want = want && sum == cls.mult[static_cast<std::size_t>(c)];
+        }
+        // (Items of groups that are not a class's first member: counted nowhere by the definition.)
+        std::vector<double> U(static_cast<std::size_t>(p.num_rows), 0.0);
+        for (int c = 0; c < cls.size(); ++c)
+          for (int it = cls.first_item(p, c); it < cls.first_item(p, c) + cls.items(p, c); ++it)
+            for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+                 ++q)
+              if (n[static_cast<std::size_t>(it)] != 0)
+                U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                    n[static_cast<std::size_t>(it)] * p.use_val[static_cast<std::size_t>(q)];
+        for (int k = 0; k < p.num_rows; ++k)
+          want = want && !(U[static_cast<std::size_t>(k)] >
+                           p.cap[static_cast<std::size_t>(k)] + cap_tolerance(p.cap[static_cast<std::size_t>(k)]));
+        CHECK(counts_feasible(p, cls, nullptr, n) == want);
+        (want ? feasible : infeasible) += 1;
+      }
+    }
+  }
+  CHECK(feasible > 300);
+  CHECK(infeasible > 1000);
+  MESSAGE(feasible << " feasible and " << infeasible << " infeasible assignments checked");
+}

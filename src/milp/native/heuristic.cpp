@@ -107,7 +107,24 @@ double counts_value(const Problem& p, const Classes& cls, const Counts& n) {
 
 bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n) {
   if (n.size() != p.value.size()) return false;
-  for (int c = 0; c < cls.size(); ++c) {
+  const int G = p.num_groups();
+  if (!b && cls.size() == G) {
+    // Every group its own class (of one member): its counts are all 0 but one 1. Only the counts
+    // other than 0 are looked at: each must be 1 and the only one of its group, and every group
+    // must have one.
+    bool ok = true;
+    int g = 0, last = -1;
+    long long counted = 0;
+    for_counted(p, cls, n, [&](int it, int cnt) {
+      ok = ok && cnt == 1;
+      while (p.group_begin[static_cast<std::size_t>(g) + 1] <= it) ++g;
+      ok = ok && g != last;
+      last = g;
+      ++counted;
+    });
+    if (!ok || counted != G) return false;
+  }
+  for (int c = 0; c < (!b && cls.size() == G ? 0 : cls.size()); ++c) {
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
     long long sum = 0;
     for (int it = f; it < e; ++it) {
