@@ -98,7 +98,10 @@ class NativeSolver final : public MilpSolver {
           }
           const double v = params.start_values[static_cast<std::size_t>(c)];
           known = known || !std::isnan(v);
-          if (hit < 0 && v > 0.5) hit = it;
+          if (v > 0.5) {  // (the first such item; "none", the group's last item, is not needed then)
+            hit = it;
+            break;
+          }
         }
         warm_choice[static_cast<std::size_t>(g)] = hit >= 0 ? hit : (known ? none : -1);
       }
