@@ -488,63 +488,24 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   };
   std::vector<Cand> cand;
   std::vector<int> kept;
-  // Single-row dominance (below), in one pass writing the items, while the candidates come in
-  // order, as a round's do; false (nothing left written) at the first candidate out of order.
-  auto group_in_order = [&](const int* cols, std::size_t ncols, bool forced) {
-    const std::size_t items0 = p.value.size(), uses0 = p.use_row.size();
-    int last_key = -3;
-    double best_val = -MilpModel::inf;
-    bool have_prev = false;
-    int prev_key = 0;
-    double prev_amount = 0.0, prev_v = 0.0;
-    for (std::size_t q = 0; q < ncols; ++q) {
-      const int j = cols[q];
-      const auto ju = static_cast<std::size_t>(j);
-      if (!all_free && (hi[ju] == 0 || lo[ju] == 1)) continue;
-      const double v = s.sign * m.obj[ju];
-      if (!forced && v <= 0.0) continue;
-      const auto u = use_of(j);
-      const Use first = u.size() == 1 ? u.front() : Use{u.size() == 0 ? -1 : -2, 0.0};
-      // (std::is_sorted's test with `before` below: this candidate not before the previous one.)
-      if (have_prev) {
-        const bool earlier = first.k != prev_key
-                                 ? first.k < prev_key
-                                 : (first.k != -2 && (first.v != prev_amount ? first.v < prev_amount : v > prev_v));
-        if (earlier) {
-          p.value.resize(items0);
-          p.column.resize(items0);
-          p.use_begin.resize(items0 + 1);
-          p.use_row.resize(uses0);
-          p.use_val.resize(uses0);
-          return false;
-        }
-      }
-      have_prev = true;
-      prev_key = first.k;
-      prev_amount = first.v;
-      prev_v = v;
-      if (first.k != last_key) {
-        last_key = first.k;
-        best_val = -MilpModel::inf;
-      }
-      if (first.k == -2 || v > best_val) {
-        p.add_item(v, j, u);
-        if (first.k != -2) best_val = v;
-      }
-    }
-    return true;
+  // Single-row dominance: among columns using exactly the same single row (or none), keep only
+  // those whose value strictly increases with usage. Columns of a round come sorted by row and
+  // usage already: while they do, each kept column is written as it is read (its cost and usage
+  // read once); at the first that does not, what was written is taken back and the candidates are
+  // sorted.
+  auto before = [](const Cand& x, const Cand& y) {
+    if (x.key != y.key) return x.key < y.key;
+    if (x.key == -2) return false;
+    if (x.amount != y.amount) return x.amount < y.amount;
+    return x.v > y.v;
   };
   auto build_group = [&](const int* cols, std::size_t ncols, bool forced, int model_row) {
-    if (group_in_order(cols, ncols, forced)) {
-      const bool empty = p.value.size() == static_cast<std::size_t>(p.group_begin.back());
-      if (forced && empty) return false;
-      if (!forced && empty) return true;  // nothing worth choosing: the group stays empty
-      if (!forced) p.add_none();
-      p.close_group(model_row);
-      return true;
-    }
     // Candidates: free columns; drop value <= 0 when the group may stay empty.
     cand.clear();
+    const std::size_t items0 = p.value.size(), uses0 = p.use_row.size();
+    bool in_order = true;
+    int last_key = -3;
+    double best_val = -MilpModel::inf;
     for (std::size_t q = 0; q < ncols; ++q) {
       const int j = cols[q];
       const auto ju = static_cast<std::size_t>(j);
@@ -553,37 +514,48 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       if (!forced && v <= 0.0) continue;
       const auto u = use_of(j);
       const Use first = u.size() == 1 ? u.front() : Use{u.size() == 0 ? -1 : -2, 0.0};
-      cand.push_back({j, first.k, first.v, v});
-    }
-    // Single-row dominance: among columns using exactly the same single row (or none), keep only
-    // those whose value strictly increases with usage. Columns of a round come sorted by row and
-    // usage already; sort only when they do not.
-    auto before = [](const Cand& x, const Cand& y) {
-      if (x.key != y.key) return x.key < y.key;
-      if (x.key == -2) return false;
-      if (x.amount != y.amount) return x.amount < y.amount;
-      return x.v > y.v;
-    };
-    const bool in_order = std::is_sorted(cand.begin(), cand.end(), before);
-    if (!in_order) std::stable_sort(cand.begin(), cand.end(), before);
-    int last_key = -3;
-    double best_val = -MilpModel::inf;
-    kept.clear();
-    for (const Cand& x : cand) {
+      const Cand x{j, first.k, first.v, v};
+      if (in_order && !cand.empty() && before(x, cand.back())) {  // (std::is_sorted's test)
+        in_order = false;
+        p.value.resize(items0);
+        p.column.resize(items0);
+        p.use_begin.resize(items0 + 1);
+        p.use_row.resize(uses0);
+        p.use_val.resize(uses0);
+      }
+      cand.push_back(x);
+      if (!in_order) continue;
       if (x.key != last_key) {
         last_key = x.key;
         best_val = -MilpModel::inf;
       }
       if (x.key == -2 || x.v > best_val) {
-        kept.push_back(x.j);
+        p.add_item(v, j, u);
         if (x.key != -2) best_val = x.v;
       }
     }
-    // (Candidates in their columns' order keep it.)
-    if (!in_order && !std::is_sorted(kept.begin(), kept.end())) std::sort(kept.begin(), kept.end());
-    if (forced && kept.empty()) return false;
-    if (!forced && kept.empty()) return true;  // nothing worth choosing: the group stays empty
-    for (int j : kept) p.add_item(s.sign * m.obj[static_cast<std::size_t>(j)], j, use_of(j));
+    if (!in_order) {
+      std::stable_sort(cand.begin(), cand.end(), before);
+      last_key = -3;
+      best_val = -MilpModel::inf;
+      kept.clear();
+      for (const Cand& x : cand) {
+        if (x.key != last_key) {
+          last_key = x.key;
+          best_val = -MilpModel::inf;
+        }
+        if (x.key == -2 || x.v > best_val) {
+          kept.push_back(x.j);
+          if (x.key != -2) best_val = x.v;
+        }
+      }
+      // (The kept columns in their order.)
+      if (!std::is_sorted(kept.begin(), kept.end())) std::sort(kept.begin(), kept.end());
+      for (int j : kept) p.add_item(s.sign * m.obj[static_cast<std::size_t>(j)], j, use_of(j));
+    }
+    const bool empty = p.value.size() == items0;
+    if (forced && empty) return false;
+    if (!forced && empty) return true;  // nothing worth choosing: the group stays empty
     if (!forced) p.add_none();
     p.close_group(model_row);
     return true;
