@@ -140,7 +140,7 @@ bool same_bits(double a, double b) noexcept {
 
 Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
                       const RoundOptions& options, const RoundDeadline* deadline, const RoundCache* previous,
-                      std::shared_ptr<RoundCache>* next) {
+                      std::shared_ptr<RoundCache>* next, const CheckedJobs* checked) {
   Problem pb;
   pb.p = options.p;
   pb.lambda = options.lambda;
@@ -182,12 +182,13 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   // Duplicate ids: without a previous round, a set of every id; with one, a job whose id the
   // previous round had takes that job's place (a second job taking it is a duplicate), and only
   // the others go into the set.
+  // (None of it when the caller checked the ids: CheckedJobs.)
   IdIndex seen;
   std::vector<char> taken;
-  if (prev == nullptr)
-    seen.reserve(n);
-  else {
-    taken.assign(prev->jobs.size(), 0);
+  if (prev == nullptr) {
+    if (checked == nullptr) seen.reserve(n);
+  } else {
+    if (checked == nullptr) taken.assign(prev->jobs.size(), 0);
     pb.previous_position.assign(n, -1);
   }
   std::size_t cursor = 0;  // the previous round's jobs are usually in the same order
@@ -258,10 +259,11 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     if (out && i + kPrefetch < n)
       if (const void* ahead = jobs[i + kPrefetch].goodput_model_identity().get(); ahead != nullptr)
         prefetch_for_write(ahead);
-    validate_job(j, i, cluster.num_types());
+    if (checked == nullptr) validate_job(j, i, cluster.num_types());
     const CachedJob* was = nullptr;
     if (prev == nullptr) {
-      if (seen.insert(j.id(), i) != IdIndex::npos) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+      if (checked == nullptr && seen.insert(j.id(), i) != IdIndex::npos)
+        throw InvalidArgument(job_label(j, i) + ": duplicate job id");
     } else {
       std::size_t at = cursor;
       if (at < prev->jobs.size() && prev->jobs[at].id == j.id())
@@ -269,11 +271,13 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       else
         was = prev->find(j.id(), at);
       if (was != nullptr) {
-        if (taken[at]) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
-        taken[at] = 1;
+        if (checked == nullptr) {
+          if (taken[at]) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
+          taken[at] = 1;
+        }
         cursor = at + 1;
         pb.previous_position[i] = static_cast<int>(at);
-      } else if (seen.insert(j.id(), i) != IdIndex::npos) {
+      } else if (checked == nullptr && seen.insert(j.id(), i) != IdIndex::npos) {
         throw InvalidArgument(job_label(j, i) + ": duplicate job id");
       }
     }
@@ -290,7 +294,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     // job whose model is the previous round's passed both checks then).
     auto take_current = [&] {
       if (!j.current() || pb.current[i] >= 0) return;
-      pb.current[i] = current_config_index(pb.set, cluster, j, i);
+      pb.current[i] = checked != nullptr ? checked->current[i] : current_config_index(pb.set, cluster, j, i);
       b.current = pb.current[i];
       b.current_gpus = j.current()->gpus;
     };

@@ -135,6 +135,13 @@ struct Problem {
   }
 };
 
+/// What the caller already checked of every job (run_round's checks when not strict): each passed
+/// validate_job, the ids are distinct, and `current[i]` is the index of job i's current
+/// configuration in the cluster's configuration set (current_config_index; -1: none).
+struct CheckedJobs {
+  std::vector<int> current;
+};
+
 /**
  * @brief Builds the problem: validates every job, restricts the configuration set per job
  * (valid_configs.hpp), asks each job its raw goodputs, normalises, applies restart factors and
@@ -144,12 +151,14 @@ struct Problem {
  * `previous`: the previous round's rows (round_cache.hpp): a job whose rows depend on the same
  * inputs keeps them instead of asking its goodputs again (the same bits). `next`: receives this
  * round's rows for the next round (left null when no job's rows can be reused: no job has a
- * goodput model object, JobSpec::goodput_model_identity()).
+ * goodput model object, JobSpec::goodput_model_identity()). `checked`: what the caller checked
+ * already (those checks are not repeated; null: every check here).
  * @throws InvalidArgument naming the job and field.
  */
 [[nodiscard]] Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
                                     const RoundOptions& options, const RoundDeadline* deadline = nullptr,
-                                    const RoundCache* previous = nullptr, std::shared_ptr<RoundCache>* next = nullptr);
+                                    const RoundCache* previous = nullptr, std::shared_ptr<RoundCache>* next = nullptr,
+                                    const CheckedJobs* checked = nullptr);
 
 /// Value of product.md §2 step 4 for allocation `ch` (with the round's λ and the jobs' weights).
 [[nodiscard]] double objective_of(const Problem& pb, const Choice& ch);

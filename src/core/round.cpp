@@ -334,8 +334,10 @@ void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<co
 }
 
 // `set`: the cluster's configuration set.
+// `checked`: what run_round_checked checked of every job (null when strict: build_problem checks).
 RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std::span<const JobSpec> jobs,
-                           const RoundOptions& options, MilpSolver& solver, Clock::time_point start) {
+                           const RoundOptions& options, MilpSolver& solver, Clock::time_point start,
+                           const CheckedJobs* checked = nullptr) {
   // RoundOptions::time_limit bounds the whole call: building stops enumerating at the deadline,
   // the backend gets what is left, and no time left means the greedy fallback.
   const RoundDeadline deadline(start, options.time_limit, options.stop);
@@ -344,7 +346,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   const WarmStart* warm = options.warm_start.get();
   std::shared_ptr<RoundCache> next_cache;
   const Problem pb = build_problem(std::move(set), cluster, jobs, options, &deadline,
-                                   warm != nullptr ? warm->cache.get() : nullptr, &next_cache);
+                                   warm != nullptr ? warm->cache.get() : nullptr, &next_cache, checked);
   const std::size_t n = pb.num_jobs();
 
   RoundResult res;
@@ -687,6 +689,9 @@ RoundResult run_round_checked(const ClusterSpec& cluster, std::span<const JobSpe
     r.running = jobs[index].current().has_value();
     rejected.push_back(std::move(r));
   };
+  // Per job, its current configuration's index (-1: none), for build_problem: the jobs it is given
+  // passed these checks, which it then does not repeat (CheckedJobs).
+  std::vector<int> current(jobs.size(), -1);
   {
     // Duplicate ids are a round-level error (a decision must name one job per id), rejected or not.
     IdIndex seen(jobs.size());
@@ -696,12 +701,13 @@ RoundResult run_round_checked(const ClusterSpec& cluster, std::span<const JobSpe
         throw InvalidArgument(job_label(j, i) + ": duplicate job id");
       try {
         validate_job(j, i, cluster.num_types());
-        if (j.current()) (void)current_config_index(set, cluster, j, i);
+        if (j.current()) current[i] = current_config_index(set, cluster, j, i);
       } catch (const JobError& e) {
         reject(e, i);
       }
     }
   }
+  CheckedJobs checked;
   std::vector<JobSpec> kept;
   std::vector<std::size_t> where;  // input position of each job of the round
   auto keep_all_but_rejected = [&] {
@@ -723,8 +729,14 @@ RoundResult run_round_checked(const ClusterSpec& cluster, std::span<const JobSpe
   RoundResult res;
   for (;;) {
     try {
-      res = rejected.empty() ? run_round_impl(set, cluster, jobs, options, solver, start)
-                             : run_round_impl(set, cluster, kept, options, solver, start);
+      if (rejected.empty()) {
+        checked.current = current;  // (a copy: a job rejected while building starts another attempt)
+        res = run_round_impl(set, cluster, jobs, options, solver, start, &checked);
+      } else {
+        checked.current.clear();
+        for (const std::size_t i : where) checked.current.push_back(current[i]);
+        res = run_round_impl(set, cluster, kept, options, solver, start, &checked);
+      }
       break;
     } catch (const JobError& e) {
       reject(e, rejected.empty() ? e.index() : where[e.index()]);
