@@ -249,28 +249,44 @@ std::string describe_entry(const Problem& pb, const ClusterSpec& cluster, const 
 // Why each job of the final allocation `choice` waits (docs/decision.md, "Reasons"), in the order
 // of the definitions there: the first that applies.
 // `tenant_held`: held_by_tenants() (empty without tenants).
+// GPUs left after reservations, failed nodes (both already out of the capacity rows) and the
+// non-preemptible running jobs that keep their configuration (`after_pins`); and GPUs left by the
+// allocation (`after_all`). Filled by the round as it writes the decisions, where each job's
+// chosen entry is read anyway (fill() again after placement dropped a job).
+struct PendingUse {
+  explicit PendingUse(const Problem& pb) : after_pins(pb.set), after_all(pb.set) {}
+  void add(const Problem& pb, std::size_t i, const Entry& e) {
+    after_all.add(e.config, e.gpus);
+    if (pb.required.pinned[i]) after_pins.add(e.config, e.gpus);
+  }
+  void fill(const Problem& pb, const Choice& choice) {
+    after_pins = CapacityUse(pb.set);
+    after_all = CapacityUse(pb.set);
+    for (std::size_t i = 0; i < pb.num_jobs(); ++i)
+      if (choice[i] >= 0) add(pb, i, pb.valid[i][static_cast<std::size_t>(choice[i])]);
+  }
+  CapacityUse after_pins, after_all;
+};
+
 void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<const JobSpec> jobs, const Choice& choice,
-                     const std::vector<char>& tenant_held, RoundResult& res) {
+                     const std::vector<char>& tenant_held, PendingUse& use, RoundResult& res) {
   const std::size_t n = pb.num_jobs();
-  // GPUs left after reservations, failed nodes (both already out of the capacity rows) and the
-  // non-preemptible running jobs that keep their configuration; and GPUs left by the allocation.
-  CapacityUse after_pins(pb.set), after_all(pb.set);
+  CapacityUse& after_pins = use.after_pins;
+  CapacityUse& after_all = use.after_all;
   // The tenants' caps (not their guarantees), filled by the allocation.
   std::vector<TenantRow> caps;
   if (!pb.tenants.empty())
     for (TenantRow& r : tenant_rows(pb, pb.required))
       if (!r.reservation) caps.push_back(std::move(r));
   TenantUse cap_use(pb, caps);
+  if (!caps.empty())
+    for (std::size_t i = 0; i < n; ++i)
+      if (choice[i] >= 0) cap_use.add(i, pb.valid[i][static_cast<std::size_t>(choice[i])]);
   for (std::size_t i = 0; i < n; ++i) {
-    if (choice[i] < 0) continue;
-    const Entry& e = pb.valid[i][static_cast<std::size_t>(choice[i])];
-    after_all.add(e.config, e.gpus);
-    if (pb.required.pinned[i]) after_pins.add(e.config, e.gpus);
-    if (!caps.empty()) cap_use.add(i, e);
-  }
-  for (std::size_t i = 0; i < n; ++i) {
+    // A job has a configuration exactly when the final allocation gives it one (placement's drops
+    // included): `choice` says so without reading every decision.
+    if (choice[i] >= 0) continue;
     JobDecision& d = res.decisions[i];
-    if (d.config) continue;
     const auto& valid = pb.valid[i];
     if (valid.empty() && i >= n - pb.unevaluated) {
       d.reason = PendingReason::not_evaluated;
@@ -553,6 +569,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   // Decisions, in input order.
   res.gpus_used.assign(static_cast<std::size_t>(cluster.num_types()), 0);
   res.decisions.resize(n);
+  PendingUse pending_use(pb);  // (for explain_pending)
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
     JobDecision& d = res.decisions[i];
@@ -560,6 +577,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     int cfg = -1;
     if (choice[i] >= 0) {
       const Entry& v = pb.valid[i][static_cast<std::size_t>(choice[i])];
+      pending_use.add(pb, i, v);
       cfg = v.config;
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(cfg)];
       d.config = c;
@@ -573,13 +591,11 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   }
   // Placement (placement.hpp): concrete nodes and GPUs, keeping unchanged jobs where they are.
   if (options.place) {
-    std::vector<PlacementRequest> preq(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      preq[i].job = res.decisions[i].job;
-      preq[i].config = res.decisions[i].config;
-      preq[i].gpus = res.decisions[i].gpus;
-      preq[i].current = jobs[i].current();
-    }
+    std::vector<PlacementRequest> preq;
+    preq.reserve(n);  // (each request written once, not value-initialised first)
+    for (std::size_t i = 0; i < n; ++i)
+      preq.push_back(
+          PlacementRequest{res.decisions[i].job, res.decisions[i].config, res.decisions[i].gpus, jobs[i].current()});
     PlacementResult placed = place(cluster, preq);
     bool dropped = false;
     for (std::size_t i = 0; i < n; ++i) {
@@ -607,7 +623,10 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
         dropped = true;
       }
     }
-    if (dropped) res.objective = objective_of(pb, choice);
+    if (dropped) {
+      res.objective = objective_of(pb, choice);
+      pending_use.fill(pb, choice);
+    }
     if (log) {
       RoundEvent e(RoundPhase::placement);
       e.allocated = std::count_if(res.decisions.begin(), res.decisions.end(),
@@ -650,7 +669,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     for (const auto& u : res.unmet) msg += " " + u;
     res.message = res.message.empty() ? msg : msg + "; " + res.message;
   }
-  explain_pending(pb, cluster, jobs, choice, held, res);
+  explain_pending(pb, cluster, jobs, choice, held, pending_use, res);
   const auto end = Clock::now();
   res.total_ms = std::chrono::duration<double, std::milli>(end - start).count();
   if (log) {
