@@ -877,11 +877,19 @@ class CanonicalSearch {
     term_begin_.assign(n_ + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) term_begin_[i + 1] = term_begin_[i] + pb_.valid[i].size() + 1;
     term_id_.resize(term_begin_[n_]);
+    only_given_.assign(n_, kSeveralGiven);
     for (std::size_t i = 0; i < n_; ++i) {
       int* const ids = term_id_.data() + term_begin_[i];
       const int own = given_[i];  // its id is known
-      for (int k = -1; k < static_cast<int>(pb_.valid[i].size()); ++k)
+      int given_terms = 0, last = 0;
+      for (int k = -1; k < static_cast<int>(pb_.valid[i].size()); ++k) {
         ids[k + 1] = k == own ? given_id[i] : id_of(term_bits(term(i, k)));
+        if (ids[k + 1] != absent) {
+          ++given_terms;
+          last = k;
+        }
+      }
+      if (given_terms == 1) only_given_[i] = last;
     }
     multiset_.assign(static_cast<std::size_t>(absent) + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) ++multiset_[static_cast<std::size_t>(given_id[i])];
@@ -1097,6 +1105,13 @@ class CanonicalSearch {
   template <class F>
   void for_each_option(std::size_t i, bool by_sum, F&& f) const {
     const bool pinned = req_.pinned[i] != 0;
+    if (!by_sum && !only_given_.empty() && only_given_[i] != kSeveralGiven) {
+      // Class 2 and a job with one option of a given term (its own, mostly): that option alone,
+      // under the loop's conditions, without walking its ranked entries.
+      const int k = only_given_[i];
+      if (k >= 0 ? !pinned || pb_.valid[i][static_cast<std::size_t>(k)].config == pb_.current[i] : !pinned) (void)f(k);
+      return;
+    }
     for (std::size_t r = ranked_begin_[i]; r < ranked_begin_[i + 1]; ++r) {
       const int k = ranked_[r];
       if (pinned && pb_.valid[i][static_cast<std::size_t>(k)].config != pb_.current[i]) continue;
@@ -1202,9 +1217,13 @@ class CanonicalSearch {
   std::vector<std::size_t> order_;
   Choice given_;
   CapacityUse usage_;
-  std::vector<int> charge_;                // per entry (ranked_begin_'s numbering): usage_'s handle (-1: not yet)
-  std::vector<std::size_t> term_begin_;    // per job: its ids in term_id_ (+ one past the end)
-  std::vector<int> term_id_;               // per job, term(i, k)'s id at term_begin_[i] + k + 1
+  std::vector<int> charge_;              // per entry (ranked_begin_'s numbering): usage_'s handle (-1: not yet)
+  std::vector<std::size_t> term_begin_;  // per job: its ids in term_id_ (+ one past the end)
+  std::vector<int> term_id_;             // per job, term(i, k)'s id at term_begin_[i] + k + 1
+  // Per job: its one option k (-1: no GPUs) whose term is a given one, or kSeveralGiven (none, or
+  // two or more: class 2 walks its ranked entries).
+  static constexpr int kSeveralGiven = -2;
+  std::vector<int> only_given_;
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
   std::vector<std::size_t> ranked_begin_;  // per job: its entries in ranked_ (+ one past the end)
   std::vector<int> ranked_;                // per job, its entries in rank order (rank_entries)
