@@ -108,7 +108,8 @@ double counts_value(const Problem& p, const Classes& cls, const Counts& n) {
 bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n) {
   if (n.size() != p.value.size()) return false;
   const int G = p.num_groups();
-  if (!b && cls.size() == G) {
+  const bool singletons = !b && cls.size() == G;
+  if (singletons) {
     // Every group its own class (of one member): its counts are all 0 but one 1. Only the counts
     // other than 0 are looked at: each must be 1 and the only one of its group, and every group
     // must have one.
@@ -124,7 +125,7 @@ bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, cons
     });
     if (!ok || counted != G) return false;
   }
-  for (int c = 0; c < (!b && cls.size() == G ? 0 : cls.size()); ++c) {
+  for (int c = 0; c < (singletons ? 0 : cls.size()); ++c) {
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
     long long sum = 0;
     for (int it = f; it < e; ++it) {
