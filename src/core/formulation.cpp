@@ -50,42 +50,11 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   // A choice row per job and the capacity rows (tenant rows, when there are any, may grow them).
   milp.row_lower.reserve(n + pb.set.rows.size());
   milp.row_upper.reserve(n + pb.set.rows.size());
-  // Columns are appended to the model's arrays directly (what add_col does, without a call and a
-  // name per column: a round has hundreds of thousands). The choice rows are numbered here, their
-  // entries written below (the same order: every choice row's entries, job by job, before the
-  // capacity rows'), once the number of entries is known.
-  std::vector<std::array<int, 3>> choice;  // per job with a choice row: (the row, its first column, columns)
-  m.choice_row.assign(n, -1);
-  choice.reserve(n);
-  std::size_t choice_entries = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int first = static_cast<int>(m.cols.size());
-    const bool pinned = req.pinned[i] != 0;
-    const double lo = pinned ? 1.0 : 0.0;
-    const double w = pb.weight[i];
-    const auto& valid = pb.valid[i];
-    for (std::size_t k = 0; k < valid.size(); ++k) {
-      const Entry& v = valid[k];
-      if (pinned && v.config != pb.current[i]) continue;
-      const double c = w * (maximize ? v.util + lambda : v.util - lambda);
-      milp.obj.push_back(c);
-      big = std::max(big, std::abs(c));  // objective_exponent's fold, in its order
-      milp.col_lower.push_back(lo);
-      m.cols.push_back(Column{static_cast<int>(i), static_cast<int>(k)});
-    }
-    const int count = static_cast<int>(m.cols.size()) - first;
-    if (count == 0) continue;
-    if (count > 1 || req.forced[i]) {
-      choice.push_back({milp.add_row(req.forced[i] ? 1.0 : 0.0, 1.0), first, count});
-      m.choice_row[i] = choice.back()[0];
-      choice_entries += static_cast<std::size_t>(count);
-    }
-  }
-  m.exponent = exponent_of(big);
   // Capacity rows: a column only meets the rows of its own GPU type, with the charges of its
   // (configuration, GPUs) pair; a whole configuration's charges are worked out once per
-  // configuration (thousands of jobs share each), a rigid job's footprint per column. Rows are
-  // created in the set's order, then filled.
+  // configuration (thousands of jobs share each), a rigid job's footprint per column. The
+  // charges are listed while the columns are written (one pass over the entries); the rows are
+  // created afterwards, in the set's order.
   const auto& rows = pb.set.rows;
   std::vector<std::vector<int>> rows_of_type(pb.set.free_gpus.size());
   for (std::size_t r = 0; r < rows.size(); ++r)
@@ -94,42 +63,74 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   std::vector<int> whole(pb.set.configs.size() + 1, -1);  // per configuration: its first charge
   std::vector<int> whole_end(pb.set.configs.size(), -1);
   auto& column_charge = m.column_charge;  // per column: [first, end) in charges
-  column_charge.resize(m.cols.size());
+  column_charge.resize(ncols);
   std::vector<char> counts(rows.size(), 0);
-  std::size_t nentries = choice_entries;
-  for (std::size_t c = 0; c < m.cols.size(); ++c) {
-    const Entry& v = m.entry_of(pb, c);
-    const auto k = static_cast<std::size_t>(v.config);
-    const ConfigurationSpec& cfg = pb.set.configs[k];
-    const bool full = v.gpus <= 0 || v.gpus >= cfg.gpus;
-    if (full && whole[k] >= 0) {
-      column_charge[c] = {whole[k], whole_end[k]};
-      nentries += static_cast<std::size_t>(whole_end[k] - whole[k]);
-      continue;
-    }
-    const int first = static_cast<int>(charges.size());
-    for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
-      // Per entry, not per configuration: a rigid job on its footprint is charged its count.
-      const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus);
-      if (u != 0) {
-        charges.emplace_back(r, u);
-        counts[static_cast<std::size_t>(r)] = 1;
+  std::size_t capacity_entries = 0;
+  // Columns are written to the model's arrays directly (what add_col does, without a call and a
+  // name per column: a round has hundreds of thousands). The choice rows are numbered here, their
+  // entries written below (the same order: every choice row's entries, job by job, before the
+  // capacity rows'), once the number of entries is known.
+  std::vector<std::array<int, 3>> choice;  // per job with a choice row: (the row, its first column, columns)
+  m.choice_row.assign(n, -1);
+  choice.reserve(n);
+  std::size_t choice_entries = 0;
+  std::size_t col = 0;  // the next column
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t first = col;
+    const bool pinned = req.pinned[i] != 0;
+    const double lo = pinned ? 1.0 : 0.0;
+    const double w = pb.weight[i];
+    const auto& valid = pb.valid[i];
+    for (std::size_t k = 0; k < valid.size(); ++k) {
+      const Entry& v = valid[k];
+      if (pinned && v.config != pb.current[i]) continue;
+      const double obj = w * (maximize ? v.util + lambda : v.util - lambda);
+      milp.obj.push_back(obj);
+      big = std::max(big, std::abs(obj));  // objective_exponent's fold, in its order
+      milp.col_lower.push_back(lo);
+      m.cols.push_back(Column{static_cast<int>(i), static_cast<int>(k)});
+      const auto cf = static_cast<std::size_t>(v.config);
+      const ConfigurationSpec& cfg = pb.set.configs[cf];
+      const bool full = v.gpus <= 0 || v.gpus >= cfg.gpus;
+      if (full && whole[cf] >= 0) {
+        column_charge[col] = {whole[cf], whole_end[cf]};
+        capacity_entries += static_cast<std::size_t>(whole_end[cf] - whole[cf]);
+      } else {
+        const int from = static_cast<int>(charges.size());
+        for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
+          // Per entry, not per configuration: a rigid job on its footprint is charged its count.
+          const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus);
+          if (u != 0) {
+            charges.emplace_back(r, u);
+            counts[static_cast<std::size_t>(r)] = 1;
+          }
+        }
+        column_charge[col] = {from, static_cast<int>(charges.size())};
+        capacity_entries += charges.size() - static_cast<std::size_t>(from);
+        if (full) {
+          whole[cf] = from;
+          whole_end[cf] = static_cast<int>(charges.size());
+        }
       }
+      ++col;
     }
-    column_charge[c] = {first, static_cast<int>(charges.size())};
-    nentries += charges.size() - static_cast<std::size_t>(first);
-    if (full) {
-      whole[k] = first;
-      whole_end[k] = static_cast<int>(charges.size());
+    const int count = static_cast<int>(col - first);
+    if (count == 0) continue;
+    if (count > 1 || req.forced[i]) {
+      choice.push_back({milp.add_row(req.forced[i] ? 1.0 : 0.0, 1.0), static_cast<int>(first), count});
+      m.choice_row[i] = choice.back()[0];
+      choice_entries += static_cast<std::size_t>(count);
     }
   }
+  m.exponent = exponent_of(big);
+  const std::size_t nentries = choice_entries + capacity_entries;
   milp.entries.reserve(nentries);
   for (const auto& [row, first, count] : choice)
     for (int c = first; c < first + count; ++c) milp.entries.push_back({row, c, 1.0});
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (counts[r]) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
-  for (std::size_t c = 0; c < m.cols.size(); ++c)
+  for (std::size_t c = 0; c < ncols; ++c)
     for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
       const auto& [r, u] = charges[static_cast<std::size_t>(q)];
       milp.entries.push_back(
