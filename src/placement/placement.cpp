@@ -597,6 +597,13 @@ detail::ModelJob model_job(const TypeInfo& ti, const JobState& js, bool with_hel
   return m;
 }
 
+// Job indices in ascending order. The lists are gathered in index order per part (candidates,
+// then movers): usually one of the parts is empty and the list sorted already, and sorting 20,000
+// sorted indices cost more than checking them.
+void sort_indices(std::vector<int>& v) {
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+}
+
 }  // namespace
 
 PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
@@ -672,14 +679,14 @@ PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementReque
         add_mover(movers[m]);
       }
     }
-    std::sort(dist_movers.begin(), dist_movers.end());
-    std::sort(single_movers.begin(), single_movers.end());
+    sort_indices(dist_movers);
+    sort_indices(single_movers);
     placer.place_distributed(dist_movers, single_movers);
     // Single-node items: single-node jobs and the tails of distributed rigid jobs.
     std::vector<int> item_movers = single_movers;
     for (int j : dist_movers)
       if (jobs[static_cast<std::size_t>(j)].item_slot(ti.s) > 0) item_movers.push_back(j);
-    std::sort(item_movers.begin(), item_movers.end());
+    sort_indices(item_movers);
     placer.place_single(item_movers);
     result.reserved[static_cast<std::size_t>(t)] = placer.place_reserved(reserved);
 
