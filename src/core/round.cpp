@@ -604,8 +604,11 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
       d.placement_status = placed.status[i];
       // Same configuration on other GPUs (fragmentation, a failed node, a placement that broke the
       // rules) is a restart too: `changed`, and listed in `evicted`.
-      if (placed.status[i] != PlacementStatus::dropped && !d.changed && d.config && jobs[i].current() &&
-          !jobs[i].current()->placement.empty() && !same_gpus(jobs[i].current()->placement, d.placement)) {
+      // (The request's copy of the job's current allocation: read in order with the requests,
+      // where the job's own JobSpec would be a cache miss per job.)
+      const std::optional<CurrentAllocation>& current = preq[i].current;
+      if (placed.status[i] != PlacementStatus::dropped && !d.changed && d.config && current &&
+          !current->placement.empty() && !same_gpus(current->placement, d.placement)) {
         d.changed = true;
         res.evicted.push_back(d.job);
       }
