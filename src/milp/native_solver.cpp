@@ -8,8 +8,10 @@
 #include <sia/milp/solver.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -132,13 +134,26 @@ class NativeSolver final : public MilpSolver {
       return res;
     }
     res.values.assign(static_cast<std::size_t>(model.num_cols()), 0.0);
-    for (int c : shape.pinned_cols) res.values[static_cast<std::size_t>(c)] = 1.0;
+    // The columns set to 1 are also marked in a bit per column, which lists them ascending, each
+    // once: the answer's check and its objective read those columns instead of every value.
+    std::vector<std::uint64_t> at_one((static_cast<std::size_t>(model.num_cols()) + 63) / 64, 0);
+    auto set_one = [&](int c) {
+      const auto cu = static_cast<std::size_t>(c);
+      res.values[cu] = 1.0;
+      at_one[cu >> 6] |= std::uint64_t{1} << (cu & 63);
+    };
+    for (int c : shape.pinned_cols) set_one(c);
     for (int g = 0; g < prob.num_groups(); ++g) {
       const int c = prob.column[static_cast<std::size_t>(sr.choice[static_cast<std::size_t>(g)])];
-      if (c >= 0) res.values[static_cast<std::size_t>(c)] = 1.0;
+      if (c >= 0) set_one(c);
     }
+    std::vector<int> ones;
+    ones.reserve(static_cast<std::size_t>(prob.num_groups()) + shape.pinned_cols.size());
+    for (std::size_t w = 0; w < at_one.size(); ++w)
+      for (std::uint64_t bits = at_one[w]; bits != 0; bits &= bits - 1)
+        ones.push_back(static_cast<int>(64 * w + static_cast<std::size_t>(std::countr_zero(bits))));
     const auto t_check = Clock::now();
-    const bool valid = native::solution_feasible(model, shape.entries, res.values, 1e-6);
+    const bool valid = native::solution_feasible(model, shape.entries, res.values, ones, 1e-6);
     if (debug_)
       std::fprintf(stderr, "native: checked the solution in %.3f ms\n",
                    std::chrono::duration<double, std::milli>(Clock::now() - t_check).count());
@@ -149,7 +164,12 @@ class NativeSolver final : public MilpSolver {
       res.message = "native backend produced an infeasible solution (internal error)";
       return res;
     }
-    res.objective = model.objective_of(res.values);
+    // MilpModel::objective_of(res.values), the same bits: the terms of the columns at 0 are +-0,
+    // which leave a sum other than 0 as it is, so the columns at 1 in order give the same sum
+    // unless it is 0 (then only its sign could differ: the full sum decides).
+    res.objective = model.obj_offset;
+    for (int c : ones) res.objective += model.obj[static_cast<std::size_t>(c)] * 1.0;
+    if (res.objective == 0.0) res.objective = model.objective_of(res.values);
     res.best_bound = offset + sign * sr.bound;
     res.status = sr.proven ? MilpStatus::optimal : MilpStatus::feasible;
     if (!sr.proven) {

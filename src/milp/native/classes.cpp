@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "milp/native/classes.hpp"
 
 namespace sia::detail::native {
 namespace {
+
+constexpr double kNoBound = std::numeric_limits<double>::infinity();
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
   // splitmix64-style combination: cheap and well spread.
@@ -65,8 +68,32 @@ bool same_items(const Problem& p, int a, int b) {
 Classes find_classes(const Problem& p, const Parallel& par) {
   const int G = p.num_groups();
   std::vector<std::uint64_t> hash(static_cast<std::size_t>(G));
-  par.blocks(G, 1024, [&](int, int b, int e) {
-    for (int g = b; g < e; ++g) hash[static_cast<std::size_t>(g)] = group_hash(p, g);
+  // With the hashes, what price_box() needs of the items (its own pass over them cost about as
+  // much as this one): per block, then combined (largest and least values: exact in any order).
+  const auto K = static_cast<std::size_t>(p.num_rows);
+  constexpr int kBlock = 1024;
+  const auto nb = static_cast<std::size_t>(Parallel::num_blocks(G, kBlock));
+  std::vector<double> ratio(nb * K, 0.0), amin(nb * K, kNoBound), spread(static_cast<std::size_t>(G));
+  par.blocks(G, kBlock, [&](int blk, int b, int e) {
+    double* r = ratio.data() + static_cast<std::size_t>(blk) * K;
+    double* a = amin.data() + static_cast<std::size_t>(blk) * K;
+    for (int g = b; g < e; ++g) {
+      hash[static_cast<std::size_t>(g)] = group_hash(p, g);
+      double vmax = -kNoBound, vmin = kNoBound;
+      for (int it = p.begin(g); it < p.end(g); ++it) {
+        const auto iu = static_cast<std::size_t>(it);
+        const double v = p.value[iu];
+        vmax = std::max(vmax, v);
+        vmin = std::min(vmin, v);
+        for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q) {
+          const auto k = static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]);
+          const double u = p.use_val[static_cast<std::size_t>(q)];
+          r[k] = std::max(r[k], std::max(v, 0.0) / u);
+          a[k] = std::min(a[k], u);
+        }
+      }
+      spread[static_cast<std::size_t>(g)] = vmax - vmin;
+    }
   });
   // Each group joins the first earlier group (by index) of its hash that it equals, else heads a
   // class: the groups' hashes in an open-addressing table (the first head of each hash), the
@@ -119,6 +146,14 @@ Classes find_classes(const Problem& p, const Parallel& par) {
   std::vector<int> fill(c.member_begin.begin(), c.member_begin.end() - 1);
   for (int g = 0; g < G; ++g)
     c.members[static_cast<std::size_t>(fill[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])]++)] = g;
+  c.box_ratio.assign(K, 0.0);
+  c.box_amin.assign(K, kNoBound);
+  for (std::size_t blk = 0; blk < nb; ++blk)
+    for (std::size_t k = 0; k < K; ++k) {
+      c.box_ratio[k] = std::max(c.box_ratio[k], ratio[blk * K + k]);
+      c.box_amin[k] = std::min(c.box_amin[k], amin[blk * K + k]);
+    }
+  c.spread = std::move(spread);
   return c;
 }
 

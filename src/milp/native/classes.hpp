@@ -21,6 +21,11 @@ struct Classes {
   std::vector<int> member_begin{0};  ///< per class: members [member_begin[c], member_begin[c+1])
   std::vector<int> members;          ///< groups, ascending within a class
   std::vector<int> class_of;         ///< per group
+  /// What Relaxation::price_box() reads of the items, gathered by find_classes() in its pass over
+  /// them (empty otherwise): per capacity row the largest max(value, 0) / amount and the least
+  /// amount over every group's items (equal groups have equal items: the same maxima as over the
+  /// classes' representatives), and per group its largest value less its smallest.
+  std::vector<double> box_ratio, box_amin, spread;
 
   [[nodiscard]] int size() const noexcept { return static_cast<int>(rep.size()); }
   /// Number of items of class c (those of its representative).

@@ -109,10 +109,13 @@ bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, cons
   if (n.size() != p.value.size()) return false;
   const int G = p.num_groups();
   const bool singletons = !b && cls.size() == G;
+  std::vector<double> U;
   if (singletons) {
     // Every group its own class (of one member): its counts are all 0 but one 1. Only the counts
     // other than 0 are looked at: each must be 1 and the only one of its group, and every group
-    // must have one.
+    // must have one. The rows' usage is summed in the same pass, in usage_of()'s order (the same
+    // bits: one pass over the counts instead of two).
+    U.assign(static_cast<std::size_t>(p.num_rows), 0.0);
     bool ok = true;
     int g = 0, last = -1;
     long long counted = 0;
@@ -122,6 +125,9 @@ bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, cons
       ok = ok && g != last;
       last = g;
       ++counted;
+      for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+        U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+            cnt * p.use_val[static_cast<std::size_t>(q)];
     });
     if (!ok || counted != G) return false;
   }
@@ -135,7 +141,7 @@ bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, cons
     }
     if (sum != cls.mult[static_cast<std::size_t>(c)]) return false;
   }
-  const auto U = usage_of(p, cls, n);
+  if (!singletons) U = usage_of(p, cls, n);
   for (int k = 0; k < p.num_rows; ++k)
     if (over(p, U, k)) return false;
   return true;
@@ -243,10 +249,10 @@ void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::
 }
 
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
-            const std::vector<double>* red_given) {
+            const std::vector<double>* red_given, std::vector<double>* usage_given) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
-  std::vector<double> U = usage_of(p, cls, counts);
+  std::vector<double> U = usage_given ? std::move(*usage_given) : usage_of(p, cls, counts);
   const int K = p.num_rows;
   // The reduced values, computed once (the same bits as rel.reduced()).
   std::vector<double> red_own;
@@ -291,10 +297,20 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
     if (on_row.empty()) {
       on_row.resize(static_cast<std::size_t>(K));
       seen.assign(p.value.size(), -1);
-      for (int c = 0; c < cls.size(); ++c) {
-        const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-        for (int i = f; i < e; ++i)
-          if (counts[static_cast<std::size_t>(i)] > lo_in(b, c, i)) note_item(c, i);
+      if (!b && cls.size() == p.num_groups()) {
+        // Every group its own class (class c is group c), no bounds: the items with members are
+        // the counts other than 0 (none is negative), found eight at a time, in the same order.
+        int g = 0;
+        for_counted(p, cls, counts, [&](int i, int cnt) {
+          while (p.group_begin[static_cast<std::size_t>(g) + 1] <= i) ++g;
+          if (cnt > 0) note_item(g, i);
+        });
+      } else {
+        for (int c = 0; c < cls.size(); ++c) {
+          const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+          for (int i = f; i < e; ++i)
+            if (counts[static_cast<std::size_t>(i)] > lo_in(b, c, i)) note_item(c, i);
+        }
       }
     }
     // Every member on an item that uses row k may move. (The heap orders its entries by their
@@ -352,7 +368,9 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   std::vector<double> red_own;
   if (!red_given) reduced_values(rel, lam, red_own);
   const std::vector<double>& red = red_given ? *red_given : red_own;
-  std::vector<double> U = usage_of(p, cls, counts);
+  // The rows' usage, usage_of(counts): summed in the first pass over the classes below, which
+  // reads every count in usage_of()'s order (the same bits, without a pass of its own).
+  std::vector<double> U(static_cast<std::size_t>(p.num_rows), 0.0);
   // Candidate moves (one per used item): the destination with the best reduced gain among those
   // that gain true value; applied best reduced gain first, as many members as fit.
   struct Move {
@@ -389,11 +407,28 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   // usage went down: the later passes skip it (nearly all of them: the room is spent by then).
   long long applied = 0, last_room = -1;  // moves applied; the last of them that lowered a usage
   std::vector<double> before;
+  const auto by_key = [](const Move& x, const Move& y) {
+    return x.key > y.key || (x.key == y.key && (x.c < y.c || (x.c == y.c && x.i < y.i)));
+  };
   for (int pass = 0; pass < 3; ++pass) {
+    std::size_t sorted = 0;  // moves[0, sorted) are in order already
     if (pass == 0) {
-      for (int c = 0; c < cls.size(); ++c) collect(c);
+      for (int c = 0; c < cls.size(); ++c) {
+        const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+        for (int it = f; it < e; ++it) {
+          const int cnt = counts[static_cast<std::size_t>(it)];
+          if (cnt == 0) continue;
+          for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+               ++q)
+            U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                cnt * p.use_val[static_cast<std::size_t>(q)];
+        }
+        collect(c);
+      }
     } else {
+      // (What the pass before sorted stays in order when the changed classes' moves leave.)
       std::erase_if(moves, [&](const Move& m) { return dirty[static_cast<std::size_t>(m.c)] != 0; });
+      sorted = moves.size();
       for (int c : touched) {
         collect(c);
         dirty[static_cast<std::size_t>(c)] = 0;
@@ -401,9 +436,16 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       touched.clear();
     }
     if (moves.empty()) break;
-    std::sort(moves.begin(), moves.end(), [](const Move& x, const Move& y) {
-      return x.key > y.key || (x.key == y.key && (x.c < y.c || (x.c == y.c && x.i < y.i)));
-    });
+    // The order is total (one move per class and item; no key is NaN, checked): sorting the moves
+    // collected again and merging them into the rest gives the order a sort of all would.
+    const bool merge =
+        sorted > 0 && std::none_of(moves.begin(), moves.end(), [](const Move& m) { return std::isnan(m.key); });
+    if (merge) {
+      std::sort(moves.begin() + static_cast<std::ptrdiff_t>(sorted), moves.end(), by_key);
+      std::inplace_merge(moves.begin(), moves.begin() + static_cast<std::ptrdiff_t>(sorted), moves.end(), by_key);
+    } else {
+      std::sort(moves.begin(), moves.end(), by_key);
+    }
     bool changed = false;
     for (Move& m : moves) {
       if (m.failed >= 0 && !dirty[static_cast<std::size_t>(m.c)] && last_room <= m.failed) continue;

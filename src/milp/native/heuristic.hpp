@@ -41,9 +41,10 @@ void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::
 
 /// The same from a given starting assignment `counts` (every class complete, within `b`, maybe
 /// over capacity), e.g. the previous round's solution. `red`: reduced_values(rel, lam) when the
-/// caller has them.
+/// caller has them; `usage`: the rows' usage of `counts` when the caller has it, bit for bit the sum
+/// over the counts other than 0 in item order of count × amount (moved from).
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
-            const std::vector<double>* red = nullptr);
+            const std::vector<double>* red = nullptr, std::vector<double>* usage = nullptr);
 
 /// Improves a feasible assignment in place by single moves that gain true value and fit. `red`:
 /// reduced_values(rel, lam) when the caller has them.

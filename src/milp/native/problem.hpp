@@ -114,6 +114,13 @@ struct Shape {
 [[nodiscard]] bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vector<double>& x,
                                      double tol);
 
+/// solution_feasible(m, ix, x, tol), the same answer, for an x that is 1.0 at the columns `ones`
+/// (ascending, each once) and +0.0 elsewhere, as the backend writes its answer: the columns at 1
+/// are taken from `ones` instead of a pass over x (a list that is not ascending, or a listed
+/// column not at 1, goes to that pass).
+[[nodiscard]] bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vector<double>& x,
+                                     const std::vector<int>& ones, double tol);
+
 /// recognise() by compressed rows only, whatever the order of the model's entries: the general
 /// reading. recognise() reads a model in the round's layout (core/formulation.cpp) in place and
 /// finds the same Shape (tested against this).

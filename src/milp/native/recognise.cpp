@@ -591,7 +591,13 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   return s;
 }
 
+// The rows' activities from the entries of the columns `ones` (ascending; x is 0 elsewhere), their
+// bounds checked.
+bool rows_feasible(const MilpModel& m, const EntryIndex& ix, const std::vector<double>& x, const std::vector<int>& ones,
+                   double tol);
+
 }  // namespace
+
 bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vector<double>& x, double tol) {
   if (ix.empty()) return m.is_feasible(x, tol);
   if (x.size() != m.obj.size() || ix.cap_begin.size() != x.size() + 1) return false;
@@ -626,6 +632,38 @@ bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vect
       if (x[j] != 0.0) ones.push_back(static_cast<int>(j));
     }
   }
+  return rows_feasible(m, ix, x, ones, tol);
+}
+
+bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vector<double>& x,
+                       const std::vector<int>& ones, double tol) {
+  if (ix.empty() || !ix.bounds_listed || !(tol >= 0.0) || x.size() != m.obj.size() ||
+      ix.cap_begin.size() != x.size() + 1)
+    return solution_feasible(m, ix, x, tol);
+  // What the pass over x would find: the columns at 1, ascending (listed otherwise, or not at 1:
+  // that pass decides).
+  for (std::size_t o = 0; o < ones.size(); ++o) {
+    const int j = ones[o];
+    if (j < 0 || static_cast<std::size_t>(j) >= x.size() || (o > 0 && j <= ones[o - 1]) ||
+        x[static_cast<std::size_t>(j)] != 1.0)
+      return solution_feasible(m, ix, x, tol);
+  }
+  for (int j : ones) {
+    const auto ju = static_cast<std::size_t>(j);
+    if (x[ju] < m.col_lower[ju] - tol || x[ju] > m.col_upper[ju] + tol) return false;
+  }
+  // (The columns at 0 are within the bounds [0, 1] that all but the listed columns have.)
+  for (int j : ix.other_bounds) {
+    const auto ju = static_cast<std::size_t>(j);
+    if (x[ju] < m.col_lower[ju] - tol || x[ju] > m.col_upper[ju] + tol) return false;
+  }
+  return rows_feasible(m, ix, x, ones, tol);
+}
+
+namespace {
+
+bool rows_feasible(const MilpModel& m, const EntryIndex& ix, const std::vector<double>& x, const std::vector<int>& ones,
+                   double tol) {
   const auto nr = static_cast<std::size_t>(m.num_rows());
   std::vector<double> act(nr, 0.0);
   std::vector<int> choice_index(nr, -1);
@@ -646,7 +684,12 @@ bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vect
       const int r = choice_index[static_cast<std::size_t>(row)];
       const auto b = e.begin() + ix.choice_begin[static_cast<std::size_t>(r)];
       const auto f = e.begin() + ix.choice_begin[static_cast<std::size_t>(r) + 1];
-      const auto it = std::lower_bound(b, f, j, [](const MilpModel::Entry& a, int col) { return a.col < col; });
+      // (A row's columns ascend, each once: where its columns are consecutive, as in a round's
+      // choice rows, column j is the entry j - first column; else the search finds it.)
+      const long off = b < f ? static_cast<long>(j) - b->col : -1;
+      const auto it = off >= 0 && off < f - b && (b + off)->col == j
+                          ? b + off
+                          : std::lower_bound(b, f, j, [](const MilpModel::Entry& a, int col) { return a.col < col; });
       if (it == f || it->col != j || it->row != row) return false;  // (the index does not describe the model)
       act[static_cast<std::size_t>(row)] += it->value * x[ju];
     }
@@ -660,5 +703,7 @@ bool solution_feasible(const MilpModel& m, const EntryIndex& ix, const std::vect
     if (act[i] < m.row_lower[i] - tol || act[i] > m.row_upper[i] + tol) return false;
   return true;
 }
+
+}  // namespace
 
 }  // namespace sia::detail::native

@@ -459,23 +459,37 @@ std::vector<double> Relaxation::price_box() const {
   const int K = p_.num_rows;
   std::vector<double> box(static_cast<std::size_t>(K), 0.0), amin(static_cast<std::size_t>(K), kInf);
   double forced_spread = 0.0;
-  for (int c = 0; c < c_.size(); ++c) {
-    const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
-    double vmax = -kInf, vmin = kInf;
-    for (int it = first; it < last; ++it) {
-      const double v = p_.value[static_cast<std::size_t>(it)];
-      vmax = std::max(vmax, v);
-      vmin = std::min(vmin, v);
-      for (int q = p_.use_begin[static_cast<std::size_t>(it)]; q < p_.use_begin[static_cast<std::size_t>(it) + 1];
-           ++q) {
-        const auto k = static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)]);
-        const double a = p_.use_val[static_cast<std::size_t>(q)];
-        box[k] = std::max(box[k], std::max(v, 0.0) / a);
-        amin[k] = std::min(amin[k], a);
-      }
+  if (c_.spread.size() == static_cast<std::size_t>(p_.num_groups()) && c_.box_ratio.size() == box.size() &&
+      c_.box_amin.size() == amin.size()) {
+    // Gathered by find_classes() (the largest ratios and least amounts over every group's items are
+    // those over the representatives'; each class's spread is its representative's, computed as
+    // below): the same numbers without a pass over the items.
+    box = c_.box_ratio;
+    amin = c_.box_amin;
+    for (int c = 0; c < c_.size(); ++c) {
+      const int rep = c_.rep[static_cast<std::size_t>(c)];
+      const double s = c_.spread[static_cast<std::size_t>(rep)];
+      if (!p_.has_none(rep) && s > 0.0) forced_spread += c_.mult[static_cast<std::size_t>(c)] * s;
     }
-    if (!p_.has_none(c_.rep[static_cast<std::size_t>(c)]) && vmax > vmin)
-      forced_spread += c_.mult[static_cast<std::size_t>(c)] * (vmax - vmin);
+  } else {
+    for (int c = 0; c < c_.size(); ++c) {
+      const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
+      double vmax = -kInf, vmin = kInf;
+      for (int it = first; it < last; ++it) {
+        const double v = p_.value[static_cast<std::size_t>(it)];
+        vmax = std::max(vmax, v);
+        vmin = std::min(vmin, v);
+        for (int q = p_.use_begin[static_cast<std::size_t>(it)]; q < p_.use_begin[static_cast<std::size_t>(it) + 1];
+             ++q) {
+          const auto k = static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)]);
+          const double a = p_.use_val[static_cast<std::size_t>(q)];
+          box[k] = std::max(box[k], std::max(v, 0.0) / a);
+          amin[k] = std::min(amin[k], a);
+        }
+      }
+      if (!p_.has_none(c_.rep[static_cast<std::size_t>(c)]) && vmax > vmin)
+        forced_spread += c_.mult[static_cast<std::size_t>(c)] * (vmax - vmin);
+    }
   }
   for (int k = 0; k < K; ++k) {
     const auto ku = static_cast<std::size_t>(k);

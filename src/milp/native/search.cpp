@@ -74,6 +74,10 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     reduced_values(rel, prices, red_scratch, &best_scratch);
     warm_lam = prices;
     const std::vector<double>& red = red_scratch;
+    // Every group its own class: each class's one member adds its item's usage once, in item order,
+    // as the repair's sum over the counts would (the same bits, without that pass).
+    const bool singletons = cls.size() == G;
+    std::vector<double> usage(singletons ? static_cast<std::size_t>(K) : 0, 0.0);
     for (int c = 0; c < cls.size(); ++c) {
       const int f = cls.first_item(p, c);
       // (The first item of largest reduced value; the class's first item when none is above -inf.)
@@ -91,10 +95,16 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
         int it = w >= p.begin(g) && w < p.end(g) ? f + (w - p.begin(g)) : -1;
         if (it < 0 || red[static_cast<std::size_t>(it)] < bv - 1e-9 * (1.0 + std::abs(bv))) it = bi;
         ++n[static_cast<std::size_t>(it)];
+        if (singletons)
+          for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+               ++q)
+            usage[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                1 * p.use_val[static_cast<std::size_t>(q)];
       }
     }
     double v = 0.0;
-    if (repair(rel, prices, nullptr, n, v, &red) && counts_feasible(p, cls, nullptr, n)) offer(std::move(n), v);
+    if (repair(rel, prices, nullptr, n, v, &red, singletons ? &usage : nullptr) && counts_feasible(p, cls, nullptr, n))
+      offer(std::move(n), v);
   };
 
   // 2. A warm start: the previous round's solution, repaired at its prices, before the LP: when
