@@ -117,19 +117,50 @@ void append_entries(std::span<const ValidConfig> stored, std::span<const double>
   }
 }
 
-// How many jobs ahead build_problem fetches a model's control block.
-constexpr std::size_t kPrefetch = 8;
-
-// Fetches the cache line(s) of a shared object's control block ahead of a reference count: with
-// make_shared the block sits just before the object (one line or the one before it); a hint only.
-void prefetch_for_write(const void* object) noexcept {
-#if defined(__GNUC__)
-  const char* p = static_cast<const char*>(object);
-  __builtin_prefetch(p, 1);
-  __builtin_prefetch(p - 16, 1);
-#else
-  (void)object;
-#endif
+// The blocks of the next round's cache (RoundCache::blocks): the previous round's blocks that this
+// round's jobs still use, `block` (this round's, number `own` in `built`) last. A previous block
+// less than half used has its jobs' rows and models copied into `block` instead, so that the
+// blocks never hold much more than the rows in use; `built`'s block numbers follow.
+void keep_rows(std::vector<CachedJob>& built, const RoundCache* prev, std::uint32_t own,
+               std::shared_ptr<RowBlock> block, RoundCache& out) {
+  std::vector<std::size_t> used(own + 1, 0), jobs(own + 1, 0);
+  for (const CachedJob& b : built) {
+    used[b.block] += b.rows_end - b.rows_begin;
+    ++jobs[b.block];
+  }
+  constexpr auto none = static_cast<std::uint32_t>(-1);
+  std::vector<std::uint32_t> number(own + 1, none);
+  std::vector<char> copy(own, 0);
+  bool any_copy = false;
+  for (std::uint32_t k = 0; k < own; ++k)
+    if (jobs[k] > 0 && 2 * used[k] < prev->blocks[k]->stored.size()) copy[k] = 1, any_copy = true;
+  if (any_copy)
+    for (CachedJob& b : built) {
+      if (b.block == own || !copy[b.block]) continue;
+      const RowBlock& from = *prev->blocks[b.block];
+      const std::size_t at = block->stored.size();
+      block->stored.insert(block->stored.end(), from.stored.begin() + static_cast<std::ptrdiff_t>(b.rows_begin),
+                           from.stored.begin() + static_cast<std::ptrdiff_t>(b.rows_end));
+      block->goodput.insert(block->goodput.end(), from.goodput.begin() + static_cast<std::ptrdiff_t>(b.rows_begin),
+                            from.goodput.begin() + static_cast<std::ptrdiff_t>(b.rows_end));
+      const auto slot = static_cast<std::uint32_t>(block->models.size());
+      block->models.push_back(from.models[b.model_slot]);
+      b.block = own;
+      b.model_slot = slot;
+      b.rows_end = at + (b.rows_end - b.rows_begin);
+      b.rows_begin = at;
+    }
+  out.rows = 0;
+  for (std::uint32_t k = 0; k < own; ++k) {
+    if (jobs[k] == 0 || copy[k]) continue;
+    number[k] = static_cast<std::uint32_t>(out.blocks.size());
+    out.blocks.push_back(prev->blocks[k]);
+    out.rows += used[k];
+  }
+  number[own] = static_cast<std::uint32_t>(out.blocks.size());
+  out.rows += block->stored.size();
+  out.blocks.push_back(std::move(block));
+  for (CachedJob& b : built) b.block = number[b.block];
 }
 
 bool same_bits(double a, double b) noexcept {
@@ -171,14 +202,20 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   // Per job: what its rows depend on, and its rows (reused from `prev` when those are the same).
   std::vector<CachedJob> built;
   built.reserve(n);
-  std::vector<ValidConfig> local_stored;
-  std::vector<double> local_goodput;
-  std::vector<ValidConfig>& stored = out ? out->stored : local_stored;
-  std::vector<double>& goodput = out ? out->goodput : local_goodput;
+  // The rows built this round go into a block of their own; a job that keeps its rows reads them
+  // where they are, in the previous round's blocks (RoundCache::blocks, numbered as there; this
+  // round's block is number `own`).
+  auto block = std::make_shared<RowBlock>();
+  std::vector<ValidConfig>& stored = block->stored;
+  std::vector<double>& goodput = block->goodput;
+  const auto own = static_cast<std::uint32_t>(prev != nullptr ? prev->blocks.size() : 0);
   if (prev != nullptr) {
-    stored.reserve(prev->stored.size() + prev->stored.size() / 8);
-    goodput.reserve(prev->goodput.size() + prev->goodput.size() / 8);
+    stored.reserve(prev->rows / 8);
+    goodput.reserve(prev->rows / 8);
   }
+  auto block_of = [&](const CachedJob& b) -> const RowBlock& {
+    return b.block == own ? *block : *prev->blocks[b.block];
+  };
   // Duplicate ids: without a previous round, a set of every id; with one, a job whose id the
   // previous round had takes that job's place (a second job taking it is a duplicate), and only
   // the others go into the set.
@@ -207,7 +244,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   const bool exponent_ok = std::isfinite(options.p) && options.p != 0.0;  // check_exponent's test
   std::exception_ptr overflow;                                            // the first utility that overflows
   auto entries = std::make_shared<std::vector<Entry>>();
-  if (prev != nullptr) entries->reserve(prev->stored.size() + prev->stored.size() / 8);
+  if (prev != nullptr) entries->reserve(prev->rows + prev->rows / 8);
   std::vector<std::size_t> begin(n + 1, 0);
   // Per job as its entries are made (in job order, as separate passes summed them): the threshold
   // rows rigid jobs need, Σ weight × best utility, Σ weight.
@@ -222,8 +259,9 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       entries->insert(entries->end(), first + static_cast<std::ptrdiff_t>(keep->entries_begin),
                       first + static_cast<std::ptrdiff_t>(keep->entries_end));
     } else if (exponent_ok && !overflow) {
-      const std::span<const ValidConfig> row(stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
-      const std::span<const double> values(goodput.data() + b.rows_begin, b.rows_end - b.rows_begin);
+      const RowBlock& rows = block_of(b);
+      const std::span<const ValidConfig> row(rows.stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
+      const std::span<const double> values(rows.goodput.data() + b.rows_begin, b.rows_end - b.rows_begin);
       try {
         append_entries(row, values, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(), *entries);
       } catch (const InvalidArgument&) {
@@ -253,23 +291,28 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
 
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
-    // Keeping a job's model object in the cache counts a reference in its control block, which
-    // lies with the object, apart from every other job's: a cache miss per job (a quarter of a warm
-    // 20,000-job build) unless fetched ahead.
-    if (out && i + kPrefetch < n)
-      if (const void* ahead = jobs[i + kPrefetch].goodput_model_identity().get(); ahead != nullptr)
-        prefetch_for_write(ahead);
     if (checked == nullptr) validate_job(j, i, cluster.num_types());
     const CachedJob* was = nullptr;
+    std::size_t id_hash = 0;  // RoundCache::hash_id(j.id()) when `hashed`
+    bool hashed = false;
     if (prev == nullptr) {
       if (checked == nullptr && seen.insert(j.id(), i) != IdIndex::npos)
         throw InvalidArgument(job_label(j, i) + ": duplicate job id");
     } else {
       std::size_t at = cursor;
-      if (at < prev->jobs.size() && prev->jobs[at].id == j.id())
+      if (at < prev->jobs.size() && prev->jobs[at].id == j.id()) {
         was = &prev->jobs[at];
-      else
-        was = prev->find(j.id(), at);
+      } else if (at + 1 < prev->jobs.size() && prev->jobs[at + 1].id == j.id()) {
+        was = &prev->jobs[++at];  // the job before it left (ids are distinct: what find() would say)
+      } else {
+        id_hash = RoundCache::hash_id(j.id());
+        hashed = true;
+        was = prev->find(j.id(), id_hash, at);
+      }
+      if (was != nullptr && !hashed) {  // (hashed once, in its first round after a cold one)
+        id_hash = was->hashed ? was->id_hash : RoundCache::hash_id(j.id());
+        hashed = true;
+      }
       if (was != nullptr) {
         if (checked == nullptr) {
           if (taken[at]) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
@@ -284,7 +327,11 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     pb.weight[i] = j.weight();
     if (!j.tenant().empty()) pb.tenant[i] = tenant_of(pb.tenants, j, i);
     CachedJob& b = built.emplace_back();
-    if (out) b.id = j.id();
+    if (out) {
+      b.id = j.id();
+      b.id_hash = id_hash;
+      b.hashed = hashed;
+    }
     b.limits = limits_of(j);
     const JobLimits& lim = b.limits;
     double nmin = effective_min_gpus(lim);
@@ -299,7 +346,9 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       b.current_gpus = j.current()->gpus;
     };
     b.preemptible = j.preemptible();
-    if (pb.unevaluated == 0) b.model = j.goodput_model_identity();
+    // (By address: a job that keeps its rows leaves its model's reference count alone — counting it
+    // was a cache miss per job, the control blocks lying apart — as its block holds the model.)
+    if (pb.unevaluated == 0) b.model = j.goodput_model_identity().get();
     any_model = any_model || b.model != nullptr;
     const bool reusable = was != nullptr && was->has_rows && b.model != nullptr && b.model == was->model;
     if (reusable) take_current();
@@ -323,12 +372,10 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     }
     if (reusable && same_row_inputs(b, *was)) {
       b.has_rows = true;
-      b.rows_begin = stored.size();
-      stored.insert(stored.end(), prev->stored.begin() + static_cast<std::ptrdiff_t>(was->rows_begin),
-                    prev->stored.begin() + static_cast<std::ptrdiff_t>(was->rows_end));
-      goodput.insert(goodput.end(), prev->goodput.begin() + static_cast<std::ptrdiff_t>(was->rows_begin),
-                     prev->goodput.begin() + static_cast<std::ptrdiff_t>(was->rows_end));
-      b.rows_end = stored.size();
+      b.block = was->block;
+      b.model_slot = was->model_slot;
+      b.rows_begin = was->rows_begin;
+      b.rows_end = was->rows_end;
       // Its utilities too when it holds the same configuration with the same restart factor.
       const bool same_utilities = prev_utilities && was->current == b.current && same_bits(was->restart, r);
       add_entries(i, b, same_utilities ? was : nullptr, r);  // (entries_in_loop: `prev`)
@@ -347,7 +394,12 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         }
       }
     }
+    b.block = own;
     b.rows_begin = stored.size();
+    if (out) {
+      b.model_slot = static_cast<std::uint32_t>(block->models.size());
+      block->models.push_back(b.model != nullptr ? j.goodput_model_identity() : nullptr);
+    }
     double current_goodput = 0.0;
     double min_goodput = 0.0;
     for (const ValidConfig& v : candidates) {
@@ -397,6 +449,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   if (out) out->entries = entries;  // the same entries, shared (immutable from here on)
   pb.valid = EntryRows(std::move(entries), std::move(begin));
   if (out && any_model) {
+    keep_rows(built, prev, own, std::move(block), *out);
     out->jobs = std::move(built);
     *next = std::move(out);
   }

@@ -1,6 +1,8 @@
 // The per-job rows one round leaves to the next (round_cache.hpp).
 #include "core/round_cache.hpp"
 
+#include <bit>
+
 namespace sia::detail {
 namespace {
 
@@ -33,15 +35,34 @@ bool RoundCache::same_cluster(const ClusterSpec& cluster, const ConfigurationSet
          set.first_config == s.first_config;
 }
 
-const CachedJob* RoundCache::find(std::string_view id, std::size_t& position) const {
+const CachedJob* RoundCache::find(std::string_view id, std::size_t hash, std::size_t& position) const {
   std::call_once(indexed_, [this] {
-    by_id_.reserve(jobs.size());
-    for (std::size_t k = 0; k < jobs.size(); ++k) by_id_.insert(jobs[k].id, k);
+    by_id_.assign(std::bit_ceil(2 * jobs.size() + 2), Slot{});
+    const std::size_t mask = by_id_.size() - 1;
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+      const CachedJob& j = jobs[k];
+      const std::size_t h = j.hashed ? j.id_hash : hash_id(j.id);
+      const auto tag = static_cast<std::uint32_t>(h >> 32);
+      for (std::size_t s = h & mask;; s = (s + 1) & mask) {
+        Slot& slot = by_id_[s];
+        if (slot.position == 0) {
+          slot = Slot{tag, static_cast<std::uint32_t>(k + 1)};
+          break;
+        }
+        if (slot.tag == tag && jobs[slot.position - 1].id == j.id) break;  // (the first stays)
+      }
+    }
   });
-  const std::size_t at = by_id_.find(id);
-  if (at == IdIndex::npos) return nullptr;
-  position = at;
-  return &jobs[at];
+  const std::size_t mask = by_id_.size() - 1;
+  const auto tag = static_cast<std::uint32_t>(hash >> 32);
+  for (std::size_t s = hash & mask;; s = (s + 1) & mask) {
+    const Slot& slot = by_id_[s];
+    if (slot.position == 0) return nullptr;
+    if (slot.tag == tag && jobs[slot.position - 1].id == id) {
+      position = slot.position - 1;
+      return &jobs[position];
+    }
+  }
 }
 
 }  // namespace sia::detail

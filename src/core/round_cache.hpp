@@ -11,33 +11,52 @@
 #include <sia/valid_configs.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/id_index.hpp"
-
 #include "core/problem.hpp"
 
 namespace sia::detail {
 
+/// Rows of some jobs — the configurations each may take with goodput > 0 (ascending) and their
+/// goodputs normalised (its worst one worth its minimum count): what does not depend on the restart
+/// factor — written by one round and shared, immutable, by the caches of the rounds after it for
+/// as long as enough of its jobs keep their rows (copying every unchanged job's rows into each
+/// round's cache was a pass over 5 MB at 20,000 jobs, and freeing the old ones another).
+struct RowBlock {
+  std::vector<ValidConfig> stored;
+  std::vector<double> goodput;
+  /// The goodput model objects the rows were asked of, one per job written here (null for a job
+  /// without one): held so that a model's address names it alone while a cache may compare it.
+  std::vector<std::shared_ptr<const void>> models;
+};
+
 /// One job of a round, by input position: its id, what its rows depend on, and where its rows
-/// are (flat arrays of the RoundCache: reading 20,000 jobs' rows is then a sequential scan).
+/// are (RoundCache::blocks: reading 20,000 jobs' rows is then a few sequential scans).
 struct CachedJob {
   std::string id;
-  /// JobSpec::goodput_model_identity(): the goodput, batch and limit functions. Null: the rows
-  /// cannot be reused (a goodput_fn job, or one not evaluated before the round's deadline).
-  std::shared_ptr<const void> model;
+  /// RoundCache::hash_id(id), when known (`hashed`): carried from round to round, so that the
+  /// index of ids (RoundCache::find) is built without hashing every id again.
+  std::size_t id_hash = 0;
+  bool hashed = false;
+  /// JobSpec::goodput_model_identity(): the goodput, batch and limit functions, by address (its
+  /// block's `models` holds it). Null: the rows cannot be reused (a goodput_fn job, or one not
+  /// evaluated before the round's deadline).
+  const void* model = nullptr;
   JobLimits limits;
   int current = -1;  ///< configuration index held (-1: none); part of the key when not preemptible
   int current_gpus = 0;
   bool preemptible = true;
-  /// Its row: the configurations it may take with goodput > 0 (ascending) and their goodputs
-  /// normalised (its worst one worth its minimum count), RoundCache::stored / goodput
-  /// [rows_begin, rows_end): what does not depend on the restart factor.
+  /// Its rows: RoundCache::blocks[block]'s stored / goodput [rows_begin, rows_end), and its model
+  /// that block's models[model_slot].
   bool has_rows = false;
+  std::uint32_t block = 0;
+  std::uint32_t model_slot = 0;
   std::size_t rows_begin = 0;
   std::size_t rows_end = 0;
   /// Its usable entries (Problem::valid[i]) are RoundCache::entries[entries_begin, entries_end),
@@ -57,9 +76,13 @@ struct RoundCache {
   ConfigurationSet set;
   double p = 0.0;
   bool round_utilities = false;
-  std::vector<CachedJob> jobs;      ///< the round's jobs, in input order
-  std::vector<ValidConfig> stored;  ///< every job's row, one range per job (CachedJob)
-  std::vector<double> goodput;      ///< its normalised goodputs
+  std::vector<CachedJob> jobs;  ///< the round's jobs, in input order
+  /// Every job's rows (CachedJob::block): this round's own block last, before it the blocks of
+  /// earlier rounds still at least half used by this round's jobs (the jobs of a block used less
+  /// have their rows copied into this round's, so the blocks hold at most about twice the rows in
+  /// use).
+  std::vector<std::shared_ptr<const RowBlock>> blocks;
+  std::size_t rows = 0;  ///< the rows of every job, summed
   /// Every job's usable entries, one range per job (CachedJob): the round's own Problem::valid,
   /// shared.
   std::shared_ptr<const std::vector<Entry>> entries;
@@ -72,12 +95,21 @@ struct RoundCache {
 
   /// Built on the cluster `cluster` with configuration set `s` (as make_configuration_set gives it)?
   [[nodiscard]] bool same_cluster(const ClusterSpec& cluster, const ConfigurationSet& s) const;
-  /// Position of job `id` in `jobs`, if any (an index built on first use; thread-safe).
-  [[nodiscard]] const CachedJob* find(std::string_view id, std::size_t& position) const;
+  /// Position of job `id` in `jobs`, if any (an index built on first use; thread-safe). `hash`:
+  /// hash_id(id).
+  [[nodiscard]] const CachedJob* find(std::string_view id, std::size_t hash, std::size_t& position) const;
+  [[nodiscard]] static std::size_t hash_id(std::string_view id) noexcept { return std::hash<std::string_view>{}(id); }
 
  private:
+  /// The index: per slot (a power of two of them, at most half used), the position of a job + 1
+  /// (0: empty) and 32 bits of its id's hash — 8 bytes a slot, 320 KB at 20,000 jobs (a table of
+  /// ids and hashes, 2 MB, cost about as much to fill as the round's whole id matching).
+  struct Slot {
+    std::uint32_t tag = 0;
+    std::uint32_t position = 0;
+  };
   mutable std::once_flag indexed_;
-  mutable IdIndex by_id_;
+  mutable std::vector<Slot> by_id_;
 };
 
 }  // namespace sia::detail

@@ -170,6 +170,58 @@ TEST_CASE("round.cache.problem_is_bit_identical") {
     }
 }
 
+TEST_CASE("round.cache.row_blocks_shared_and_bounded") {
+  // A job that keeps its rows reads them in the block an earlier round wrote (RoundCache::blocks)
+  // instead of a copy; a block less than half used has its jobs' rows copied into the new round's
+  // block. Long chains of rounds with heavy churn (so that blocks fall below half and are copied
+  // out or dropped): the same problem and decision as without the cache every round, every job's
+  // model held by its block, and the blocks never holding more than twice the rows in use.
+  for (const std::string family : {"tables", "helios", "batch", "identical"})
+    for (int gpus : {64, 512}) {
+      CAPTURE(family);
+      CAPTURE(gpus);
+      auto in = sia::bench::make_instance(family, gpus, 3);
+      sia::RoundOptions o = options();
+      auto r = sia::run_round(in.cluster, in.jobs, o);
+      std::size_t previous_blocks = 0;
+      int shrunk = 0;
+      for (unsigned round = 0; round < 24; ++round) {
+        CAPTURE(round);
+        const double changed = round % 3 == 2 ? 0.0 : 0.3;
+        in = round % 5 == 4 ? shuffle_round(sia::bench::next_round(in, given(r), changed, 40 + round, gpus), round)
+                            : sia::bench::next_round(in, given(r), changed, 40 + round, gpus);
+        REQUIRE(r.warm_start);
+        const sia::detail::RoundCache* cache = r.warm_start->cache.get();
+        REQUIRE(cache != nullptr);
+        std::size_t held = 0;
+        for (const auto& block : cache->blocks) held += block->stored.size();
+        CHECK(held <= 2 * cache->rows);
+        std::size_t misheld = 0;
+        for (const auto& j : cache->jobs) {
+          REQUIRE(j.block < cache->blocks.size());
+          const auto& block = *cache->blocks[j.block];
+          misheld += j.rows_end <= block.stored.size() && j.model_slot < block.models.size() &&
+                             block.models[j.model_slot].get() == j.model
+                         ? 0
+                         : 1;
+        }
+        CHECK(misheld == 0);
+        if (cache->blocks.size() <= previous_blocks) ++shrunk;
+        previous_blocks = cache->blocks.size();
+        sia::RoundOptions ow = options(r.warm_start);
+        const auto cold = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow);
+        const auto warm = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow,
+                                                     nullptr, cache);
+        check_same_problem(cold, warm);
+        const auto cached = sia::run_round(in.cluster, in.jobs, ow);
+        const auto rebuilt = sia::run_round(in.cluster, in.jobs, options(without_cache(r.warm_start)));
+        check_same_decision(cached, rebuilt);
+        r = cached;
+      }
+      CHECK(shrunk > 0);  // blocks were copied out or dropped
+    }
+}
+
 TEST_CASE("round.cache.decisions_are_identical_on_every_backend") {
   // Whole rounds, placement included: warm start with its cache against the same warm start
   // without it. Chains of rounds; each next round starts from the cached round's warm start.
