@@ -84,6 +84,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     for (std::size_t k = 0; k < valid.size(); ++k) {
       const Entry& v = valid[k];
       if (pinned && v.config != pb.current[i]) continue;
+      if (pinned) m.pinned_cols.push_back(static_cast<int>(col));
       const double obj = w * (maximize ? v.util + lambda : v.util - lambda);
       milp.obj.push_back(obj);
       big = std::max(big, std::abs(obj));  // objective_exponent's fold, in its order
@@ -165,12 +166,11 @@ bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
       milp.col_lower.size() != ncols || milp.col_upper.size() != ncols)
     return milp.is_feasible(x, tol);
   std::vector<double> act(milp.row_lower.size(), 0.0);
-  bool bounds_kept = true;
   for (std::size_t j = 0; j < ncols; ++j) {
     const double v = x[j];
     if (v != 0.0 && v != 1.0) return milp.is_feasible(x, tol);  // (NaN too)
-    // is_feasible's column test; integrality holds for 0 and 1.
-    bounds_kept = bounds_kept && !(v < milp.col_lower[j] - tol || v > milp.col_upper[j] + tol);
+    // is_feasible's column test holds for 0 and 1 within formulate's bounds [0, 1] — integrality
+    // too —, but for a pinned column (bounds [1, 1]) at 0: checked below, from the few pinned.
     if (v == 0.0) continue;
     // Column j's entries (formulate): 1 in its job's choice row, its charges in the capacity rows.
     // Every value is an integer and every sum stays far below 2^53: exact in any order, as
@@ -182,7 +182,8 @@ bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
       act[static_cast<std::size_t>(f.capacity_row[static_cast<std::size_t>(r)])] += static_cast<double>(u);
     }
   }
-  if (!bounds_kept) return false;
+  for (const int j : f.pinned_cols)
+    if (x[static_cast<std::size_t>(j)] == 0.0) return false;
   for (std::size_t i = 0; i < act.size(); ++i)
     if (act[i] < milp.row_lower[i] - tol || act[i] > milp.row_upper[i] + tol) return false;
   return true;

@@ -32,6 +32,8 @@ struct Formulation {
   /// Where formulate() put each column's entries, for answer_feasible(): per job its choice row
   /// (-1: none); per column its capacity charges, [first, end) in `charges` as (set row, GPUs).
   std::vector<int> choice_row;
+  /// The columns of pinned jobs (bounds [1, 1]; every other column's are [0, 1]).
+  std::vector<int> pinned_cols;
   std::vector<std::pair<int, int>> column_charge;
   std::vector<std::pair<int, int>> charges;
   /// The job of column `c`, and its entry.
@@ -62,8 +64,9 @@ struct Formulation {
 /**
  * @brief MilpModel::is_feasible(x, 1e-6) of a model formulate() returned (unchanged since but for its
  * objective), the same verdict: when every value is exactly 0 or 1 (and there are no tenant rows)
- * from the columns' bounds and the entries of the columns at 1 — each row's activity is then an
- * exact sum of integers, whatever the order —, otherwise by is_feasible itself.
+ * from the pinned columns (the only ones whose bounds are not [0, 1]) and the entries of the
+ * columns at 1 — each row's activity is then an exact sum of integers, whatever the order —,
+ * otherwise by is_feasible itself.
  */
 [[nodiscard]] bool answer_feasible(const Formulation& f, const std::vector<double>& x);
 
