@@ -430,10 +430,17 @@ class TypePlacer {
         if (sh.node == node) return true;
       return false;
     };
+    // The movers by slot (a power of two up to s; any other slot is never placed here), each in
+    // the movers' order: one pass over them, not one per slot.
+    std::vector<std::vector<int>> by_slot(
+        static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(std::max(s, 0)))));
+    for (int j : movers) {
+      const int slot = jobs_[static_cast<std::size_t>(j)].item_slot(s);
+      if (slot >= 1 && slot <= s && std::has_single_bit(static_cast<unsigned>(slot)))
+        by_slot[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(slot)))].push_back(j);
+    }
     for (int g = s; g >= 1; g /= 2) {
-      std::vector<int> cls;
-      for (int j : movers)
-        if (jobs_[static_cast<std::size_t>(j)].item_slot(s) == g) cls.push_back(j);
+      const std::vector<int>& cls = by_slot[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(g)))];
       if (cls.empty()) continue;
       std::vector<char> done(cls.size(), 0);
       // Flow: source -> job (1) -> previous node with room (1, cost g - overlap)
@@ -623,14 +630,18 @@ PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementReque
   result.status.assign(requests.size(), PlacementStatus::unallocated);
   result.reserved.resize(info.size());
 
+  // Each type's candidates and movers, in index order: one pass over the jobs, not one per type.
+  std::vector<std::vector<int>> cand_of(info.size()), movers_of(info.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const JobState& js = jobs[j];
+    if (!js.config) continue;
+    const auto t = static_cast<std::size_t>(js.config->type);  // (validate_target: a type of the cluster)
+    (js.candidate ? cand_of[t] : movers_of[t]).push_back(static_cast<int>(j));
+  }
   for (int t = 0; t < cluster.num_types(); ++t) {
     const TypeInfo& ti = info[static_cast<std::size_t>(t)];
-    std::vector<int> cand, movers;
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      const JobState& js = jobs[j];
-      if (!js.config || js.config->type != t) continue;
-      (js.candidate ? cand : movers).push_back(static_cast<int>(j));
-    }
+    const std::vector<int>& cand = cand_of[static_cast<std::size_t>(t)];
+    const std::vector<int>& movers = movers_of[static_cast<std::size_t>(t)];
     std::vector<int> node_size(static_cast<std::size_t>(ti.nodes), -1);
     long long up_gpus = 0;
     for (int i = 0; i < ti.nodes; ++i)
