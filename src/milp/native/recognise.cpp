@@ -271,7 +271,11 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
   // First part: ordered by (row, column), row ranges in order.
   c.choice_of.assign(nu, -1);
   c.forced_row.assign(nru, 0);
-  c.members.reserve(split);
+  // (The members written through a pointer into room for every first-part entry: a push_back per
+  // entry was a call each, 20 % of this reading's samples.)
+  c.members.resize(split);
+  int* member_out = c.members.data();
+  std::size_t num_members = 0;
   c.member_begin.reserve(nru + 1);  // (a choice row per job: room for all at once)
   c.choice_rows.reserve(nru);
   int first_max_row = -1;
@@ -304,12 +308,13 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
     }
     for (; q < end; ++q) {
       c.choice_of[static_cast<std::size_t>(e[q].col)] = i;
-      c.members.push_back(e[q].col);
+      member_out[num_members++] = e[q].col;
     }
-    c.member_begin.push_back(static_cast<int>(c.members.size()));
+    c.member_begin.push_back(static_cast<int>(num_members));
     c.forced_row[iu] = lo_r > kTol ? 1 : 0;
     c.choice_rows.push_back(i);
   }
+  c.members.resize(num_members);
   if (first_max_row >= second_min_row) return false;
 
   // Second-part rows that would be choice rows if their columns were free (all ones, bounds of a
