@@ -248,8 +248,64 @@ void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::
   });
 }
 
+void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red,
+                 std::vector<int>& best, const std::vector<int>& warm_choice, WarmPicks& picks) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  if (cls.size() != p.num_groups() || warm_choice.size() != static_cast<std::size_t>(p.num_groups())) {
+    reduced_values(rel, lam, red, &best);
+    picks = WarmPicks{};
+    return;
+  }
+  red.resize(p.value.size());
+  const auto nc = static_cast<std::size_t>(cls.size());
+  best.resize(nc);
+  picks.item.resize(nc);
+  picks.to.resize(nc);
+  picks.key.resize(nc);
+  rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
+    for (int c = beg; c < end; ++c) {
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      int bi = -1;
+      double bv = -kInf;
+      for (int it = f; it < e; ++it) {
+        const double r = rel.reduced(it, lam.data());
+        red[static_cast<std::size_t>(it)] = r;
+        if (r > bv) {
+          bv = r;
+          bi = it;
+        }
+      }
+      const auto cu = static_cast<std::size_t>(c);
+      best[cu] = bi;
+      // The warm start's item (search.cpp's warm solution, its class's one member) ...
+      const int g = cls.members[static_cast<std::size_t>(cls.member_begin[cu])];
+      const int w = warm_choice[static_cast<std::size_t>(g)];
+      const double top = bi >= 0 ? red[static_cast<std::size_t>(bi)] : -kInf;
+      int it = w >= p.begin(g) && w < p.end(g) ? f + (w - p.begin(g)) : -1;
+      if (it < 0 || red[static_cast<std::size_t>(it)] < top - 1e-9 * (1.0 + std::abs(top))) it = bi >= 0 ? bi : f;
+      picks.item[cu] = it;
+      // ... and its move, as improve()'s collect finds it with that item's count 1 and the others' 0
+      // (their bound, the class's one member, never refuses them).
+      const double vi = p.value[static_cast<std::size_t>(it)], ri = red[static_cast<std::size_t>(it)];
+      int to = -1;
+      double key = -kInf;
+      for (int j = f; j < e; ++j) {
+        if (j == it || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
+        const double k = red[static_cast<std::size_t>(j)] - ri;
+        if (k > key) {
+          key = k;
+          to = j;
+        }
+      }
+      picks.to[cu] = to;
+      picks.key[cu] = key;
+    }
+  });
+}
+
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
-            const std::vector<double>* red_given, std::vector<double>* usage_given) {
+            const std::vector<double>* red_given, std::vector<double>* usage_given, const WarmPicks* picks) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<double> U = usage_given ? std::move(*usage_given) : usage_of(p, cls, counts);
@@ -282,6 +338,11 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   // Per row, the items (with their class) that had members above their lower bounds when the
   // first row was found over capacity, or gained some since: a superset of the items a row's
   // repair may move members from. Built then, in one pass; a fitting start needs none.
+  // With the warm start's picks: the classes whose counts the repair changes (the improvement
+  // collects theirs anew).
+  const bool picked =
+      picks && !b && picks->item.size() == static_cast<std::size_t>(cls.size()) && cls.size() == p.num_groups();
+  std::vector<char> changed(picked ? static_cast<std::size_t>(cls.size()) : 0, 0);
   std::vector<std::vector<std::pair<int, int>>> on_row;
   std::vector<int> seen;  // per item: the last round that looked at it
   auto note_item = [&](int c, int it) {
@@ -345,6 +406,7 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       if (cnt <= 0) continue;
       const bool j_had = counts[static_cast<std::size_t>(j)] > lo_in(b, c, j);
       apply_move(p, counts, U, i, j, cnt);
+      if (picked) changed[static_cast<std::size_t>(c)] = 1;
       if (!j_had) note_item(c, j);  // (j may have been noted before: `seen` skips repeats)
       // Members left on i, and those that moved to a smaller item still on row k, can move on.
       for (int from : {i, j}) {
@@ -357,12 +419,12 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   }
   for (int k = 0; k < K; ++k)
     if (over(p, U, k)) return false;
-  improve(rel, lam, b, counts, value, &red);  // (which sets `value`)
+  improve(rel, lam, b, counts, value, &red, picked ? picks : nullptr, picked ? &changed : nullptr);  // (sets `value`)
   return true;
 }
 
 void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
-             const std::vector<double>* red_given) {
+             const std::vector<double>* red_given, const WarmPicks* picks, const std::vector<char>* changed) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<double> red_own;
@@ -413,7 +475,20 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   for (int pass = 0; pass < 3; ++pass) {
     std::size_t sorted = 0;  // moves[0, sorted) are in order already
     if (pass == 0) {
+      const bool picked = picks && changed && !b && picks->item.size() == static_cast<std::size_t>(cls.size()) &&
+                          changed->size() == picks->item.size();
       for (int c = 0; c < cls.size(); ++c) {
+        if (picked && !(*changed)[static_cast<std::size_t>(c)]) {
+          // The class's one member on its picked item (count 1): its usage, and its move as picked.
+          const int it = picks->item[static_cast<std::size_t>(c)];
+          for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+               ++q)
+            U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                1 * p.use_val[static_cast<std::size_t>(q)];
+          if (const int to = picks->to[static_cast<std::size_t>(c)]; to >= 0)
+            moves.push_back({picks->key[static_cast<std::size_t>(c)], c, it, to, -1});
+          continue;
+        }
         const int f = cls.first_item(p, c), e = f + cls.items(p, c);
         for (int it = f; it < e; ++it) {
           const int cnt = counts[static_cast<std::size_t>(it)];

@@ -39,16 +39,36 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
 void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red,
                     std::vector<int>* best = nullptr);
 
+/// Per class, when every group is its own class: the item the warm start gives its member, and that
+/// item's best improving move as improve() collects it from those counts (`to` -1: none).
+struct WarmPicks {
+  std::vector<int> item, to;
+  std::vector<double> key;
+};
+
+/// reduced_values(rel, lam, red, &best) and, every group its own class, the warm start's `picks`
+/// in the same pass over the items: a group keeps `warm_choice`'s item while its reduced value is
+/// within 1e-9 (relative) of its best, else takes its best item (its first item when none is above
+/// -inf).
+void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red,
+                 std::vector<int>& best, const std::vector<int>& warm_choice, WarmPicks& picks);
+
 /// The same from a given starting assignment `counts` (every class complete, within `b`, maybe
 /// over capacity), e.g. the previous round's solution. `red`: reduced_values(rel, lam) when the
 /// caller has them; `usage`: the rows' usage of `counts` when the caller has it, bit for bit the sum
 /// over the counts other than 0 in item order of count × amount (moved from).
+/// `picks`: warm_values()'s, when `counts` are its items (every group its own class, no bounds):
+/// the improvement then collects anew only the moves of the classes the repair changed.
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
-            const std::vector<double>* red = nullptr, std::vector<double>* usage = nullptr);
+            const std::vector<double>* red = nullptr, std::vector<double>* usage = nullptr,
+            const WarmPicks* picks = nullptr);
 
 /// Improves a feasible assignment in place by single moves that gain true value and fit. `red`:
 /// reduced_values(rel, lam) when the caller has them.
+/// `picks` with `changed` (per class): a class not changed holds its one member on `picks->item`,
+/// whose move is `picks`' (what collecting it would find).
 void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
-             const std::vector<double>* red = nullptr);
+             const std::vector<double>* red = nullptr, const WarmPicks* picks = nullptr,
+             const std::vector<char>* changed = nullptr);
 
 }  // namespace sia::detail::native

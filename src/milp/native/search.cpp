@@ -71,12 +71,17 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   auto try_warm_solution = [&](const std::vector<double>& prices) {
     if (!warm_choice || static_cast<int>(warm_choice->size()) != G) return;
     Counts n(p.value.size(), 0);
-    reduced_values(rel, prices, red_scratch, &best_scratch);
+    // Every group its own class: each class's one member adds its item's usage once, in item order,
+    // as the repair's sum over the counts would (the same bits, without that pass), and the items and
+    // their improving moves are picked in the pass that computes the reduced values.
+    const bool singletons = cls.size() == G;
+    WarmPicks picks;
+    if (singletons)
+      warm_values(rel, prices, red_scratch, best_scratch, *warm_choice, picks);
+    else
+      reduced_values(rel, prices, red_scratch, &best_scratch);
     warm_lam = prices;
     const std::vector<double>& red = red_scratch;
-    // Every group its own class: each class's one member adds its item's usage once, in item order,
-    // as the repair's sum over the counts would (the same bits, without that pass).
-    const bool singletons = cls.size() == G;
     std::vector<double> usage(singletons ? static_cast<std::size_t>(K) : 0, 0.0);
     for (int c = 0; c < cls.size(); ++c) {
       const int f = cls.first_item(p, c);
@@ -103,7 +108,8 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
       }
     }
     double v = 0.0;
-    if (repair(rel, prices, nullptr, n, v, &red, singletons ? &usage : nullptr) && counts_feasible(p, cls, nullptr, n))
+    if (repair(rel, prices, nullptr, n, v, &red, singletons ? &usage : nullptr, singletons ? &picks : nullptr) &&
+        counts_feasible(p, cls, nullptr, n))
       offer(std::move(n), v);
   };
 
