@@ -19,11 +19,48 @@ int exponent_of(double big) noexcept {
   return e > 20 || e < -20 ? e : 0;
 }
 
+// The arrays of the last formulation recycle() was handed on this thread (recycle()).
+struct Spare {
+  std::vector<double> obj, col_lower, col_upper;
+  std::vector<char> is_integer;
+  std::vector<MilpModel::Entry> entries;
+  std::vector<Column> cols;
+  std::vector<std::pair<int, int>> column_charge, charges;
+};
+thread_local Spare spare;
+
+// `to` takes `from`'s storage, emptied: its capacity is all that is reused.
+template <class V>
+void reuse(V& to, V& from) noexcept {
+  to = std::move(from);
+  to.clear();
+  from = V();
+}
+
 }  // namespace
+
+void recycle(Formulation&& f) noexcept {
+  reuse(spare.obj, f.milp.obj);
+  reuse(spare.col_lower, f.milp.col_lower);
+  reuse(spare.col_upper, f.milp.col_upper);
+  reuse(spare.is_integer, f.milp.is_integer);
+  reuse(spare.entries, f.milp.entries);
+  reuse(spare.cols, f.cols);
+  reuse(spare.column_charge, f.column_charge);
+  reuse(spare.charges, f.charges);
+}
 
 Formulation formulate(const Problem& pb, const Requirements& req) {
   Formulation m;
   auto& milp = m.milp;
+  reuse(milp.obj, spare.obj);
+  reuse(milp.col_lower, spare.col_lower);
+  reuse(milp.col_upper, spare.col_upper);
+  reuse(milp.is_integer, spare.is_integer);
+  reuse(milp.entries, spare.entries);
+  reuse(m.cols, spare.cols);
+  reuse(m.column_charge, spare.column_charge);
+  reuse(m.charges, spare.charges);
   const bool maximize = pb.p > 0;
   milp.sense = maximize ? MilpSense::maximize : MilpSense::minimize;
   // p > 0: max Σ w·A(u+λ) − λW;  p < 0: min Σ w·A(u−λ) + λW  (product.md §2 step 4 rewritten, with

@@ -54,6 +54,15 @@ struct Formulation {
 [[nodiscard]] Formulation formulate(const Problem& pb, const Requirements& req);
 
 /**
+ * @brief Hands a formulation back once the round is done with it: its largest arrays are kept, per
+ * thread, for the next formulate() on the thread to write into. A round of 100,000 GPUs writes
+ * ~20 MB of them; allocated anew each round, they can land where glibc has just trimmed its heap,
+ * and every page is then faulted in again (thousands of page faults per round on some rounds,
+ * several ms). The thread keeps at most one formulation's arrays, released when it exits.
+ */
+void recycle(Formulation&& f) noexcept;
+
+/**
  * @brief The power of two 2^e by which the objective (coefficients and offset) is divided before a
  * backend sees it, so that its largest magnitude lies near 1: backends have absolute tolerances
  * and CBC's Clp aborts on coefficients above ~1e25. Dividing by a power of two is exact. 0 (no

@@ -565,6 +565,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     for (double& x : res.prices) x += 0.0;
     if (log) log.emit(RoundEvent(RoundPhase::prices));
   }
+  recycle(std::move(model));  // (its arrays kept for this thread's next round: formulation.hpp)
 
   // Decisions, in input order.
   res.gpus_used.assign(static_cast<std::size_t>(cluster.num_types()), 0);
