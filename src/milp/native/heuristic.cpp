@@ -224,6 +224,29 @@ bool round_lp_and_repair(const Relaxation& rel, const std::vector<double>& lam, 
   return repair(rel, lam, b, counts, value);
 }
 
+namespace {
+
+// The reduced values of class c's items at prices `lam`, written to `red`; returns its best item
+// (the first of the largest value; -1 for a class without items).
+int class_reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red, int c) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+  int bi = -1;
+  double bv = -kInf;
+  for (int it = f; it < e; ++it) {
+    const double r = rel.reduced(it, lam.data());
+    red[static_cast<std::size_t>(it)] = r;
+    if (r > bv) {
+      bv = r;
+      bi = it;
+    }
+  }
+  return bi;
+}
+
+}  // namespace
+
 void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red,
                     std::vector<int>* best) {
   const Problem& p = rel.problem();
@@ -232,17 +255,7 @@ void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::
   if (best) best->resize(static_cast<std::size_t>(cls.size()));
   rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
     for (int c = beg; c < end; ++c) {
-      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      int bi = -1;
-      double bv = -kInf;
-      for (int it = f; it < e; ++it) {
-        const double r = rel.reduced(it, lam.data());
-        red[static_cast<std::size_t>(it)] = r;
-        if (r > bv) {
-          bv = r;
-          bi = it;
-        }
-      }
+      const int bi = class_reduced_values(rel, lam, red, c);
       if (best) (*best)[static_cast<std::size_t>(c)] = bi;
     }
   });
@@ -266,16 +279,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
   rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      int bi = -1;
-      double bv = -kInf;
-      for (int it = f; it < e; ++it) {
-        const double r = rel.reduced(it, lam.data());
-        red[static_cast<std::size_t>(it)] = r;
-        if (r > bv) {
-          bv = r;
-          bi = it;
-        }
-      }
+      const int bi = class_reduced_values(rel, lam, red, c);
       const auto cu = static_cast<std::size_t>(c);
       best[cu] = bi;
       // The warm start's item (search.cpp's warm solution, its class's one member) ...
