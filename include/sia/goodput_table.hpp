@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -51,19 +50,30 @@ class GoodputTable {
 
   /// Sets the goodput of `gpus` GPUs on `nodes` nodes of type `type` (nodes = 0: any).
   GoodputTable& set(std::string type, int nodes, int gpus, double value) {
-    std::ostringstream where;
-    where << "goodput table entry (" << type << ", " << gpus << " GPUs";
-    if (nodes > 0) where << ", " << nodes << " nodes";
-    where << ")";
-    if (type.empty()) throw InvalidArgument(where.str() + ": empty GPU type name");
-    if (gpus < 1) throw InvalidArgument(where.str() + ": gpus must be >= 1");
-    if (nodes < 0) throw InvalidArgument(where.str() + ": nodes must be >= 0");
-    if (!std::isfinite(value) || value < 0.0) {
-      std::ostringstream v;
-      v << value;
-      throw InvalidArgument(where.str() + ": value " + v.str() + " must be finite and >= 0");
+    if (type.empty() || gpus < 1 || nodes < 0 || !std::isfinite(value) || value < 0.0)
+      invalid_entry(type, nodes, gpus, value);
+    auto t = std::lower_bound(types_.begin(), types_.end(), std::string_view(type),
+                              [](const Type& x, std::string_view name) { return x.name < name; });
+    if (t == types_.end() || t->name != type) t = types_.insert(t, Type{std::move(type), 0, {}});
+    std::vector<Cell>& cells = t->cells;
+    const Cell cell{gpus, nodes, value};
+    // Tables are usually written in order (appended); otherwise the cell goes into its place.
+    if (cells.empty() || before(cells.back(), cell)) {
+      cells.push_back(cell);
+    } else {
+      const auto at = std::lower_bound(cells.begin(), cells.end(), cell, before);
+      if (at != cells.end() && at->gpus == gpus && at->nodes == nodes)
+        at->value = value;
+      else
+        cells.insert(at, cell);
     }
-    values_[std::move(type)][{gpus, nodes}] = value;
+    if (value > 0.0) {
+      t->limit = std::max(t->limit, gpus);
+    } else if (gpus == t->limit) {
+      t->limit = 0;
+      for (const Cell& c : cells)
+        if (c.value > 0.0) t->limit = std::max(t->limit, c.gpus);
+    }
     return *this;
   }
 
@@ -77,40 +87,77 @@ class GoodputTable {
   /// counts the table does not list have goodput 0, so the round skips them.
   template <GpuType G>
   [[nodiscard]] int gpu_limit(const G& t) const {
-    const auto it = values_.find(std::string_view(t.name()));
-    if (it == values_.end()) return 0;
-    // Keys are ordered by GPU count first: the last positive entry has the largest count (a
-    // round asks this of every new job and type; walking the whole table cost more than its
-    // goodputs).
-    for (auto e = it->second.rbegin(); e != it->second.rend(); ++e)
-      if (e->second > 0.0) return e->first.first;
-    return 0;
+    const Type* type = find(std::string_view(t.name()));
+    return type != nullptr ? type->limit : 0;
   }
 
   /// Value for (type, gpus, nodes): exact node count first, then "any node count"; 0 if absent.
   [[nodiscard]] double lookup(std::string_view type, int gpus, int nodes = 0) const {
-    const auto it = values_.find(type);
-    if (it == values_.end()) return 0.0;
-    if (nodes > 0) {
-      const auto e = it->second.find({gpus, nodes});
-      if (e != it->second.end()) return e->second;
+    const Type* t = find(type);
+    if (t == nullptr) return 0.0;
+    const std::vector<Cell>& cells = t->cells;
+    // The first cell of `gpus` GPUs. A table listing counts first, first + 1, ... with any node
+    // count (as the usual tables do) has it at gpus - first: tried before searching.
+    auto at = cells.end();
+    const auto guess = static_cast<std::size_t>(gpus) - static_cast<std::size_t>(cells.front().gpus);
+    if (guess < cells.size() && cells[guess].gpus == gpus && cells[guess].nodes == 0) {  // (the least key of gpus)
+      at = cells.begin() + static_cast<std::ptrdiff_t>(guess);
+    } else {
+      at = std::lower_bound(cells.begin(), cells.end(), Cell{gpus, 0, 0.0}, before);
     }
-    const auto e = it->second.find({gpus, 0});
-    return e != it->second.end() ? e->second : 0.0;
+    if (at == cells.end() || at->gpus != gpus) return 0.0;
+    if (nodes > 0)
+      for (auto e = at; e != cells.end() && e->gpus == gpus; ++e)
+        if (e->nodes == nodes) return e->value;
+    return at->nodes == 0 ? at->value : 0.0;
   }
 
   /// All entries, ordered by type name, then GPUs, then nodes.
   [[nodiscard]] std::vector<Entry> entries() const {
     std::vector<Entry> out;
-    for (const auto& [type, m] : values_)
-      for (const auto& [key, v] : m) out.push_back(Entry{type, key.first, key.second, v});
+    for (const Type& t : types_)
+      for (const Cell& c : t.cells) out.push_back(Entry{t.name, c.gpus, c.nodes, c.value});
     return out;
   }
-  [[nodiscard]] bool empty() const noexcept { return values_.empty(); }
+  [[nodiscard]] bool empty() const noexcept { return types_.empty(); }
 
  private:
-  // type -> (gpus, nodes) -> value
-  std::map<std::string, std::map<std::pair<int, int>, double>, std::less<>> values_;
+  // Flat arrays, not maps of maps: a round asks every new job's table for its count limit per
+  // type and its goodput per configuration, and each node of a std::map was a cache miss (the
+  // tables of 20,000 jobs lie apart in memory).
+  struct Cell {
+    int gpus = 0;
+    int nodes = 0;  // 0: any node count
+    double value = 0.0;
+  };
+  struct Type {
+    std::string name;
+    int limit = 0;            // gpu_limit(): the largest count with a positive value
+    std::vector<Cell> cells;  // ordered by (gpus, nodes), never empty
+  };
+  static bool before(const Cell& a, const Cell& b) noexcept {
+    return a.gpus != b.gpus ? a.gpus < b.gpus : a.nodes < b.nodes;
+  }
+  [[nodiscard]] const Type* find(std::string_view name) const {
+    // Types are few: a scan of names (length first) beats a search.
+    for (const Type& t : types_)
+      if (t.name.size() == name.size() && std::string_view(t.name) == name) return &t;
+    return nullptr;
+  }
+  [[noreturn]] static void invalid_entry(const std::string& type, int nodes, int gpus, double value) {
+    std::ostringstream where;
+    where << "goodput table entry (" << type << ", " << gpus << " GPUs";
+    if (nodes > 0) where << ", " << nodes << " nodes";
+    where << ")";
+    if (type.empty()) throw InvalidArgument(where.str() + ": empty GPU type name");
+    if (gpus < 1) throw InvalidArgument(where.str() + ": gpus must be >= 1");
+    if (nodes < 0) throw InvalidArgument(where.str() + ": nodes must be >= 0");
+    std::ostringstream v;
+    v << value;
+    throw InvalidArgument(where.str() + ": value " + v.str() + " must be finite and >= 0");
+  }
+
+  std::vector<Type> types_;  // ordered by name
 };
 
 static_assert(GoodputModel<GoodputTable, GpuTypeSpec, ConfigurationSpec>);

@@ -5,13 +5,16 @@
 #include <sia/goodput/efficiency.hpp>
 #include <sia/goodput/goodput_function.hpp>
 #include <sia/goodput/throughput_model.hpp>
+#include <sia/goodput_table.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -364,4 +367,65 @@ TEST_CASE("goodput.optimize.memoised_splits_are_pass_one_bit_for_bit") {
       CHECK(fast.batch.local_batch == all.batch.local_batch);
       CHECK(fast.batch.accumulation_steps == all.batch.accumulation_steps);
     }
+}
+
+// GoodputTable keeps flat sorted arrays (a round asks every new job's table per type and
+// configuration; maps of maps were a cache miss per node): every answer as the map it replaced.
+TEST_CASE("goodput.table.answers_as_a_map") {
+  using Key = std::pair<int, int>;  // (gpus, nodes)
+  const std::vector<std::string> names = {"B", "A", "CC", "a-type-name-longer-than-sso", "A2"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 60; ++round) {
+    sia::GoodputTable t;
+    std::map<std::string, std::map<Key, double>, std::less<>> ref;
+    const int sets = 1 + static_cast<int>(rng() % 200);
+    const bool in_order = round % 3 == 0;  // appended, as tables usually are written
+    for (int k = 0; k < sets; ++k) {
+      const std::string& type = names[rng() % (round % 2 == 0 ? 2 : names.size())];
+      const int gpus = in_order ? 1 + k / 4 : 1 + static_cast<int>(rng() % 40);
+      const int nodes = rng() % 3 == 0 ? static_cast<int>(rng() % 4) : 0;
+      const double value = rng() % 5 == 0 ? 0.0 : static_cast<double>(rng() % 1000) / 7.0;
+      t.set(type, nodes, gpus, value);
+      ref[type][{gpus, nodes}] = value;
+    }
+    std::vector<sia::GoodputTable::Entry> want;
+    for (const auto& [type, m] : ref)
+      for (const auto& [key, v] : m) want.push_back({type, key.first, key.second, v});
+    const auto got = t.entries();
+    REQUIRE(got.size() == want.size());
+    for (std::size_t e = 0; e < got.size(); ++e) {
+      CHECK(got[e].gpu_type == want[e].gpu_type);
+      CHECK(got[e].gpus == want[e].gpus);
+      CHECK(got[e].nodes == want[e].nodes);
+      CHECK(got[e].value == want[e].value);
+    }
+    for (const std::string& type : {names[0], names[1], names[2], names[3], names[4], std::string("D")}) {
+      int limit = 0;
+      if (const auto it = ref.find(type); it != ref.end())
+        for (const auto& [key, v] : it->second)
+          if (v > 0.0) limit = std::max(limit, key.first);
+      CHECK(t.gpu_limit(sia::GpuTypeSpec(type, 4, 8)) == limit);
+      for (int gpus = -1; gpus <= 42; ++gpus)
+        for (int nodes = -1; nodes <= 4; ++nodes) {
+          double v = 0.0;
+          if (const auto it = ref.find(type); it != ref.end()) {
+            const auto exact = it->second.find({gpus, nodes});
+            const auto any = it->second.find({gpus, 0});
+            if (nodes > 0 && exact != it->second.end())
+              v = exact->second;
+            else if (any != it->second.end())
+              v = any->second;
+          }
+          CHECK(t.lookup(type, gpus, nodes) == v);
+          if (gpus >= 1 && nodes >= 1)
+            CHECK(t.goodput(sia::GpuTypeSpec(type, 4, 8), sia::ConfigurationSpec{0, nodes, gpus}) == v);
+        }
+    }
+    CHECK(t.empty() == ref.empty());
+  }
+  sia::GoodputTable t;
+  CHECK_THROWS_WITH(t.set("A", 2, 0, 1.0), "goodput table entry (A, 0 GPUs, 2 nodes): gpus must be >= 1");
+  CHECK_THROWS_WITH(t.set("", 3, 1.0), "goodput table entry (, 3 GPUs): empty GPU type name");
+  CHECK_THROWS_WITH(t.set("A", 3, -1.5), "goodput table entry (A, 3 GPUs): value -1.5 must be finite and >= 0");
+  CHECK(t.empty());
 }
