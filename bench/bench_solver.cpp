@@ -180,6 +180,9 @@ void run(benchmark::State& state, const std::string& family, int gpus, const std
 // of the process per round (all threads), cold and warm, and how many warm decisions equal the
 // cold one exactly. Checked (not timed): the warm round proves the cold round's optimum, and the
 // same warm start without its cache gives the warm round's decision bit for bit.
+// WarmPlaced rows: the same rounds, with every job also reporting the GPUs it was placed on (its
+// `current` placement), as a scheduler that applied the decision does. Placement then checks and
+// keeps the reported placements instead of placing every job anew.
 // The same decision: every job's configuration, GPUs and placement.
 bool same_decision(const RoundResult& a, const RoundResult& b) {
   if (a.decisions.size() != b.decisions.size()) return false;
@@ -196,7 +199,7 @@ double restart_of(const JobSpec& j) {
   return j.current() ? restart_factor(j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s()) : 1.0;
 }
 
-void run_warm(benchmark::State& state, const std::string& family, int gpus) {
+void run_warm(benchmark::State& state, const std::string& family, int gpus, bool placed) {
   RoundOptions o;
   o.time_limit = std::chrono::milliseconds(60000);
   o.compute_prices = false;  // the prices a warm start needs come with the solution anyway
@@ -212,13 +215,20 @@ void run_warm(benchmark::State& state, const std::string& family, int gpus) {
       for (const auto& d : res.decisions) g.push_back(d.config);
       return g;
     };
+    std::vector<std::vector<NodeShare>> where;  // (the placements reported: WarmPlaced)
+    auto reported = [&](const RoundResult& res) -> const std::vector<std::vector<NodeShare>>* {
+      if (!placed) return nullptr;
+      where.clear();
+      for (const auto& d : res.decisions) where.push_back(d.placement);
+      return &where;
+    };
     for (int k = 0; k < 3; ++k) {
-      in = next_round(in, given(r), 0.0, seed * 100 + static_cast<unsigned>(k), gpus);
+      in = next_round(in, given(r), 0.0, seed * 100 + static_cast<unsigned>(k), gpus, reported(r));
       RoundOptions ow = o;
       ow.warm_start = r.warm_start;
       r = run_round(in.cluster, in.jobs, ow);
     }
-    const RoundInstance changed = next_round(in, given(r), 0.05, seed * 100 + 50, gpus);
+    const RoundInstance changed = next_round(in, given(r), 0.05, seed * 100 + 50, gpus, reported(r));
     // next_round keeps every job's position: a job is new or re-estimated when its id or its
     // goodput model object changed (a re-estimated job gets a goodput function, no model object).
     double n_changed = 0.0, n_restart = 0.0, n_flips = 0.0;
@@ -291,6 +301,7 @@ void run_warm(benchmark::State& state, const std::string& family, int gpus) {
   row.changed_jobs = percentile(changed_jobs, 0.5);
   row.new_restart = percentile(new_restart, 0.5);
   row.restart_zero_flips = percentile(zero_flips, 0.5);
+  row.placed = placed;
   warm_rows().push_back(row);
 }
 
@@ -316,13 +327,17 @@ const bool registered = [] {
             ->Iterations(seeds * reps);
       }
     }
-  for (int gpus : {2048, 16384, 100000})
-    for (const char* family : {"helios", "tables"})
-      benchmark::RegisterBenchmark(("Warm/" + std::string(family) + "/" + std::to_string(gpus)).c_str(),
-                                   [family, gpus](benchmark::State& st) { run_warm(st, family, gpus); })
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime()
-          ->Iterations(gpus >= 100000 ? 3 : 5);
+  for (const bool placed : {false, true})
+    for (int gpus : {2048, 16384, 100000})
+      for (const char* family : {"helios", "tables"}) {
+        if (placed && gpus < 16384) continue;
+        benchmark::RegisterBenchmark(
+            ((placed ? "WarmPlaced/" : "Warm/") + std::string(family) + "/" + std::to_string(gpus)).c_str(),
+            [family, gpus, placed](benchmark::State& st) { run_warm(st, family, gpus, placed); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(gpus >= 100000 ? 3 : 5);
+      }
   return true;
 }();
 
@@ -340,10 +355,10 @@ void print_solver_table(std::FILE* out) {
           out,
           "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %d/%d | %.0f | %.0f | %.0f "
           "| %.0f |\n",
-          w.family.c_str(), w.gpus, w.cold_solve_ms, w.warm_solve_ms, w.warm_solve_ms / w.cold_solve_ms,
-          w.cold_round_ms, w.warm_round_ms, w.warm_round_ms / w.cold_round_ms, w.cold_cpu_ms, w.warm_cpu_ms,
-          w.warm_cpu_ms / w.cold_cpu_ms, w.same_as_cold, w.rounds, w.jobs, w.changed_jobs, w.new_restart,
-          w.restart_zero_flips);
+          (w.family + (w.placed ? " (placements reported)" : "")).c_str(), w.gpus, w.cold_solve_ms, w.warm_solve_ms,
+          w.warm_solve_ms / w.cold_solve_ms, w.cold_round_ms, w.warm_round_ms, w.warm_round_ms / w.cold_round_ms,
+          w.cold_cpu_ms, w.warm_cpu_ms, w.warm_cpu_ms / w.cold_cpu_ms, w.same_as_cold, w.rounds, w.jobs, w.changed_jobs,
+          w.new_restart, w.restart_zero_flips);
   }
   if (rows().empty()) return;
   std::fprintf(

@@ -31,6 +31,9 @@ struct WarmRow {
   /// configuration's change), and those among them whose factor went to 0 or away from it (their
   /// usable configurations change: a factor of 0 leaves only the current one).
   double jobs = 0.0, changed_jobs = 0.0, new_restart = 0.0, restart_zero_flips = 0.0;
+  /// The jobs reported the GPUs they were placed on (WarmPlaced rows), as a scheduler that applied
+  /// the decision does; otherwise placements are unknown and every round places every job anew.
+  bool placed = false;
 };
 
 /// Markdown tables of every Warm and Solver benchmark that ran (nothing when none did).

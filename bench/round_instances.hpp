@@ -20,6 +20,7 @@
 //   batch         Pollux models (JobModel): every goodput optimises the batch size.
 //   infeasible    interchangeable non-preemptible waiting jobs, one more than fit (capacities 4k+2,
 //                 jobs of 4 GPUs): the LP relaxation is feasible, the integer problem is not.
+#include <sia/allocation.hpp>
 #include <sia/cluster.hpp>
 #include <sia/configuration.hpp>
 #include <sia/goodput/job_model.hpp>
@@ -355,10 +356,12 @@ namespace sia::bench {
  * job holds what it was given (`current`, one round older; a suspended job holds nothing), and a
  * fraction `changed` of the jobs changed: half of them left and were replaced by new arrivals of
  * the same family, the other half had their goodput re-estimated (scaled by 0.9-1.1, as after a
- * refit).
+ * refit). With `placed` (the decision's placements, one per job), every job also reports the GPUs
+ * it was placed on, as a scheduler that applied the decision does; without, placements are unknown.
  */
 inline RoundInstance next_round(const RoundInstance& prev, const std::vector<std::optional<ConfigurationSpec>>& given,
-                                double changed, unsigned seed, int gpus_for_arrivals) {
+                                double changed, unsigned seed, int gpus_for_arrivals,
+                                const std::vector<std::vector<NodeShare>>* placed = nullptr) {
   RoundInstance in = prev;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0), scale(0.9, 1.1);
@@ -372,6 +375,7 @@ inline RoundInstance next_round(const RoundInstance& prev, const std::vector<std
       cur.type = g->type;
       cur.gpus = j.kind() == JobKind::rigid ? j.min_gpus() : g->gpus;
       cur.nodes = g->nodes;
+      if (placed != nullptr && i < placed->size()) cur.placement = (*placed)[i];
       const bool moved = !j.current() || j.current()->type != cur.type || j.current()->gpus != cur.gpus;
       j.current(cur).age_s(moved ? 0.0 : j.age_s() + 60.0).restarts(j.restarts() + (moved && j.current() ? 1 : 0));
       j.max_gpus_ever(std::max(j.max_gpus_ever().value_or(0), cur.gpus));
