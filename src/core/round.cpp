@@ -29,6 +29,7 @@
 #include "core/tenants.hpp"
 #include "core/ties.hpp"
 #include "core/warm_start.hpp"
+#include "placement/place_held.hpp"
 
 namespace sia {
 
@@ -592,12 +593,16 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   }
   // Placement (placement.hpp): concrete nodes and GPUs, keeping unchanged jobs where they are.
   if (options.place) {
+    // The jobs' current allocations by pointer (place_held): copies in the requests were
+    // allocations per job, and the job ids are only read for error messages (the decisions' own).
     std::vector<PlacementRequest> preq;
+    std::vector<const CurrentAllocation*> held(n, nullptr);
     preq.reserve(n);  // (each request written once, not value-initialised first)
-    for (std::size_t i = 0; i < n; ++i)
-      preq.push_back(
-          PlacementRequest{res.decisions[i].job, res.decisions[i].config, res.decisions[i].gpus, jobs[i].current()});
-    PlacementResult placed = place(cluster, preq);
+    for (std::size_t i = 0; i < n; ++i) {
+      preq.push_back(PlacementRequest{res.decisions[i].job, res.decisions[i].config, res.decisions[i].gpus, {}});
+      if (const auto& cur = jobs[i].current()) held[i] = &*cur;
+    }
+    PlacementResult placed = place_held(cluster, preq, held);
     bool dropped = false;
     for (std::size_t i = 0; i < n; ++i) {
       JobDecision& d = res.decisions[i];
@@ -605,10 +610,8 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
       d.placement_status = placed.status[i];
       // Same configuration on other GPUs (fragmentation, a failed node, a placement that broke the
       // rules) is a restart too: `changed`, and listed in `evicted`.
-      // (The request's copy of the job's current allocation: read in order with the requests,
-      // where the job's own JobSpec would be a cache miss per job.)
-      const std::optional<CurrentAllocation>& current = preq[i].current;
-      if (placed.status[i] != PlacementStatus::dropped && !d.changed && d.config && current &&
+      const CurrentAllocation* current = held[i];
+      if (placed.status[i] != PlacementStatus::dropped && !d.changed && d.config && current != nullptr &&
           !current->placement.empty() && !same_gpus(current->placement, d.placement)) {
         d.changed = true;
         res.evicted.push_back(d.job);

@@ -4,6 +4,7 @@
 
 #include "placement/capacity_model.hpp"
 #include "placement/min_cost_flow.hpp"
+#include "placement/place_held.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -23,13 +24,19 @@ constexpr int kFree = -1;
 /// One job, resolved and validated.
 struct JobState {
   const PlacementRequest* req = nullptr;
+  /// What the job holds now: req->current, or the caller's own copy (detail::place_held).
+  const CurrentAllocation* current = nullptr;
   /// req->config, kept here: the placement reads it per job and type, and the requests lie apart
   /// in memory (a cache miss per read at 20,000 jobs), the job states side by side.
   std::optional<ConfigurationSpec> config;
-  int used = 0;                // GPUs used (<= config->gpus)
-  int cur_type = -1;           // type of the current placement, -1 = none/unknown
-  std::vector<NodeShare> cur;  // current placement with GPU ids resolved, sorted by node
-  bool candidate = false;      // unchanged configuration with a valid placement: may be kept
+  int used = 0;       // GPUs used (<= config->gpus)
+  int cur_type = -1;  // type of the current placement, -1 = none/unknown
+  /// The current placement with GPU ids resolved, sorted by node (ids ascending): the given one
+  /// itself when it already is (as a round's own output, reported back, always is), else `own`.
+  std::span<const NodeShare> cur;
+  std::vector<NodeShare> own;  // cur's storage when the given placement had to be sorted or resolved
+  bool owned = false;
+  bool candidate = false;  // unchanged configuration with a valid placement: may be kept
   [[nodiscard]] const ConfigurationSpec& cfg() const { return *config; }
   [[nodiscard]] bool distributed() const { return config && config->nodes >= 2; }
   /// Whole virtual nodes of `s` GPUs a distributed job takes: n, or n − 1 when a rigid job uses
@@ -118,8 +125,8 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
 /// Checks a current placement's shape (everything that does not involve other jobs).
 void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, JobState& js) {
   const PlacementRequest& r = *js.req;
-  if (!r.current || r.current->placement.empty()) return;
-  const CurrentAllocation& cur = *r.current;
+  if (js.current == nullptr || js.current->placement.empty()) return;
+  const CurrentAllocation& cur = *js.current;
   if (cur.type < 0 || cur.type >= cluster.num_types())
     fail("job " + r.job + ": current allocation refers to GPU type index " + std::to_string(cur.type) +
          ", which does not exist");
@@ -168,8 +175,22 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
          cluster.node_name(cur.type, cur.placement.front().node) + ") but its current allocation has " +
          std::to_string(cur.nodes));
   js.cur_type = cur.type;
-  js.cur = cur.placement;
-  std::sort(js.cur.begin(), js.cur.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+  // A copy only when the placement is not already in the result's form: shares by node, every
+  // share's ids named and ascending (a copy per job was 2 allocations per job and round).
+  const auto by_node = [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; };
+  bool as_is = std::is_sorted(cur.placement.begin(), cur.placement.end(), by_node);
+  for (std::size_t k = 0; as_is && k < cur.placement.size(); ++k) {
+    const auto& ids = cur.placement[k].gpu_ids;
+    as_is = !ids.empty() && std::is_sorted(ids.begin(), ids.end());
+  }
+  if (as_is) {
+    js.cur = cur.placement;
+    return;
+  }
+  js.own = cur.placement;
+  std::sort(js.own.begin(), js.own.end(), by_node);
+  js.owned = true;
+  js.cur = js.own;
 }
 
 /// GPU ownership of every node of every type (job index or kFree): per type, node by node, one
@@ -199,7 +220,8 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
   }
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     JobState& js = jobs[j];
-    for (NodeShare& sh : js.cur) {
+    if (!js.owned) continue;  // (ids named and ascending already)
+    for (NodeShare& sh : js.own) {
       if (!sh.gpu_ids.empty()) {
         std::sort(sh.gpu_ids.begin(), sh.gpu_ids.end());
         continue;
@@ -221,9 +243,8 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
 /// May the job keep exactly its GPUs? Same type and GPU count, and a placement that follows the
 /// rules for its configuration on nodes that are up.
 bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
-  const PlacementRequest& r = *js.req;
   if (!js.config || js.cur.empty() || js.cur_type != js.config->type) return false;
-  if (r.current->gpus != js.used) return false;
+  if (js.current->gpus != js.used) return false;
   const TypeInfo& ti = info[static_cast<std::size_t>(js.cur_type)];
   for (const NodeShare& sh : js.cur)
     if (!ti.up[static_cast<std::size_t>(sh.node)]) return false;
@@ -308,8 +329,12 @@ class TypePlacer {
       for (int id : sh.gpu_ids) take(sh.node, id, j);
       if (js.distributed() && sh.gpus >= ti_.s) ++dist_[static_cast<std::size_t>(sh.node)];
     }
-    // Its current placement is not read again (kept jobs are no movers): moved, not copied.
-    out_[static_cast<std::size_t>(j)] = std::move(js.cur);
+    // Its current placement is not read again (kept jobs are no movers): moved when it is the
+    // job's own copy.
+    if (js.owned)
+      out_[static_cast<std::size_t>(j)] = std::move(js.own);
+    else
+      out_[static_cast<std::size_t>(j)].assign(js.cur.begin(), js.cur.end());
   }
 
   /// Distributed movers: s GPUs on each of n eligible nodes. Overlap with previous nodes is
@@ -529,9 +554,8 @@ class TypePlacer {
 
  private:
   /// The job's previous shares on this type (empty when it was elsewhere or nowhere).
-  const std::vector<NodeShare>& prev_shares(const JobState& js) const {
-    static const std::vector<NodeShare> none;
-    if (js.cur.empty() || js.cur_type != js.cfg().type) return none;
+  std::span<const NodeShare> prev_shares(const JobState& js) const {
+    if (js.cur.empty() || js.cur_type != js.cfg().type) return {};
     return js.cur;
   }
 
@@ -592,7 +616,9 @@ class TypePlacer {
   std::vector<int> dist_;
 };
 
-detail::ModelJob model_job(const TypeInfo& ti, const JobState& js, bool with_held) {
+// `held`: where the job's holdings go (with_held); m.held views them once `held` is complete.
+detail::ModelJob model_job(const TypeInfo& ti, const JobState& js, bool with_held,
+                           std::vector<std::pair<int, int>>* held = nullptr) {
   detail::ModelJob m;
   m.distributed = js.distributed();
   m.nodes = js.whole_shares();
@@ -600,7 +626,7 @@ detail::ModelJob model_job(const TypeInfo& ti, const JobState& js, bool with_hel
   m.slot = js.item_slot(ti.s);
   m.used = js.item_used(ti.s);
   if (with_held)
-    for (const NodeShare& sh : js.cur) m.held.emplace_back(sh.node, sh.gpus);
+    for (const NodeShare& sh : js.cur) held->emplace_back(sh.node, sh.gpus);
   return m;
 }
 
@@ -613,12 +639,15 @@ void sort_indices(std::vector<int>& v) {
 
 }  // namespace
 
-PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
-                      const PlacementOptions& options) {
+namespace {
+
+PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
+                           std::span<const CurrentAllocation* const> held, const PlacementOptions& options) {
   const std::vector<TypeInfo> info = describe(cluster);
   std::vector<JobState> jobs(requests.size());
   for (std::size_t j = 0; j < requests.size(); ++j) {
     jobs[j].req = &requests[j];
+    jobs[j].current = j < held.size() ? held[j] : (requests[j].current ? &*requests[j].current : nullptr);
     validate_target(cluster, info, jobs[j]);
     validate_current_shape(cluster, info, jobs[j]);
   }
@@ -654,7 +683,19 @@ PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementReque
     if (cand.empty() && movers.empty() && reserved == 0) continue;
 
     std::vector<detail::ModelJob> mc, mm;
-    for (int j : cand) mc.push_back(model_job(ti, jobs[static_cast<std::size_t>(j)], true));
+    mc.reserve(cand.size());
+    mm.reserve(movers.size());
+    // The candidates' holdings, one after the other; each ModelJob views its part.
+    std::vector<std::pair<int, int>> held;
+    std::vector<std::size_t> held_begin;
+    held_begin.reserve(cand.size() + 1);
+    for (int j : cand) {
+      held_begin.push_back(held.size());
+      mc.push_back(model_job(ti, jobs[static_cast<std::size_t>(j)], true, &held));
+    }
+    held_begin.push_back(held.size());
+    for (std::size_t c = 0; c < cand.size(); ++c)
+      mc[c].held = std::span<const std::pair<int, int>>(held.data() + held_begin[c], held_begin[c + 1] - held_begin[c]);
     for (int j : movers) mm.push_back(model_job(ti, jobs[static_cast<std::size_t>(j)], false));
     const detail::EvictionPlan plan =
         detail::plan_evictions(ti.s, node_size, reserved, mc, mm, options.exact_eviction_budget);
@@ -704,7 +745,7 @@ PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementReque
     // An evicted job that landed on exactly its old GPUs did not move after all.
     for (std::size_t c = 0; c < cand.size(); ++c) {
       const auto j = static_cast<std::size_t>(cand[c]);
-      if (result.status[j] == PlacementStatus::evicted && result.placements[j] == jobs[j].cur)
+      if (result.status[j] == PlacementStatus::evicted && std::ranges::equal(result.placements[j], jobs[j].cur))
         result.status[j] = PlacementStatus::kept;
     }
   }
@@ -714,5 +755,24 @@ PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementReque
   }
   return result;
 }
+
+}  // namespace
+
+PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
+                      const PlacementOptions& options) {
+  return place_jobs(cluster, requests, {}, options);
+}
+
+namespace detail {
+
+PlacementResult place_held(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
+                           std::span<const CurrentAllocation* const> held, const PlacementOptions& options) {
+  if (held.size() != requests.size())
+    throw InvalidArgument("place_held: " + std::to_string(held.size()) + " current allocations for " +
+                          std::to_string(requests.size()) + " requests");
+  return place_jobs(cluster, requests, held, options);
+}
+
+}  // namespace detail
 
 }  // namespace sia

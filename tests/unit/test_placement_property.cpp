@@ -13,6 +13,7 @@
 #include <sia/error.hpp>
 #include <sia/placement.hpp>
 
+#include "placement/place_held.hpp"
 #include "unit/test_placement_support.hpp"
 
 #include <doctest/doctest.h>
@@ -343,6 +344,22 @@ TEST_CASE("placement.property.random") {
       if (res2.status[j] == PlacementStatus::evicted) ++moved_by_rounds;
     }
     if (small) check_evictions_minimal(c2, reqs, res2, exhaustive);
+    if (iter % 10 == 0) {
+      // The round's entry point: the current allocations by pointer, not in the requests.
+      std::vector<PlacementRequest> bare = reqs;
+      std::vector<const CurrentAllocation*> held(reqs.size(), nullptr);
+      for (std::size_t j = 0; j < reqs.size(); ++j) {
+        bare[j].current.reset();
+        if (reqs[j].current) held[j] = &*reqs[j].current;
+      }
+      const auto by_pointer = detail::place_held(c2, bare, held);
+      CHECK(by_pointer.placements == res2.placements);
+      CHECK(by_pointer.status == res2.status);
+      CHECK(by_pointer.evicted == res2.evicted);
+      CHECK(by_pointer.reserved == res2.reserved);
+      held.push_back(nullptr);  // one pointer too many
+      CHECK_THROWS_AS((void)detail::place_held(c2, bare, held), InvalidArgument);
+    }
     if (iter % 50 == 0) {
       const auto again = place(c2, reqs);
       CHECK(again.placements == res2.placements);
