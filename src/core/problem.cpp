@@ -293,7 +293,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     const JobSpec& j = jobs[i];
     if (checked == nullptr) validate_job(j, i, cluster.num_types());
     const CachedJob* was = nullptr;
-    std::size_t id_hash = 0;  // RoundCache::hash_id(j.id()) when `hashed`
+    std::size_t id_hash = 0;  // hash_id(j.id()) when `hashed`
     bool hashed = false;
     if (prev == nullptr) {
       if (checked == nullptr && seen.insert(j.id(), i) != IdIndex::npos)
@@ -305,12 +305,12 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       } else if (at + 1 < prev->jobs.size() && prev->jobs[at + 1].id == j.id()) {
         was = &prev->jobs[++at];  // the job before it left (ids are distinct: what find() would say)
       } else {
-        id_hash = RoundCache::hash_id(j.id());
+        id_hash = hash_id(j.id());
         hashed = true;
         was = prev->find(j.id(), id_hash, at);
       }
       if (was != nullptr && !hashed) {  // (hashed once, in its first round after a cold one)
-        id_hash = was->hashed ? was->id_hash : RoundCache::hash_id(j.id());
+        id_hash = was->hashed ? was->id_hash : hash_id(j.id());
         hashed = true;
       }
       if (was != nullptr) {

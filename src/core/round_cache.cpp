@@ -1,8 +1,6 @@
 // The per-job rows one round leaves to the next (round_cache.hpp).
 #include "core/round_cache.hpp"
 
-#include <bit>
-
 namespace sia::detail {
 namespace {
 
@@ -36,33 +34,18 @@ bool RoundCache::same_cluster(const ClusterSpec& cluster, const ConfigurationSet
 }
 
 const CachedJob* RoundCache::find(std::string_view id, std::size_t hash, std::size_t& position) const {
-  std::call_once(indexed_, [this] {
-    by_id_.assign(std::bit_ceil(2 * jobs.size() + 2), Slot{});
-    const std::size_t mask = by_id_.size() - 1;
+  const auto id_of = [this](std::size_t k) { return std::string_view(jobs[k].id); };
+  std::call_once(indexed_, [&] {
+    by_id_.reserve(jobs.size(), id_of);
     for (std::size_t k = 0; k < jobs.size(); ++k) {
       const CachedJob& j = jobs[k];
-      const std::size_t h = j.hashed ? j.id_hash : hash_id(j.id);
-      const auto tag = static_cast<std::uint32_t>(h >> 32);
-      for (std::size_t s = h & mask;; s = (s + 1) & mask) {
-        Slot& slot = by_id_[s];
-        if (slot.position == 0) {
-          slot = Slot{tag, static_cast<std::uint32_t>(k + 1)};
-          break;
-        }
-        if (slot.tag == tag && jobs[slot.position - 1].id == j.id) break;  // (the first stays)
-      }
+      by_id_.insert(j.hashed ? j.id_hash : hash_id(j.id), k, id_of);  // (a repeated id: the first stays)
     }
   });
-  const std::size_t mask = by_id_.size() - 1;
-  const auto tag = static_cast<std::uint32_t>(hash >> 32);
-  for (std::size_t s = hash & mask;; s = (s + 1) & mask) {
-    const Slot& slot = by_id_[s];
-    if (slot.position == 0) return nullptr;
-    if (slot.tag == tag && jobs[slot.position - 1].id == id) {
-      position = slot.position - 1;
-      return &jobs[position];
-    }
-  }
+  const std::size_t k = by_id_.find(id, hash, id_of);
+  if (k == IdTable::npos) return nullptr;
+  position = k;
+  return &jobs[k];
 }
 
 }  // namespace sia::detail

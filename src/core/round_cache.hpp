@@ -12,13 +12,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/id_index.hpp"
 #include "core/problem.hpp"
 
 namespace sia::detail {
@@ -40,7 +40,7 @@ struct RowBlock {
 /// are (RoundCache::blocks: reading 20,000 jobs' rows is then a few sequential scans).
 struct CachedJob {
   std::string id;
-  /// RoundCache::hash_id(id), when known (`hashed`): carried from round to round, so that the
+  /// hash_id(id), when known (`hashed`): carried from round to round, so that the
   /// index of ids (RoundCache::find) is built without hashing every id again.
   std::size_t id_hash = 0;
   bool hashed = false;
@@ -98,18 +98,12 @@ struct RoundCache {
   /// Position of job `id` in `jobs`, if any (an index built on first use; thread-safe). `hash`:
   /// hash_id(id).
   [[nodiscard]] const CachedJob* find(std::string_view id, std::size_t hash, std::size_t& position) const;
-  [[nodiscard]] static std::size_t hash_id(std::string_view id) noexcept { return std::hash<std::string_view>{}(id); }
 
  private:
-  /// The index: per slot (a power of two of them, at most half used), the position of a job + 1
-  /// (0: empty) and 32 bits of its id's hash — 8 bytes a slot, 320 KB at 20,000 jobs (a table of
-  /// ids and hashes, 2 MB, cost about as much to fill as the round's whole id matching).
-  struct Slot {
-    std::uint32_t tag = 0;
-    std::uint32_t position = 0;
-  };
+  /// The index: jobs by id (IdTable: 8 bytes a slot, 512 KB at 20,000 jobs), filled from the
+  /// hashes carried from round to round (CachedJob::id_hash).
   mutable std::once_flag indexed_;
-  mutable std::vector<Slot> by_id_;
+  mutable IdTable by_id_;
 };
 
 }  // namespace sia::detail
