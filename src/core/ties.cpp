@@ -529,11 +529,37 @@ class CanonicalSearch {
   /// that path with the search's own checks (forced jobs without GPUs, capacity and tenant rows,
   /// the objective's reachable range), without building every option's charges: a refusal (or a
   /// job without options) settles it. False: the search has to run.
+  ///
+  /// The objective's window needs the class's slack, 4(n + 1)·ε times a sum of every option's
+  /// |term| taken in the jobs' rank order (build_ranges), which ranking every job's entries costs;
+  /// the path needs only each job's first option. So the path is walked first with bounds of that
+  /// slack, from the same sum taken in entry order: sums of the same N nonnegative numbers in two
+  /// orders differ by a relative 2(N − 1)·2^-53 at most (far below the bounds' 10^-6 while N ≤ 2^30),
+  /// and the window's tests are monotone in the slack (rounding is), so a test refused with the
+  /// larger bound is refused with the slack, and one passed with the smaller is passed with it. A
+  /// refusal anywhere on the path settles it (the path does not depend on the window's tests
+  /// before it); only when a test falls between the bounds and nothing refuses for certain is the
+  /// slack itself computed and the path walked again.
   bool by_sum_out_of_reach(int forced_limit, long long steps) {
     if (static_cast<long long>(n_) > steps) return true;
     if (static_cast<long long>(n_) < steps) return false;
-    rank_entries();
-    build_ranges();
+    prepare_ranks();
+    build_low_high();
+    if (!tolerance_built_ && (approx_terms_ > (std::size_t{1} << 30) || !std::isfinite(approx_magnitude_)))
+      build_ranges();
+    while (true) {
+      const double below = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 - 1e-6));
+      const double above = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 + 1e-6));
+      bool unsure = false;
+      if (path_refused(forced_limit, below, above, unsure)) return true;
+      if (!unsure) return false;
+      build_ranges();  // the slack itself: below == above
+    }
+  }
+  // by_sum_out_of_reach's walk along every job's first option, with the slack between `below` and
+  // `above`: true when an option is refused for certain; `unsure` when a window test depends on
+  // where the slack lies between them.
+  bool path_refused(int forced_limit, double below, double above, bool& unsure) {
     const std::size_t capacity_rows = pb_.set.rows.size();
     std::vector<long long> bound, used;
     for (const CapacityRow& r : pb_.set.rows) bound.push_back(r.capacity);
@@ -545,13 +571,7 @@ class CanonicalSearch {
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
       int first = 0;
-      bool any = false;
-      for_each_option(i, true, [&](int k) {
-        first = k;
-        any = true;
-        return false;
-      });
-      if (!any) return true;  // no option at this depth: nothing completes
+      if (!first_option(i, first)) return true;  // no option at this depth: nothing completes
       if (first < 0) {
         if (req_.forced[i] && forced_now + 1 > forced_limit) return true;
       } else {
@@ -565,7 +585,11 @@ class CanonicalSearch {
           if (g > 0 && used[static_cast<std::size_t>(row)] + g > bound[static_cast<std::size_t>(row)]) return true;
       }
       const double sum = prefix + value_term(i, first);
-      if (sum + low_[d + 1] > target_ + slack_ || sum + high_[d + 1] < target_ - slack_) return true;
+      auto out = [&](double slack) {
+        return sum + low_[d + 1] > target_ + slack || sum + high_[d + 1] < target_ - slack;
+      };
+      if (out(above)) return true;
+      if (out(below)) unsure = true;
       prefix = sum;
       if (first >= 0) {
         for (const auto& [row, g] : charges) used[static_cast<std::size_t>(row)] += g;
@@ -800,7 +824,11 @@ class CanonicalSearch {
   double term(std::size_t i, int k) const {
     return pb_.weight[i] * (k < 0 ? waiting_ : pb_.valid[i][static_cast<std::size_t>(k)].util);
   }
-  int tid(std::size_t i, int k) const { return term_id_[term_begin_[i] + static_cast<std::size_t>(k + 1)]; }
+  int tid(std::size_t i, int k) const {
+    const GivenTerms& g = given_terms_[i];
+    if (g.only != kSeveralGiven) return k == g.only ? g.id : absent_id_;
+    return term_id_[static_cast<std::size_t>(g.id) + static_cast<std::size_t>(k + 1)];
+  }
   // usage_'s handle on job i's option k (k >= 0), found on the first visit (one array for every
   // job's entries, in the jobs' order: ranked_begin_ numbers them).
   int charge(std::size_t i, int k) {
@@ -819,7 +847,7 @@ class CanonicalSearch {
   // table (at most n_ terms in twice as many slots or more; every job's every option is looked up:
   // hundreds of thousands at 20,000 jobs, where a node-based map's lookups took most of this).
   void number_terms() {
-    if (!term_begin_.empty()) return;
+    if (!given_terms_.empty()) return;
     const std::size_t slots = std::bit_ceil(2 * n_ + 2);
     const int shift = 64 - std::countr_zero(slots);
     // A slot's term bits and id side by side, a bitmap of the slots taken, small enough to stay in
@@ -874,23 +902,31 @@ class CanonicalSearch {
         if (tags[h] == tag && table[h].bits == b) return table[h].id;
       }
     };
-    term_begin_.assign(n_ + 1, 0);
-    for (std::size_t i = 0; i < n_; ++i) term_begin_[i + 1] = term_begin_[i] + pb_.valid[i].size() + 1;
-    term_id_.resize(term_begin_[n_]);
-    only_given_.assign(n_, kSeveralGiven);
+    // Most jobs have one option of a given term (their own): given_terms_ holds it and its id; the
+    // ids of every option are kept only for the others.
+    given_terms_.resize(n_);
+    term_id_.clear();
+    std::vector<int> ids;
     for (std::size_t i = 0; i < n_; ++i) {
-      int* const ids = term_id_.data() + term_begin_[i];
+      const auto v = pb_.valid[i];
+      ids.resize(v.size() + 1);
       const int own = given_[i];  // its id is known
       int given_terms = 0, last = 0;
-      for (int k = -1; k < static_cast<int>(pb_.valid[i].size()); ++k) {
-        ids[k + 1] = k == own ? given_id[i] : id_of(term_bits(term(i, k)));
-        if (ids[k + 1] != absent) {
+      for (int k = -1; k < static_cast<int>(v.size()); ++k) {
+        ids[static_cast<std::size_t>(k + 1)] = k == own ? given_id[i] : id_of(term_bits(term(i, k)));
+        if (ids[static_cast<std::size_t>(k + 1)] != absent) {
           ++given_terms;
           last = k;
         }
       }
-      if (given_terms == 1) only_given_[i] = last;
+      if (given_terms == 1) {
+        given_terms_[i] = GivenTerms{last, ids[static_cast<std::size_t>(last + 1)]};
+      } else {
+        given_terms_[i] = GivenTerms{kSeveralGiven, static_cast<int>(term_id_.size())};
+        term_id_.insert(term_id_.end(), ids.begin(), ids.end());
+      }
     }
+    absent_id_ = absent;
     multiset_.assign(static_cast<std::size_t>(absent) + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) ++multiset_[static_cast<std::size_t>(given_id[i])];
   }
@@ -907,20 +943,23 @@ class CanonicalSearch {
     return v;
   }
   // Each job's entries in rank order — its current configuration, then fewer GPUs, lower type
-  // index, fewer nodes, lower configuration index — sorted once for both classes by one integer
-  // per entry: the current-configuration bit, then the configuration's place in the set sorted by
-  // (GPUs, type, nodes, index), then the entry. A job's entries name distinct configurations, so
-  // this is rank's strict order.
-  void rank_entries() {
+  // index, fewer nodes, lower configuration index — sorted by one integer per entry (rank_key):
+  // the current-configuration bit, then the configuration's place in the set sorted by (GPUs,
+  // type, nodes, index), then the entry. A job's entries name distinct configurations, so this is
+  // rank's strict order. A job is ranked when its order is first asked for (ranked_of): class 2
+  // walks the ranked entries of only the jobs with several options of a given term (about 1,600 of
+  // 20,000 at 100,000 GPUs), and class 1's skip test needs each job's first option only, its least
+  // key; class 1's search ranks every job.
+  void prepare_ranks() {
     if (!ranked_begin_.empty()) return;
     const auto& configs = pb_.set.configs;
     // A configuration's place in the order (GPUs, type, nodes, index): when the first three fit in
     // 39 bits, they themselves, packed into one integer — nothing to sort (thousands of
     // configurations at 100,000 GPUs; sorting them cost more than ranking 20,000 jobs' entries).
     // Two configurations of one triple then share a place, and the entry number that ends each key
-    // below orders them by index (a job's entries are sorted by configuration index). Otherwise the
+    // orders them by index (a job's entries are sorted by configuration index). Otherwise the
     // configuration's rank in that order.
-    std::vector<std::uint64_t> place(configs.size());
+    place_.resize(configs.size());
     unsigned gpu_bits = 0, type_bits = 0, node_bits = 0;
     bool packable = true;
     for (const ConfigurationSpec& c : configs) {
@@ -934,7 +973,7 @@ class CanonicalSearch {
         const ConfigurationSpec& c = configs[x];
         std::uint64_t key = static_cast<std::uint64_t>(c.gpus);
         key = (key << type_bits) | static_cast<std::uint64_t>(c.type);
-        place[x] = (key << node_bits) | static_cast<std::uint64_t>(c.nodes);
+        place_[x] = (key << node_bits) | static_cast<std::uint64_t>(c.nodes);
       }
     } else {
       std::vector<int> by_rank(configs.size());
@@ -944,24 +983,50 @@ class CanonicalSearch {
         const ConfigurationSpec& b = configs[static_cast<std::size_t>(y)];
         return std::tuple{a.gpus, a.type, a.nodes, x} < std::tuple{b.gpus, b.type, b.nodes, y};
       });
-      for (std::size_t r = 0; r < by_rank.size(); ++r) place[static_cast<std::size_t>(by_rank[r])] = r;
+      for (std::size_t r = 0; r < by_rank.size(); ++r) place_[static_cast<std::size_t>(by_rank[r])] = r;
     }
     ranked_begin_.assign(n_ + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) ranked_begin_[i + 1] = ranked_begin_[i] + pb_.valid[i].size();
     ranked_.resize(ranked_begin_[n_]);
-    std::vector<std::uint64_t> keys;
-    for (std::size_t i = 0; i < n_; ++i) {
-      const auto& v = pb_.valid[i];
-      keys.resize(v.size());
-      for (std::size_t k = 0; k < v.size(); ++k) {
-        const int c = v[k].config;
-        const std::uint64_t other = c == pb_.current[i] ? 0 : 1;
-        keys[k] = (other << 63) | (place[static_cast<std::size_t>(c)] << 24) | k;  // k < 2^24, places < 2^39
-      }
-      std::sort(keys.begin(), keys.end());
-      for (std::size_t k = 0; k < v.size(); ++k)
-        ranked_[ranked_begin_[i] + k] = static_cast<int>(keys[k] & ((std::uint64_t{1} << 24) - 1));
+    ranked_done_.assign(n_, 0);
+  }
+  // Job i's entry k's key: sorted ascending, the rank order (prepare_ranks).
+  std::uint64_t rank_key(std::size_t i, const Entry& e, std::size_t k) const {
+    const std::uint64_t other = e.config == pb_.current[i] ? 0 : 1;
+    return (other << 63) | (place_[static_cast<std::size_t>(e.config)] << 24) | k;  // k < 2^24, places < 2^39
+  }
+  // Job i's entries in rank order (ranked_begin_[i + 1] - ranked_begin_[i] of them), ranked now if not yet.
+  const int* ranked_of(std::size_t i) {
+    int* const out = ranked_.data() + ranked_begin_[i];
+    if (!ranked_done_[i]) {
+      ranked_done_[i] = 1;
+      const auto v = pb_.valid[i];
+      keys_.resize(v.size());
+      for (std::size_t k = 0; k < v.size(); ++k) keys_[k] = rank_key(i, v[k], k);
+      std::sort(keys_.begin(), keys_.end());
+      for (std::size_t k = 0; k < v.size(); ++k) out[k] = static_cast<int>(keys_[k] & ((std::uint64_t{1} << 24) - 1));
     }
+    return out;
+  }
+  // Job i's first option of class 1 (for_each_option(i, true)'s first) without ranking its entries:
+  // its entry of least key (a pinned job: the entry of its current configuration), else no GPUs
+  // (not for a pinned job). False: no option.
+  bool first_option(std::size_t i, int& first) const {
+    // The current configuration's entry ranks first (entries are sorted by configuration).
+    const int own = pb_.current[i] >= 0 ? pb_.entry_of(i, pb_.current[i]) : -1;
+    if (own >= 0 || req_.pinned[i]) {
+      first = own;
+      return own >= 0;
+    }
+    const auto v = pb_.valid[i];
+    if (v.empty()) {
+      first = -1;
+      return true;
+    }
+    std::uint64_t least = rank_key(i, v[0], 0);
+    for (std::size_t k = 1; k < v.size(); ++k) least = std::min(least, rank_key(i, v[k], k));
+    first = static_cast<int>(least & ((std::uint64_t{1} << 24) - 1));
+    return true;
   }
   // Options per job, best first: its current configuration, then fewer GPUs, lower type index,
   // fewer nodes; no GPUs last. Class 2 keeps only terms of the multiset.
@@ -970,7 +1035,7 @@ class CanonicalSearch {
   void build_options() {
     if (options_class_ == (by_sum_ ? 1 : 2)) return;
     options_class_ = by_sum_ ? 1 : 2;
-    rank_entries();
+    prepare_ranks();
     // In decision order and in one array: what a step needs of an option.
     opts_.clear();
     opts_.reserve(ranked_.size() + n_);
@@ -1103,17 +1168,18 @@ class CanonicalSearch {
   // in rank order (a pinned job: only its current configuration), then no GPUs (not for a pinned
   // job); class 2 keeps only terms of the multiset.
   template <class F>
-  void for_each_option(std::size_t i, bool by_sum, F&& f) const {
+  void for_each_option(std::size_t i, bool by_sum, F&& f) {
     const bool pinned = req_.pinned[i] != 0;
-    if (!by_sum && !only_given_.empty() && only_given_[i] != kSeveralGiven) {
+    if (!by_sum && !given_terms_.empty() && given_terms_[i].only != kSeveralGiven) {
       // Class 2 and a job with one option of a given term (its own, mostly): that option alone,
       // under the loop's conditions, without walking its ranked entries.
-      const int k = only_given_[i];
+      const int k = given_terms_[i].only;
       if (k >= 0 ? !pinned || pb_.valid[i][static_cast<std::size_t>(k)].config == pb_.current[i] : !pinned) (void)f(k);
       return;
     }
-    for (std::size_t r = ranked_begin_[i]; r < ranked_begin_[i + 1]; ++r) {
-      const int k = ranked_[r];
+    const int* const ranked = ranked_of(i);
+    for (std::size_t r = 0; r < ranked_begin_[i + 1] - ranked_begin_[i]; ++r) {
+      const int k = ranked[r];
       if (pinned && pb_.valid[i][static_cast<std::size_t>(k)].config != pb_.current[i]) continue;
       if ((by_sum || multiset_[static_cast<std::size_t>(tid(i, k))] != 0) && !f(k)) return;
     }
@@ -1123,29 +1189,60 @@ class CanonicalSearch {
   // Class 1: the range of the terms still to decide after each depth; the class's tolerance and,
   // twice as wide, the pruning's slack (so the search's sums, taken in decision order, never prune
   // a member of the class, whose objective is summed in input order). Once per search.
-  void build_ranges() {
+  // The ranges are least and largest values (build_low_high: the same in any order of a job's
+  // options); the tolerance is a sum, taken in the jobs' rank order (build_ranges).
+  void build_low_high() {
     if (!low_.empty()) return;
     low_.assign(n_ + 1, 0.0);
     high_.assign(n_ + 1, 0.0);
+    // By the way, the magnitude the tolerance sums, in another order (by_sum_out_of_reach's bounds):
+    // per job, then over the jobs.
     double magnitude = std::abs(target_);
+    std::size_t terms = 1;
     for (std::size_t d = n_; d-- > 0;) {
       const std::size_t i = order_[d];
-      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+      double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0.0;
       bool any = false;
-      for_each_option(i, true, [&](int k) {
-        const double v = value_term(i, k);
+      auto add = [&](double v) {
         lo = std::min(lo, v);
         hi = std::max(hi, v);
-        magnitude += std::abs(v);
+        sum += std::abs(v);
         any = true;
-        return true;
-      });
+      };
+      // for_each_option(i, true)'s options in entry order: a pinned job's current configuration,
+      // else every entry, then no GPUs. (Minima and maxima do not depend on the order: a -0 or +0
+      // taken in another order adds to the sums below, which start at +0, alike.)
+      const auto v = pb_.valid[i];
+      const bool pinned = req_.pinned[i] != 0;
+      for (std::size_t k = 0; k < v.size(); ++k)
+        if (!pinned || v[k].config == pb_.current[i]) add(value_term(i, static_cast<int>(k)));
+      if (!pinned) add(value_term(i, -1));
+      magnitude += sum;
+      terms += v.size() + 1;
       if (!any) lo = hi = 0.0;  // (a pin that no longer fits: no option at all)
       low_[d] = low_[d + 1] + lo;
       high_[d] = high_[d + 1] + hi;
     }
-    slack_ = 4.0 * static_cast<double>(n_ + 1) * std::numeric_limits<double>::epsilon() * magnitude;
+    approx_magnitude_ = magnitude;
+    approx_terms_ = terms;
+  }
+  void build_ranges() {
+    if (tolerance_built_) return;
+    tolerance_built_ = true;
+    build_low_high();
+    double magnitude = std::abs(target_);
+    for (std::size_t d = n_; d-- > 0;) {
+      const std::size_t i = order_[d];
+      for_each_option(i, true, [&](int k) {
+        magnitude += std::abs(value_term(i, k));
+        return true;
+      });
+    }
+    slack_ = slack_of(magnitude);
     tolerance_ = slack_ / 2.0;
+  }
+  double slack_of(double magnitude) const {
+    return 4.0 * static_cast<double>(n_ + 1) * std::numeric_limits<double>::epsilon() * magnitude;
   }
 
   // Per option of opts_, its charges in one array: the capacity rows (CapacityUse's, as handles
@@ -1217,16 +1314,24 @@ class CanonicalSearch {
   std::vector<std::size_t> order_;
   Choice given_;
   CapacityUse usage_;
-  std::vector<int> charge_;              // per entry (ranked_begin_'s numbering): usage_'s handle (-1: not yet)
-  std::vector<std::size_t> term_begin_;  // per job: its ids in term_id_ (+ one past the end)
-  std::vector<int> term_id_;             // per job, term(i, k)'s id at term_begin_[i] + k + 1
-  // Per job: its one option k (-1: no GPUs) whose term is a given one, or kSeveralGiven (none, or
-  // two or more: class 2 walks its ranked entries).
+  std::vector<int> charge_;  // per entry (ranked_begin_'s numbering): usage_'s handle (-1: not yet)
+  // Per job with several options of a given term: term(i, k)'s id at term_id_[given_terms_[i].id + k + 1].
+  std::vector<int> term_id_;
+  // Per job: its one option k (-1: no GPUs) whose term is a given one and the term's id, or
+  // kSeveralGiven (two or more: class 2 walks its ranked entries) and where its ids lie in term_id_.
   static constexpr int kSeveralGiven = -2;
-  std::vector<int> only_given_;
+  struct GivenTerms {
+    int only;
+    int id;
+  };
+  std::vector<GivenTerms> given_terms_;
+  int absent_id_ = 0;                      // the id every term that is not a given one shares
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
   std::vector<std::size_t> ranked_begin_;  // per job: its entries in ranked_ (+ one past the end)
-  std::vector<int> ranked_;                // per job, its entries in rank order (rank_entries)
+  std::vector<int> ranked_;                // per job, its entries in rank order (ranked_of)
+  std::vector<char> ranked_done_;          // per job: ranked_ holds its order
+  std::vector<std::uint64_t> place_;       // per configuration: its place in the rank order (prepare_ranks)
+  std::vector<std::uint64_t> keys_;        // ranked_of's scratch
   struct Option {
     int k;           // entry of the job's valid configurations; -1: no GPUs
     int term;        // class 2: tid(job, k)
@@ -1251,6 +1356,10 @@ class CanonicalSearch {
   int options_class_ = 0;                 // the class opts_ (and low_, high_, slack_) were built for; 0: none
   std::vector<double> low_, high_;
   double slack_ = 0.0;
+  bool tolerance_built_ = false;  // slack_ and tolerance_ (build_ranges)
+  // build_low_high's magnitude, summed in another order than build_ranges', and how many terms it sums.
+  double approx_magnitude_ = 0.0;
+  std::size_t approx_terms_ = 0;
   // Class 1's width: 2(n + 1)·ε times the sum of |terms| over every option and |objective|, so at
   // least (n + 1)·ε·(Σ|terms of x| + Σ|terms of y|) for any two allocations x, y: room for the
   // rounding by which two sums of one real value differ (the sums' own, taken in other orders, and
