@@ -99,22 +99,36 @@ void normalise_row(std::span<double> row, double nmin) {
   for (double& g : row) g *= scale;
 }
 
+// goodput_matrix.hpp's utility_of, its arithmetic repeated here so that the common case is inlined
+// into the loop below (a call per entry, 240,000 in a large round, with the error message's code
+// kept out of line); a utility that is not finite goes to utility_of itself, which throws.
+inline double utility(double g, const RoundOptions& options, int config, std::span<const std::string> ids) {
+  double x = std::pow(g, options.p);
+  if (options.p < 0.0 && !(x <= max_negative_p_utility)) x = max_negative_p_utility;
+  if (!std::isfinite(x)) [[unlikely]]
+    return sia::detail::utility_of(g, options.p, options.round_utilities, 0, config, ids);
+  return options.round_utilities ? round_2_decimals(x) : x;
+}
+
 // Entries of job i from its normalised row, in the arithmetic of goodput_matrix.hpp applied to one
 // row: apply_restart_factors (restart factor `r`, all but the current configuration),
 // utility_matrix, then only the usable entries (a pinned job: its current configuration alone),
-// appended to `out`.
-void append_entries(std::span<const ValidConfig> stored, std::span<const double> normalised, int current, double r,
-                    bool pinned, const RoundOptions& options, const std::string& id, std::vector<Entry>& out) {
+// appended to `out`. Returns the largest utility appended (0 if none).
+double append_entries(std::span<const ValidConfig> stored, std::span<const double> normalised, int current, double r,
+                      bool pinned, const RoundOptions& options, const std::string& id, std::vector<Entry>& out) {
   const std::span<const std::string> ids(&id, 1);
+  double best = 0.0;
   for (std::size_t k = 0; k < stored.size(); ++k) {
     const ValidConfig& v = stored[k];
     double g = normalised[k];
     if (current >= 0 && r != 1.0 && v.config != current) g *= r;
     if (!(g > 0.0)) continue;
-    const double u = sia::detail::utility_of(g, options.p, options.round_utilities, 0, v.config, ids);
+    const double u = utility(g, options, v.config, ids);
     if (pinned && v.config != current) continue;
     out.push_back(Entry{v.config, v.gpus, u});
+    best = std::max(best, u);
   }
+  return best;
 }
 
 // The blocks of the next round's cache (RoundCache::blocks): the previous round's blocks that this
@@ -254,36 +268,40 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   pb.integer_weights = true;
   auto add_entries = [&](std::size_t i, CachedJob& b, const CachedJob* keep, double r) {
     begin[i] = entries->size();
+    double best = 0.0;  // the job's largest utility
     if (keep != nullptr) {
       const auto first = prev->entries->begin();
       entries->insert(entries->end(), first + static_cast<std::ptrdiff_t>(keep->entries_begin),
                       first + static_cast<std::ptrdiff_t>(keep->entries_end));
+      best = keep->best;
     } else if (exponent_ok && !overflow) {
       const RowBlock& rows = block_of(b);
       const std::span<const ValidConfig> row(rows.stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
       const std::span<const double> values(rows.goodput.data() + b.rows_begin, b.rows_end - b.rows_begin);
       try {
-        append_entries(row, values, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(), *entries);
+        best = append_entries(row, values, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(),
+                              *entries);
       } catch (const InvalidArgument&) {
         overflow = std::current_exception();
       }
     }
+    b.best = best;
     if (out) {
       b.restart = r;
       b.entries_begin = begin[i];
       b.entries_end = entries->size();
     }
-    double best = 0.0;
-    for (std::size_t k = begin[i]; k < entries->size(); ++k) {
-      const Entry& e = (*entries)[k];
-      best = std::max(best, e.util);
-      // A rigid job charged less than its footprint may need threshold rows its type does not have
-      // (rigid_thresholds: its charge grows between two thresholds of equal capacity).
-      const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(e.config)];
-      if (e.gpus < c.gpus)
-        needed[static_cast<std::size_t>(c.type)] |=
-            rigid_thresholds(c, e.gpus, pb.set.vnode_size[static_cast<std::size_t>(c.type)]);
-    }
+    // A rigid job charged less than its footprint may need threshold rows its type does not have
+    // (rigid_thresholds: its charge grows between two thresholds of equal capacity). Only a row
+    // with such a configuration (CachedJob::short_rows) can have such an entry.
+    if (b.short_rows)
+      for (std::size_t k = begin[i]; k < entries->size(); ++k) {
+        const Entry& e = (*entries)[k];
+        const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(e.config)];
+        if (e.gpus < c.gpus)
+          needed[static_cast<std::size_t>(c.type)] |=
+              rigid_thresholds(c, e.gpus, pb.set.vnode_size[static_cast<std::size_t>(c.type)]);
+      }
     pb.util_bound += pb.weight[i] * best;
     pb.total_weight += pb.weight[i];
     pb.integer_weights = pb.integer_weights && pb.weight[i] == std::floor(pb.weight[i]);
@@ -376,6 +394,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       b.model_slot = was->model_slot;
       b.rows_begin = was->rows_begin;
       b.rows_end = was->rows_end;
+      b.short_rows = was->short_rows;
       // Its utilities too when it holds the same configuration with the same restart factor.
       const bool same_utilities = prev_utilities && was->current == b.current && same_bits(was->restart, r);
       add_entries(i, b, same_utilities ? was : nullptr, r);  // (entries_in_loop: `prev`)
@@ -423,6 +442,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       }
       stored.push_back(v);
       goodput.push_back(g);
+      b.short_rows = b.short_rows || v.gpus < c.gpus;
     }
     b.rows_end = stored.size();
     normalise_row(std::span<double>(goodput.data() + b.rows_begin, b.rows_end - b.rows_begin), nmin);

@@ -59,11 +59,15 @@ struct CachedJob {
   std::uint32_t model_slot = 0;
   std::size_t rows_begin = 0;
   std::size_t rows_end = 0;
+  /// Some row uses fewer GPUs than its configuration (a rigid job's footprint): only then can an
+  /// entry need threshold rows (rigid_thresholds).
+  bool short_rows = false;
   /// Its usable entries (Problem::valid[i]) are RoundCache::entries[entries_begin, entries_end),
   /// for holding `current` with restart factor `restart` (and the cache's p and rounding).
   double restart = 1.0;
   std::size_t entries_begin = 0;
   std::size_t entries_end = 0;
+  double best = 0.0;  ///< the largest utility of those entries (0: none)
 };
 
 /// Do two jobs' rows depend on the same inputs (the model object included)?
