@@ -279,8 +279,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       const std::span<const ValidConfig> row(rows.stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
       const std::span<const double> values(rows.goodput.data() + b.rows_begin, b.rows_end - b.rows_begin);
       try {
-        best = append_entries(row, values, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(),
-                              *entries);
+        best =
+            append_entries(row, values, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(), *entries);
       } catch (const InvalidArgument&) {
         overflow = std::current_exception();
       }

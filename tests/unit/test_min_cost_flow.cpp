@@ -15,8 +15,7 @@ namespace {
 
 // source 0, sink 1, `left` jobs (supply 1..3), `right` nodes; each job has 0..3 arcs to nodes,
 // costs from a small range (ties) or distinct, node capacities tight or roomy; the bypass.
-std::vector<FlowArc> random_network(std::mt19937_64& g, int left, int right, bool roomy, bool distinct,
-                                    int& vertices) {
+std::vector<FlowArc> random_network(std::mt19937_64& g, int left, int right, bool roomy, bool distinct, int& vertices) {
   auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
   std::vector<FlowArc> arcs;
   std::vector<long> into(static_cast<std::size_t>(right), 0);
@@ -71,14 +70,16 @@ TEST_CASE("placement.min_cost_flow.uncongested_as_boost") {
 
 TEST_CASE("placement.min_cost_flow.shortcut_declines") {
   // A node that may receive more than it can take: the search decides.
-  const std::vector<FlowArc> congested{{0, 2, 1, 0}, {0, 3, 1, 0}, {2, 4, 1, 1}, {3, 4, 1, 2}, {4, 1, 1, 0}, {0, 1, 2, 5}};
+  const std::vector<FlowArc> congested{{0, 2, 1, 0}, {0, 3, 1, 0}, {2, 4, 1, 1},
+                                       {3, 4, 1, 2}, {4, 1, 1, 0}, {0, 1, 2, 5}};
   CHECK(uncongested_flow(5, congested, 0, 1).empty());
   CHECK(min_cost_max_flow(5, congested, 0, 1) == std::vector<long>{1, 0, 1, 0, 1, 2});
   // A job choosing one of two equally cheap nodes: several optima, the search decides.
   const std::vector<FlowArc> tie{{0, 2, 1, 0}, {2, 3, 1, 1}, {2, 4, 1, 1}, {3, 1, 1, 0}, {4, 1, 1, 0}, {0, 1, 1, 5}};
   CHECK(uncongested_flow(5, tie, 0, 1).empty());
   // The same with different costs: the cheaper node, directly.
-  const std::vector<FlowArc> cheaper{{0, 2, 1, 0}, {2, 3, 1, 2}, {2, 4, 1, 1}, {3, 1, 1, 0}, {4, 1, 1, 0}, {0, 1, 1, 5}};
+  const std::vector<FlowArc> cheaper{{0, 2, 1, 0}, {2, 3, 1, 2}, {2, 4, 1, 1},
+                                     {3, 1, 1, 0}, {4, 1, 1, 0}, {0, 1, 1, 5}};
   CHECK(uncongested_flow(5, cheaper, 0, 1) == std::vector<long>{1, 0, 1, 0, 1, 1});
   CHECK(min_cost_max_flow(5, cheaper, 0, 1, false) == std::vector<long>{1, 0, 1, 0, 1, 1});
   // Not the Placer's shape (an arc between two nodes): declined.
