@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <unordered_map>
@@ -530,43 +531,31 @@ class CanonicalSearch {
   /// the objective's reachable range), without building every option's charges: a refusal (or a
   /// job without options) settles it. False: the search has to run.
   ///
-  /// The objective's window needs the class's slack, 4(n + 1)·ε times a sum of every option's
-  /// |term| taken in the jobs' rank order (build_ranges), which ranking every job's entries costs;
-  /// the path needs only each job's first option. So the path is walked first with bounds of that
-  /// slack, from the same sum taken in entry order: sums of the same N nonnegative numbers in two
-  /// orders differ by a relative 2(N − 1)·2^-53 at most (far below the bounds' 10^-6 while N ≤ 2^30),
-  /// and the window's tests are monotone in the slack (rounding is), so a test refused with the
-  /// larger bound is refused with the slack, and one passed with the smaller is passed with it. A
-  /// refusal anywhere on the path settles it (the path does not depend on the window's tests
-  /// before it); only when a test falls between the bounds and nothing refuses for certain is the
-  /// slack itself computed and the path walked again.
+  /// A refusal anywhere on the path settles it: the path (each job's first option, the rows' use,
+  /// the forced jobs without GPUs, the prefix sums) does not depend on the tests before it. So the
+  /// path is walked first with the tests that need nothing of the other jobs (an option at all,
+  /// forced jobs without GPUs, capacity and tenant rows), then, only when none refuses, with the
+  /// objective's window, which needs the range of every job's options (build_low_high) and the
+  /// class's slack, 4(n + 1)·ε times a sum of every option's |term| taken in the jobs' rank order
+  /// (build_ranges), which ranking every job's entries costs. The window is tested first with
+  /// bounds of that slack, from the same sum taken in entry order: sums of the same N nonnegative
+  /// numbers in two orders differ by a relative 2(N − 1)·2^-53 at most (far below the bounds'
+  /// 10^-6 while N ≤ 2^30), and the window's tests are monotone in the slack (rounding is), so a
+  /// test refused with the larger bound is refused with the slack, and one passed with the smaller
+  /// is passed with it; only when a test falls between the bounds and none refuses for certain is
+  /// the slack itself computed.
   bool by_sum_out_of_reach(int forced_limit, long long steps) {
     if (static_cast<long long>(n_) > steps) return true;
     if (static_cast<long long>(n_) < steps) return false;
     prepare_ranks();
-    build_low_high();
-    if (!tolerance_built_ && (approx_terms_ > (std::size_t{1} << 30) || !std::isfinite(approx_magnitude_)))
-      build_ranges();
-    while (true) {
-      const double below = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 - 1e-6));
-      const double above = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 + 1e-6));
-      bool unsure = false;
-      if (path_refused(forced_limit, below, above, unsure)) return true;
-      if (!unsure) return false;
-      build_ranges();  // the slack itself: below == above
-    }
-  }
-  // by_sum_out_of_reach's walk along every job's first option, with the slack between `below` and
-  // `above`: true when an option is refused for certain; `unsure` when a window test depends on
-  // where the slack lies between them.
-  bool path_refused(int forced_limit, double below, double above, bool& unsure) {
+    // The path, and its tests that need nothing of the other jobs.
     const std::size_t capacity_rows = pb_.set.rows.size();
     std::vector<long long> bound, used;
     for (const CapacityRow& r : pb_.set.rows) bound.push_back(r.capacity);
     for (const TenantRow& r : tenant_rows_) bound.push_back(r.bound);
     used.assign(bound.size(), 0);
     std::vector<std::pair<int, int>> charges;
-    double prefix = 0.0;
+    std::vector<double> value(n_);  // per depth: its first option's value
     int forced_now = 0;
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
@@ -574,6 +563,7 @@ class CanonicalSearch {
       if (!first_option(i, first)) return true;  // no option at this depth: nothing completes
       if (first < 0) {
         if (req_.forced[i] && forced_now + 1 > forced_limit) return true;
+        forced_now += req_.forced[i] ? 1 : 0;
       } else {
         const Entry& e = pb_.valid[i][static_cast<std::size_t>(first)];
         charges.clear();
@@ -583,21 +573,31 @@ class CanonicalSearch {
             charges.emplace_back(static_cast<int>(capacity_rows + r), static_cast<int>(u));
         for (const auto& [row, g] : charges)
           if (g > 0 && used[static_cast<std::size_t>(row)] + g > bound[static_cast<std::size_t>(row)]) return true;
-      }
-      const double sum = prefix + value_term(i, first);
-      auto out = [&](double slack) {
-        return sum + low_[d + 1] > target_ + slack || sum + high_[d + 1] < target_ - slack;
-      };
-      if (out(above)) return true;
-      if (out(below)) unsure = true;
-      prefix = sum;
-      if (first >= 0) {
         for (const auto& [row, g] : charges) used[static_cast<std::size_t>(row)] += g;
-      } else if (req_.forced[i]) {
-        ++forced_now;
       }
+      value[d] = value_term(i, first);
     }
-    return false;
+    // The objective's window along it.
+    build_low_high();
+    if (!tolerance_built_ && (approx_terms_ > (std::size_t{1} << 30) || !std::isfinite(approx_magnitude_)))
+      build_ranges();
+    while (true) {
+      const double below = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 - 1e-6));
+      const double above = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 + 1e-6));
+      bool unsure = false;
+      double prefix = 0.0;
+      for (std::size_t d = 0; d < n_; ++d) {
+        const double sum = prefix + value[d];
+        auto out = [&](double slack) {
+          return sum + low_[d + 1] > target_ + slack || sum + high_[d + 1] < target_ - slack;
+        };
+        if (out(above)) return true;
+        if (out(below)) unsure = true;  // refused or not, depending on where the slack lies
+        prefix = sum;
+      }
+      if (!unsure) return false;
+      build_ranges();  // the slack itself: below == above
+    }
   }
 
   /// Class 1 (same objective) when `by_sum`, else class 2 (same multiset of terms); at most
@@ -855,17 +855,23 @@ class CanonicalSearch {
     // options' terms are not among the given ones (at 20,000 jobs about 240,000 of 261,000 lookups),
     // and their lookups end at the bitmap (two in three) or at a tag (the rest but one in 65,536)
     // without reading the table, a megabyte there.
-    struct Slot {
-      std::uint64_t bits = 0;
-      int id = -1;
+    struct Slot {  // read only where `taken` says it was written
+      std::uint64_t bits;
+      int id;
     };
-    std::vector<Slot> table(slots);
+    const auto table = std::make_unique_for_overwrite<Slot[]>(slots);
     std::vector<std::uint64_t> taken((slots + 63) / 64, 0);
     std::vector<std::uint16_t> tags(slots, 0);
     auto hash_of = [](std::uint64_t b) { return b * 0x9E3779B97F4A7C15ULL; };
     auto start_of = [&](std::uint64_t h) { return static_cast<std::size_t>(h >> shift); };
     auto tag_of = [&](std::uint64_t h) { return static_cast<std::uint16_t>(h >> (shift - 16)); };  // below the slot's
     auto is_taken = [&](std::size_t h) { return ((taken[h >> 6] >> (h & 63)) & 1U) != 0; };
+    // A filter of 16 bits per job (the top bits of the hash, refining a slot's): set for every
+    // given term, so a clear bit proves a term absent — for all but about one in sixteen absent
+    // terms here, with a branch that is nearly always taken the same way.
+    const std::size_t filter_bits = std::bit_ceil(16 * n_ + 64);
+    const int filter_shift = 64 - std::countr_zero(filter_bits);
+    std::vector<std::uint64_t> filter(filter_bits / 64, 0);
     int absent = 0;  // the number of distinct given terms so far; at the end, the other terms' id
     std::vector<int> given_id(n_);
     for (std::size_t i = 0; i < n_; ++i) {
@@ -877,20 +883,11 @@ class CanonicalSearch {
         table[h] = Slot{b, absent++};
         taken[h >> 6] |= std::uint64_t{1} << (h & 63);
         tags[h] = tag_of(hash);
+        const auto f = static_cast<std::size_t>(hash >> filter_shift);
+        filter[f >> 6] |= std::uint64_t{1} << (f & 63);
       }
       given_id[i] = table[h].id;
     }
-    // A filter of 16 bits per job (the top bits of the hash, refining a slot's): set for every
-    // given term, so a clear bit proves a term absent — for all but about one in sixteen absent
-    // terms here, with a branch that is nearly always taken the same way.
-    const std::size_t filter_bits = std::bit_ceil(16 * n_ + 64);
-    const int filter_shift = 64 - std::countr_zero(filter_bits);
-    std::vector<std::uint64_t> filter(filter_bits / 64, 0);
-    for (std::size_t h = 0; h < slots; ++h)
-      if (is_taken(h)) {
-        const std::size_t f = static_cast<std::size_t>(hash_of(table[h].bits) >> filter_shift);
-        filter[f >> 6] |= std::uint64_t{1} << (f & 63);
-      }
     // The id of a term, or `absent` when it is not a given one.
     auto id_of = [&](std::uint64_t b) {
       const std::uint64_t hash = hash_of(b);
@@ -903,18 +900,41 @@ class CanonicalSearch {
       }
     };
     // Most jobs have one option of a given term (their own): given_terms_ holds it and its id; the
-    // ids of every option are kept only for the others.
+    // ids of every option are kept only for the others. A job's options' filter bits are read
+    // first, without a branch between them (their loads overlap); the table is searched only for
+    // the options whose bit is set other than the job's own (whose term is a given one).
     given_terms_.resize(n_);
     term_id_.clear();
     std::vector<int> ids;
+    std::vector<std::uint64_t> bits;
+    std::vector<unsigned char> hit;
     for (std::size_t i = 0; i < n_; ++i) {
       const auto v = pb_.valid[i];
-      ids.resize(v.size() + 1);
-      const int own = given_[i];  // its id is known
+      const double weight = pb_.weight[i];
+      const std::size_t m = v.size() + 1;  // option k at k + 1 (-1: no GPUs)
+      bits.resize(m);
+      hit.resize(m);
+      std::size_t hits = 0;
+      for (std::size_t at = 0; at < m; ++at) {
+        const std::uint64_t b = term_bits(weight * (at == 0 ? waiting_ : v[at - 1].util));  // term(i, at - 1)
+        const auto f = static_cast<std::size_t>(hash_of(b) >> filter_shift);
+        const auto bit = static_cast<unsigned char>((filter[f >> 6] >> (f & 63)) & 1U);
+        bits[at] = b;
+        hit[at] = bit;
+        hits += bit;
+      }
+      const int own = given_[i];  // its id is known, and its bit is set
+      if (hits == 1) {
+        given_terms_[i] = GivenTerms{own, given_id[i]};
+        continue;
+      }
+      ids.assign(m, absent);
       int given_terms = 0, last = 0;
-      for (int k = -1; k < static_cast<int>(v.size()); ++k) {
-        ids[static_cast<std::size_t>(k + 1)] = k == own ? given_id[i] : id_of(term_bits(term(i, k)));
-        if (ids[static_cast<std::size_t>(k + 1)] != absent) {
+      for (std::size_t at = 0; at < m; ++at) {
+        if (!hit[at]) continue;
+        const int k = static_cast<int>(at) - 1;
+        ids[at] = k == own ? given_id[i] : id_of(bits[at]);
+        if (ids[at] != absent) {
           ++given_terms;
           last = k;
         }
@@ -1043,7 +1063,8 @@ class CanonicalSearch {
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
       for_each_option(i, by_sum_, [&](int k) {
-        opts_.push_back(Option{k, by_sum_ ? -1 : tid(i, k), 0, 0, value_term(i, k)});
+        // (Class 2 compares terms by id: its options' values are not read.)
+        opts_.push_back(by_sum_ ? Option{k, -1, 0, 0, value_term(i, k)} : Option{k, tid(i, k), 0, 0, 0.0});
         return true;
       });
       depth_begin_.push_back(opts_.size());
@@ -1273,6 +1294,7 @@ class CanonicalSearch {
         o.end = static_cast<int>(charges_.size());
       }
     }
+    if (!by_sum_) return;  // the rest is class 1's (node_mask)
     least_.assign(n_, std::numeric_limits<double>::infinity());
     most_.assign(n_, -std::numeric_limits<double>::infinity());
     for (std::size_t d = 0; d < n_; ++d)
