@@ -310,6 +310,18 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   for (std::size_t i = 0; i < n; ++i) {
     const JobSpec& j = jobs[i];
     if (checked == nullptr) validate_job(j, i, cluster.num_types());
+    // The rows and entries of the previous round's job a few places ahead (the jobs usually come in
+    // the same order): read from the blocks and the previous entries, which lie in memory apart
+    // from the arrays this loop walks.
+    if (prev != nullptr && cursor + 6 < prev->jobs.size()) {
+      const CachedJob& ahead = prev->jobs[cursor + 6];
+      if (ahead.has_rows) {
+        const RowBlock& rows = *prev->blocks[ahead.block];
+        __builtin_prefetch(rows.goodput.data() + ahead.rows_begin);
+        __builtin_prefetch(rows.stored.data() + ahead.rows_begin);
+      }
+      if (prev->entries) __builtin_prefetch(prev->entries->data() + ahead.entries_begin);
+    }
     const CachedJob* was = nullptr;
     std::size_t id_hash = 0;  // hash_id(j.id()) when `hashed`
     bool hashed = false;
