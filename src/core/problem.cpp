@@ -99,17 +99,6 @@ void normalise_row(std::span<double> row, double nmin) {
   for (double& g : row) g *= scale;
 }
 
-// goodput_matrix.hpp's utility_of, its arithmetic repeated here so that the common case is inlined
-// into the loop below (a call per entry, 240,000 in a large round, with the error message's code
-// kept out of line); a utility that is not finite goes to utility_of itself, which throws.
-inline double utility(double g, const RoundOptions& options, int config, std::span<const std::string> ids) {
-  double x = std::pow(g, options.p);
-  if (options.p < 0.0 && !(x <= max_negative_p_utility)) x = max_negative_p_utility;
-  if (!std::isfinite(x)) [[unlikely]]
-    return sia::detail::utility_of(g, options.p, options.round_utilities, 0, config, ids);
-  return options.round_utilities ? round_2_decimals(x) : x;
-}
-
 // Entries of job i from its normalised row, in the arithmetic of goodput_matrix.hpp applied to one
 // row: apply_restart_factors (restart factor `r`, all but the current configuration),
 // utility_matrix, then only the usable entries (a pinned job: its current configuration alone),
@@ -123,7 +112,7 @@ double append_entries(std::span<const ValidConfig> stored, std::span<const doubl
     double g = normalised[k];
     if (current >= 0 && r != 1.0 && v.config != current) g *= r;
     if (!(g > 0.0)) continue;
-    const double u = utility(g, options, v.config, ids);
+    const double u = sia::detail::utility_of(g, options.p, options.round_utilities, 0, v.config, ids);
     if (pinned && v.config != current) continue;
     out.push_back(Entry{v.config, v.gpus, u});
     best = std::max(best, u);
