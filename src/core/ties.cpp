@@ -63,9 +63,13 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
       std::memcpy(&bits, &u, sizeof bits);
       const std::uint64_t where =
           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.config)) << 32) | static_cast<std::uint32_t>(e.gpus);
-      h += mix(where * 0x9E3779B97F4A7C15ULL ^ bits);  // (one finaliser per entry: equal jobs still hash alike)
+      // A light mix per entry (a multiply, a shift-xor and a multiply; the finaliser once per job,
+      // below): the groups do not depend on the hash — equal jobs hash alike whatever it is, and
+      // jobs of equal hashes are compared exactly — only how many are compared.
+      const std::uint64_t x = where * 0x9E3779B97F4A7C15ULL ^ bits;
+      h += (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ULL;
     }
-    hash[i] = h;
+    hash[i] = mix(h);
   }
   // Chains of jobs with equal hashes, each in input order, through an open-addressing table of
   // the distinct hashes. (The order of the groups is immaterial: they are disjoint, and
@@ -240,12 +244,19 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
   auto gpus_of = [&](std::size_t job, int config) {
     return pb.valid[job][static_cast<std::size_t>(pb.entry_of(job, config))].gpus;
   };
+  // The allocation's capacity use. Like `holders` below, only a move reads or changes it: built
+  // from the allocation just before its first use.
   CapacityUse usage(pb.set);
-  for (std::size_t i = 0; i < n; ++i)
-    if (ch[i] >= 0) {
-      const Entry& e = pb.valid[i][static_cast<std::size_t>(ch[i])];  // (gpus_of(i, e.config))
-      usage.add(e.config, e.gpus);
-    }
+  bool usage_built = false;
+  auto build_usage = [&] {
+    if (usage_built) return;
+    usage_built = true;
+    for (std::size_t i = 0; i < n; ++i)
+      if (ch[i] >= 0) {
+        const Entry& e = pb.valid[i][static_cast<std::size_t>(ch[i])];  // (gpus_of(i, e.config))
+        usage.add(e.config, e.gpus);
+      }
+  };
   // Configuration -> jobs holding it. Only a move reads or changes it, and most rounds have none
   // (a job whose configuration some other of bit-identical utility outranks is rare): it is built
   // from the allocation just before its first use, as it would stand had it been kept all along.
@@ -274,7 +285,10 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
       for (const Entry& e : pb.valid[i])
         if (e.config != a && same_bits(e.util, ua) && rank(i, e.config) < rank(i, a)) better.push_back(e.config);
       std::sort(better.begin(), better.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
-      if (!better.empty()) build_holders();
+      if (!better.empty()) {
+        build_holders();
+        build_usage();
+      }
       for (const int b : better) {
         usage.remove(a, gpus_of(i, a));
         if (usage.fits(b, gpus_of(i, b))) {
@@ -407,12 +421,18 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
     // of a later one (not running there, not required to run) when it values some configuration
     // exactly as the later job values its own and that configuration fits in its place.
     // Candidates are found by utility (bits), so a round of thousands of jobs does not scan every pair.
+    // Built when the first job without GPUs is met (most large rounds have none): no move happens
+    // before it, so it is the map as it would stand had it been built first.
     std::unordered_map<std::uint64_t, std::set<std::size_t>> served_by_util;
-    for (std::size_t k = 0; k < n; ++k)
-      if (ch[k] >= 0 && !req.pinned[k] && !req.forced[k] && pb.config_of(ch, k) != pb.current[k])
-        served_by_util[bits_of(pb.valid[k][static_cast<std::size_t>(ch[k])].util)].insert(k);
+    bool served_built = false;
     for (std::size_t i = 0; i < n; ++i) {
       if (ch[i] >= 0) continue;
+      if (!served_built) {
+        served_built = true;
+        for (std::size_t k = 0; k < n; ++k)
+          if (ch[k] >= 0 && !req.pinned[k] && !req.forced[k] && pb.config_of(ch, k) != pb.current[k])
+            served_by_util[bits_of(pb.valid[k][static_cast<std::size_t>(ch[k])].util)].insert(k);
+      }
       bool served = false;
       // Latest candidate first: the last job of identical value gives way.
       std::size_t best_k = 0;
@@ -435,6 +455,7 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
         for (const Entry& e : pb.valid[i])
           if (same_bits(e.util, uc)) better.push_back(e.config);
         std::sort(better.begin(), better.end(), [&](int x, int y) { return rank(i, x) < rank(i, y); });
+        build_usage();
         usage.remove(c, gpus_of(k, c));
         for (const int d : better)
           if (usage.fits(d, gpus_of(i, d))) {
