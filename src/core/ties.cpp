@@ -1219,6 +1219,21 @@ class CanonicalSearch {
       if (k >= 0 ? !pinned || pb_.valid[i][static_cast<std::size_t>(k)].config == pb_.current[i] : !pinned) (void)f(k);
       return;
     }
+    if (!by_sum && !given_terms_.empty()) {
+      // Class 2 and a job with several options of a given term: those options (a term is given
+      // exactly when its id is not the absent one) in rank order, without ranking the others.
+      const int* const ids = term_id_.data() + given_terms_[i].id;  // option k at k + 1
+      const auto v = pb_.valid[i];
+      keys_.clear();
+      for (std::size_t k = 0; k < v.size(); ++k)
+        if (ids[k + 1] != absent_id_ && (!pinned || v[k].config == pb_.current[i]))
+          keys_.push_back(rank_key(i, v[k], k));
+      std::sort(keys_.begin(), keys_.end());
+      for (const std::uint64_t key : keys_)
+        if (!f(static_cast<int>(key & ((std::uint64_t{1} << 24) - 1)))) return;
+      if (!pinned && ids[0] != absent_id_) (void)f(-1);
+      return;
+    }
     const int* const ranked = ranked_of(i);
     for (std::size_t r = 0; r < ranked_begin_[i + 1] - ranked_begin_[i]; ++r) {
       const int k = ranked[r];
