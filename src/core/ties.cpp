@@ -146,10 +146,14 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
     return pb.gain(i, pb.valid[i][static_cast<std::size_t>(k)]);
   };
   auto gpus_on = [&](std::size_t i, int c) { return pb.valid[i][static_cast<std::size_t>(pb.entry_of(i, c))].gpus; };
-  // Jobs holding each configuration that is not their current one, latest first.
+  // Per job its configuration in `ch` (kept up to date by the swaps below: one read of each job's
+  // entry instead of one per pass), and the jobs holding each configuration that is not their
+  // current one, latest first.
+  std::vector<int> config(n);
+  for (std::size_t i = 0; i < n; ++i) config[i] = pb.config_of(ch, i);
   std::unordered_map<int, std::vector<std::size_t>> holders;
   for (std::size_t i = n; i-- > 0;) {
-    const int c = pb.config_of(ch, i);
+    const int c = config[i];
     if (c >= 0 && c != pb.current[i]) holders[c].push_back(i);
   }
   // A swap with holder i helps k when gk_cur + gi_other >= gi_cur + gk_other, i.e. when
@@ -180,13 +184,13 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
   };
   for (std::size_t k = 0; k < n; ++k) {
     const int cur = pb.current[k];
-    if (cur < 0 || req.pinned[k] || pb.config_of(ch, k) == cur) continue;
+    if (cur < 0 || req.pinned[k] || config[k] == cur) continue;
     const auto gk_cur = gain_on(k, cur);
     if (!gk_cur) continue;  // the current configuration is no longer usable (e.g. restart factor 0)
     const auto it = holders.find(cur);
     if (it == holders.end()) continue;
     auto& list = it->second;
-    const int other = pb.config_of(ch, k);
+    const int other = config[k];
     const auto gk_other = gain_on(k, other);
     if (!gk_other) continue;  // k cannot take its own choice: impossible, but then no swap helps
     const double need = *gk_other - *gk_cur;
@@ -194,7 +198,7 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
     if (b < need - 1e-9 * (1.0 + std::abs(*gk_other) + std::abs(*gk_cur) + std::abs(b))) continue;
     for (std::size_t pos = 0; pos < list.size(); ++pos) {
       const std::size_t i = list[pos];
-      if (pb.config_of(ch, i) != cur) continue;  // stale: i already gave this configuration away
+      if (config[i] != cur) continue;  // stale: i already gave this configuration away
       const auto gi_other = gain_on(i, other);
       const auto gi_cur = gain_on(i, cur);
       if (!gi_other || !gi_cur) continue;
@@ -204,6 +208,8 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
       if (gpus_on(k, cur) != gpus_on(i, cur) || (other >= 0 && gpus_on(i, other) != gpus_on(k, other))) continue;
       ch[k] = pb.entry_of(k, cur);
       ch[i] = other < 0 ? -1 : pb.entry_of(i, other);
+      config[k] = cur;
+      config[i] = other;
       list.erase(list.begin() + static_cast<std::ptrdiff_t>(pos));
       if (other >= 0 && other != pb.current[i]) {
         holders[other].push_back(i);
@@ -1053,8 +1059,13 @@ class CanonicalSearch {
   // its entry of least key (a pinned job: the entry of its current configuration), else no GPUs
   // (not for a pinned job). False: no option.
   bool first_option(std::size_t i, int& first) const {
-    // The current configuration's entry ranks first (entries are sorted by configuration).
-    const int own = pb_.current[i] >= 0 ? pb_.entry_of(i, pb_.current[i]) : -1;
+    // The current configuration's entry ranks first (entries are sorted by configuration; a job
+    // that keeps its configuration holds that entry in the given allocation).
+    const int current = pb_.current[i], held = given_[i];
+    const int own = current < 0 ? -1
+                    : held >= 0 && pb_.valid[i][static_cast<std::size_t>(held)].config == current
+                        ? held
+                        : pb_.entry_of(i, current);
     if (own >= 0 || req_.pinned[i]) {
       first = own;
       return own >= 0;
