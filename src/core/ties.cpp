@@ -858,14 +858,22 @@ class CanonicalSearch {
   }
   // usage_'s handle on job i's option k (k >= 0), found on the first visit (one array for every
   // job's entries, in the jobs' order: ranked_begin_ numbers them).
+  // (The handles are written only where charge_known_ says so: a search reads a few percent of
+  // them, and filling an array of every entry cost more.)
   int charge(std::size_t i, int k) {
-    if (charge_.empty()) charge_.assign(ranked_begin_[n_], -1);
-    int& h = charge_[ranked_begin_[i] + static_cast<std::size_t>(k)];
-    if (h < 0) {
-      const Entry& e = pb_.valid[i][static_cast<std::size_t>(k)];
-      h = usage_.handle(e.config, e.gpus);
+    if (!charge_) {
+      charge_ = std::make_unique_for_overwrite<int[]>(ranked_begin_[n_]);
+      charge_known_.assign(ranked_begin_[n_] / 64 + 1, 0);
     }
-    return h;
+    const std::size_t at = ranked_begin_[i] + static_cast<std::size_t>(k);
+    std::uint64_t& known = charge_known_[at >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (at & 63);
+    if ((known & bit) == 0) {
+      const Entry& e = pb_.valid[i][static_cast<std::size_t>(k)];
+      charge_[at] = usage_.handle(e.config, e.gpus);
+      known |= bit;
+    }
+    return charge_[at];
   }
   // Class 2 counts terms by a dense id (bits compared exactly) in arrays, not by bits in a hash
   // map on every step: the given allocation's terms are numbered, every other term shares one id
@@ -1034,7 +1042,7 @@ class CanonicalSearch {
     }
     ranked_begin_.assign(n_ + 1, 0);
     for (std::size_t i = 0; i < n_; ++i) ranked_begin_[i + 1] = ranked_begin_[i] + pb_.valid[i].size();
-    ranked_.resize(ranked_begin_[n_]);
+    ranked_ = std::make_unique_for_overwrite<int[]>(ranked_begin_[n_]);  // written by ranked_of before it is read
     ranked_done_.assign(n_, 0);
   }
   // Job i's entry k's key: sorted ascending, the rank order (prepare_ranks).
@@ -1044,7 +1052,7 @@ class CanonicalSearch {
   }
   // Job i's entries in rank order (ranked_begin_[i + 1] - ranked_begin_[i] of them), ranked now if not yet.
   const int* ranked_of(std::size_t i) {
-    int* const out = ranked_.data() + ranked_begin_[i];
+    int* const out = ranked_.get() + ranked_begin_[i];
     if (!ranked_done_[i]) {
       ranked_done_[i] = 1;
       const auto v = pb_.valid[i];
@@ -1090,7 +1098,7 @@ class CanonicalSearch {
     prepare_ranks();
     // In decision order and in one array: what a step needs of an option.
     opts_.clear();
-    opts_.reserve(ranked_.size() + n_);
+    opts_.reserve(ranked_begin_[n_] + n_);
     depth_begin_.assign(1, 0);
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
@@ -1383,7 +1391,8 @@ class CanonicalSearch {
   std::vector<std::size_t> order_;
   Choice given_;
   CapacityUse usage_;
-  std::vector<int> charge_;  // per entry (ranked_begin_'s numbering): usage_'s handle (-1: not yet)
+  std::unique_ptr<int[]> charge_;            // per entry (ranked_begin_'s numbering): usage_'s handle,
+  std::vector<std::uint64_t> charge_known_;  // where a bit is set
   // Per job with several options of a given term: term(i, k)'s id at term_id_[given_terms_[i].id + k + 1].
   std::vector<int> term_id_;
   // Per job: its one option k (-1: no GPUs) whose term is a given one and the term's id, or
@@ -1397,7 +1406,7 @@ class CanonicalSearch {
   int absent_id_ = 0;                      // the id every term that is not a given one shares
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
   std::vector<std::size_t> ranked_begin_;  // per job: its entries in ranked_ (+ one past the end)
-  std::vector<int> ranked_;                // per job, its entries in rank order (ranked_of)
+  std::unique_ptr<int[]> ranked_;          // per job, its entries in rank order (ranked_of)
   std::vector<char> ranked_done_;          // per job: ranked_ holds its order
   std::vector<std::uint64_t> place_;       // per configuration: its place in the rank order (prepare_ranks)
   std::vector<std::uint64_t> keys_;        // ranked_of's scratch
