@@ -571,7 +571,7 @@ class CanonicalSearch {
   /// test refused with the larger bound is refused with the slack, and one passed with the smaller
   /// is passed with it; only when a test falls between the bounds and none refuses for certain is
   /// the slack itself computed.
-  bool by_sum_out_of_reach(int forced_limit, long long steps) {
+  bool by_sum_out_of_reach(int forced_limit, long long steps, double margin) {
     if (static_cast<long long>(n_) > steps) return true;
     if (static_cast<long long>(n_) < steps) return false;
     prepare_ranks();
@@ -609,8 +609,8 @@ class CanonicalSearch {
     if (!tolerance_built_ && (approx_terms_ > (std::size_t{1} << 30) || !std::isfinite(approx_magnitude_)))
       build_ranges();
     while (true) {
-      const double below = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 - 1e-6));
-      const double above = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 + 1e-6));
+      const double below = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 - margin));
+      const double above = tolerance_built_ ? slack_ : slack_of(approx_magnitude_ * (1.0 + margin));
       bool unsure = false;
       double prefix = 0.0;
       for (std::size_t d = 0; d < n_; ++d) {
@@ -623,6 +623,7 @@ class CanonicalSearch {
         prefix = sum;
       }
       if (!unsure) return false;
+      ++stats_.windows_unsure;
       build_ranges();  // the slack itself: below == above
     }
   }
@@ -1464,7 +1465,7 @@ class CanonicalSearch {
 #undef SIA_TIES_INLINE
 
 bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget, bool shortcuts,
-                          ExactSearchStats* stats) {
+                          ExactSearchStats* stats, double window_margin) {
   if (pb.num_jobs() == 0) return true;
   CanonicalSearch search(pb, req, ch);
   search.count_dead_ends(shortcuts);
@@ -1480,7 +1481,7 @@ bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch
   auto settle = [&](bool by_sum, long long share) -> std::optional<Choice> {
     int lo = 0, hi = search.forced_waiting();
     // Rounds of as many jobs as class 1's share or more: no search when it cannot settle.
-    if (by_sum && shortcuts && search.by_sum_out_of_reach(hi, share)) return std::nullopt;
+    if (by_sum && shortcuts && search.by_sum_out_of_reach(hi, share, window_margin)) return std::nullopt;
     std::optional<Choice> best = search.run(by_sum, hi, share);  // the given allocation qualifies
     if (!best) return std::nullopt;
     while (lo < hi) {

@@ -77,14 +77,20 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
  */
 /// What canonicalize_exactly's shortcuts did (tests check that they ran): class 2's dead ends whose
 /// steps were counted instead of walked, of which the ones that ended the search (the budget ran out
-/// in there), and the ones it could not count (walked).
+/// in there), and the ones it could not count (walked); class 1's skip tests whose window test fell
+/// between the bounds of the slack, so that the slack itself was computed.
 struct ExactSearchStats {
   long long dead_ends_counted = 0;
   long long dead_ends_out_of_budget = 0;
   long long dead_ends_walked = 0;
+  long long windows_unsure = 0;
 };
 
+/// `window_margin`: the relative margin of the bounds of class 1's slack that its skip test tries
+/// before computing the slack itself (1e-6: far above the 2(N − 1)·2^-53 by which the two sums of
+/// the magnitude differ). Any margin in [that, 1) gives the same result; tests widen it so that the
+/// window's tests fall between the bounds (the slack then computed) on ordinary rounds.
 bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget = 1'000'000,
-                          bool shortcuts = true, ExactSearchStats* stats = nullptr);
+                          bool shortcuts = true, ExactSearchStats* stats = nullptr, double window_margin = 1e-6);
 
 }  // namespace sia::detail
