@@ -79,6 +79,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     }
     for (const Entry& v : pb.valid[i]) ncols += v.config == pb.current[i] ? 1 : 0;
   }
+  m.columns_are_entries = pb.valid.begin_of(0) == 0 && ncols == pb.valid.begin_of(n);
   milp.obj.reserve(ncols);
   milp.col_lower.reserve(ncols);
   milp.col_upper.assign(ncols, 1.0);
@@ -195,7 +196,12 @@ int objective_exponent(const MilpModel& milp) noexcept {
   return exponent_of(big);
 }
 
-bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
+namespace {
+
+// answer_feasible(f, x); `ones` (when not null) receives the columns at 1, ascending, when the
+// verdict came from them (every value 0 or 1, no tenant rows): then `*listed` is true.
+bool feasible_listing_ones(const Formulation& f, const std::vector<double>& x, std::vector<std::size_t>* ones,
+                           bool* listed) {
   constexpr double tol = 1e-6;
   const MilpModel& milp = f.milp;
   const std::size_t ncols = f.cols.size();
@@ -209,6 +215,7 @@ bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
     // is_feasible's column test holds for 0 and 1 within formulate's bounds [0, 1] — integrality
     // too —, but for a pinned column (bounds [1, 1]) at 0: checked below, from the few pinned.
     if (v == 0.0) continue;
+    if (ones != nullptr) ones->push_back(j);
     // Column j's entries (formulate): 1 in its job's choice row, its charges in the capacity rows.
     // Every value is an integer and every sum stays far below 2^53: exact in any order, as
     // is_feasible's sum over all entries (the columns at 0 add 0) is.
@@ -223,21 +230,34 @@ bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
     if (x[static_cast<std::size_t>(j)] == 0.0) return false;
   for (std::size_t i = 0; i < act.size(); ++i)
     if (act[i] < milp.row_lower[i] - tol || act[i] > milp.row_upper[i] + tol) return false;
+  if (listed != nullptr) *listed = true;
   return true;
+}
+
+}  // namespace
+
+bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
+  return feasible_listing_ones(f, x, nullptr, nullptr);
 }
 
 bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& x, const Requirements& req,
             Choice& out) {
-  if (x.size() != m.cols.size() || !answer_feasible(m, x)) return false;
+  // The chosen columns first (one in a dozen or so), then their entries: each entry is a cache miss
+  // in an array of megabytes, fetched ahead of use (a hint only) while the ones before are read.
+  // When every value is 0 or 1 the answer's check lists the columns at 1 as it reads them (the
+  // chosen ones: a pass over every value less).
+  std::vector<std::size_t> chosen;
+  chosen.reserve(pb.num_jobs());
+  bool listed = false;
+  if (x.size() != m.cols.size() || !feasible_listing_ones(m, x, &chosen, &listed)) return false;
+  if (!listed) {
+    chosen.clear();
+    for (std::size_t c = 0; c < x.size(); ++c)
+      if (x[c] > 0.5) chosen.push_back(c);
+  }
   out.assign(pb.num_jobs(), -1);
   CapacityUse usage(pb.set);
   TenantUse tenants(pb, m.tenant_rows);
-  // The chosen columns first (one in a dozen or so), then their entries: each entry is a cache miss
-  // in an array of megabytes, fetched ahead of use (a hint only) while the ones before are read.
-  std::vector<std::size_t> chosen;
-  chosen.reserve(pb.num_jobs());
-  for (std::size_t c = 0; c < x.size(); ++c)
-    if (x[c] > 0.5) chosen.push_back(c);
   constexpr std::size_t ahead = 16;
   for (std::size_t t = 0; t < chosen.size(); ++t) {
 #if defined(__GNUC__)

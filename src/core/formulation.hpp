@@ -36,6 +36,11 @@ struct Formulation {
   std::vector<int> pinned_cols;
   std::vector<std::pair<int, int>> column_charge;
   std::vector<std::pair<int, int>> charges;
+  /// Every job has a column for each of its usable entries (no pinned job with entries besides its
+  /// current one, as the round's requirements always give): column c is then entry c of
+  /// Problem::valid's flat array (EntryRows::all()), and job i's columns are
+  /// [valid.begin_of(i), valid.begin_of(i + 1)).
+  bool columns_are_entries = false;
   /// The job of column `c`, and its entry.
   [[nodiscard]] std::size_t job_of(std::size_t c) const { return static_cast<std::size_t>(cols[c].job); }
   [[nodiscard]] const Entry& entry_of(const Problem& pb, std::size_t c) const {

@@ -5,6 +5,7 @@
 
 #include <sia/configuration_set.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -49,6 +50,25 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
     // The list the cache was made with, on the same cluster (build_problem matched the jobs to it):
     // by position. Same values as the lookups below.
     params.start_values.assign(f.cols.size(), 0.0);
+    if (f.columns_are_entries) {
+      // Job by job: its columns are its entries (Formulation::columns_are_entries), and its
+      // configuration (distinct among its entries) is looked up in its own entries only — the
+      // columns' (job, entry) pairs and most entries are not read at all.
+      double* const values = params.start_values.data();
+      for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const int at = pb.previous_position[i];
+        const std::size_t first = pb.valid.begin_of(i);
+        if (at < 0) {
+          std::fill(values + first, values + pb.valid.begin_of(i + 1), std::numeric_limits<double>::quiet_NaN());
+          continue;
+        }
+        const int config = cache->allocated[static_cast<std::size_t>(at)];
+        if (config < 0) continue;
+        const int k = pb.entry_of(i, config);
+        if (k >= 0) values[first + static_cast<std::size_t>(k)] = 1.0;
+      }
+      return;
+    }
     for (std::size_t c = 0; c < f.cols.size(); ++c) {
       const int at = pb.previous_position[f.job_of(c)];
       if (at < 0)
@@ -94,20 +114,23 @@ std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const Cluste
         w->prices.push_back(
             WarmStart::RowPrice{cluster.types[static_cast<std::size_t>(rows[r].type)].name(), rows[r].min_item_gpus,
                                 price_of_dual(pb, result.row_duals[static_cast<std::size_t>(f.capacity_row[r])])});
+  // Each job's configuration once (the cache keeps the list), then the allocations, built in
+  // place (a temporary per job cost a second copy of its strings).
+  std::vector<int> allocated(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) allocated[i] = pb.config_of(choice, i);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const int c = pb.config_of(choice, i);
-    if (c < 0) {
-      w->allocations.push_back(WarmStart::Allocation{jobs[i].id(), {}, 0, 0});
-      continue;
-    }
+    WarmStart::Allocation& a = w->allocations.emplace_back();
+    a.job = jobs[i].id();
+    const int c = allocated[i];
+    if (c < 0) continue;
     const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(c)];
-    w->allocations.push_back(WarmStart::Allocation{
-        jobs[i].id(), cluster.types[static_cast<std::size_t>(cfg.type)].name(), cfg.nodes, cfg.gpus});
+    a.gpu_type = cluster.types[static_cast<std::size_t>(cfg.type)].name();
+    a.nodes = cfg.nodes;
+    a.gpus = cfg.gpus;
   }
   if (cache && cache->jobs.size() == jobs.size()) {
     cache->allocations = w->allocations.data();
-    cache->allocated.resize(jobs.size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) cache->allocated[i] = pb.config_of(choice, i);
+    cache->allocated = std::move(allocated);
     w->cache = std::move(cache);
   }
   return w;

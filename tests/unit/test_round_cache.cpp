@@ -26,6 +26,7 @@
 #include "core/formulation.hpp"
 #include "core/problem.hpp"
 #include "core/round_cache.hpp"
+#include "core/warm_start.hpp"
 #include "round_instances.hpp"
 
 namespace {
@@ -166,6 +167,21 @@ TEST_CASE("round.cache.problem_is_bit_identical") {
                                                      nullptr, cache);
         check_same_problem(cold, warm);
         CHECK(warm.previous_position.size() == in.jobs.size());  // the cache was used
+        // The round's columns are its entries (Formulation::columns_are_entries), and the warm
+        // start applied by position through them is the one looked up by id and name.
+        const auto f = sia::detail::formulate(warm, warm.required);
+        CHECK(f.columns_are_entries);
+        for (std::size_t c = 0; c < f.cols.size(); ++c) {
+          const auto job = static_cast<std::size_t>(f.cols[c].job);
+          REQUIRE(warm.valid.begin_of(job) + static_cast<std::size_t>(f.cols[c].entry) == c);
+        }
+        sia::MilpParams by_position, by_id;
+        sia::detail::apply_warm_start(*r.warm_start, warm, in.cluster, in.jobs, f, by_position);
+        sia::detail::apply_warm_start(*without_cache(r.warm_start), warm, in.cluster, in.jobs, f, by_id);
+        REQUIRE(by_position.start_values.size() == by_id.start_values.size());
+        for (std::size_t c = 0; c < by_id.start_values.size(); ++c)
+          CHECK(std::bit_cast<std::uint64_t>(by_position.start_values[c]) ==
+                std::bit_cast<std::uint64_t>(by_id.start_values[c]));
         r = sia::run_round(in.cluster, in.jobs, ow);
       }
     }
@@ -359,7 +375,7 @@ TEST_CASE("round.answer_check_matches_is_feasible") {
   // is 0 or 1) gives MilpModel::is_feasible's verdict: feasible answers grown greedily, random 0/1
   // vectors, and both with values that are not 0 or 1.
   std::mt19937 rng(11);
-  std::size_t checked = 0, feasible = 0;
+  std::size_t checked = 0, feasible = 0, decoded = 0;
   for (const std::string& family : sia::bench::instance_families())
     for (int gpus : {64, 512})
       for (unsigned seed = 1; seed <= 2; ++seed) {
@@ -392,6 +408,16 @@ TEST_CASE("round.answer_check_matches_is_feasible") {
           if (!f.milp.is_feasible(grown, 1e-6)) grown[c] = 0.0;
         }
         check(grown);
+        // decode reads the chosen columns from the check's list: each job gets its column at 1.
+        if (f.milp.is_feasible(grown, 1e-6)) {
+          sia::detail::Choice choice;
+          REQUIRE(sia::detail::decode(pb, f, grown, pb.required, choice));
+          std::vector<int> expected(pb.num_jobs(), -1);
+          for (std::size_t c = 0; c < ncols; ++c)
+            if (grown[c] == 1.0) expected[f.job_of(c)] = f.cols[c].entry;
+          CHECK(choice == expected);
+          ++decoded;
+        }
         std::uniform_int_distribution<std::size_t> col(0, ncols - 1);
         for (int k = 0; k < 36; ++k) {
           std::vector<double> x = grown;
@@ -424,6 +450,7 @@ TEST_CASE("round.answer_check_matches_is_feasible") {
       }
   MESSAGE("answer checks compared: " << checked << ", feasible: " << feasible);
   CHECK(feasible > checked / 10);
+  CHECK(decoded > 20);
 }
 
 TEST_CASE("round.formulation_recycled_arrays") {
@@ -444,7 +471,7 @@ TEST_CASE("round.formulation_recycled_arrays") {
            x.is_integer == y.is_integer && x.row_lower == y.row_lower && x.row_upper == y.row_upper &&
            x.obj_offset == y.obj_offset && a.column_charge == b.column_charge && a.charges == b.charges &&
            a.choice_row == b.choice_row && a.pinned_cols == b.pinned_cols && a.capacity_row == b.capacity_row &&
-           a.exponent == b.exponent;
+           a.exponent == b.exponent && a.columns_are_entries == b.columns_are_entries;
   };
   std::vector<sia::detail::Problem> problems;
   for (const std::string& family : sia::bench::instance_families())
