@@ -183,6 +183,8 @@ void run(benchmark::State& state, const std::string& family, int gpus, const std
 // WarmPlaced rows: the same rounds, with every job also reporting the GPUs it was placed on (its
 // `current` placement), as a scheduler that applied the decision does. Placement then checks and
 // keeps the reported placements instead of placing every job anew.
+// WarmPrices rows: the same rounds as Warm, with prices computed (RoundOptions::compute_prices, on
+// by default), cold and warm alike: each round's native LP is then solved to its optimum.
 // The same decision: every job's configuration, GPUs and placement.
 bool same_decision(const RoundResult& a, const RoundResult& b) {
   if (a.decisions.size() != b.decisions.size()) return false;
@@ -199,10 +201,12 @@ double restart_of(const JobSpec& j) {
   return j.current() ? restart_factor(j.age_s(), static_cast<double>(j.restarts()), j.restart_cost_s()) : 1.0;
 }
 
-void run_warm(benchmark::State& state, const std::string& family, int gpus, bool placed) {
+void run_warm(benchmark::State& state, const std::string& family, int gpus, bool placed, bool prices) {
   RoundOptions o;
   o.time_limit = std::chrono::milliseconds(60000);
-  o.compute_prices = false;  // the prices a warm start needs come with the solution anyway
+  // Warm and WarmPlaced rows: no prices (the prices a warm start needs come with the solution
+  // anyway); WarmPrices rows: prices, as RoundOptions asks for them by default.
+  o.compute_prices = prices;
   std::vector<double> cold_solve, warm_solve, cold_total, warm_total, cold_cpu, warm_cpu;
   std::vector<double> jobs, changed_jobs, new_restart, zero_flips;
   unsigned seed = 1;
@@ -302,6 +306,7 @@ void run_warm(benchmark::State& state, const std::string& family, int gpus, bool
   row.new_restart = percentile(new_restart, 0.5);
   row.restart_zero_flips = percentile(zero_flips, 0.5);
   row.placed = placed;
+  row.prices = prices;
   warm_rows().push_back(row);
 }
 
@@ -327,13 +332,14 @@ const bool registered = [] {
             ->Iterations(seeds * reps);
       }
     }
-  for (const bool placed : {false, true})
+  for (const char* kind : {"Warm/", "WarmPlaced/", "WarmPrices/"})
     for (int gpus : {2048, 16384, 100000})
       for (const char* family : {"helios", "tables"}) {
-        if (placed && gpus < 16384) continue;
+        const bool placed = kind == std::string("WarmPlaced/"), prices = kind == std::string("WarmPrices/");
+        if ((placed || prices) && gpus < 16384) continue;
         benchmark::RegisterBenchmark(
-            ((placed ? "WarmPlaced/" : "Warm/") + std::string(family) + "/" + std::to_string(gpus)).c_str(),
-            [family, gpus, placed](benchmark::State& st) { run_warm(st, family, gpus, placed); })
+            (kind + std::string(family) + "/" + std::to_string(gpus)).c_str(),
+            [family, gpus, placed, prices](benchmark::State& st) { run_warm(st, family, gpus, placed, prices); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
             ->Iterations(gpus >= 100000 ? 3 : 5);
@@ -355,10 +361,10 @@ void print_solver_table(std::FILE* out) {
           out,
           "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %d/%d | %.0f | %.0f | %.0f "
           "| %.0f |\n",
-          (w.family + (w.placed ? " (placements reported)" : "")).c_str(), w.gpus, w.cold_solve_ms, w.warm_solve_ms,
-          w.warm_solve_ms / w.cold_solve_ms, w.cold_round_ms, w.warm_round_ms, w.warm_round_ms / w.cold_round_ms,
-          w.cold_cpu_ms, w.warm_cpu_ms, w.warm_cpu_ms / w.cold_cpu_ms, w.same_as_cold, w.rounds, w.jobs, w.changed_jobs,
-          w.new_restart, w.restart_zero_flips);
+          (w.family + (w.placed ? " (placements reported)" : "") + (w.prices ? " (prices)" : "")).c_str(), w.gpus,
+          w.cold_solve_ms, w.warm_solve_ms, w.warm_solve_ms / w.cold_solve_ms, w.cold_round_ms, w.warm_round_ms,
+          w.warm_round_ms / w.cold_round_ms, w.cold_cpu_ms, w.warm_cpu_ms, w.warm_cpu_ms / w.cold_cpu_ms,
+          w.same_as_cold, w.rounds, w.jobs, w.changed_jobs, w.new_restart, w.restart_zero_flips);
   }
   if (rows().empty()) return;
   std::fprintf(

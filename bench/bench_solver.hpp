@@ -34,6 +34,8 @@ struct WarmRow {
   /// The jobs reported the GPUs they were placed on (WarmPlaced rows), as a scheduler that applied
   /// the decision does; otherwise placements are unknown and every round places every job anew.
   bool placed = false;
+  /// The rounds computed prices (WarmPrices rows), as RoundOptions does by default.
+  bool prices = false;
 };
 
 /// Markdown tables of every Warm and Solver benchmark that ran (nothing when none did).

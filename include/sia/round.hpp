@@ -47,7 +47,9 @@ struct RoundOptions {
   bool round_utilities = false;
   /// Report RoundResult::prices (docs/decision.md): the capacity-row duals of the round's LP
   /// relaxation, computed by one routine whatever the backend (an extra native LP solve unless the
-  /// backend is native without a warm start); turn off when prices are not needed.
+  /// backend is native, whose own LP is then solved to its optimum: a warm round's native LP starts
+  /// from the previous prices and may end at other optimal duals where they are not unique); turn
+  /// off when prices are not needed.
   bool compute_prices = true;
   /// Start from a previous round (its RoundResult::warm_start): the backend may begin its search
   /// from that round's prices and allocation. Never changes the answer beyond `relative_gap`.

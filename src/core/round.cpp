@@ -497,12 +497,15 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   // one thread), by the same routine whichever backend chose the allocation. LP duals are not
   // unique when the relaxation is degenerate, so each backend's own duals would differ.
   if (options.compute_prices && out.ok && !res.fallback && model.milp.num_cols() > 0) {
-    // A native backend without an explicit warm start keeps its own duals: they are the routine's
-    // numbers for a fresh instance, and an instance reused across rounds (the simulator's) is
-    // not charged a second LP per round — its duals may then differ where the LP's are not unique.
+    // A native backend keeps its own duals: they are the routine's numbers for a fresh instance,
+    // and a round started warm (RoundOptions::warm_start) or an instance reused across rounds
+    // (the simulator's) is not charged a second, cold LP — its LP started from the previous
+    // prices, so its duals may differ where the LP's are not unique. (That LP from zero cost a
+    // warm round at 100,000 GPUs about 50 ms, more than the warm round itself: with prices asked
+    // for, as by default, a warm round was slower than a cold one.)
     // A native answer that did not prove its gap may carry duals of another LP than the cold
     // root's (seen once in 10^4 recompute rounds: λ = 1e100, p = 2), so it is priced again.
-    const bool own_duals = !warm && solver.name() == "native" && res.status == RoundStatus::optimal;
+    const bool own_duals = solver.name() == "native" && res.status == RoundStatus::optimal;
     if (!own_duals) {
       auto native = make_milp_solver("native");
       MilpParams pp;
