@@ -53,6 +53,7 @@ TEST_HOOKS = {
     "bench/round_instances.hpp": "the solver bench's instance families, solved by every backend in the tests",
     "placement/min_cost_flow.hpp": "the Placer's direct flow for uncongested networks, against Boost's search",
     "placement/place_held.hpp": "the Placer with current allocations by pointer, against place() with copies",
+    "placement/capacity_model.hpp": "the Placer's capacity model: kept jobs applied at once against one by one",
     # Tie rule 5's search started from every optimal allocation of small rounds (test_ties_weighted.cpp).
     "core/problem.hpp": "the round's problem, to hand the tie search allocations of its own",
     "core/ties.hpp": "the tie search alone: the same canonical decision from every optimum",

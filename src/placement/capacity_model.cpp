@@ -35,12 +35,34 @@ CapacityModel::CapacityModel(int s, const std::vector<int>& node_size, long long
       dist_(node_size.size(), 0),
       cap_(static_cast<std::size_t>(levels_), 0),
       items_(static_cast<std::size_t>(levels_), 0) {
+  recount();
+  if (levels_ > 0) items_[0] += reserved;
+}
+
+void CapacityModel::recount() {
+  std::fill(cap_.begin(), cap_.end(), 0LL);
+  eligible_ = 0;
+  conflicts_ = 0;
   for (std::size_t i = 0; i < free_.size(); ++i) {
-    if (free_[i] < 0) continue;
+    conflicts_ += std::max(0, dist_[i] - 1);
+    if (free_[i] < 0) continue;  // down (or, past a share beyond its size, out of the model as change_free leaves it)
     for (int l = 0; l < levels_; ++l) cap_[static_cast<std::size_t>(l)] += floor_to(free_[i], l);
     if (is_eligible(i)) ++eligible_;
   }
-  if (levels_ > 0) items_[0] += reserved;
+}
+
+void CapacityModel::add_all_kept(std::span<const ModelJob> jobs) {
+  // change_free's and change_dist's updates of each node in the same order, their skips included
+  // (a node that is down, or whose free count went below 0, takes no further change); the counts
+  // that follow from the nodes' state are then worked out once.
+  for (const ModelJob& j : jobs)
+    for (const auto& [node, gpus] : j.held) {
+      int& f = free_[static_cast<std::size_t>(node)];
+      if (f < 0) continue;
+      f -= gpus;
+      if (j.distributed && gpus >= s_ && f >= 0) ++dist_[static_cast<std::size_t>(node)];
+    }
+  recount();
 }
 
 void CapacityModel::change_free(int node, int delta) {
@@ -349,7 +371,7 @@ EvictionPlan plan_evictions(int s, const std::vector<int>& node_size, long long 
     }
   const std::vector<ModelJob>& cand = plan.dropped_candidates.empty() ? candidates : reduced;
   CapacityModel m(s, node_size, reserved);
-  for (const auto& j : cand) m.add_kept(j);
+  m.add_all_kept(cand);
   for (std::size_t i = 0; i < movers.size(); ++i)
     if (!mover_dropped[i]) m.add_demand(movers[i]);
   if (m.feasible()) return plan;

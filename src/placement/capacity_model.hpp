@@ -52,6 +52,10 @@ class CapacityModel {
 
   /// Occupies the GPUs `j` holds (j is kept in place).
   void add_kept(const ModelJob& j, int sign = +1);
+  /// add_kept(j) for every job of `jobs` in order, the same model: the nodes' free GPUs first, then
+  /// the thresholds' capacities once from them (thousands of kept jobs per type each updated every
+  /// threshold twice).
+  void add_all_kept(std::span<const ModelJob> jobs);
   /// Adds (sign = +1) or removes (sign = -1) `j`'s footprint to the demand still to be placed.
   void add_demand(const ModelJob& j, int sign = +1);
   /// Kept -> to be re-placed.
@@ -83,6 +87,8 @@ class CapacityModel {
  private:
   void change_free(int node, int delta);
   void change_dist(int node, int delta);
+  /// C_h, the eligible nodes and the conflicts worked out anew from the nodes' state.
+  void recount();
   [[nodiscard]] bool is_eligible(std::size_t i) const noexcept { return free_[i] >= s_ && dist_[i] == 0; }
 
   int s_ = 0;
