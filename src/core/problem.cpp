@@ -75,18 +75,6 @@ int tenant_of(const std::vector<TenantSpec>& tenants, const JobSpec& j, std::siz
   throw JobError(i, "tenant", std::move(reason), message);  // a job-level error (RoundOptions::strict)
 }
 
-}  // namespace
-
-int Problem::entry_of(std::size_t i, int config) const {
-  // valid[i] is sorted by configuration index: a binary search (the tie rules call this for every
-  // job of a 20,000-job round).
-  const auto& v = valid[i];
-  const auto it = std::lower_bound(v.begin(), v.end(), config, [](const Entry& e, int c) { return e.config < c; });
-  return it != v.end() && it->config == config ? static_cast<int>(it - v.begin()) : -1;
-}
-
-namespace {
-
 // Normalises a raw row in place (goodput_matrix.hpp's normalize_rows on one row): its worst
 // configuration becomes worth `nmin` GPUs. The result does not depend on the restart factor, so
 // the round cache keeps it (every stored goodput is > 0 and finite).
