@@ -576,12 +576,79 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     return true;
   };
 
+  // The usual case, a round read in place (the usage is the model's own entries): build_group()
+  // for a group whose candidates come in the dominance's order, each column's usage read straight
+  // from the model's entries and the previous candidate kept in registers (no candidate array, no
+  // branch per usage on where it lies); at the first candidate out of order what was written is
+  // taken back and build_group() reads the group. The same items.
+  const bool direct = entry_uses != nullptr;
+  auto build_group_direct = [&](const int* cols, std::size_t ncols, bool forced, int model_row) {
+    const std::size_t items0 = p.value.size(), uses0 = p.use_row.size();
+    const double sign = s.sign;
+    const double* obj = m.obj.data();
+    const int* ub = ubegin.data();
+    auto& value = p.value;
+    auto& column = p.column;
+    auto& use_begin = p.use_begin;
+    auto& use_row = p.use_row;
+    auto& use_val = p.use_val;
+    int last_key = -3;
+    double best_val = -MilpModel::inf;
+    Cand prev{-1, -3, 0.0, 0.0};
+    for (std::size_t q = 0; q < ncols; ++q) {
+      const int j = cols[q];
+      const auto ju = static_cast<std::size_t>(j);
+      if (!all_free && (hi[ju] == 0 || lo[ju] == 1)) continue;
+      const double v = sign * obj[ju];
+      if (!forced && v <= 0.0) continue;
+      const int b = ub[ju], f = ub[ju + 1];
+      Cand x{j, f == b ? -1 : -2, 0.0, v};
+      if (f - b == 1) {
+        const MilpModel::Entry& en = entry_uses[b];
+        x.key = cap_of_row[en.row];
+        x.amount = en.value;
+      }
+      if (prev.key != -3 && before(x, prev)) {
+        value.resize(items0);
+        column.resize(items0);
+        use_begin.resize(items0 + 1);
+        use_row.resize(uses0);
+        use_val.resize(uses0);
+        return build_group(cols, ncols, forced, model_row);
+      }
+      prev = x;
+      if (x.key != last_key) {
+        last_key = x.key;
+        best_val = -MilpModel::inf;
+      }
+      if (x.key == -2 || v > best_val) {
+        value.push_back(v);
+        column.push_back(j);
+        for (int e = b; e < f; ++e) {
+          const MilpModel::Entry& en = entry_uses[e];
+          use_row.push_back(cap_of_row[en.row]);
+          use_val.push_back(en.value);
+        }
+        use_begin.push_back(static_cast<int>(use_row.size()));
+        if (x.key != -2) best_val = v;
+      }
+    }
+    const bool empty = value.size() == items0;
+    if (forced && empty) return false;
+    if (!forced && empty) return true;  // nothing worth choosing: the group stays empty
+    if (!forced) p.add_none();
+    p.close_group(model_row);
+    return true;
+  };
+
   // Members of each choice row, in column order.
   for (std::size_t r = 0; r < c.choice_rows.size(); ++r) {
     const int i = c.choice_rows[r];
     if (pins_in_row[static_cast<std::size_t>(i)] > 0) continue;
     const auto b = static_cast<std::size_t>(c.member_begin[r]), e = static_cast<std::size_t>(c.member_begin[r + 1]);
-    if (!build_group(c.members.data() + b, e - b, c.forced_row[static_cast<std::size_t>(i)] != 0, i)) {
+    const bool forced = c.forced_row[static_cast<std::size_t>(i)] != 0;
+    if (!(direct ? build_group_direct(c.members.data() + b, e - b, forced, i)
+                 : build_group(c.members.data() + b, e - b, forced, i))) {
       s.infeasible = true;
       s.why = "choice row " + std::to_string(i) + " must pick a column but all its columns are fixed to 0";
       return s;
@@ -591,7 +658,10 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   if (c.members.size() < nu)
     for (int j = 0; j < n; ++j) {
       if (choice_of[static_cast<std::size_t>(j)] >= 0) continue;
-      build_group(&j, 1, false, -1);
+      if (direct)
+        build_group_direct(&j, 1, false, -1);
+      else
+        build_group(&j, 1, false, -1);
     }
   return s;
 }
