@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "milp/model_checks.hpp"
 #include "milp/rounding.hpp"
 
 namespace sia {
@@ -49,22 +50,15 @@ void MilpModel::add_entry(int row, int col, double value) { entries.push_back({r
 
 namespace {
 
-// The checks of MilpModel::validate() after its sizes, accumulated without branches (NaN fails
-// every comparison, x - x is 0 only for a finite x); the sizes must already agree.
+// The checks of MilpModel::validate() after its sizes (model_checks.hpp), accumulated without
+// branches; the sizes must already agree.
 bool valid_quickly(const MilpModel& m) noexcept {
-  constexpr double inf = MilpModel::inf;
   bool ok = true;
-  for (std::size_t j = 0; j < m.obj.size(); ++j) {
-    const double c = m.obj[j], lo = m.col_lower[j], up = m.col_upper[j];
-    ok &= (c - c == 0.0) & (lo <= up) & (lo != inf) & (up != -inf);
-  }
-  for (std::size_t i = 0; i < m.row_lower.size(); ++i) {
-    const double lo = m.row_lower[i], up = m.row_upper[i];
-    ok &= (lo <= up) & (lo != inf) & (up != -inf);
-  }
+  for (std::size_t j = 0; j < m.obj.size(); ++j)
+    ok &= detail::cost_valid(m.obj[j]) & detail::bounds_valid(m.col_lower[j], m.col_upper[j]);
+  for (std::size_t i = 0; i < m.row_lower.size(); ++i) ok &= detail::bounds_valid(m.row_lower[i], m.row_upper[i]);
   const auto rows = static_cast<unsigned>(m.num_rows()), cols = static_cast<unsigned>(m.num_cols());
-  for (const auto& e : m.entries)
-    ok &= (static_cast<unsigned>(e.row) < rows) & (static_cast<unsigned>(e.col) < cols) & (e.value - e.value == 0.0);
+  for (const auto& e : m.entries) ok &= detail::entry_valid(e, rows, cols);
   return ok;
 }
 

@@ -5,6 +5,7 @@
 // relaxation: the capacity rows' prices ("marginal value of one more GPU of each type") and the
 // choice rows' values. Keeps the last prices and solution to warm-start the next round.
 // Small models of another shape go to a general LP-based branch and bound.
+#include <sia/error.hpp>
 #include <sia/milp/solver.hpp>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -24,6 +26,7 @@
 #include "milp/native/fallback.hpp"
 #include "milp/native/problem.hpp"
 #include "milp/native/search.hpp"
+#include "milp/reading_solver.hpp"
 
 namespace sia::detail {
 namespace {
@@ -31,13 +34,34 @@ namespace {
 using native::Clock;
 using native::kInf;
 
-class NativeSolver final : public MilpSolver {
+class NativeSolver final : public ReadingSolver {
   std::string_view do_name() const noexcept override { return "native"; }
+
+  // The model's checks and its reading in one (native::recognise_checked), kept for do_solve().
+  void read_checked(const MilpModel& model) override {
+    read_model_ = nullptr;
+    read_.reset();
+    read_start_ = Clock::now();
+    try {
+      read_ = native::recognise_checked(model);
+    } catch (const InvalidArgument&) {
+      throw;  // (validate()'s, as MilpSolver::solve() would throw it)
+    } catch (...) {
+      // Anything else (no memory) is do_solve()'s to report: the model is checked, read there again.
+      read_.reset();
+      model.validate();
+      return;
+    }
+    read_model_ = &model;
+  }
 
   MilpResult do_solve(const MilpModel& model, const MilpParams& params) override {
     MilpResult res;
-    const auto start = Clock::now();
-    auto shape = native::recognise(model);
+    const bool have_read = read_model_ == &model && read_.has_value();
+    const auto start = have_read ? read_start_ : Clock::now();
+    native::Shape shape = have_read ? std::move(*read_) : native::recognise(model);
+    read_.reset();
+    read_model_ = nullptr;
     if (debug_)
       std::fprintf(stderr, "native: recognised %d columns, %d rows in %.3f ms\n", model.num_cols(), model.num_rows(),
                    std::chrono::duration<double, std::milli>(Clock::now() - start).count());
@@ -215,6 +239,10 @@ class NativeSolver final : public MilpSolver {
   }
 
   bool debug_ = std::getenv("SIA_NATIVE_DEBUG") != nullptr;
+  // What read_checked() read of the model solve() is solving, and when it started.
+  std::optional<native::Shape> read_;
+  const MilpModel* read_model_ = nullptr;
+  Clock::time_point read_start_{};
   std::unordered_map<std::string, double> last_prices_;
   std::unordered_set<std::string> last_ones_;
 };

@@ -4,6 +4,7 @@
 // modular bound, the core DP, the branch and bound over counts, warm starts and the thread count.
 #include <doctest/doctest.h>
 
+#include <sia/error.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/round.hpp>
 
@@ -861,6 +862,28 @@ int check_dominance(const sia::MilpModel& m, const sia::detail::native::Shape& s
   return checked;
 }
 
+// recognise_checked(m) is m.validate() and then recognise(m): the same exception and message,
+// or the same Shape.
+void check_checked_reading(const sia::MilpModel& m, const sia::detail::native::Shape& shape) {
+  std::string expected;
+  try {
+    m.validate();
+  } catch (const sia::InvalidArgument& e) {
+    expected = e.what();
+  }
+  if (expected.empty()) {
+    check_same_shape(shape, sia::detail::native::recognise_checked(m));
+    return;
+  }
+  std::string got;
+  try {
+    (void)sia::detail::native::recognise_checked(m);
+  } catch (const sia::InvalidArgument& e) {
+    got = e.what();
+  }
+  CHECK(got == expected);
+}
+
 }  // namespace
 
 TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
@@ -896,6 +919,7 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
     const auto fast = sia::detail::native::recognise(m);
     in_layout += fast.in_layout ? 1 : 0;
     check_same_shape(fast, sia::detail::native::recognise_by_rows(m));
+    check_checked_reading(m, fast);
     indexed += fast.entries.empty() ? 0 : 1;
     listed_indexed += fast.entries.bounds_listed ? 1 : 0;
     check_solution_check(m, fast, rng, checked_feasible, checked_infeasible);
@@ -987,6 +1011,7 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
       const auto shape = sia::detail::native::recognise(x);
       (shape.in_layout ? variants_in_layout : variants_refused) += 1;
       check_same_shape(shape, sia::detail::native::recognise_by_rows(x));
+      check_checked_reading(x, shape);
       check_solution_check(x, shape, rng, checked_feasible, checked_infeasible);
     }
   }
@@ -1011,6 +1036,115 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
   CHECK(variants_in_layout > variants / 6);
   CHECK(variants_refused > variants / 6);
   MESSAGE(variants_in_layout << " variants read in place, " << variants_refused << " refused");
+}
+
+TEST_CASE("native.engine.recognise_checked_is_validate") {
+  // recognise_checked() checks a model's numbers as it reads them instead of MilpModel::validate()'s
+  // pass before the backend (MilpSolver::solve() calls it for the native backend): on round models
+  // spoiled by every kind of offence validate() names — in the choice part, the capacity part, a
+  // pinned or free column, alone or two at once — it must throw validate()'s exception with
+  // validate()'s message, and so must the native backend's solve(); on the valid ones, give
+  // recognise()'s Shape (also checked on every model of recognise_in_layout_is_recognise_by_rows).
+  std::vector<sia::MilpModel> models;
+  sia::register_milp_solver("test-capture-checked", [&models] { return std::make_unique<CapturingSolver>(&models); });
+  for (const std::string family : {"tables", "pinned", "helios"}) {
+    auto in = sia::bench::make_instance(family, 64, 5);
+    sia::RoundOptions o;
+    o.backend = "test-capture-checked";
+    o.place = false;
+    o.compute_prices = false;
+    o.time_limit = std::chrono::milliseconds(2000);
+    auto r = sia::run_round(in.cluster, in.jobs, o);
+    std::vector<std::optional<sia::ConfigurationSpec>> given;
+    for (const auto& d : r.decisions) given.push_back(d.config);
+    in = sia::bench::next_round(in, given, 0.05, 9, 64);
+    o.warm_start = r.warm_start;
+    (void)sia::run_round(in.cluster, in.jobs, o);
+  }
+  REQUIRE(models.size() >= 6);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = sia::MilpModel::inf;
+  using Spoil = std::function<void(sia::MilpModel&, std::size_t)>;  // (the model, a random number)
+  auto col = [](const sia::MilpModel& m, std::size_t r) { return r % m.obj.size(); };
+  auto row = [](const sia::MilpModel& m, std::size_t r) { return r % m.row_lower.size(); };
+  auto entry = [](const sia::MilpModel& m, std::size_t r) { return r % m.entries.size(); };
+  // (A choice-part entry: the first entries; a capacity-part one: the last.)
+  auto first_part = [](const sia::MilpModel& m, std::size_t r) {
+    return r % std::max<std::size_t>(1, m.entries.size() / 3);
+  };
+  auto last_part = [](const sia::MilpModel& m, std::size_t r) {
+    return m.entries.size() - 1 - r % (m.entries.size() / 3);
+  };
+  const std::vector<Spoil> spoils = {
+      [&](sia::MilpModel& m, std::size_t r) { m.obj[col(m, r)] = nan; },
+      [&](sia::MilpModel& m, std::size_t r) { m.obj[col(m, r)] = -inf; },
+      [&](sia::MilpModel& m, std::size_t r) { m.obj[col(m, r)] = inf; },
+      [&](sia::MilpModel& m, std::size_t r) { m.col_lower[col(m, r)] = nan; },
+      [&](sia::MilpModel& m, std::size_t r) { m.col_upper[col(m, r)] = nan; },
+      [&](sia::MilpModel& m, std::size_t r) { m.col_lower[col(m, r)] = 2.0; },
+      [&](sia::MilpModel& m, std::size_t r) { m.col_lower[col(m, r)] = m.col_upper[col(m, r)] = inf; },
+      [&](sia::MilpModel& m, std::size_t r) { m.col_lower[col(m, r)] = m.col_upper[col(m, r)] = -inf; },
+      [&](sia::MilpModel& m, std::size_t r) {  // a pinned column with a bad cost
+        m.col_lower[col(m, r)] = 1.0;
+        m.obj[col(m, r)] = nan;
+      },
+      [&](sia::MilpModel& m, std::size_t r) { m.row_upper[row(m, r)] = nan; },
+      [&](sia::MilpModel& m, std::size_t r) { m.row_lower[row(m, r)] = nan; },
+      [&](sia::MilpModel& m, std::size_t r) { m.row_lower[row(m, r)] = m.row_upper[row(m, r)] + 1.0; },
+      [&](sia::MilpModel& m, std::size_t r) { m.row_lower[row(m, r)] = m.row_upper[row(m, r)] = inf; },
+      [&](sia::MilpModel& m, std::size_t r) { m.row_upper[row(m, r)] = m.row_lower[row(m, r)] = -inf; },
+      [&](sia::MilpModel& m, std::size_t r) { m.entries[entry(m, r)].value = nan; },
+      [&](sia::MilpModel& m, std::size_t r) { m.entries[first_part(m, r)].value = inf; },
+      [&](sia::MilpModel& m, std::size_t r) { m.entries[last_part(m, r)].value = -inf; },
+      [&](sia::MilpModel& m, std::size_t r) { m.entries[last_part(m, r)].value = nan; },
+      [&](sia::MilpModel& m, std::size_t r) { m.entries[first_part(m, r)].row = -1; },
+      [&](sia::MilpModel& m, std::size_t r) { m.entries[last_part(m, r)].row = m.num_rows(); },
+      [&](sia::MilpModel& m, std::size_t r) { m.entries[first_part(m, r)].col = m.num_cols(); },
+      [&](sia::MilpModel& m, std::size_t r) { m.entries[last_part(m, r)].col = -7; },
+      [&](sia::MilpModel& m, std::size_t) { m.obj_offset = nan; },
+      [&](sia::MilpModel& m, std::size_t) { m.col_upper.pop_back(); },
+      [&](sia::MilpModel& m, std::size_t) { m.is_integer.push_back(1); },
+      [&](sia::MilpModel& m, std::size_t) { m.row_upper.pop_back(); },
+      [&](sia::MilpModel& m, std::size_t) { m.col_names.assign(3, "x"); },
+      [&](sia::MilpModel& m, std::size_t) { m.row_names.assign(m.row_lower.size() + 1, "r"); },
+  };
+  std::mt19937 rng(44);
+  auto solver = sia::make_milp_solver("native");
+  int spoiled = 0;
+  for (std::size_t k = 0; k < models.size(); ++k) {
+    CAPTURE(k);
+    const sia::MilpModel& m = models[k];
+    check_same_shape(sia::detail::native::recognise(m), sia::detail::native::recognise_checked(m));
+    for (std::size_t a = 0; a < spoils.size(); ++a)
+      for (int twice = 0; twice < 3; ++twice) {
+        CAPTURE(a);
+        CAPTURE(twice);
+        sia::MilpModel x = m;
+        spoils[a](x, rng());
+        if (twice > 0) spoils[rng() % spoils.size()](x, rng());
+        std::string expected;
+        try {
+          x.validate();
+        } catch (const sia::InvalidArgument& e) {
+          expected = e.what();
+        }
+        if (expected.empty()) {  // (a spoil that left the model valid: the same Shape)
+          check_checked_reading(x, sia::detail::native::recognise(x));
+          continue;
+        }
+        ++spoiled;
+        check_checked_reading(x, sia::detail::native::Shape{});
+        std::string solved;
+        try {
+          (void)solver->solve(x);
+        } catch (const sia::InvalidArgument& e) {
+          solved = e.what();
+        }
+        CHECK(solved == expected);
+      }
+  }
+  CHECK(spoiled > static_cast<int>(models.size() * spoils.size()) * 2);
+  // And the solver still solves the valid models after the spoiled ones (nothing kept from them).
+  for (const auto& m : models) CHECK(solver->solve(m).status == sia::make_milp_solver("native")->solve(m).status);
 }
 
 TEST_CASE("native.engine.classes_are_the_first_equal_group") {

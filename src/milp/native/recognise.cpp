@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "milp/model_checks.hpp"
 #include "milp/native/problem.hpp"
 
 namespace sia::detail::native {
@@ -104,8 +105,10 @@ struct Classified {
 // binary or a column has no integer value. lo and hi stay empty while every column is free
 // (bounds 0 and 1, as in a round): filled from the first column that is not.
 // `other`: the columns whose bounds are not exactly 0 and 1, ascending.
+// `check`: also MilpModel::validate()'s tests of every column's cost and bounds; false (s not
+// filled) at a column that fails them (the model has not been validated: its bounds may be NaN).
 bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std::vector<signed char>& hi,
-                 std::vector<int>& other) {
+                 std::vector<int>& other, bool check) {
   const int n = m.num_cols();
   lo.clear();
   hi.clear();
@@ -118,9 +121,16 @@ bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std
     bool all_free = true;
     for (std::size_t j = b; j < f; ++j)
       all_free &= (m.is_integer[j] != 0) & (m.col_lower[j] == 0.0) & (m.col_upper[j] == 1.0);
+    if (check) {
+      // (Bounds 0 and 1 are valid ones: a free column's cost is all there is to check.)
+      bool costs = true;
+      for (std::size_t j = b; j < f; ++j) costs &= cost_valid(m.obj[j]);
+      if (!costs) return false;
+    }
     if (all_free) continue;
     for (std::size_t ju = b; ju < f; ++ju) {
       const int j = static_cast<int>(ju);
+      if (check && !bounds_valid(m.col_lower[ju], m.col_upper[ju])) return false;
       if (!m.is_integer[ju] || m.col_lower[ju] < -kTol || m.col_upper[ju] > 1.0 + kTol) {
         s.why = "column " + std::to_string(j) + " is not binary";
         return false;
@@ -243,8 +253,9 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
   const auto nru = static_cast<std::size_t>(nr);
   const auto& e = m.entries;
   const std::size_t ne = e.size();
+  // (Inside the matrix, finite — MilpModel::validate()'s test of an entry — and not zero.)
   auto valid = [n, nr](const MilpModel::Entry& x) {
-    return x.row >= 0 && x.row < nr && x.col >= 0 && x.col < n && x.value != 0.0;
+    return entry_valid(x, static_cast<unsigned>(nr), static_cast<unsigned>(n)) & (x.value != 0.0);
   };
 
   // Second part: the longest suffix ordered by (column, row). Every row's properties (but whether
@@ -380,13 +391,28 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
              const Classified& c);
 
 // Both readings share the bounds and the finish; `in_layout_first` tries the round's own layout before the
-// general reading by rows.
-Shape recognise_with(const MilpModel& m, bool in_layout_first) {
+// general reading by rows. `check`: the model has not been validated; the reading in layout checks
+// every number MilpModel::validate() checks as it reads it (costs and bounds with the bounds, the
+// rows' bounds, each entry as the layout is read), and any other way through calls validate()
+// first (which throws for an invalid model) — before anything reads a number it has not checked.
+Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check) {
+  if (check && !model_sizes_valid(m)) m.validate();
   Shape s;
   s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
   std::vector<signed char> lo, hi;
   std::vector<int> other_bounds;
-  if (!read_bounds(m, s, lo, hi, other_bounds)) return s;
+  if (!read_bounds(m, s, lo, hi, other_bounds, check)) {
+    if (check) {
+      m.validate();
+      if (s.why.empty()) return recognise_with(m, in_layout_first, false);  // (cannot happen: validate() threw)
+    }
+    return s;
+  }
+  if (check) {
+    bool rows = true;
+    for (std::size_t i = 0; i < m.row_lower.size(); ++i) rows &= bounds_valid(m.row_lower[i], m.row_upper[i]);
+    if (!rows) m.validate();
+  }
   Classified c;
   if (in_layout_first) {
     if (classify_in_layout(m, s, c)) {
@@ -405,15 +431,18 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first) {
     s.cap_rows.clear();
     c = Classified{};
   }
+  if (check) m.validate();
   if (!classify_by_rows(m, s, c)) return s;
   return finish(m, std::move(s), lo, hi, c);
 }
 
 }  // namespace
 
-Shape recognise(const MilpModel& m) { return recognise_with(m, true); }
+Shape recognise(const MilpModel& m) { return recognise_with(m, true, false); }
 
-Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false); }
+Shape recognise_checked(const MilpModel& m) { return recognise_with(m, true, true); }
+
+Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false, false); }
 
 namespace {
 
