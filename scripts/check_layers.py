@@ -48,6 +48,7 @@ TEST_HOOKS = {
     "core/round_cache.hpp": "incremental rounds: the previous round's rows (WarmStart::cache)",
     "core/formulation.hpp": "the round's answer check (answer_feasible) against MilpModel::is_feasible",
     "core/id_index.hpp": "the round's index of job ids, against std::unordered_map",
+    "core/input_checks.hpp": "the current configuration's index by arithmetic, against sia::current_configuration",
     "core/warm_start.hpp": "incremental rounds: the warm start applied by position against the one looked up by id",
     "goodput/fit_objective.hpp": "the fit's objective as NLopt evaluates it, compared bit for bit with fit_objective",
     "bench/round_instances.hpp": "the solver bench's instance families, solved by every backend in the tests",

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <sia/error.hpp>
+#include <sia/lost_allocations.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/round.hpp>
 
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "core/formulation.hpp"
+#include "core/input_checks.hpp"
 #include "core/problem.hpp"
 #include "core/round_cache.hpp"
 #include "core/warm_start.hpp"
@@ -493,4 +495,59 @@ TEST_CASE("round.formulation_recycled_arrays") {
       const auto f = sia::detail::formulate(problems[a], problems[a].required);
       CHECK_MESSAGE(same(f, fresh[a]), "problem ", a, " after problem ", b, "'s arrays");
     }
+}
+
+TEST_CASE("round.current_config_index_is_current_configuration") {
+  // detail::current_config_index answers the usual count (a configuration of its type) by
+  // arithmetic: the same index as sia::current_configuration, and the same error otherwise, on
+  // random clusters (node sizes powers of two or not, nodes down, types without nodes) and jobs
+  // (rigid or not, counts in and out of range).
+  std::mt19937 rng(23);
+  std::size_t found = 0, refused = 0;
+  for (int round = 0; round < 200; ++round) {
+    sia::ClusterSpec cluster;
+    const int types = 1 + static_cast<int>(rng() % 4);
+    cluster.down.resize(static_cast<std::size_t>(types));
+    for (int t = 0; t < types; ++t) {
+      const int per_node = std::vector<int>{1, 2, 3, 4, 6, 8, 12, 16}[rng() % 8];
+      const int nodes = static_cast<int>(rng() % 6) + (t == 0 ? 1 : 0);  // (a cluster has GPUs)
+      cluster.types.emplace_back("t" + std::to_string(t), nodes, per_node);
+      for (int k = 0; k < nodes; ++k)
+        if (rng() % 4 == 0) cluster.down[static_cast<std::size_t>(t)].push_back(k);
+    }
+    const auto set = sia::make_configuration_set(cluster);
+    for (int k = 0; k < 200; ++k) {
+      sia::CurrentAllocation cur;
+      // (What validate_job lets through: a type of the cluster, at least one GPU.)
+      cur.type = static_cast<int>(rng() % static_cast<unsigned>(types));
+      const int vnode = std::max(1, set.vnode_size[static_cast<std::size_t>(cur.type)]);
+      switch (rng() % 3) {
+        case 0:
+          cur.gpus = 1 << (rng() % 5);  // single-node shapes and beyond
+          break;
+        case 1:
+          cur.gpus = vnode * static_cast<int>(1 + rng() % 7);  // whole virtual nodes, up or not
+          break;
+        default:
+          cur.gpus = 1 + static_cast<int>(rng() % 80);
+      }
+      cur.nodes = 1;
+      sia::JobSpec j("j" + std::to_string(k));
+      if (rng() % 3 == 0) j.kind(sia::JobKind::rigid).min_gpus(cur.gpus).max_gpus(cur.gpus);
+      j.current(cur);
+      const auto expected = sia::current_configuration(set, j);
+      CAPTURE(cur.type);
+      CAPTURE(cur.gpus);
+      if (expected) {
+        CHECK(sia::detail::current_config_index(set, cluster, j, 0) == *expected);
+        ++found;
+      } else {
+        CHECK_THROWS_AS((void)sia::detail::current_config_index(set, cluster, j, 0), sia::InvalidArgument);
+        ++refused;
+      }
+    }
+  }
+  MESSAGE("current configurations found: " << found << ", refused: " << refused);
+  CHECK(found > 10000);
+  CHECK(refused > 10000);
 }
