@@ -1236,10 +1236,15 @@ TEST_CASE("native.engine.price_box_from_classes") {
   // price_box() from what find_classes() gathers in its pass over the items against its own pass
   // over the classes' representatives: bit for bit, on 1 and 4 threads (blocks of 1,024 groups
   // combined), with equal groups (up to the sign of zero), negative values, groups without a
-  // "none" item, fractional amounts.
+  // "none" item, fractional amounts, ratios equal to a row's largest (find_classes() leaves out the
+  // divisions that cannot raise it), and values and amounts scaled to the ends of the doubles'
+  // range (ratios that overflow, products that underflow).
   std::mt19937 rng(77);
-  for (int trial = 0; trial < 40; ++trial) {
+  const int value_exp[] = {0, 0, 1010, -1050, -1000, 600, 0};
+  const int amount_exp[] = {0, 0, 0, 0, -500, -600, 1000};
+  for (int trial = 0; trial < 70; ++trial) {
     CAPTURE(trial);
+    const int ve = value_exp[trial % 7], ae = amount_exp[trial % 7];
     Problem p;
     p.num_rows = 1 + static_cast<int>(rng() % 6);
     p.cap.assign(static_cast<std::size_t>(p.num_rows), 100.0);
@@ -1255,9 +1260,10 @@ TEST_CASE("native.engine.price_box_from_classes") {
         for (int i = 0; i < n; ++i) {
           std::vector<std::pair<int, double>> use;
           for (int r = 0; r < p.num_rows; ++r)
-            if (rng() % 3 == 0) use.emplace_back(r, rng() % 4 == 0 ? 0.25 * (1 + rng() % 9) : 1.0 + rng() % 8);
+            if (rng() % 3 == 0)
+              use.emplace_back(r, std::ldexp(rng() % 4 == 0 ? 0.25 * (1 + rng() % 9) : 1.0 + rng() % 8, ae));
           const double v = rng() % 7 == 0 ? 0.0 : (static_cast<double>(rng() % 1000) - 300.0) / 97.0;
-          items.emplace_back(v, use);
+          items.emplace_back(std::ldexp(v, ve), use);
         }
       }
       for (const auto& [v, use] : items) p.add_item(v, 0, use);

@@ -30,19 +30,19 @@ std::uint64_t bits(double v) {
 
 // Any hash that equal groups share finds the same classes (equal groups always share a hash, and
 // each joins the first equal group of that hash, whatever the hash); collisions only cost
-// comparisons. Each item's numbers are mixed independently of the other items' (a sum of products
-// the processor overlaps: a chain of dependent multiplications through every number of a round cost
-// about a millisecond), the item's place in its group by a rotation, and one mix per group.
+// comparisons. Each item's value and "none" mark are mixed independently of the other items' (a
+// sum of products the processor overlaps: a chain of dependent multiplications through every number
+// of a round cost about a millisecond), the item's place in its group by a rotation, and one mix per
+// group. The usages are left out: groups of the same values but other usages (rare: a value is a
+// job's utility of a configuration) only meet in same_items(), and mixing them in was a third of
+// this pass's arithmetic.
 std::uint64_t group_hash(const Problem& p, int g) {
-  constexpr std::uint64_t kOdd = 0x9E3779B97F4A7C15ULL, kOdd2 = 0xC2B2AE3D27D4EB4FULL, kOdd3 = 0x165667B19E3779F9ULL;
+  constexpr std::uint64_t kOdd = 0x9E3779B97F4A7C15ULL;
   const int b = p.begin(g), e = p.end(g);
   std::uint64_t h = static_cast<std::uint64_t>(e - b) * kOdd;
   for (int it = b; it < e; ++it) {
     const auto iu = static_cast<std::size_t>(it);
-    std::uint64_t x = (bits(p.value[iu]) ^ (p.column[iu] < 0 ? 1u : 2u)) * kOdd;
-    for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q)
-      x += (bits(p.use_val[static_cast<std::size_t>(q)]) * kOdd2) ^
-           (static_cast<std::uint64_t>(p.use_row[static_cast<std::size_t>(q)]) + 1) * kOdd3;
+    const std::uint64_t x = (bits(p.value[iu]) ^ (p.column[iu] < 0 ? 1u : 2u)) * kOdd;
     h += std::rotl(x ^ (x >> 29), (it - b) & 63);
   }
   return mix(h, 0);
@@ -87,8 +87,12 @@ Classes find_classes(const Problem& p, const Parallel& par) {
         vmin = std::min(vmin, v);
         for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q) {
           const auto k = static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]);
-          const double u = p.use_val[static_cast<std::size_t>(q)];
-          r[k] = std::max(r[k], std::max(v, 0.0) / u);
+          const double u = p.use_val[static_cast<std::size_t>(q)], vp = std::max(v, 0.0);
+          // (vp / u cannot exceed r[k] when vp is below r[k]·u·(1 − 2^-50), a product of two
+          // roundings of a normal number: then vp / u < r[k] exactly. Most items are, once a row's
+          // largest ratio is found; the division is left out, the same maximum.)
+          const double below = r[k] * u * (1.0 - 0x1p-50);
+          if (!(vp < below && below > 0x1p-1000)) r[k] = std::max(r[k], vp / u);
           a[k] = std::min(a[k], u);
         }
       }
