@@ -291,6 +291,24 @@ std::vector<detail::Choice> search_starts(const OracleInstance& in, const detail
   return starts;
 }
 
+// A tie round as rule 5's tests search it: its problem, its requirements as asked, and start points
+// (search_starts).
+struct TieSearchRound {
+  detail::Problem problem;
+  detail::Requirements asked;
+  std::vector<detail::Choice> starts;
+  long long n = 0;  // jobs
+};
+
+TieSearchRound tie_search_round(const OracleInstance& in, std::mt19937& rng, int randoms) {
+  TieSearchRound r{
+      detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options), {}, {}, 0};
+  r.asked = requirements_asked(r.problem);
+  r.starts = search_starts(in, r.problem, rng, randoms);
+  r.n = static_cast<long long>(r.problem.num_jobs());
+  return r;
+}
+
 // Gives job `j` a random state, in this order of draws: running (half the jobs) on a random configuration of
 // `cfgs` that fits in `free_gpus` (taken from it; only single-node ones with `single_node`), of age 0 or 600 s, then
 // non-preemptible one time in `pinned_one_in`; else waiting and non-preemptible one time in ten; else waiting.
@@ -614,12 +632,8 @@ TEST_CASE("ties.by_sum_shortcut_changes_nothing") {
   long settled = 0, compared = 0;
   for (int k = 0; k < count; ++k) {
     CAPTURE(k);
-    OracleInstance in = tie_instance(rng);
-    const detail::Problem problem =
-        detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
-    const detail::Requirements asked = requirements_asked(problem);
-    const std::vector<detail::Choice> starts = search_starts(in, problem, rng, 3);
-    const auto n = static_cast<long long>(problem.num_jobs());
+    const OracleInstance in = tie_instance(rng);
+    const auto [problem, asked, starts, n] = tie_search_round(in, rng, 3);
     for (const auto& start : starts)
       for (const long long budget : {4 * n - 4, 4 * n - 1, 4 * n, 4 * n + 3, 4 * n + 4, 4 * n + 8}) {
         CAPTURE(budget);
@@ -652,11 +666,7 @@ TEST_CASE("ties.by_sum_window_between_bounds") {
     // Weights that are not binary fractions: sums of equal real value differ in their last bits.
     const double weights[] = {0.1, 0.3, 0.7, 1.1};
     for (JobSpec& j : in.jobs) j.weight(weights[std::uniform_int_distribution<int>(0, 3)(rng)]);
-    const detail::Problem problem =
-        detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
-    const detail::Requirements asked = requirements_asked(problem);
-    const std::vector<detail::Choice> starts = search_starts(in, problem, rng, 3);
-    const auto n = static_cast<long long>(problem.num_jobs());
+    const auto [problem, asked, starts, n] = tie_search_round(in, rng, 3);
     for (const auto& start : starts)
       for (const long long budget : {4 * n, 4 * n + 3})
         for (const double margin : {0.5, 0.999999}) {
