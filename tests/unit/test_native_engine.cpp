@@ -884,6 +884,25 @@ void check_checked_reading(const sia::MilpModel& m, const sia::detail::native::S
   CHECK(got == expected);
 }
 
+// A round of `family` on `backend` (a capturing one: the models it is handed are the test's), then
+// the next round (5 % of the jobs changed) warm from it.
+void round_and_warm_successor(const std::string& family, int gpus, unsigned seed, double p,
+                              const std::string& backend) {
+  auto in = sia::bench::make_instance(family, gpus, seed);
+  sia::RoundOptions o;
+  o.backend = backend;
+  o.p = p;
+  o.place = false;
+  o.compute_prices = false;
+  o.time_limit = std::chrono::milliseconds(2000);
+  auto r = sia::run_round(in.cluster, in.jobs, o);
+  std::vector<std::optional<sia::ConfigurationSpec>> given;
+  for (const auto& d : r.decisions) given.push_back(d.config);
+  in = sia::bench::next_round(in, given, 0.05, 9, gpus);
+  o.warm_start = r.warm_start;
+  (void)sia::run_round(in.cluster, in.jobs, o);
+}
+
 }  // namespace
 
 TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
@@ -893,21 +912,7 @@ TEST_CASE("native.engine.recognise_in_layout_is_recognise_by_rows") {
   // Round models of every generated family, p > 0 and p < 0, cold and warm.
   for (const std::string& family : sia::bench::instance_families())
     for (int gpus : {64, 512})
-      for (double p : {-1.0, 0.5}) {
-        auto in = sia::bench::make_instance(family, gpus, 3);
-        sia::RoundOptions o;
-        o.backend = "test-capture";
-        o.p = p;
-        o.place = false;
-        o.compute_prices = false;
-        o.time_limit = std::chrono::milliseconds(2000);
-        auto r = sia::run_round(in.cluster, in.jobs, o);
-        std::vector<std::optional<sia::ConfigurationSpec>> given;
-        for (const auto& d : r.decisions) given.push_back(d.config);
-        in = sia::bench::next_round(in, given, 0.05, 9, gpus);
-        o.warm_start = r.warm_start;
-        (void)sia::run_round(in.cluster, in.jobs, o);
-      }
+      for (double p : {-1.0, 0.5}) round_and_warm_successor(family, gpus, 3, p, "test-capture");
   REQUIRE(models.size() >= 40);
   std::mt19937 rng(12);
   int in_layout = 0, variants = 0, variants_in_layout = 0, variants_refused = 0;
@@ -1047,20 +1052,8 @@ TEST_CASE("native.engine.recognise_checked_is_validate") {
   // recognise()'s Shape (also checked on every model of recognise_in_layout_is_recognise_by_rows).
   std::vector<sia::MilpModel> models;
   sia::register_milp_solver("test-capture-checked", [&models] { return std::make_unique<CapturingSolver>(&models); });
-  for (const std::string family : {"tables", "pinned", "helios"}) {
-    auto in = sia::bench::make_instance(family, 64, 5);
-    sia::RoundOptions o;
-    o.backend = "test-capture-checked";
-    o.place = false;
-    o.compute_prices = false;
-    o.time_limit = std::chrono::milliseconds(2000);
-    auto r = sia::run_round(in.cluster, in.jobs, o);
-    std::vector<std::optional<sia::ConfigurationSpec>> given;
-    for (const auto& d : r.decisions) given.push_back(d.config);
-    in = sia::bench::next_round(in, given, 0.05, 9, 64);
-    o.warm_start = r.warm_start;
-    (void)sia::run_round(in.cluster, in.jobs, o);
-  }
+  for (const std::string family : {"tables", "pinned", "helios"})
+    round_and_warm_successor(family, 64, 5, sia::RoundOptions{}.p, "test-capture-checked");
   REQUIRE(models.size() >= 6);
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = sia::MilpModel::inf;
   using Spoil = std::function<void(sia::MilpModel&, std::size_t)>;  // (the model, a random number)
