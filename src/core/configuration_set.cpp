@@ -86,6 +86,21 @@ void validate_cluster(const ClusterSpec& cluster) {
 
 }  // namespace
 
+namespace {
+
+// Where (nodes, gpus) lies among its type's configurations (virtual nodes of `s` GPUs, `up` nodes up):
+// single-node shapes 1, 2, 4, ..., s, then n = 2..up whole virtual nodes; -1 when it is none of them.
+int offset_in_type(int s, int up, int nodes, int gpus) noexcept {
+  if (s < 1 || nodes < 1 || gpus < 1) return -1;
+  if (nodes == 1 && gpus <= s && std::has_single_bit(static_cast<unsigned>(gpus)))
+    return std::countr_zero(static_cast<unsigned>(gpus));
+  if (nodes >= 2 && nodes <= up && gpus == nodes * s)
+    return std::countr_zero(static_cast<unsigned>(s)) + 1 + (nodes - 2);
+  return -1;
+}
+
+}  // namespace
+
 int largest_virtual_node(int gpus_per_node) noexcept {
   return gpus_per_node > 0 ? static_cast<int>(std::bit_floor(static_cast<unsigned>(gpus_per_node))) : 0;
 }
@@ -115,15 +130,7 @@ std::optional<ConfigurationSpec> held_configuration(int type, int vnode_size, in
 std::optional<int> ConfigurationSet::index_of(const ConfigurationSpec& c) const noexcept {
   if (c.type < 0 || c.type >= static_cast<int>(vnode_size.size())) return std::nullopt;
   const auto t = static_cast<std::size_t>(c.type);
-  const int s = vnode_size[t];
-  if (s < 1 || c.nodes < 1 || c.gpus < 1) return std::nullopt;
-  // Within a type: single-node shapes 1, 2, 4, ..., s, then n = 2..up_nodes whole virtual nodes.
-  int offset = -1;
-  if (c.nodes == 1 && c.gpus <= s && std::has_single_bit(static_cast<unsigned>(c.gpus))) {
-    offset = std::countr_zero(static_cast<unsigned>(c.gpus));
-  } else if (c.nodes >= 2 && c.nodes <= up_nodes[t] && c.gpus == c.nodes * s) {
-    offset = std::countr_zero(static_cast<unsigned>(s)) + 1 + (c.nodes - 2);
-  }
+  const int offset = offset_in_type(vnode_size[t], up_nodes[t], c.nodes, c.gpus);
   if (offset < 0) return std::nullopt;
   return first_config[t] + offset;
 }
@@ -138,6 +145,15 @@ std::optional<int> ConfigurationSet::find(int type, int gpus, CountMatch match) 
 std::optional<int> ConfigurationSet::find_held(int type, int gpus, std::optional<int> rigid_count) const noexcept {
   if (type < 0 || type >= static_cast<int>(vnode_size.size())) return std::nullopt;
   const auto t = static_cast<std::size_t>(type);
+  // A count that is exactly a configuration (held_configuration's first answer, what almost every
+  // running job holds) is placed by offset_in_type at once: the chain of std::optional results below
+  // cost about 25 ns a job, 0.5 ms of a 20,000-job round.
+  const int s = vnode_size[t];
+  if (s >= 1 && up_nodes[t] >= 1 && gpus >= 1) {
+    const int nodes = gpus <= s ? 1 : (gpus % s == 0 ? gpus / s : 0);
+    if (const int offset = nodes > 0 ? offset_in_type(s, up_nodes[t], nodes, gpus) : -1; offset >= 0)
+      return first_config[t] + offset;
+  }
   const auto c = held_configuration(type, vnode_size[t], up_nodes[t], gpus, rigid_count);
   return c ? index_of(*c) : std::nullopt;
 }

@@ -4,7 +4,6 @@
 #include <sia/error.hpp>
 #include <sia/lost_allocations.hpp>
 
-#include <bit>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -18,37 +17,6 @@ void fail_job(const JobSpec& j, std::size_t i, std::string field, std::string re
 }
 
 int current_config_index(const ConfigurationSet& set, const ClusterSpec& cluster, const JobSpec& j, std::size_t i) {
-  // The usual case first, without the calls through std::optional (about 25 ns a job, 0.5 ms of a
-  // 20,000-job round): a count that is exactly a configuration of its type — a power of two up to
-  // the largest virtual node, or a whole number of them on nodes that are up — is that
-  // configuration (held_configuration's first answer), at its place in the set (index_of's rule),
-  // taken only when the set holds it there. Anything else (a rigid job's footprint, an error) as
-  // below.
-  if (const auto& held = j.current()) {
-    const int t = held->type;
-    const int g = held->gpus;
-    if (t >= 0 && static_cast<std::size_t>(t) < set.vnode_size.size() && g >= 1) {
-      const auto ty = static_cast<std::size_t>(t);
-      const int s = set.vnode_size[ty];
-      const int up = set.up_nodes[ty];
-      int nodes = 0, offset = -1;
-      if (s >= 1 && up >= 1) {
-        if (g <= s && std::has_single_bit(static_cast<unsigned>(g))) {
-          nodes = 1;
-          offset = std::countr_zero(static_cast<unsigned>(g));
-        } else if (g > s && g % s == 0 && g / s <= up) {
-          nodes = g / s;
-          offset = std::countr_zero(static_cast<unsigned>(s)) + 1 + (nodes - 2);
-        }
-      }
-      if (offset >= 0) {
-        const auto at = static_cast<std::size_t>(set.first_config[ty]) + static_cast<std::size_t>(offset);
-        if (at < set.configs.size() && set.configs[at].type == t && set.configs[at].nodes == nodes &&
-            set.configs[at].gpus == g)
-          return static_cast<int>(at);
-      }
-    }
-  }
   if (const auto c = current_configuration(set, j)) return *c;
   const auto& cur = *j.current();
   std::ostringstream msg;
