@@ -10,7 +10,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "unit/huge_range_milp.hpp"
 #include "unit/milp_test_support.hpp"
@@ -32,6 +36,13 @@ double objective_range(const MilpModel& m) {
   for (double c : m.obj)
     if (c != 0) lo = std::min(lo, std::abs(c)), hi = std::max(hi, std::abs(c));
   return hi / lo;
+}
+
+/// Largest |objective coefficient|.
+double largest(const MilpModel& m) {
+  double hi = 0;
+  for (double c : m.obj) hi = std::max(hi, std::abs(c));
+  return hi;
 }
 
 }  // namespace
@@ -58,6 +69,44 @@ TEST_CASE("milp.cbc.huge_objective_range.former_crashes_solve_in_process") {
     REQUIRE((r.status == MilpStatus::optimal || r.status == MilpStatus::feasible));
     check_solution(m, r);
     if (r.status == MilpStatus::feasible) CHECK(r.best_bound >= r.objective);  // maximisation
+  }
+}
+
+// An input of fuzz_milp_ranges (CI, 2026-11-30; tests/fuzz/regressions/milp_ranges-cbc-betterbranch-1.bin) on
+// which Debian's CBC 2.10.8 aborted the process: `assert(distance >= 0.0)` in
+// CbcBranchDynamicDecision::betterBranch, where distance is the cutoff minus the node's LP value once an
+// incumbent exists, and a node's value can lie above the cutoff (coin-or/Cbc#713). The backend's own branching
+// decision (src/milp/cbc/cbc_solver.cpp, ClampedDynamicDecision) treats that distance as zero, as CBC does after
+// 2.10. Solved with the fuzzer's parameters, then with no node limit (to its optimum, equal to GLPK's).
+TEST_CASE("milp.cbc.huge_objective_range.node_above_cutoff_solves_in_process") {
+  const std::string path = std::string(SIA_SOURCE_DIR) + "/tests/fuzz/regressions/milp_ranges-cbc-betterbranch-1.bin";
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), path);
+  const std::vector<char> raw{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<std::uint8_t> bytes(raw.begin(), raw.end());
+  const auto m = test::huge_range_model_from_bytes(bytes.data(), bytes.size());
+  REQUIRE(m.has_value());
+  CHECK(objective_range(*m) > 1e8);
+  for (const long long nodes : {300LL, 0LL}) {
+    CAPTURE(nodes);
+    MilpParams p;
+    p.relative_gap = 0.0;
+    p.node_limit = nodes;
+    p.threads = 1;
+    p.time_limit = std::chrono::milliseconds(60000);  // a safety net only
+    const auto r = make_milp_solver("cbc")->solve(*m, p);
+    INFO(r.message);
+    REQUIRE((r.status == MilpStatus::optimal || r.status == MilpStatus::feasible));
+    check_solution(*m, r);
+    CHECK(r.best_bound >= r.objective);  // maximisation
+    if (nodes != 0) continue;
+    CHECK(r.status == MilpStatus::optimal);
+    const auto backends = test::usable_milp_backends();
+    if (std::find(backends.begin(), backends.end(), "glpk") == backends.end()) continue;
+    const auto glpk = make_milp_solver("glpk")->solve(*m, p);
+    REQUIRE(glpk.status == MilpStatus::optimal);
+    MESSAGE("cbc " << r.objective << ", glpk " << glpk.objective << ", largest |coefficient| " << largest(*m));
+    CHECK(std::abs(r.objective - glpk.objective) <= 1e-8 * largest(*m));  // the backends' resolution (below)
   }
 }
 

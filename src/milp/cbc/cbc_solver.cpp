@@ -39,6 +39,12 @@
 //   branching to fix variables twice at one node and the fallback on the third pass (never seen).
 //   Optima are unchanged (the whole test suite, conformance included); node-limited incumbents can differ
 //   (another search order): see docs/reliability.md, "CBC on huge objective ranges".
+// * No SIGABRT in CbcBranchDynamicDecision::betterBranch (found by fuzz_milp_ranges, 2026-11-30): once an
+//   incumbent exists, CBC's default branching decision asserts that the node's LP value is not above the cutoff
+//   (`distance >= 0.0`, CbcBranchDynamic.cpp), and Debian builds CBC with its asserts on. It can be above: a
+//   strong-branching solve cut short by its iteration limit, or an incumbent found while the node is evaluated,
+//   leaves the node's value past a cutoff that has moved (coin-or/Cbc#713; CBC after 2.10 treats the distance
+//   as 0). The backend installs the same decision with that one difference (ClampedDynamicDecision, below).
 // * Linear programs with LpMethod::simplex or ::interior go to Clp alone (no branch and bound):
 //   dual simplex, or Clp's barrier (predictor-corrector, its own Cholesky) without crossover, which
 //   returns the interior solution — what Gavel's policy needs (reference §10: a vertex solution gives
@@ -66,12 +72,14 @@
 #include <vector>
 
 // COIN-OR headers: only in this file.
+#include <CbcBranchDynamic.hpp>
 #include <CbcEventHandler.hpp>
 #include <CbcHeuristic.hpp>
 #include <CbcHeuristicDiveCoefficient.hpp>
 #include <CbcHeuristicDiveFractional.hpp>
 #include <CbcHeuristicGreedy.hpp>
 #include <CbcModel.hpp>
+#include <CbcNode.hpp>
 #include <CglClique.hpp>
 #include <CglFlowCover.hpp>
 #include <CglKnapsackCover.hpp>
@@ -131,6 +139,33 @@ class ClpStop final : public ClpEventHandler {
 
  private:
   StopRule rule_;
+};
+
+// CBC's default dynamic branching decision, except that a node whose LP value lies above the cutoff is
+// compared as if it lay at the cutoff (header comment: the assert CBC 2.10.8 makes there aborts the process).
+// The value is the only thing of the node that betterBranch reads in that comparison; it is restored at once.
+// Everything else (pseudo-cost updates, the search's choices for nodes below the cutoff) is CBC's own.
+class ClampedDynamicDecision final : public CbcBranchDynamicDecision {
+ public:
+  ClampedDynamicDecision() = default;
+  ClampedDynamicDecision(const ClampedDynamicDecision&) = default;
+  ClampedDynamicDecision& operator=(const ClampedDynamicDecision&) = delete;
+  ~ClampedDynamicDecision() override = default;
+  CbcBranchDecision* clone() const override { return new ClampedDynamicDecision(*this); }
+  int betterBranch(CbcBranchingObject* candidate, CbcBranchingObject* best_so_far, double change_up, int infeasible_up,
+                   double change_down, int infeasible_down) override {
+    CbcNode* node = candidate->model()->currentNode();
+    const double cutoff = candidate->model()->getCutoff();
+    if (node == nullptr || !(node->objectiveValue() > cutoff))
+      return CbcBranchDynamicDecision::betterBranch(candidate, best_so_far, change_up, infeasible_up, change_down,
+                                                    infeasible_down);
+    const double value = node->objectiveValue();
+    node->setObjectiveValue(cutoff);
+    const int way = CbcBranchDynamicDecision::betterBranch(candidate, best_so_far, change_up, infeasible_up,
+                                                           change_down, infeasible_down);
+    node->setObjectiveValue(value);
+    return way;
+  }
 };
 
 class CbcStop final : public CbcEventHandler {
@@ -446,6 +481,8 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   // (header comment, (b)).
   cbc.setUseElapsedTime(true);  // wall clock, not CPU time
   cbc.setNumberBeforeTrust(kNumberBeforeTrust);
+  ClampedDynamicDecision decision;
+  cbc.setBranchingMethod(decision);  // CbcModel keeps a clone
   if (params.node_limit > 0)
     cbc.setMaximumNodes(static_cast<int>(std::min<long long>(params.node_limit, std::numeric_limits<int>::max())));
 
