@@ -548,6 +548,7 @@ class CanonicalSearch {
   /// Count class 2's dead ends instead of walking them (the same result); false walks them.
   void count_dead_ends(bool on) { count_dead_ends_ = on; }
   [[nodiscard]] const ExactSearchStats& stats() const { return stats_; }
+  void note_out_of_budget() { stats_.out_of_budget = true; }
 
   /// Is class 1's search (run(true, forced_limit, ...)) certain to end without an answer within
   /// `steps`? It spends a step on every option it tries and completes an allocation only at the
@@ -626,6 +627,113 @@ class CanonicalSearch {
       ++stats_.windows_unsure;
       build_ranges();  // the slack itself: below == above
     }
+  }
+
+  /// Is class 2's search (run(false, forced_limit, ...) with `steps`) certain to run out of its
+  /// steps? On rounds of thousands of jobs it mostly does, at its first dead end (dead_subtree_steps):
+  /// a term that the jobs still to decide need more often than it is left. Its preparation — every
+  /// option's term numbered, every depth's options and charges, the depths needing each term — is
+  /// then most of its cost, and it would find that dead end after a few hundred depths. This follows
+  /// the search's first path (each depth's first option it would take) building those depths only,
+  /// and at each depth whose options carry several terms checks whether the term taken is now left
+  /// fewer times than the depths below need it — depths whose every option carries it, which can only
+  /// be among the jobs holding it in the given allocation (a job's own option is always one of its
+  /// options), so only those are looked at. Such a subtree completes nothing, and the search walks
+  /// (or counts) all of it: its steps, counted as dead_subtree_steps counts them over the depths
+  /// built so far (a lower bound), exceeding the steps left proves the search runs out. True only
+  /// then; false when it cannot tell (the path backtracks or completes, the dead end's count stays
+  /// within the steps): the search runs, reusing what this built. Only the search's first run (the
+  /// given allocation's limit of forced jobs without GPUs) asks: running out ends class 2 there.
+  bool by_terms_out_of_reach(int forced_limit, long long steps, std::size_t first_window) {
+    extend_terms_options(0);
+    // Per term, the depths of the jobs holding it in the given allocation, in order.
+    std::vector<int> holder_begin(multiset_.size() + 1, 0);
+    for (std::size_t t = 0; t < multiset_.size(); ++t)
+      holder_begin[t + 1] = holder_begin[t] + static_cast<int>(multiset_[t]);
+    std::vector<std::size_t> holders(n_);
+    {
+      std::vector<int> at(holder_begin.begin(), holder_begin.end() - 1);
+      for (std::size_t d = 0; d < n_; ++d)
+        holders[static_cast<std::size_t>(at[static_cast<std::size_t>(given_id_[order_[d]])]++)] = d;
+    }
+    // Per term looked at: the depths needing it (their options all carry it), found once (needing_of).
+    std::vector<int> needing_at(multiset_.size(), -1);
+    std::vector<std::vector<std::size_t>> needing;
+    auto needing_of = [&](int t, std::size_t from) -> const std::vector<std::size_t>& {
+      int& slot = needing_at[static_cast<std::size_t>(t)];
+      if (slot < 0) {
+        slot = static_cast<int>(needing.size());
+        std::vector<std::size_t> depths;
+        const std::size_t* const first = holders.data() + holder_begin[static_cast<std::size_t>(t)];
+        const std::size_t* const end = holders.data() + holder_begin[static_cast<std::size_t>(t) + 1];
+        // Only the depths below `from` matter now and later (the path only goes deeper).
+        for (const std::size_t* h = std::upper_bound(first, end, from); h != end; ++h)
+          if (sole_term_of(order_[*h]) == t) depths.push_back(*h);
+        needing.push_back(std::move(depths));
+      }
+      return needing[static_cast<std::size_t>(slot)];
+    };
+    left_ = multiset_;
+    std::fill(row_used_.begin(), row_used_.end(), 0LL);
+    int forced_now = 0;
+    for (std::size_t d = 0; d < n_; ++d) {
+      extend_terms_options(d + 1);
+      const std::size_t first = depth_begin_[d], end = depth_begin_[d + 1];
+      const std::size_t job = order_[d];
+      // The search's first option here: a step per option tried, as run() tests them.
+      std::size_t at = first;
+      for (; at < end; ++at) {
+        if (--steps < 0) {
+          ++stats_.terms_out_of_reach;
+          return true;  // out of steps on the way
+        }
+        const Option& o = opts_[at];
+        if (left_[static_cast<std::size_t>(o.term)] == 0) continue;
+        if (o.k < 0 ? req_.forced[job] && forced_now + 1 > forced_limit : !fits_all(at)) continue;
+        break;
+      }
+      if (at == end) return false;  // the search backtracks here: not followed
+      const Option& o = opts_[at];
+      const auto t = static_cast<std::size_t>(o.term);
+      --left_[t];
+      for (int q = o.first; q < o.end; ++q)
+        row_used_[static_cast<std::size_t>(charges_[static_cast<std::size_t>(q)].first)] +=
+            charges_[static_cast<std::size_t>(q)].second;
+      if (o.k < 0 && req_.forced[job]) ++forced_now;
+      // A depth whose options all carry one term leaves each term as much beyond the depths needing it.
+      bool several = false;
+      for (std::size_t a = first; a < end; ++a) several = several || opts_[a].term != o.term;
+      if (!several) continue;
+      // Fewer copies of t left than holders of t below: its needs may exceed what is left.
+      const auto below_from =
+          std::upper_bound(holders.data() + holder_begin[t], holders.data() + holder_begin[t + 1], d);
+      if (left_[t] >= holders.data() + holder_begin[t + 1] - below_from) continue;
+      const std::vector<std::size_t>& needs = needing_of(o.term, d);
+      const auto need = needs.end() - std::upper_bound(needs.begin(), needs.end(), d);
+      if (left_[t] >= need) continue;
+      // A dead end below d: count its steps over a window of depths, widened until they exceed the
+      // steps left or it reaches every depth.
+      for (std::size_t horizon = std::min(n_, d + 1 + std::max<std::size_t>(first_window, 1));;
+           horizon = std::min(n_, 2 * horizon - d - 1)) {
+        extend_terms_options(horizon);
+        last_depth_.assign(multiset_.size(), 0);
+        for (std::size_t e = d + 1; e < horizon; ++e)
+          for (std::size_t a = depth_begin_[e]; a < depth_begin_[e + 1]; ++a)
+            last_depth_[static_cast<std::size_t>(opts_[a].term)] = e;
+        long long work_left = kProbeWork;
+        bool truncated = false;
+        const long long cost =
+            dead_subtree_steps(d + 1, forced_now, forced_limit, steps, horizon, work_left, &truncated);
+        if (cost > steps) {
+          ++stats_.terms_out_of_reach;
+          return true;  // the search runs out of steps in there
+        }
+        // Widened only while the window stays within a quarter of the round: beyond that the search's
+        // own preparation is mostly built anyway (rounds of a few thousand jobs), and each count costs.
+        if (!truncated || horizon == n_ || work_left <= 0 || 2 * (horizon - d - 1) > n_ / 4) return false;
+      }
+    }
+    return false;  // the first path completes: the search settles
   }
 
   /// Class 1 (same objective) when `by_sum`, else class 2 (same multiset of terms); at most
@@ -764,7 +872,8 @@ class CanonicalSearch {
         // (dead_subtree_steps), the same count, so the search ends exactly as it would have.
         if (!by_sum_now && watch[at] && slack[static_cast<std::size_t>(o.term)] < 0 && dead_tries > 0 &&
             dead_work_left_ > 0 && d + 1 < n_) {
-          const long long cost = dead_subtree_steps(d + 1, forced_now, forced_limit, steps);
+          const long long cost =
+              dead_subtree_steps(d + 1, forced_now, forced_limit, steps, n_, dead_work_left_, nullptr);
           if (cost > steps) {
             ++stats_.dead_ends_counted;
             ++stats_.dead_ends_out_of_budget;
@@ -877,114 +986,124 @@ class CanonicalSearch {
     return charge_[at];
   }
   // Class 2 counts terms by a dense id (bits compared exactly) in arrays, not by bits in a hash
-  // map on every step: the given allocation's terms are numbered, every other term shares one id
-  // whose count stays 0.
-  // The ids: the given terms in order of first appearance, found by their bits in one open-addressing
-  // table (at most n_ terms in twice as many slots or more; every job's every option is looked up:
-  // hundreds of thousands at 20,000 jobs, where a node-based map's lookups took most of this).
+  // map on every step: the given allocation's terms are numbered (in order of first appearance, by
+  // their bits in one table: TermTable), every other term shares one id whose count stays 0.
   void number_terms() {
-    if (!given_terms_.empty()) return;
+    number_given();
+    if (numbered_all_) return;
+    numbered_all_ = true;
+    for (std::size_t i = 0; i < n_; ++i)
+      if (!numbered_[i]) number_job(i);
+  }
+  // number_terms() in two parts, so that class 2's skip test (by_terms_out_of_reach) numbers only the
+  // jobs it looks at and the search the others: the given terms' ids (number_given), then per job
+  // its options' (number_job; the same ids in any order of the jobs).
+  void number_given() {
+    if (!given_id_.empty() || n_ == 0) return;
     const std::size_t slots = std::bit_ceil(2 * n_ + 2);
-    const int shift = 64 - std::countr_zero(slots);
-    // A slot's term bits and id side by side, a bitmap of the slots taken, small enough to stay in
-    // the first-level cache, and per slot a 16-bit tag of its term from other bits of the hash: most
-    // options' terms are not among the given ones (at 20,000 jobs about 240,000 of 261,000 lookups),
-    // and their lookups end at the bitmap (two in three) or at a tag (the rest but one in 65,536)
-    // without reading the table, a megabyte there.
-    struct Slot {  // read only where `taken` says it was written
-      std::uint64_t bits;
-      int id;
-    };
-    const auto table = std::make_unique_for_overwrite<Slot[]>(slots);
-    std::vector<std::uint64_t> taken((slots + 63) / 64, 0);
-    std::vector<std::uint16_t> tags(slots, 0);
-    auto hash_of = [](std::uint64_t b) { return b * 0x9E3779B97F4A7C15ULL; };
-    auto start_of = [&](std::uint64_t h) { return static_cast<std::size_t>(h >> shift); };
-    auto tag_of = [&](std::uint64_t h) { return static_cast<std::uint16_t>(h >> (shift - 16)); };  // below the slot's
-    auto is_taken = [&](std::size_t h) { return ((taken[h >> 6] >> (h & 63)) & 1U) != 0; };
-    // A filter of 16 bits per job (the top bits of the hash, refining a slot's): set for every
-    // given term, so a clear bit proves a term absent — for all but about one in sixteen absent
-    // terms here, with a branch that is nearly always taken the same way.
+    terms_.slots = slots;
+    terms_.shift = 64 - std::countr_zero(slots);
+    terms_.table = std::make_unique_for_overwrite<TermSlot[]>(slots);
+    terms_.taken.assign((slots + 63) / 64, 0);
+    terms_.tags.assign(slots, 0);
     const std::size_t filter_bits = std::bit_ceil(16 * n_ + 64);
-    const int filter_shift = 64 - std::countr_zero(filter_bits);
-    std::vector<std::uint64_t> filter(filter_bits / 64, 0);
+    terms_.filter_shift = 64 - std::countr_zero(filter_bits);
+    terms_.filter.assign(filter_bits / 64, 0);
     int absent = 0;  // the number of distinct given terms so far; at the end, the other terms' id
-    std::vector<int> given_id(n_);
+    given_id_.resize(n_);
     for (std::size_t i = 0; i < n_; ++i) {
       const std::uint64_t b = term_bits(term(i, given_[i]));
-      const std::uint64_t hash = hash_of(b);
-      std::size_t h = start_of(hash);
-      while (is_taken(h) && table[h].bits != b) h = (h + 1) & (slots - 1);
-      if (!is_taken(h)) {
-        table[h] = Slot{b, absent++};
-        taken[h >> 6] |= std::uint64_t{1} << (h & 63);
-        tags[h] = tag_of(hash);
-        const auto f = static_cast<std::size_t>(hash >> filter_shift);
-        filter[f >> 6] |= std::uint64_t{1} << (f & 63);
+      const std::uint64_t hash = TermTable::hash_of(b);
+      std::size_t h = terms_.start_of(hash);
+      while (terms_.is_taken(h) && terms_.table[h].bits != b) h = (h + 1) & (slots - 1);
+      if (!terms_.is_taken(h)) {
+        terms_.table[h] = TermSlot{b, absent++};
+        terms_.taken[h >> 6] |= std::uint64_t{1} << (h & 63);
+        terms_.tags[h] = terms_.tag_of(hash);
+        const auto f = static_cast<std::size_t>(hash >> terms_.filter_shift);
+        terms_.filter[f >> 6] |= std::uint64_t{1} << (f & 63);
       }
-      given_id[i] = table[h].id;
-    }
-    // The id of a term, or `absent` when it is not a given one.
-    auto id_of = [&](std::uint64_t b) {
-      const std::uint64_t hash = hash_of(b);
-      const std::size_t f = static_cast<std::size_t>(hash >> filter_shift);
-      if (((filter[f >> 6] >> (f & 63)) & 1U) == 0) return absent;
-      const std::uint16_t tag = tag_of(hash);
-      for (std::size_t h = start_of(hash);; h = (h + 1) & (slots - 1)) {
-        if (!is_taken(h)) return absent;
-        if (tags[h] == tag && table[h].bits == b) return table[h].id;
-      }
-    };
-    // Most jobs have one option of a given term (their own): given_terms_ holds it and its id; the
-    // ids of every option are kept only for the others. A job's options' filter bits are read
-    // first, without a branch between them (their loads overlap); the table is searched only for
-    // the options whose bit is set other than the job's own (whose term is a given one).
-    given_terms_.resize(n_);
-    term_id_.clear();
-    std::vector<int> ids;
-    std::vector<std::uint64_t> bits;
-    std::vector<unsigned char> hit;
-    for (std::size_t i = 0; i < n_; ++i) {
-      const auto v = pb_.valid[i];
-      const double weight = pb_.weight[i];
-      const std::size_t m = v.size() + 1;  // option k at k + 1 (-1: no GPUs)
-      bits.resize(m);
-      hit.resize(m);
-      std::size_t hits = 0;
-      for (std::size_t at = 0; at < m; ++at) {
-        const std::uint64_t b = term_bits(weight * (at == 0 ? waiting_ : v[at - 1].util));  // term(i, at - 1)
-        const auto f = static_cast<std::size_t>(hash_of(b) >> filter_shift);
-        const auto bit = static_cast<unsigned char>((filter[f >> 6] >> (f & 63)) & 1U);
-        bits[at] = b;
-        hit[at] = bit;
-        hits += bit;
-      }
-      const int own = given_[i];  // its id is known, and its bit is set
-      if (hits == 1) {
-        given_terms_[i] = GivenTerms{own, given_id[i]};
-        continue;
-      }
-      ids.assign(m, absent);
-      int given_terms = 0, last = 0;
-      for (std::size_t at = 0; at < m; ++at) {
-        if (!hit[at]) continue;
-        const int k = static_cast<int>(at) - 1;
-        ids[at] = k == own ? given_id[i] : id_of(bits[at]);
-        if (ids[at] != absent) {
-          ++given_terms;
-          last = k;
-        }
-      }
-      if (given_terms == 1) {
-        given_terms_[i] = GivenTerms{last, ids[static_cast<std::size_t>(last + 1)]};
-      } else {
-        given_terms_[i] = GivenTerms{kSeveralGiven, static_cast<int>(term_id_.size())};
-        term_id_.insert(term_id_.end(), ids.begin(), ids.end());
-      }
+      given_id_[i] = terms_.table[h].id;
     }
     absent_id_ = absent;
     multiset_.assign(static_cast<std::size_t>(absent) + 1, 0);
-    for (std::size_t i = 0; i < n_; ++i) ++multiset_[static_cast<std::size_t>(given_id[i])];
+    for (std::size_t i = 0; i < n_; ++i) ++multiset_[static_cast<std::size_t>(given_id_[i])];
+    given_terms_.resize(n_);
+    term_id_.clear();
+    numbered_.assign(n_, 0);
+  }
+  // Most jobs have one option of a given term (their own): given_terms_ holds it and its id; the
+  // ids of every option are kept only for the others. A job's options' filter bits are read
+  // first, without a branch between them (their loads overlap); the table is searched only for
+  // the options whose bit is set other than the job's own (whose term is a given one).
+  void number_job(std::size_t i) {
+    numbered_[i] = 1;
+    const auto v = pb_.valid[i];
+    const double weight = pb_.weight[i];
+    const std::size_t m = v.size() + 1;  // option k at k + 1 (-1: no GPUs)
+    if (job_bits_.size() < m) {
+      job_bits_.resize(m);
+      job_hit_.resize(m);
+    }
+    std::uint64_t* const bits = job_bits_.data();
+    unsigned char* const hit = job_hit_.data();
+    std::size_t hits = 0;
+    for (std::size_t at = 0; at < m; ++at) {
+      const std::uint64_t b = term_bits(weight * (at == 0 ? waiting_ : v[at - 1].util));  // term(i, at - 1)
+      const auto f = static_cast<std::size_t>(TermTable::hash_of(b) >> terms_.filter_shift);
+      const auto bit = static_cast<unsigned char>((terms_.filter[f >> 6] >> (f & 63)) & 1U);
+      bits[at] = b;
+      hit[at] = bit;
+      hits += bit;
+    }
+    const int own = given_[i];  // its id is known, and its bit is set
+    if (hits == 1) {
+      given_terms_[i] = GivenTerms{own, given_id_[i]};
+      return;
+    }
+    ids_.assign(m, absent_id_);
+    int given_terms = 0, last = 0;
+    for (std::size_t at = 0; at < m; ++at) {
+      if (!hit[at]) continue;
+      const int k = static_cast<int>(at) - 1;
+      ids_[at] = k == own ? given_id_[i] : terms_.id_of(bits[at], absent_id_);
+      if (ids_[at] != absent_id_) {
+        ++given_terms;
+        last = k;
+      }
+    }
+    if (given_terms == 1) {
+      given_terms_[i] = GivenTerms{last, ids_[static_cast<std::size_t>(last + 1)]};
+    } else {
+      given_terms_[i] = GivenTerms{kSeveralGiven, static_cast<int>(term_id_.size())};
+      term_id_.insert(term_id_.end(), ids_.begin(), ids_.end());
+    }
+  }
+  // The one term of job i's class-2 options (for_each_option(i, false)'s), -1 when they carry
+  // several or none.
+  int sole_term_of(std::size_t i) {
+    if (!numbered_[i]) number_job(i);
+    const bool pinned = req_.pinned[i] != 0;
+    const int current = pb_.current[i];
+    const GivenTerms& g = given_terms_[i];
+    if (g.only != kSeveralGiven) {
+      const int k = g.only;
+      const bool kept = k >= 0 ? !pinned || pb_.valid[i][static_cast<std::size_t>(k)].config == current : !pinned;
+      return kept ? g.id : -1;
+    }
+    const int* const ids = term_id_.data() + g.id;  // option k at k + 1
+    const auto v = pb_.valid[i];
+    int t = -1;
+    auto see = [&](int id) {
+      if (id == absent_id_) return true;
+      if (t >= 0 && id != t) return false;
+      t = id;
+      return true;
+    };
+    for (std::size_t k = 0; k < v.size(); ++k)
+      if ((!pinned || v[k].config == current) && !see(ids[k + 1])) return -1;
+    if (!pinned && !see(ids[0])) return -1;
+    return t;
   }
   // Class 1 compares the objective as objective_of sums it (input order), with the binary
   // program's λ (Problem::model_lambda): the round's objective itself unless λ is capped, when it
@@ -1095,7 +1214,14 @@ class CanonicalSearch {
   // class for all the runs of its bisection.
   void build_options() {
     if (options_class_ == (by_sum_ ? 1 : 2)) return;
-    options_class_ = by_sum_ ? 1 : 2;
+    if (!by_sum_) {
+      // Class 2: from where by_terms_out_of_reach left its options, if it built some.
+      extend_terms_options(n_);
+      options_class_ = 2;
+      build_needs();
+      return;
+    }
+    options_class_ = 1;
     prepare_ranks();
     // In decision order and in one array: what a step needs of an option.
     opts_.clear();
@@ -1103,16 +1229,39 @@ class CanonicalSearch {
     depth_begin_.assign(1, 0);
     for (std::size_t d = 0; d < n_; ++d) {
       const std::size_t i = order_[d];
-      for_each_option(i, by_sum_, [&](int k) {
-        // (Class 2 compares terms by id: its options' values are not read.)
-        opts_.push_back(by_sum_ ? Option{k, -1, 0, 0, value_term(i, k)} : Option{k, tid(i, k), 0, 0, 0.0});
+      for_each_option(i, true, [&](int k) {
+        opts_.push_back(Option{k, -1, 0, 0, value_term(i, k)});
         return true;
       });
       depth_begin_.push_back(opts_.size());
     }
     build_charges();
-    if (by_sum_) build_ranges();
-    if (!by_sum_) build_needs();
+    build_ranges();
+  }
+  // Class 2's options and their charges for the depths up to `depths` (built in decision order, the
+  // same arrays as built at once; class 2 compares terms by id: its options' values are not read).
+  void extend_terms_options(std::size_t depths) {
+    if (options_class_ != 3 && options_class_ != 2) {
+      options_class_ = 3;
+      number_given();
+      prepare_ranks();
+      opts_.clear();
+      opts_.reserve(ranked_begin_[n_] + n_);
+      depth_begin_.assign(1, 0);
+      reset_rows();
+      charges_.clear();
+      charges_.reserve(2 * n_);  // mostly one option per depth, charged in one row
+    }
+    for (std::size_t d = depth_begin_.size() - 1; d < depths; ++d) {
+      const std::size_t i = order_[d];
+      if (!numbered_[i]) number_job(i);
+      for_each_option(i, false, [&](int k) {
+        opts_.push_back(Option{k, tid(i, k), 0, 0, 0.0});
+        return true;
+      });
+      depth_begin_.push_back(opts_.size());
+      append_charges(d);
+    }
   }
 
   // Class 2's dead ends. A depth whose options all carry one term t (a pinned job on its current
@@ -1154,7 +1303,14 @@ class CanonicalSearch {
   // search's own. Returns the count, or as soon as it exceeds `steps`, a count above `steps` (the
   // search would run out in there); -1 when it cannot count (a row could refuse, too many states,
   // more work than dead_work_left_, or a path completes: the subtree is walked as before).
-  long long dead_subtree_steps(std::size_t s, int forced_now, int forced_limit, long long steps) {
+  //
+  // `horizon` < n_ (class 2's skip test, by_terms_out_of_reach): only the depths before it are
+  // counted, and a term no depth before it offers leaves the states; then, and wherever the count
+  // would give up (a row could refuse, too many states or too much work), it stops and returns what
+  // it counted so far, with `truncated` set: fewer steps than the search spends in there, never more
+  // (every node it counted is one the search visits, with all of its options).
+  long long dead_subtree_steps(std::size_t s, int forced_now, int forced_limit, long long steps, std::size_t horizon,
+                               long long& work_left, bool* truncated) {
     constexpr long long kCap = 1LL << 60;
     constexpr std::size_t kMaxStates = 4096;
     // A state: the forced jobs without GPUs, then (term, copies taken) pairs by term.
@@ -1167,10 +1323,14 @@ class CanonicalSearch {
       long long& left;
       const long long& work;
       ~Spend() { left -= std::min(left, work); }
-    } spend{dead_work_left_, work};
+    } spend{work_left, work};
     State child;
     for (std::size_t e = s; !now.empty(); ++e) {
-      if (e == n_) return -1;  // a path completed: not a dead end after all
+      if (e == horizon) {
+        if (horizon == n_) return -1;  // a path completed: not a dead end after all
+        *truncated = true;
+        return total;
+      }
       const std::size_t first = depth_begin_[e], end = depth_begin_[e + 1];
       const std::size_t job = order_[e];
       // Can a row refuse an option at this depth? Not while its use stays within its bound.
@@ -1185,7 +1345,13 @@ class CanonicalSearch {
         largest[r] = 0;
         bounded = bounded && upper[r] <= row_bound_[r];
       }
-      if (!bounded) return total > steps ? total : -1;
+      if (!bounded) {
+        if (truncated) {
+          *truncated = true;
+          return total;
+        }
+        return total > steps ? total : -1;
+      }
       const auto options = static_cast<long long>(end - first);
       for (const auto& [state, paths] : now) {
         total = paths > (kCap - total) / std::max(options, 1LL) ? kCap : total + paths * options;
@@ -1219,7 +1385,11 @@ class CanonicalSearch {
         }
       }
       if (total > steps) return total;
-      if (next.size() > kMaxStates || work > dead_work_left_) return -1;
+      if (next.size() > kMaxStates || work > work_left) {
+        if (!truncated) return -1;
+        *truncated = true;
+        return total;
+      }
       now.swap(next);
       next.clear();
     }
@@ -1327,30 +1497,35 @@ class CanonicalSearch {
   // requirements: caps of the job's tenant, guarantees of other tenants), numbered after the
   // capacity rows. One loop over them checks both kinds, with no test per step for whether the
   // round has tenants.
-  void build_charges() {
-    const std::size_t capacity_rows = pb_.set.rows.size();
+  void reset_rows() {
     row_bound_.clear();
     for (const CapacityRow& r : pb_.set.rows) row_bound_.push_back(r.capacity);
     for (const TenantRow& r : tenant_rows_) row_bound_.push_back(r.bound);
     row_used_.assign(row_bound_.size(), 0);
+  }
+  // Depth d's options' charges, after those of the depths before it.
+  void append_charges(std::size_t d) {
+    const std::size_t capacity_rows = pb_.set.rows.size();
+    const std::size_t i = order_[d];
+    for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
+      Option& o = opts_[at];
+      o.first = static_cast<int>(charges_.size());
+      if (o.k >= 0) {
+        const Entry& e = pb_.valid[i][static_cast<std::size_t>(o.k)];
+        for (const auto& c : usage_.charges(charge(i, o.k))) charges_.push_back(c);
+        for (std::size_t r = 0; r < tenant_rows_.size(); ++r)
+          if (const long long u = tenant_usage(pb_, tenant_rows_[r], i, e); u > 0)
+            charges_.emplace_back(static_cast<int>(capacity_rows + r), static_cast<int>(u));
+      }
+      o.end = static_cast<int>(charges_.size());
+    }
+  }
+  void build_charges() {
+    reset_rows();
     charges_.clear();
     charges_.reserve(opts_.size());
-    for (std::size_t d = 0; d < n_; ++d) {
-      const std::size_t i = order_[d];
-      for (std::size_t at = depth_begin_[d]; at < depth_begin_[d + 1]; ++at) {
-        Option& o = opts_[at];
-        o.first = static_cast<int>(charges_.size());
-        if (o.k >= 0) {
-          const Entry& e = pb_.valid[i][static_cast<std::size_t>(o.k)];
-          for (const auto& c : usage_.charges(charge(i, o.k))) charges_.push_back(c);
-          for (std::size_t r = 0; r < tenant_rows_.size(); ++r)
-            if (const long long u = tenant_usage(pb_, tenant_rows_[r], i, e); u > 0)
-              charges_.emplace_back(static_cast<int>(capacity_rows + r), static_cast<int>(u));
-        }
-        o.end = static_cast<int>(charges_.size());
-      }
-    }
-    if (!by_sum_) return;  // the rest is class 1's (node_mask)
+    for (std::size_t d = 0; d < n_; ++d) append_charges(d);
+    // The rest is class 1's (node_mask).
     least_.assign(n_, std::numeric_limits<double>::infinity());
     most_.assign(n_, -std::numeric_limits<double>::infinity());
     for (std::size_t d = 0; d < n_; ++d)
@@ -1404,6 +1579,52 @@ class CanonicalSearch {
     int id;
   };
   std::vector<GivenTerms> given_terms_;
+  // The given terms' ids (number_given): the given allocation's terms in order of first appearance,
+  // found by their bits in one open-addressing table (at most n_ terms in twice as many slots or more;
+  // every job's every option is looked up: hundreds of thousands at 20,000 jobs, where a node-based
+  // map's lookups took most of this). A slot's term bits and id side by side, a bitmap of the slots
+  // taken, small enough to stay in the first-level cache, and per slot a 16-bit tag of its term from
+  // other bits of the hash: most options' terms are not among the given ones (at 20,000 jobs about
+  // 240,000 of 261,000 lookups), and their lookups end at the bitmap (two in three) or at a tag (the
+  // rest but one in 65,536) without reading the table, a megabyte there. Before it, a filter of 16
+  // bits per job (the top bits of the hash, refining a slot's), set for every given term, so a clear
+  // bit proves a term absent — for all but about one in sixteen absent terms here, with a branch that
+  // is nearly always taken the same way.
+  struct TermSlot {  // read only where `taken` says it was written
+    std::uint64_t bits;
+    int id;
+  };
+  struct TermTable {
+    std::size_t slots = 0;
+    int shift = 0, filter_shift = 0;
+    std::unique_ptr<TermSlot[]> table;
+    std::vector<std::uint64_t> taken, filter;
+    std::vector<std::uint16_t> tags;
+    static std::uint64_t hash_of(std::uint64_t b) { return b * 0x9E3779B97F4A7C15ULL; }
+    [[nodiscard]] std::size_t start_of(std::uint64_t h) const { return static_cast<std::size_t>(h >> shift); }
+    [[nodiscard]] std::uint16_t tag_of(std::uint64_t h) const {
+      return static_cast<std::uint16_t>(h >> (shift - 16));  // below the slot's
+    }
+    [[nodiscard]] bool is_taken(std::size_t h) const { return ((taken[h >> 6] >> (h & 63)) & 1U) != 0; }
+    // The id of a term, or `absent` when it is not a given one.
+    [[nodiscard]] int id_of(std::uint64_t b, int absent) const {
+      const std::uint64_t hash = hash_of(b);
+      const auto f = static_cast<std::size_t>(hash >> filter_shift);
+      if (((filter[f >> 6] >> (f & 63)) & 1U) == 0) return absent;
+      const std::uint16_t tag = tag_of(hash);
+      for (std::size_t h = start_of(hash);; h = (h + 1) & (slots - 1)) {
+        if (!is_taken(h)) return absent;
+        if (tags[h] == tag && table[h].bits == b) return table[h].id;
+      }
+    }
+  };
+  TermTable terms_;
+  std::vector<int> given_id_;              // per job: its given term's id (number_given)
+  std::vector<char> numbered_;             // per job: given_terms_ holds its options' ids (number_job)
+  bool numbered_all_ = false;              // every job's (number_terms)
+  std::vector<std::uint64_t> job_bits_;    // number_job's scratch: per option its term's bits,
+  std::vector<unsigned char> job_hit_;     // its filter bit,
+  std::vector<int> ids_;                   // its id
   int absent_id_ = 0;                      // the id every term that is not a given one shares
   std::vector<long> multiset_, left_;      // per term id: count in the given allocation, left to place
   std::vector<std::size_t> ranked_begin_;  // per job: its entries in ranked_ (+ one past the end)
@@ -1421,6 +1642,8 @@ class CanonicalSearch {
   // Class 2's dead ends (build_needs, dead_subtree_steps): per term, the depths needing it and
   // what is left of it beyond them; per depth, its one term (-1: several); per option, whether it
   // competes with those depths; per term, the deepest depth offering it.
+  // by_terms_out_of_reach: the options its counts may look at.
+  static constexpr long long kProbeWork = 100'000;
   static constexpr int kDeadTries = 16;  // per search: dead ends it may fail to count before walking them all
   // Per call of canonicalize_exactly: the options the counting may look at, over all its dead ends.
   // A state map costs many of the search's steps per option looked at, and pays only where states
@@ -1465,7 +1688,7 @@ class CanonicalSearch {
 #undef SIA_TIES_INLINE
 
 bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget, bool shortcuts,
-                          ExactSearchStats* stats, double window_margin) {
+                          ExactSearchStats* stats, double window_margin, std::size_t terms_window) {
   if (pb.num_jobs() == 0) return true;
   CanonicalSearch search(pb, req, ch);
   search.count_dead_ends(shortcuts);
@@ -1478,10 +1701,15 @@ bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch
   } report{search, stats};
   // Fewest forced jobs without GPUs first (the fewest `unmet`): the smallest limit for which the
   // class has a member, by bisection (a larger limit only admits more allocations).
-  auto settle = [&](bool by_sum, long long share) -> std::optional<Choice> {
+  auto settle = [&](bool by_sum, long long& share) -> std::optional<Choice> {
     int lo = 0, hi = search.forced_waiting();
     // Rounds of as many jobs as class 1's share or more: no search when it cannot settle.
     if (by_sum && shortcuts && search.by_sum_out_of_reach(hi, share, window_margin)) return std::nullopt;
+    // Class 2 certain to run out of its steps on its first run (which then ends it): no search.
+    if (!by_sum && shortcuts && search.by_terms_out_of_reach(hi, share, terms_window)) {
+      share = -1;
+      return std::nullopt;
+    }
     std::optional<Choice> best = search.run(by_sum, hi, share);  // the given allocation qualifies
     if (!best) return std::nullopt;
     while (lo < hi) {
@@ -1499,15 +1727,17 @@ bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch
   };
   // Class 1 is exhaustive: a small share, which rounds of a few jobs need and larger ones would
   // only spend (measured: 6 ms more per 200-job round with a quarter of the default budget).
-  const long long by_sum = std::min(budget / 4, 20'000LL);
+  long long by_sum = std::min(budget / 4, 20'000LL);
+  long long by_terms = budget - by_sum;
   if (auto found = settle(true, by_sum)) {
     ch = std::move(*found);
     return true;
   }
-  if (auto found = settle(false, budget - by_sum)) {
+  if (auto found = settle(false, by_terms)) {
     ch = std::move(*found);
     return true;
   }
+  if (by_terms < 0) search.note_out_of_budget();
   return false;
 }
 

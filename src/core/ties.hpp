@@ -78,19 +78,28 @@ void canonicalize_equal_values(const Problem& pb, const Requirements& req, Choic
 /// What canonicalize_exactly's shortcuts did (tests check that they ran): class 2's dead ends whose
 /// steps were counted instead of walked, of which the ones that ended the search (the budget ran out
 /// in there), and the ones it could not count (walked); class 1's skip tests whose window test fell
-/// between the bounds of the slack, so that the slack itself was computed.
+/// between the bounds of the slack, so that the slack itself was computed; class 2's searches not run
+/// because its skip test proved they would run out of their steps; and whether class 2 ran out of
+/// its steps (or was proved to), the outcome the skip test must agree on.
 struct ExactSearchStats {
   long long dead_ends_counted = 0;
   long long dead_ends_out_of_budget = 0;
   long long dead_ends_walked = 0;
   long long windows_unsure = 0;
+  long long terms_out_of_reach = 0;  // class 2's searches skipped: certain to run out of their steps
+  bool out_of_budget = false;        // class 2 ran out of its steps (or was certain to): nothing settled
 };
 
 /// `window_margin`: the relative margin of the bounds of class 1's slack that its skip test tries
 /// before computing the slack itself (1e-6: far above the 2(N − 1)·2^-53 by which the two sums of
 /// the magnitude differ). Any margin in [that, 1) gives the same result; tests widen it so that the
 /// window's tests fall between the bounds (the slack then computed) on ordinary rounds.
+/// `terms_window`: the depths below a dead end that class 2's skip test counts first, widened (twice
+/// as many each time) while its count stays within the steps left and the window within a quarter of
+/// the jobs (512: a few hundred suffice on rounds of 20,000 jobs). Any window gives the same result;
+/// tests narrow it so that small rounds widen it.
 bool canonicalize_exactly(const Problem& pb, const Requirements& req, Choice& ch, long long budget = 1'000'000,
-                          bool shortcuts = true, ExactSearchStats* stats = nullptr, double window_margin = 1e-6);
+                          bool shortcuts = true, ExactSearchStats* stats = nullptr, double window_margin = 1e-6,
+                          std::size_t terms_window = 512);
 
 }  // namespace sia::detail

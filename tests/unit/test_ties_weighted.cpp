@@ -336,6 +336,55 @@ void random_job_state(JobSpec& j, const std::vector<ConfigurationSpec>& cfgs, st
   });
 }
 
+// A round built for class 2's dead ends (rule 5): a few types of 4-GPU nodes, two goodput shapes
+// worth 1 on one GPU of every type (so terms repeat), `fewest`-`most` jobs, running on single-node
+// configurations (a third of them pinned) or waiting (one in ten non-preemptible), sometimes weights
+// of 1 and 2 and tenants; p of -1, 0.5 or 1.
+OracleInstance dead_end_instance(std::mt19937& rng, int fewest = 20, int most = 80) {
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  OracleInstance in;
+  const int ntypes = uni(1, 3);
+  for (int t = 0; t < ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(2, 8), 4);
+  in.cluster.down.resize(static_cast<std::size_t>(ntypes));
+  in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
+  const auto cfgs = make_configuration_set(in.cluster).configs;
+  // Two shapes; 1 GPU is worth 1 on every type (the common term), more GPUs a little more.
+  using Table = ShapeTable;
+  std::vector<std::shared_ptr<Table>> shapes;
+  for (int m = 0; m < 2; ++m) {
+    auto table = std::make_shared<Table>();
+    for (int t = 0; t < ntypes; ++t) {
+      double v = 1.0;
+      for (int g = 1; g <= 8; ++g) {
+        (*table)[{t, g}] = v;
+        v += uni(0, 2) == 0 ? 0.0 : 0.25 * uni(1, 3);
+      }
+    }
+    shapes.push_back(table);
+  }
+  const int njobs = uni(fewest, most);
+  std::vector<long long> free_gpus;
+  for (const auto& t : in.cluster.types) free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
+  const bool weighted = uni(0, 3) == 0;
+  for (int i = 0; i < njobs; ++i) {
+    JobSpec j("j" + std::to_string(i));
+    const int largest[] = {1, 2, 4};
+    j.min_gpus(1).max_gpus(largest[uni(0, 2)]);
+    if (weighted) j.weight(uni(0, 1) == 0 ? 1.0 : 2.0);
+    auto table = shapes[static_cast<std::size_t>(uni(0, 1))];
+    random_job_state(j, cfgs, free_gpus, true, 3, table, rng);
+    in.jobs.push_back(std::move(j));
+  }
+  if (uni(0, 3) == 0) add_random_tenants(in, rng, uni(1, 2), 4);
+  const double ps[] = {-1.0, 0.5, 1.0};
+  in.options.p = ps[uni(0, 2)];
+  in.options.lambda = 1.1;
+  in.options.relative_gap = 0.0;
+  in.options.threads = 1;
+  in.options.time_limit = std::chrono::milliseconds(20000);
+  return in;
+}
+
 }  // namespace
 
 TEST_CASE("ties.weighted.canonical_among_all_optima") {
@@ -698,52 +747,11 @@ TEST_CASE("ties.by_sum_window_between_bounds") {
 // handful of steps to the default and at the edge where the full search starts to settle.
 TEST_CASE("ties.dead_ends_counted_change_nothing") {
   std::mt19937 rng(round_seed() + 17);
-  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
   const int count = std::max(20, round_count() / 3);
   long long counted = 0, ended = 0, walked = 0, settled = 0, compared = 0, boundary = 0;
   for (int k = 0; k < count; ++k) {
     CAPTURE(k);
-    OracleInstance in;
-    const int ntypes = uni(1, 3);
-    for (int t = 0; t < ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(2, 8), 4);
-    in.cluster.down.resize(static_cast<std::size_t>(ntypes));
-    in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
-    const auto cfgs = make_configuration_set(in.cluster).configs;
-    // Two shapes; 1 GPU is worth 1 on every type (the common term), more GPUs a little more.
-    using Table = ShapeTable;
-    std::vector<std::shared_ptr<Table>> shapes;
-    for (int m = 0; m < 2; ++m) {
-      auto table = std::make_shared<Table>();
-      for (int t = 0; t < ntypes; ++t) {
-        double v = 1.0;
-        for (int g = 1; g <= 8; ++g) {
-          (*table)[{t, g}] = v;
-          v += uni(0, 2) == 0 ? 0.0 : 0.25 * uni(1, 3);
-        }
-      }
-      shapes.push_back(table);
-    }
-    const int njobs = uni(20, 80);
-    std::vector<long long> free_gpus;
-    for (const auto& t : in.cluster.types)
-      free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
-    const bool weighted = uni(0, 3) == 0;
-    for (int i = 0; i < njobs; ++i) {
-      JobSpec j("j" + std::to_string(i));
-      const int most[] = {1, 2, 4};
-      j.min_gpus(1).max_gpus(most[uni(0, 2)]);
-      if (weighted) j.weight(uni(0, 1) == 0 ? 1.0 : 2.0);
-      auto table = shapes[static_cast<std::size_t>(uni(0, 1))];
-      random_job_state(j, cfgs, free_gpus, true, 3, table, rng);
-      in.jobs.push_back(std::move(j));
-    }
-    if (uni(0, 3) == 0) add_random_tenants(in, rng, uni(1, 2), 4);
-    const double ps[] = {-1.0, 0.5, 1.0};
-    in.options.p = ps[uni(0, 2)];
-    in.options.lambda = 1.1;
-    in.options.relative_gap = 0.0;
-    in.options.threads = 1;
-    in.options.time_limit = std::chrono::milliseconds(20000);
+    const OracleInstance in = dead_end_instance(rng);
     const detail::Problem problem =
         detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
     const detail::Requirements asked = requirements_asked(problem);
@@ -787,6 +795,74 @@ TEST_CASE("ties.dead_ends_counted_change_nothing") {
   CHECK(counted > 0);
   CHECK(ended > 0);
   CHECK(counted > ended);
+}
+
+// Rule 5's class 2 is not run when its first path meets a dead end whose steps, counted over a window
+// of the depths below it (a lower bound, the window widened while the count stays within the steps
+// left), exceed the steps left (by_terms_out_of_reach). Rounds built for such dead ends (20-80 jobs,
+// every fourth 100-300), from the round's answer and from random allocations, budgets from a handful
+// of steps to the default and the two either side of the smallest with which class 2 does not run
+// out, the count's first window of 512 depths (the default) and of 4 (widened in most counts): the
+// same result, allocation and outcome (class 2 ran out of its steps or not) as the search walked in
+// full (`shortcuts` false).
+TEST_CASE("ties.terms_out_of_reach_changes_nothing") {
+  std::mt19937 rng(round_seed() + 41);
+  const int count = std::max(20, round_count() / 3);
+  long long compared = 0, skipped = 0, ran_out = 0, settled = 0, edges = 0;
+  for (int k = 0; k < count; ++k) {
+    CAPTURE(k);
+    const OracleInstance in = k % 4 == 3 ? dead_end_instance(rng, 100, 300) : dead_end_instance(rng);
+    const detail::Problem problem =
+        detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
+    const detail::Requirements asked = requirements_asked(problem);
+    // Did class 2 run out of its steps? (With the shortcuts, for speed: compare() checks the answer.)
+    auto runs_out = [&](const detail::Choice& start, long long budget) {
+      detail::Choice ch = start;
+      detail::ExactSearchStats st;
+      (void)detail::canonicalize_exactly(problem, asked, ch, budget, true, &st);
+      return st.out_of_budget;
+    };
+    auto compare = [&](const detail::Choice& start, long long budget) {
+      CAPTURE(budget);
+      detail::Choice full = start;
+      detail::ExactSearchStats full_stats;
+      const bool b = detail::canonicalize_exactly(problem, asked, full, budget, false, &full_stats);
+      for (const std::size_t window : {std::size_t{512}, std::size_t{4}}) {
+        CAPTURE(window);
+        detail::Choice fast = start;
+        detail::ExactSearchStats st;
+        const bool a = detail::canonicalize_exactly(problem, asked, fast, budget, true, &st, 1e-6, window);
+        CHECK(a == b);
+        CHECK(fast == full);
+        CHECK(st.out_of_budget == full_stats.out_of_budget);
+        skipped += st.terms_out_of_reach;
+        ++compared;
+      }
+      ran_out += full_stats.out_of_budget;
+      settled += b;
+    };
+    for (const auto& start : search_starts(in, problem, rng, 2)) {
+      for (long long budget = 8; budget <= 1'000'000; budget *= 4) compare(start, budget);
+      compare(start, 1'000'000);
+      // The smallest budget (within 2^20) with which class 2 does not run out, and its neighbours.
+      long long lo = 1, hi = 1 << 20;
+      if (runs_out(start, hi)) continue;
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (runs_out(start, mid))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      for (long long b = std::max(1LL, lo - 2); b <= lo + 2; ++b) compare(start, b);
+      ++edges;
+    }
+  }
+  MESSAGE(compared << " searches compared, " << settled << " settled, " << ran_out << " ran out of steps, " << skipped
+                   << " of them not run; " << edges << " budget edges");
+  CHECK(skipped > 0);
+  CHECK(ran_out > skipped);
+  CHECK(edges > 0);
 }
 
 // Rule 5's class 1 tests a node's options at once (bits, the steps counted by the options in between)
