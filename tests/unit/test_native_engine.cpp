@@ -1468,3 +1468,85 @@ TEST_CASE("native.engine.counts_feasible_is_the_definition") {
   CHECK(infeasible > 1000);
   MESSAGE(feasible << " feasible and " << infeasible << " infeasible assignments checked");
 }
+
+// A screened evaluation (Relaxation::screen, evaluate_in) visits only the candidates of its active
+// classes: the items that can be their class's best somewhere in the box. It gives the same bits
+// as the evaluation over all of the active classes' items (written out here as evaluate_in was,
+// blocks of 256 active classes summed in order), and L within rounding of evaluate(), at prices
+// inside boxes small and large, their corners included.
+TEST_CASE("native.engine.screen_candidates_are_every_item") {
+  std::mt19937 rng(61);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Parallel par(1);
+  int active = 0, pruned = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    Spec s = spec_for(iter);
+    s.rows = 1 + iter % 5;
+    s.groups = 20 + 7 * (iter % 90);
+    s.max_items = 2 + iter % 9;
+    const Problem p = random_problem(rng, s);
+    CAPTURE(iter);
+    const Classes cls = iter % 2 == 0 ? find_classes(p, par) : singleton_classes(p);
+    Relaxation rel(p, cls, par);
+    const auto box = rel.price_box();
+    const auto K = static_cast<std::size_t>(p.num_rows);
+    for (int trial = 0; trial < 5; ++trial) {
+      std::vector<double> lo(K), hi(K);
+      for (std::size_t k = 0; k < K; ++k) {
+        const double centre = unit(rng) * box[k] * 0.5;
+        const double w = std::pow(10.0, -4.0 + 4.0 * unit(rng)) * (1.0 + centre);
+        lo[k] = std::max(0.0, centre - w);
+        hi[k] = std::min(box[k], centre + w);
+      }
+      const auto sc = rel.screen(lo, hi);
+      REQUIRE(sc.cand_begin.size() == sc.active.size() + 1);
+      active += static_cast<int>(sc.active.size());
+      for (std::size_t a = 0; a < sc.active.size(); ++a)
+        pruned += cls.items(p, sc.active[a]) - (sc.cand_begin[a + 1] - sc.cand_begin[a]);
+      for (int q = 0; q < 6; ++q) {
+        std::vector<double> lam(K);
+        for (std::size_t k = 0; k < K; ++k)
+          lam[k] = q == 0 ? lo[k] : q == 1 ? hi[k] : lo[k] + unit(rng) * (hi[k] - lo[k]);
+        const auto e = rel.evaluate_in(sc, lam);
+        // The evaluation over every item of the active classes.
+        double Lv = p.fixed_value + sc.fixed_value;
+        std::vector<double> grad(p.cap);
+        for (std::size_t k = 0; k < K; ++k) {
+          Lv += (p.cap[k] - sc.fixed_use[k]) * lam[k];
+          grad[k] -= sc.fixed_use[k];
+        }
+        for (std::size_t beg = 0; beg < sc.active.size(); beg += 256) {
+          double sum = 0.0;
+          std::vector<double> u(K, 0.0);
+          for (std::size_t a = beg; a < std::min(sc.active.size(), beg + 256); ++a) {
+            const int c = sc.active[a];
+            int bi = -1;
+            double bv = -kInf;
+            for (int it = cls.first_item(p, c); it < cls.first_item(p, c) + cls.items(p, c); ++it) {
+              const double r = rel.reduced(it, lam.data());
+              if (r > bv) {
+                bv = r;
+                bi = it;
+              }
+            }
+            const double m = cls.mult[static_cast<std::size_t>(c)];
+            sum += m * bv;
+            for (int u0 = p.use_begin[static_cast<std::size_t>(bi)]; u0 < p.use_begin[static_cast<std::size_t>(bi) + 1];
+                 ++u0)
+              u[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(u0)])] +=
+                  m * p.use_val[static_cast<std::size_t>(u0)];
+          }
+          Lv += sum;
+          for (std::size_t k = 0; k < K; ++k) grad[k] -= u[k];
+        }
+        CHECK(std::memcmp(&e.L, &Lv, sizeof(double)) == 0);
+        REQUIRE(e.grad.size() == K);
+        CHECK(std::memcmp(e.grad.data(), grad.data(), K * sizeof(double)) == 0);
+        const auto full = rel.evaluate(lam, nullptr);
+        CHECK(e.L == doctest::Approx(full.L).epsilon(1e-12));
+      }
+    }
+  }
+  MESSAGE(active << " active classes screened, " << pruned << " items left out");
+  CHECK(pruned > 0);
+}

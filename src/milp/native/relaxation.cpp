@@ -269,17 +269,25 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
   // The calling thread's scratch (as in evaluate_impl): per block its partial sums, and its active
   // classes in act[beg, beg + count) (a block has no more than its classes; were a vector per block).
   thread_local std::vector<double> part_scratch, use_scratch;
-  thread_local std::vector<int> act_scratch, count_scratch;
+  // Likewise each active class's candidates: a block's in cand[first item of the block, ...) (the
+  // classes' items follow one another in class order), their number per active class in ncand.
+  thread_local std::vector<int> act_scratch, count_scratch, cand_scratch, ncand_scratch;
   std::vector<double>& part = part_scratch;
   std::vector<double>& use = use_scratch;
   std::vector<int>& act = act_scratch;
   std::vector<int>& count = count_scratch;
+  std::vector<int>& cand = cand_scratch;
+  std::vector<int>& ncand = ncand_scratch;
   part.assign(static_cast<std::size_t>(nb), 0.0);
   use.assign(static_cast<std::size_t>(nb) * Ku, 0.0);
   act.resize(static_cast<std::size_t>(C));
+  ncand.resize(static_cast<std::size_t>(C));
+  cand.resize(p_.value.size());
   count.assign(static_cast<std::size_t>(nb), 0);
   par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
     int* const a = act.data() + beg;
+    int* const na = ncand.data() + beg;
+    int* cw = cand.data() + (beg < end ? c_.first_item(p_, beg) : 0);
     int n_act = 0;
     double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
     double sum = 0.0;
@@ -308,6 +316,22 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
         }
       }
       if (bi < 0 || second_max >= best_min) {
+        // Its candidates: the items whose largest value in the box reaches the largest least value
+        // (another item's value is below that one's everywhere in the box, so it is never the first
+        // item of largest value there). The margin covers rounding: the values at any prices of the
+        // box are computed as here, the same operations in the same order, monotone in the prices.
+        int n = 0;
+        for (int it = first; it < last; ++it) {
+          const auto iu = static_cast<std::size_t>(it);
+          double rmax = p_.value[iu];
+          for (int q = p_.use_begin[iu]; q < p_.use_begin[iu + 1]; ++q)
+            rmax -= p_.use_val[static_cast<std::size_t>(q)] *
+                    lo[static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)])];
+          if (bi < 0 || rmax >= best_min - 1e-9 * (1.0 + std::abs(best_min) + std::abs(rmax) + std::abs(p_.value[iu])))
+            cw[n++] = it;
+        }
+        cw += n;
+        na[n_act] = n;
         a[n_act++] = c;
         continue;
       }
@@ -323,11 +347,36 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
   std::size_t n_active = 0;
   for (int blk = 0; blk < nb; ++blk) n_active += static_cast<std::size_t>(count[static_cast<std::size_t>(blk)]);
   sc.active.reserve(n_active);
+  sc.cand_begin.reserve(n_active + 1);
+  sc.cand_begin.push_back(0);
   for (int blk = 0; blk < nb; ++blk) {
     sc.fixed_value += part[static_cast<std::size_t>(blk)];
     for (std::size_t k = 0; k < Ku; ++k) sc.fixed_use[k] += use[static_cast<std::size_t>(blk) * Ku + k];
     const int* const a = act.data() + static_cast<std::ptrdiff_t>(blk) * kBlock;
-    sc.active.insert(sc.active.end(), a, a + count[static_cast<std::size_t>(blk)]);
+    const int* const na = ncand.data() + static_cast<std::ptrdiff_t>(blk) * kBlock;
+    const int n_act = count[static_cast<std::size_t>(blk)];
+    sc.active.insert(sc.active.end(), a, a + n_act);
+    int n = 0;
+    for (int j = 0; j < n_act; ++j) {
+      n += na[j];
+      sc.cand_begin.push_back(sc.cand_begin.back() + na[j]);
+    }
+    if (n_act > 0) {
+      const int* const cb = cand.data() + c_.first_item(p_, blk * kBlock);
+      sc.cand.insert(sc.cand.end(), cb, cb + n);
+    }
+  }
+  // Each candidate's value and, when it uses one row, that row and amount, side by side.
+  sc.cand_value.resize(sc.cand.size());
+  sc.cand_row.resize(sc.cand.size());
+  sc.cand_amount.resize(sc.cand.size());
+  for (std::size_t q = 0; q < sc.cand.size(); ++q) {
+    const auto iu = static_cast<std::size_t>(sc.cand[q]);
+    const int u0 = p_.use_begin[iu];
+    const bool one = p_.use_begin[iu + 1] == u0 + 1;
+    sc.cand_value[q] = p_.value[iu];
+    sc.cand_row[q] = one ? p_.use_row[static_cast<std::size_t>(u0)] : -1;
+    sc.cand_amount[q] = one ? p_.use_val[static_cast<std::size_t>(u0)] : 0.0;
   }
   return sc;
 }
@@ -355,14 +404,18 @@ void Relaxation::evaluate_in_impl(PriceEval& out, const Screen& sc, const std::v
     double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
     for (int a = beg; a < end; ++a) {
       const int c = sc.active[static_cast<std::size_t>(a)];
-      const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
       int bi = -1;
       double bv = -kInf;
-      for (int it = first; it < last; ++it) {
-        const double r = reduced(it, L);
+      // (Its candidates only, in item order: the same first item of largest value as over all items.)
+      for (int q = sc.cand_begin[static_cast<std::size_t>(a)]; q < sc.cand_begin[static_cast<std::size_t>(a) + 1];
+           ++q) {
+        const auto qu = static_cast<std::size_t>(q);
+        const int row = sc.cand_row[qu];
+        // (reduced(), the same operations: the value less each used row's price times its amount)
+        const double r = row >= 0 ? sc.cand_value[qu] - L[row] * sc.cand_amount[qu] : reduced(sc.cand[qu], L);
         if (r > bv) {
           bv = r;
-          bi = it;
+          bi = sc.cand[qu];
         }
       }
       const double m = c_.mult[static_cast<std::size_t>(c)];
@@ -577,7 +630,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
     misses = 0;
     built_at = iter;
     if (std::getenv("SIA_NATIVE_DEBUG"))
-      std::fprintf(stderr, "screen at %d: %zu active of %d\n", iter, sc->active.size(), c_.size());
+      std::fprintf(stderr, "screen at %d: %zu active of %d, %zu candidates\n", iter, sc->active.size(), c_.size(),
+                   sc->cand.size());
   };
   auto eval = [&](int iter, PriceEval& e) {
     if (recent.size() < 6) {

@@ -131,6 +131,12 @@ class Relaxation {
     std::vector<int> active;        ///< classes evaluated item by item
     double fixed_value = 0.0;       ///< sum over settled classes of mult * value of their item
     std::vector<double> fixed_use;  ///< sum over settled classes of mult * usage of their item
+    /// Per active class (as listed in `active`) its candidates cand[cand_begin[a], cand_begin[a + 1]):
+    /// its items, in order, but those whose value is below another's everywhere in the box.
+    std::vector<int> cand_begin, cand;
+    /// Per candidate: its value, and its row and amount when it uses one row (else row -1).
+    std::vector<double> cand_value, cand_amount;
+    std::vector<int> cand_row;
     [[nodiscard]] bool contains(const std::vector<double>& lam) const {
       for (std::size_t k = 0; k < lam.size(); ++k)
         if (lam[k] < lo[k] || lam[k] > hi[k]) return false;
