@@ -42,7 +42,9 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
   };
   // Groups of interchangeable jobs, found through a hash of what makes jobs interchangeable
   // (jobs chained by equal hashes, then compared exactly within each chain): the same groups as
-  // comparing every pair, in O(n) instead of O(n^2) for rounds of thousands of jobs.
+  // comparing every pair, in O(n) instead of O(n^2) for rounds of thousands of jobs. The groups do
+  // not depend on the hash — equal jobs hash alike whatever it is, and jobs of equal hashes are
+  // compared exactly — only how many are compared.
   auto mix = [](std::uint64_t x) {  // a 64-bit finaliser (splitmix64)
     x ^= x >> 30;
     x *= 0xBF58476D1CE4E5B9ULL;
@@ -50,27 +52,39 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
     x *= 0x94D049BB133111EBULL;
     return x ^ (x >> 31);
   };
+  auto entry_hash = [](const Entry& e) {
+    const double u = e.util == 0.0 ? 0.0 : e.util;  // -0 == +0
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &u, sizeof bits);
+    const std::uint64_t where =
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.config)) << 32) | static_cast<std::uint32_t>(e.gpus);
+    // A light mix per entry (a multiply, a shift-xor and a multiply; a finaliser once per job).
+    const std::uint64_t x = where * 0x9E3779B97F4A7C15ULL ^ bits;
+    return (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ULL;
+  };
+  auto job_key = [&](std::size_t i) {
+    return (static_cast<std::uint64_t>(req.pinned[i]) * 2 + static_cast<std::uint64_t>(req.forced[i])) ^
+           (static_cast<std::uint64_t>(static_cast<std::int64_t>(pb.current[i])) << 2);
+  };
+  // First a hash of each job's requirement, current configuration, number of entries and first and
+  // last entries: most jobs of a large round differ there already (their utilities carry their
+  // restart factors), and reading two entries per job instead of all of them (330,000 at 20,000
+  // jobs) was most of this. Only jobs that share that hash are hashed in full (below).
+  std::vector<std::uint64_t> hash(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto v = pb.valid[i];
+    std::uint64_t h = mix(job_key(i)) + v.size() * 0xD6E8FEB86659FD93ULL;
+    if (!v.empty()) h += entry_hash(v.front()) + mix(entry_hash(v.back()));
+    hash[i] = mix(h);
+  }
   // A job's entries name distinct configurations, so the set of its (configuration, GPUs,
   // utility) triples is its list: their hashes are summed (independent of one another, which
   // keeps the multiplications of a job's entries in flight together instead of chained).
-  std::vector<std::uint64_t> hash(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t h = mix((static_cast<std::uint64_t>(req.pinned[i]) * 2 + static_cast<std::uint64_t>(req.forced[i])) ^
-                          (static_cast<std::uint64_t>(static_cast<std::int64_t>(pb.current[i])) << 2));
-    for (const Entry& e : pb.valid[i]) {
-      const double u = e.util == 0.0 ? 0.0 : e.util;  // -0 == +0
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &u, sizeof bits);
-      const std::uint64_t where =
-          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.config)) << 32) | static_cast<std::uint32_t>(e.gpus);
-      // A light mix per entry (a multiply, a shift-xor and a multiply; the finaliser once per job,
-      // below): the groups do not depend on the hash — equal jobs hash alike whatever it is, and
-      // jobs of equal hashes are compared exactly — only how many are compared.
-      const std::uint64_t x = where * 0x9E3779B97F4A7C15ULL ^ bits;
-      h += (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ULL;
-    }
-    hash[i] = mix(h);
-  }
+  auto full_hash = [&](std::size_t i) {
+    std::uint64_t h = mix(job_key(i));
+    for (const Entry& e : pb.valid[i]) h += entry_hash(e);
+    return mix(h);
+  };
   // Chains of jobs with equal hashes, each in input order, through an open-addressing table of
   // the distinct hashes. (The order of the groups is immaterial: they are disjoint, and
   // canonicalize() treats each alone.)
@@ -90,13 +104,17 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
     tail[h] = i;
   }
   std::vector<char> done(n, 0);
-  std::vector<std::size_t> group;
+  std::vector<std::size_t> group, members;
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_full;
   begin_.assign(1, 0);
-  for (const std::size_t first : chained)
-    for (std::size_t i = first; i != none; i = next[i]) {
+  // The groups among `members` (in input order): each job with the later ones equal to it.
+  auto group_among = [&](const std::vector<std::size_t>& list) {
+    for (std::size_t a = 0; a < list.size(); ++a) {
+      const std::size_t i = list[a];
       if (done[i]) continue;
       group.assign(1, i);
-      for (std::size_t j = next[i]; j != none; j = next[j]) {
+      for (std::size_t b = a + 1; b < list.size(); ++b) {
+        const std::size_t j = list[b];
         if (!done[j] && same_job(i, j)) {
           group.push_back(j);
           done[j] = 1;
@@ -106,6 +124,27 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
       jobs_.insert(jobs_.end(), group.begin(), group.end());
       begin_.push_back(jobs_.size());
     }
+  };
+  constexpr std::size_t kShortChain = 8;  // compared pairwise as they are; longer ones split first
+  for (const std::size_t first : chained) {
+    members.clear();
+    for (std::size_t i = first; i != none; i = next[i]) members.push_back(i);
+    if (members.size() <= kShortChain) {
+      group_among(members);
+      continue;
+    }
+    // A long chain: split by the full hash (stable: each part in input order), each part compared.
+    by_full.clear();
+    for (const std::size_t i : members) by_full.emplace_back(full_hash(i), i);
+    std::sort(by_full.begin(), by_full.end());
+    for (std::size_t a = 0; a < by_full.size();) {
+      std::size_t b = a;
+      members.clear();
+      for (; b < by_full.size() && by_full[b].first == by_full[a].first; ++b) members.push_back(by_full[b].second);
+      group_among(members);
+      a = b;
+    }
+  }
 }
 
 void TieGroups::canonicalize(const Problem& pb, Choice& ch) const {

@@ -670,6 +670,106 @@ TEST_CASE("ties.groups_found_once") {
   CHECK(grouped > 0);
 }
 
+// Rule 1's groups (TieGroups) chain jobs by a hash of their requirement, current configuration and
+// first and last entries, and hash in full only the jobs of chains longer than a few: the same groups
+// as comparing every pair of jobs. Rounds of 40-120 jobs on goodput shapes that differ from a common
+// one at a single (type, GPUs) point — at a job's first or last entry (chains split there) or in
+// between (long chains of jobs equal there, split by the full hash) —, running (restart factors of two
+// ages), pinned and waiting, weights of 1 and 2 in some, tenants in some: rule 1 from random
+// allocations equals rule 1 computed over every pair.
+TEST_CASE("ties.groups_are_every_pair_compared") {
+  std::mt19937 rng(round_seed() + 53);
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  const int count = std::max(20, round_count() / 3);
+  long long moved = 0, long_chains = 0;
+  for (int k = 0; k < count; ++k) {
+    CAPTURE(k);
+    OracleInstance in;
+    const int ntypes = uni(1, 3);
+    for (int t = 0; t < ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(4, 12), 4);
+    in.cluster.down.resize(static_cast<std::size_t>(ntypes));
+    in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
+    const auto cfgs = make_configuration_set(in.cluster).configs;
+    ShapeTable common;
+    for (int t = 0; t < ntypes; ++t)
+      for (int g = 1; g <= 16; ++g) common[{t, g}] = 0.5 * g + 0.25 * t;
+    std::vector<std::shared_ptr<ShapeTable>> shapes{std::make_shared<ShapeTable>(common)};
+    for (int m = uni(2, 5); m > 0; --m) {
+      auto table = std::make_shared<ShapeTable>(common);
+      (*table)[{uni(0, ntypes - 1), uni(1, 4)}] += 0.125 * uni(1, 3);
+      shapes.push_back(table);
+    }
+    std::vector<long long> free_gpus;
+    for (const auto& t : in.cluster.types)
+      free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
+    const bool weighted = uni(0, 3) == 0;
+    const int njobs = uni(40, 120);
+    for (int i = 0; i < njobs; ++i) {
+      JobSpec j("j" + std::to_string(i));
+      j.min_gpus(1).max_gpus(4);
+      if (weighted) j.weight(uni(0, 1) == 0 ? 1.0 : 2.0);
+      const auto table = shapes[static_cast<std::size_t>(uni(0, static_cast<int>(shapes.size()) - 1))];
+      random_job_state(j, cfgs, free_gpus, false, 4, table, rng);
+      in.jobs.push_back(std::move(j));
+    }
+    if (uni(0, 3) == 0) add_random_tenants(in, rng, uni(1, 2), 4);
+    const detail::Problem problem =
+        detail::build_problem(make_configuration_set(in.cluster), in.cluster, in.jobs, in.options);
+    const detail::Requirements& req = problem.required;
+    const std::size_t n = problem.num_jobs();
+    // Rule 1 over every pair: each job in input order with the later ones equal to it.
+    auto same = [&](std::size_t a, std::size_t b) {
+      const auto x = problem.valid[a], y = problem.valid[b];
+      if (req.pinned[a] != req.pinned[b] || req.forced[a] != req.forced[b] ||
+          problem.current[a] != problem.current[b] || problem.weight[a] != problem.weight[b] ||
+          problem.tenant[a] != problem.tenant[b] || x.size() != y.size())
+        return false;
+      for (std::size_t e = 0; e < x.size(); ++e)
+        if (x[e].config != y[e].config || x[e].gpus != y[e].gpus || !(x[e].util == y[e].util)) return false;
+      return true;
+    };
+    auto every_pair = [&](detail::Choice ch) {
+      std::vector<char> seen(n, 0);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (seen[i]) continue;
+        std::vector<std::size_t> group{i};
+        for (std::size_t j = i + 1; j < n; ++j)
+          if (!seen[j] && same(i, j)) {
+            group.push_back(j);
+            seen[j] = 1;
+          }
+        if (group.size() < 2) continue;
+        long_chains += group.size() > 8;
+        std::vector<int> configs;
+        for (const std::size_t j : group) configs.push_back(problem.config_of(ch, j));
+        std::sort(configs.begin(), configs.end(), [&](int x, int y) {
+          if (x < 0 || y < 0) return x >= 0 && y < 0;
+          const ConfigurationSpec& cx = problem.set.configs[static_cast<std::size_t>(x)];
+          const ConfigurationSpec& cy = problem.set.configs[static_cast<std::size_t>(y)];
+          return std::tuple{cx.gpus, cx.type, cx.nodes, x} < std::tuple{cy.gpus, cy.type, cy.nodes, y};
+        });
+        for (std::size_t g = 0; g < group.size(); ++g)
+          ch[group[g]] = configs[g] < 0 ? -1 : problem.entry_of(group[g], configs[g]);
+      }
+      return ch;
+    };
+    const detail::TieGroups groups(problem, req);
+    for (int r = 0; r < 4; ++r) {
+      detail::Choice drawn(n, -1);
+      for (std::size_t i = 0; i < n; ++i)
+        drawn[i] = std::uniform_int_distribution<int>(-1, static_cast<int>(problem.valid[i].size()) - 1)(rng);
+      detail::Choice fast = drawn;
+      groups.canonicalize(problem, fast);
+      const detail::Choice reference = every_pair(drawn);
+      CHECK(fast == reference);
+      moved += reference != drawn;
+    }
+  }
+  MESSAGE(moved << " allocations moved by rule 1, " << long_chains << " groups of more than 8 jobs");
+  CHECK(moved > 0);
+  CHECK(long_chains > 0);
+}
+
 // Rule 5's class 1 needs a step per job at least: with a share of steps equal to the number of jobs
 // it can settle only along the path of every job's first option, and below that not at all, so
 // canonicalize_exactly skips the search when that path refuses an option. The same result as the
