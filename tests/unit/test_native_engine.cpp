@@ -1473,7 +1473,8 @@ TEST_CASE("native.engine.counts_feasible_is_the_definition") {
 // classes: the items that can be their class's best somewhere in the box. It gives the same bits
 // as the evaluation over all of the active classes' items (written out here as evaluate_in was,
 // blocks of 256 active classes summed in order), and L within rounding of evaluate(), at prices
-// inside boxes small and large, their corners included.
+// inside boxes small and large, their corners included; evaluate_with() over every class's
+// candidates is evaluate() bit for bit, best items included.
 TEST_CASE("native.engine.screen_candidates_are_every_item") {
   std::mt19937 rng(61);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -1499,10 +1500,18 @@ TEST_CASE("native.engine.screen_candidates_are_every_item") {
         hi[k] = std::min(box[k], centre + w);
       }
       const auto sc = rel.screen(lo, hi);
-      REQUIRE(sc.cand_begin.size() == sc.active.size() + 1);
+      REQUIRE(sc.cand_begin.size() == static_cast<std::size_t>(cls.size()) + 1);
       active += static_cast<int>(sc.active.size());
-      for (std::size_t a = 0; a < sc.active.size(); ++a)
-        pruned += cls.items(p, sc.active[a]) - (sc.cand_begin[a + 1] - sc.cand_begin[a]);
+      std::vector<char> is_active(static_cast<std::size_t>(cls.size()), 0);
+      for (int c : sc.active) is_active[static_cast<std::size_t>(c)] = 1;
+      for (int c = 0; c < cls.size(); ++c) {
+        const auto cu = static_cast<std::size_t>(c);
+        const int n = sc.cand_begin[cu + 1] - sc.cand_begin[cu];
+        if (is_active[cu])
+          pruned += cls.items(p, c) - n;
+        else
+          CHECK(n == 1);
+      }
       for (int q = 0; q < 6; ++q) {
         std::vector<double> lam(K);
         for (std::size_t k = 0; k < K; ++k)
@@ -1542,8 +1551,15 @@ TEST_CASE("native.engine.screen_candidates_are_every_item") {
         CHECK(std::memcmp(&e.L, &Lv, sizeof(double)) == 0);
         REQUIRE(e.grad.size() == K);
         CHECK(std::memcmp(e.grad.data(), grad.data(), K * sizeof(double)) == 0);
-        const auto full = rel.evaluate(lam, nullptr);
+        std::vector<int> full_best, with_best;
+        const auto full = rel.evaluate(lam, nullptr, &full_best);
         CHECK(e.L == doctest::Approx(full.L).epsilon(1e-12));
+        // Every class over its candidates: evaluate() itself, bit for bit.
+        const auto with = rel.evaluate_with(sc, lam, &with_best);
+        CHECK(std::memcmp(&with.L, &full.L, sizeof(double)) == 0);
+        REQUIRE(with.grad.size() == K);
+        CHECK(std::memcmp(with.grad.data(), full.grad.data(), K * sizeof(double)) == 0);
+        CHECK(with_best == full_best);
       }
     }
   }

@@ -52,6 +52,29 @@ struct PriceEval {
   std::vector<double> grad;  ///< cap - usage of the inner solution (a subgradient)
 };
 
+/// Screening for a box of prices [lo, hi] (Relaxation::screen): a free class whose best item stays
+/// the best for every price vector of the box (its least reduced value there beats every other
+/// item's largest) contributes a linear term there, summed once; only the other ("active") classes
+/// are visited by Relaxation::evaluate_in(). Near the optimum, most classes are settled: evaluations
+/// cost a few percent of a full one.
+struct PriceScreen {
+  std::vector<double> lo, hi;
+  std::vector<int> active;        ///< classes evaluated item by item
+  double fixed_value = 0.0;       ///< sum over settled classes of mult * value of their item
+  std::vector<double> fixed_use;  ///< sum over settled classes of mult * usage of their item
+  /// Per class its candidates cand[cand_begin[c], cand_begin[c + 1]): an active class's items, in
+  /// order, but those whose value is below another's everywhere in the box; a settled class's item.
+  std::vector<int> cand_begin, cand;
+  /// Per candidate: its value, and its row and amount when it uses one row (else row -1).
+  std::vector<double> cand_value, cand_amount;
+  std::vector<int> cand_row;
+  [[nodiscard]] bool contains(const std::vector<double>& lam) const {
+    for (std::size_t k = 0; k < lam.size(); ++k)
+      if (lam[k] < lo[k] || lam[k] > hi[k]) return false;
+    return true;
+  }
+};
+
 struct KelleyResult {
   std::vector<double> lam;  ///< best prices found
   double L = kInf;          ///< L(lam)
@@ -61,6 +84,9 @@ struct KelleyResult {
   // Convex combination of the inner solutions that the last master found optimal.
   std::vector<std::vector<double>> cut_lam;
   std::vector<double> cut_weight;
+  /// The last screen built, when its box contains lam: evaluate() at lam is then
+  /// Relaxation::evaluate_with() on it, the same bits.
+  std::optional<PriceScreen> screen;
 };
 
 class Relaxation {
@@ -121,31 +147,15 @@ class Relaxation {
   /// listed in `split` (the others are integral and equal to the inner solution at lam).
   void primal_counts(const KelleyResult& kr, const Bounds* b, std::vector<double>& x, std::vector<int>& split) const;
 
-  /// Screening for a box of prices [lo, hi]: a free class whose best item stays the best for
-  /// every price vector of the box (its least reduced value there beats every other item's
-  /// largest) contributes a linear term there, summed once; only the other ("active") classes are
-  /// visited by evaluate_in(). Near the optimum, most classes are settled: evaluations cost a few
-  /// percent of a full one.
-  struct Screen {
-    std::vector<double> lo, hi;
-    std::vector<int> active;        ///< classes evaluated item by item
-    double fixed_value = 0.0;       ///< sum over settled classes of mult * value of their item
-    std::vector<double> fixed_use;  ///< sum over settled classes of mult * usage of their item
-    /// Per active class (as listed in `active`) its candidates cand[cand_begin[a], cand_begin[a + 1]):
-    /// its items, in order, but those whose value is below another's everywhere in the box.
-    std::vector<int> cand_begin, cand;
-    /// Per candidate: its value, and its row and amount when it uses one row (else row -1).
-    std::vector<double> cand_value, cand_amount;
-    std::vector<int> cand_row;
-    [[nodiscard]] bool contains(const std::vector<double>& lam) const {
-      for (std::size_t k = 0; k < lam.size(); ++k)
-        if (lam[k] < lo[k] || lam[k] > hi[k]) return false;
-      return true;
-    }
-  };
+  /// Screening for a box of prices (PriceScreen).
+  using Screen = PriceScreen;
   [[nodiscard]] Screen screen(const std::vector<double>& lo, const std::vector<double>& hi) const;
   /// L and a subgradient at lam, which must lie in the screen's box (free classes only: no bounds).
   [[nodiscard]] PriceEval evaluate_in(const Screen& s, const std::vector<double>& lam) const;
+  /// evaluate(lam, nullptr, best), the same bits, for lam in the screen's box: every class visited
+  /// in the same order, but only its candidates (its first item of largest value is one of them).
+  [[nodiscard]] PriceEval evaluate_with(const Screen& s, const std::vector<double>& lam,
+                                        std::vector<int>* best = nullptr) const;
 
   /// Evaluations so far (statistics).
   [[nodiscard]] long long evaluations() const noexcept { return evaluations_; }

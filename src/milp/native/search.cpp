@@ -162,6 +162,8 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   if (from_warm) {
     at_lam.L = first->L;
     at_lam.best = best_scratch;
+  } else if (root.screen) {  // (the same bits as evaluate(), visiting the screen's candidates only)
+    at_lam.L = rel.evaluate_with(*root.screen, lam, &at_lam.best).L;
   } else {
     at_lam.L = rel.evaluate(lam, nullptr, &at_lam.best).L;
   }
