@@ -752,7 +752,10 @@ class CanonicalSearch {
       const auto need = needs.end() - std::upper_bound(needs.begin(), needs.end(), d);
       if (left_[t] >= need) continue;
       // A dead end below d: count its steps over a window of depths, widened until they exceed the
-      // steps left or it reaches every depth.
+      // steps left or it reaches every depth. The counts together look at kProbeWork options at most
+      // (each widening counts again from d: without a bound, rounds whose counts stay within the
+      // steps would pay for every window).
+      long long work_left = kProbeWork;
       for (std::size_t horizon = std::min(n_, d + 1 + std::max<std::size_t>(first_window, 1));;
            horizon = std::min(n_, 2 * horizon - d - 1)) {
         extend_terms_options(horizon);
@@ -760,7 +763,6 @@ class CanonicalSearch {
         for (std::size_t e = d + 1; e < horizon; ++e)
           for (std::size_t a = depth_begin_[e]; a < depth_begin_[e + 1]; ++a)
             last_depth_[static_cast<std::size_t>(opts_[a].term)] = e;
-        long long work_left = kProbeWork;
         bool truncated = false;
         const long long cost =
             dead_subtree_steps(d + 1, forced_now, forced_limit, steps, horizon, work_left, &truncated);
@@ -1694,7 +1696,7 @@ class CanonicalSearch {
   // Class 2's dead ends (build_needs, dead_subtree_steps): per term, the depths needing it and
   // what is left of it beyond them; per depth, its one term (-1: several); per option, whether it
   // competes with those depths; per term, the deepest depth offering it.
-  // by_terms_out_of_reach: the options its counts may look at.
+  // by_terms_out_of_reach: the options its counts may look at, together.
   static constexpr long long kProbeWork = 100'000;
   static constexpr int kDeadTries = 16;  // per search: dead ends it may fail to count before walking them all
   // Per call of canonicalize_exactly: the options the counting may look at, over all its dead ends.
