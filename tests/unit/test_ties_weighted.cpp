@@ -336,6 +336,28 @@ void random_job_state(JobSpec& j, const std::vector<ConfigurationSpec>& cfgs, st
   });
 }
 
+// A random cluster for the tie generators: 1-3 types of 4-GPU nodes, `fewest`-`most` nodes each,
+// nothing down or reserved; its configurations and each type's GPUs (what a generator hands out to
+// running jobs). Draws the type count, then each type's nodes, from `rng`.
+struct TieCluster {
+  int ntypes = 0;
+  std::vector<ConfigurationSpec> cfgs;
+  std::vector<long long> free_gpus;
+};
+
+TieCluster random_tie_cluster(OracleInstance& in, std::mt19937& rng, int fewest, int most) {
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  TieCluster out;
+  out.ntypes = uni(1, 3);
+  for (int t = 0; t < out.ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(fewest, most), 4);
+  in.cluster.down.resize(static_cast<std::size_t>(out.ntypes));
+  in.cluster.reserved.assign(static_cast<std::size_t>(out.ntypes), 0);
+  out.cfgs = make_configuration_set(in.cluster).configs;
+  for (const auto& t : in.cluster.types)
+    out.free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
+  return out;
+}
+
 // A round built for class 2's dead ends (rule 5): a few types of 4-GPU nodes, two goodput shapes
 // worth 1 on one GPU of every type (so terms repeat), `fewest`-`most` jobs, running on single-node
 // configurations (a third of them pinned) or waiting (one in ten non-preemptible), sometimes weights
@@ -343,11 +365,7 @@ void random_job_state(JobSpec& j, const std::vector<ConfigurationSpec>& cfgs, st
 OracleInstance dead_end_instance(std::mt19937& rng, int fewest = 20, int most = 80) {
   auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
   OracleInstance in;
-  const int ntypes = uni(1, 3);
-  for (int t = 0; t < ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(2, 8), 4);
-  in.cluster.down.resize(static_cast<std::size_t>(ntypes));
-  in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
-  const auto cfgs = make_configuration_set(in.cluster).configs;
+  auto [ntypes, cfgs, free_gpus] = random_tie_cluster(in, rng, 2, 8);
   // Two shapes; 1 GPU is worth 1 on every type (the common term), more GPUs a little more.
   using Table = ShapeTable;
   std::vector<std::shared_ptr<Table>> shapes;
@@ -363,8 +381,6 @@ OracleInstance dead_end_instance(std::mt19937& rng, int fewest = 20, int most = 
     shapes.push_back(table);
   }
   const int njobs = uni(fewest, most);
-  std::vector<long long> free_gpus;
-  for (const auto& t : in.cluster.types) free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
   const bool weighted = uni(0, 3) == 0;
   for (int i = 0; i < njobs; ++i) {
     JobSpec j("j" + std::to_string(i));
@@ -685,11 +701,7 @@ TEST_CASE("ties.groups_are_every_pair_compared") {
   for (int k = 0; k < count; ++k) {
     CAPTURE(k);
     OracleInstance in;
-    const int ntypes = uni(1, 3);
-    for (int t = 0; t < ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(4, 12), 4);
-    in.cluster.down.resize(static_cast<std::size_t>(ntypes));
-    in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
-    const auto cfgs = make_configuration_set(in.cluster).configs;
+    auto [ntypes, cfgs, free_gpus] = random_tie_cluster(in, rng, 4, 12);
     ShapeTable common;
     for (int t = 0; t < ntypes; ++t)
       for (int g = 1; g <= 16; ++g) common[{t, g}] = 0.5 * g + 0.25 * t;
@@ -699,9 +711,6 @@ TEST_CASE("ties.groups_are_every_pair_compared") {
       (*table)[{uni(0, ntypes - 1), uni(1, 4)}] += 0.125 * uni(1, 3);
       shapes.push_back(table);
     }
-    std::vector<long long> free_gpus;
-    for (const auto& t : in.cluster.types)
-      free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
     const bool weighted = uni(0, 3) == 0;
     const int njobs = uni(40, 120);
     for (int i = 0; i < njobs; ++i) {
@@ -980,11 +989,7 @@ TEST_CASE("ties.by_sum_node_masks_change_nothing") {
   for (int k = 0; k < count; ++k) {
     CAPTURE(k);
     OracleInstance in;
-    const int ntypes = uni(1, 3);
-    for (int t = 0; t < ntypes; ++t) in.cluster.types.emplace_back("t" + std::to_string(t), uni(1, 4), 4);
-    in.cluster.down.resize(static_cast<std::size_t>(ntypes));
-    in.cluster.reserved.assign(static_cast<std::size_t>(ntypes), 0);
-    const auto cfgs = make_configuration_set(in.cluster).configs;
+    auto [ntypes, cfgs, free_gpus] = random_tie_cluster(in, rng, 1, 4);
     using Table = ShapeTable;
     std::vector<std::shared_ptr<Table>> shapes;
     for (int m = uni(1, 4); m > 0; --m) {
@@ -998,9 +1003,6 @@ TEST_CASE("ties.by_sum_node_masks_change_nothing") {
       }
       shapes.push_back(table);
     }
-    std::vector<long long> free_gpus;
-    for (const auto& t : in.cluster.types)
-      free_gpus.push_back(static_cast<long long>(t.num_nodes()) * t.gpus_per_node());
     const bool weighted = uni(0, 3) == 0;
     const int njobs = uni(8, 30);
     for (int i = 0; i < njobs; ++i) {
