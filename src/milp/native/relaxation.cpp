@@ -81,6 +81,43 @@ void solve_cut_master(const std::vector<double>& cut_g, const std::vector<double
   for (std::size_t k = 0; k < Ku; ++k) out.lam[k] = lo[k] + sol.x[k];
   out.weights.assign(sol.y.begin(), sol.y.begin() + S);
 }
+
+// One evaluation's per-block results: partial sums, usages (K per block) and "a class without an
+// admissible item" flags, zeroed, in the calling thread's scratch (references: the blocks may run
+// on other threads, which must write into these, not into their own thread_local copies). Shared
+// by the evaluations, which never run inside one another on a thread.
+struct BlockSums {
+  std::vector<double>& part;
+  std::vector<double>& use;
+  std::vector<char>& bad;
+};
+
+BlockSums block_sums(int nb, std::size_t Ku) {
+  thread_local std::vector<double> part, use;
+  thread_local std::vector<char> bad;
+  part.assign(static_cast<std::size_t>(nb), 0.0);
+  use.assign(static_cast<std::size_t>(nb) * Ku, 0.0);
+  bad.assign(static_cast<std::size_t>(nb), 0);
+  return {part, use, bad};
+}
+
+// L = base + cap·lam + the blocks' sums in block order, and the gradient cap - the blocks' usages,
+// into `out`; false (out untouched) when a block found a class without an admissible item.
+bool add_blocks(PriceEval& out, const BlockSums& s, double base, const Problem& p, const std::vector<double>& lam) {
+  for (char x : s.bad)
+    if (x) return false;
+  const auto Ku = static_cast<std::size_t>(p.num_rows);
+  const auto nb = s.part.size();
+  double Lv = base;
+  for (std::size_t k = 0; k < Ku; ++k) Lv += p.cap[k] * lam[k];
+  out.grad.assign(p.cap.begin(), p.cap.end());
+  for (std::size_t blk = 0; blk < nb; ++blk) {
+    Lv += s.part[blk];
+    for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= s.use[blk * Ku + k];
+  }
+  out.L = Lv;
+  return true;
+}
 }  // namespace
 
 void Bounds::reset(const Problem& p, const Classes& cls) {
@@ -143,6 +180,29 @@ double Relaxation::fill_bounded(int c, const double* lam, const Bounds& b, int* 
   return total;
 }
 
+template <class Pick>
+void Relaxation::evaluate_blocks(PriceEval& out, const std::vector<double>& lam, std::vector<int>* best, double base,
+                                 Pick&& pick) const {
+  const int C = c_.size();
+  const auto Ku = static_cast<std::size_t>(p_.num_rows);
+  const BlockSums sums = block_sums(Parallel::num_blocks(C, kBlock), Ku);
+  if (best) best->assign(static_cast<std::size_t>(C), -1);
+  par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
+    double sum = 0.0;
+    double* u = sums.use.data() + static_cast<std::size_t>(blk) * Ku;
+    for (int c = beg; c < end; ++c) {
+      int bi = -1;
+      if (!pick(c, u, sum, bi)) {
+        sums.bad[static_cast<std::size_t>(blk)] = 1;
+        return;
+      }
+      if (best) (*best)[static_cast<std::size_t>(c)] = bi;
+    }
+    sums.part[static_cast<std::size_t>(blk)] = sum;
+  });
+  add_blocks(out, sums, base, p_, lam);
+}
+
 PriceEval Relaxation::evaluate(const std::vector<double>& lam, const Bounds* b, std::vector<int>* best) const {
   PriceEval out;
   evaluate_impl(out, lam, b, best, false);
@@ -160,70 +220,29 @@ void Relaxation::evaluate_impl(PriceEval& out, const std::vector<double>& lam, c
   out.L = -kInf;  // (no admissible assignment, until shown otherwise)
   out.grad.clear();
   ++evaluations_;
-  const int C = c_.size(), K = p_.num_rows;
-  const auto Ku = static_cast<std::size_t>(K);
-  const int nb = Parallel::num_blocks(C, kBlock);
-  // Per block partial sums in the calling thread's scratch (references: the blocks may run on
-  // other threads, which must write into these, not into their own thread_local copies).
-  thread_local std::vector<double> part_scratch, use_scratch;
-  thread_local std::vector<char> bad_scratch;
-  std::vector<double>& part = part_scratch;
-  std::vector<double>& use = use_scratch;
-  std::vector<char>& bad = bad_scratch;
-  part.assign(static_cast<std::size_t>(nb), 0.0);
-  use.assign(static_cast<std::size_t>(nb) * Ku, 0.0);
-  bad.assign(static_cast<std::size_t>(nb), 0);
-  if (best) best->assign(static_cast<std::size_t>(C), -1);
   const double* L = lam.data();
-  par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
-    double sum = 0.0;
-    double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
-    for (int c = beg; c < end; ++c) {
-      const char kind = b ? b->bounded[static_cast<std::size_t>(c)] : 0;
-      if (kind == 2) {
-        int bi = -1;
-        const double r = fill_bounded(c, L, *b, nullptr, &bi, u, zero_values);
-        if (r == -kInf) {
-          bad[static_cast<std::size_t>(blk)] = 1;
-          return;
-        }
-        sum += r;
-        if (best) (*best)[static_cast<std::size_t>(c)] = bi;
-        continue;
-      }
-      const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
-      int bi = -1;
-      double bv = -kInf;
-      for (int it = first; it < last; ++it) {
-        if (kind == 1 && b->hi[static_cast<std::size_t>(it)] == 0) continue;
-        const double r = reduced_as(it, L, zero_values);
-        if (r > bv) {
-          bv = r;
-          bi = it;
-        }
-      }
-      if (bi < 0) {
-        bad[static_cast<std::size_t>(blk)] = 1;
-        return;
-      }
-      const double m = c_.mult[static_cast<std::size_t>(c)];
-      sum += m * bv;
-      for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
-        u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
-      if (best) (*best)[static_cast<std::size_t>(c)] = bi;
+  evaluate_blocks(out, lam, best, zero_values ? 0.0 : p_.fixed_value, [&](int c, double* u, double& sum, int& bi) {
+    const char kind = b ? b->bounded[static_cast<std::size_t>(c)] : 0;
+    if (kind == 2) {
+      const double r = fill_bounded(c, L, *b, nullptr, &bi, u, zero_values);
+      if (r == -kInf) return false;
+      sum += r;
+      return true;
     }
-    part[static_cast<std::size_t>(blk)] = sum;
+    const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
+    double bv = -kInf;
+    for (int it = first; it < last; ++it) {
+      if (kind == 1 && b->hi[static_cast<std::size_t>(it)] == 0) continue;
+      const double r = reduced_as(it, L, zero_values);
+      if (r > bv) {
+        bv = r;
+        bi = it;
+      }
+    }
+    if (bi < 0) return false;
+    take_all(c, bi, bv, sum, u);
+    return true;
   });
-  for (char x : bad)
-    if (x) return;
-  double Lv = zero_values ? 0.0 : p_.fixed_value;
-  for (int k = 0; k < K; ++k) Lv += p_.cap[static_cast<std::size_t>(k)] * lam[static_cast<std::size_t>(k)];
-  out.grad.assign(p_.cap.begin(), p_.cap.end());
-  for (int blk = 0; blk < nb; ++blk) {
-    Lv += part[static_cast<std::size_t>(blk)];
-    for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= use[static_cast<std::size_t>(blk) * Ku + k];
-  }
-  out.L = Lv;
 }
 
 PriceEval Relaxation::evaluate_from(const std::vector<double>& lam, const std::vector<double>& red,
@@ -390,11 +409,9 @@ void Relaxation::evaluate_in_impl(PriceEval& out, const Screen& sc, const std::v
   const auto Ku = static_cast<std::size_t>(K);
   const int A = static_cast<int>(sc.active.size());
   const int nb = Parallel::num_blocks(A, kBlock);
-  thread_local std::vector<double> part_scratch, use_scratch;  // (as in evaluate_impl)
-  std::vector<double>& part = part_scratch;
-  std::vector<double>& use = use_scratch;
-  part.assign(static_cast<std::size_t>(nb), 0.0);
-  use.assign(static_cast<std::size_t>(nb) * Ku, 0.0);
+  const BlockSums sums = block_sums(nb, Ku);  // (its flags unused: a screen's classes all have an item)
+  std::vector<double>& part = sums.part;
+  std::vector<double>& use = sums.use;
   const double* L = lam.data();
   par_.blocks(A, kBlock, [&](int blk, int beg, int end) {
     double sum = 0.0;
@@ -402,23 +419,9 @@ void Relaxation::evaluate_in_impl(PriceEval& out, const Screen& sc, const std::v
     for (int a = beg; a < end; ++a) {
       const int c = sc.active[static_cast<std::size_t>(a)];
       int bi = -1;
-      double bv = -kInf;
       // (Its candidates only, in item order: the same first item of largest value as over all items.)
-      for (int q = sc.cand_begin[static_cast<std::size_t>(c)]; q < sc.cand_begin[static_cast<std::size_t>(c) + 1];
-           ++q) {
-        const auto qu = static_cast<std::size_t>(q);
-        const int row = sc.cand_row[qu];
-        // (reduced(), the same operations: the value less each used row's price times its amount)
-        const double r = row >= 0 ? sc.cand_value[qu] - L[row] * sc.cand_amount[qu] : reduced(sc.cand[qu], L);
-        if (r > bv) {
-          bv = r;
-          bi = sc.cand[qu];
-        }
-      }
-      const double m = c_.mult[static_cast<std::size_t>(c)];
-      sum += m * bv;
-      for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
-        u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
+      const double bv = best_candidate(sc, c, L, bi);
+      take_all(c, bi, bv, sum, u);
     }
     part[static_cast<std::size_t>(blk)] = sum;
   });
@@ -440,57 +443,13 @@ PriceEval Relaxation::evaluate_with(const Screen& sc, const std::vector<double>&
   // largest value is found among its candidates (the others are below one of them in the box).
   PriceEval out;
   ++evaluations_;
-  const int C = c_.size(), K = p_.num_rows;
-  const auto Ku = static_cast<std::size_t>(K);
-  const int nb = Parallel::num_blocks(C, kBlock);
-  thread_local std::vector<double> part_scratch, use_scratch;  // (as in evaluate_impl)
-  thread_local std::vector<char> bad_scratch;
-  std::vector<double>& part = part_scratch;
-  std::vector<double>& use = use_scratch;
-  std::vector<char>& bad = bad_scratch;
-  part.assign(static_cast<std::size_t>(nb), 0.0);
-  use.assign(static_cast<std::size_t>(nb) * Ku, 0.0);
-  bad.assign(static_cast<std::size_t>(nb), 0);
-  if (best) best->assign(static_cast<std::size_t>(C), -1);
   const double* L = lam.data();
-  par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
-    double sum = 0.0;
-    double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
-    for (int c = beg; c < end; ++c) {
-      int bi = -1;
-      double bv = -kInf;
-      for (int q = sc.cand_begin[static_cast<std::size_t>(c)]; q < sc.cand_begin[static_cast<std::size_t>(c) + 1];
-           ++q) {
-        const auto qu = static_cast<std::size_t>(q);
-        const int row = sc.cand_row[qu];
-        const double r = row >= 0 ? sc.cand_value[qu] - L[row] * sc.cand_amount[qu] : reduced(sc.cand[qu], L);
-        if (r > bv) {
-          bv = r;
-          bi = sc.cand[qu];
-        }
-      }
-      if (bi < 0) {
-        bad[static_cast<std::size_t>(blk)] = 1;
-        return;
-      }
-      const double m = c_.mult[static_cast<std::size_t>(c)];
-      sum += m * bv;
-      for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
-        u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
-      if (best) (*best)[static_cast<std::size_t>(c)] = bi;
-    }
-    part[static_cast<std::size_t>(blk)] = sum;
+  evaluate_blocks(out, lam, best, p_.fixed_value, [&](int c, double* u, double& sum, int& bi) {
+    const double bv = best_candidate(sc, c, L, bi);
+    if (bi < 0) return false;
+    take_all(c, bi, bv, sum, u);
+    return true;
   });
-  for (char x : bad)
-    if (x) return out;
-  double Lv = p_.fixed_value;
-  for (int k = 0; k < K; ++k) Lv += p_.cap[static_cast<std::size_t>(k)] * lam[static_cast<std::size_t>(k)];
-  out.grad.assign(p_.cap.begin(), p_.cap.end());
-  for (int blk = 0; blk < nb; ++blk) {
-    Lv += part[static_cast<std::size_t>(blk)];
-    for (std::size_t k = 0; k < Ku; ++k) out.grad[k] -= use[static_cast<std::size_t>(blk) * Ku + k];
-  }
-  out.L = Lv;
   return out;
 }
 

@@ -169,6 +169,37 @@ class Relaxation {
   void evaluate_impl(PriceEval& out, const std::vector<double>& lam, const Bounds* b, std::vector<int>* best,
                      bool zero_values) const;
   void evaluate_in_impl(PriceEval& out, const Screen& s, const std::vector<double>& lam) const;
+  // The frame of evaluate_impl() and evaluate_with(): every class in blocks of a fixed size, each
+  // block's sum and usage in the calling thread's scratch, the blocks added in order to
+  // base + cap·lam (relaxation.cpp). pick(c, u, sum, bi) adds class c's term to the block's `sum`
+  // and usages `u`, sets `bi` to its best item (the one taking the members left after the lower
+  // bounds) and returns false when c has no admissible assignment (out.L then stays as it was).
+  template <class Pick>
+  void evaluate_blocks(PriceEval& out, const std::vector<double>& lam, std::vector<int>* best, double base,
+                       Pick&& pick) const;
+  // Class c's first candidate of largest reduced value at lam in screen s (bi; left as it is when c
+  // has none) and that value.
+  double best_candidate(const Screen& s, int c, const double* lam, int& bi) const noexcept {
+    double bv = -kInf;
+    for (int q = s.cand_begin[static_cast<std::size_t>(c)]; q < s.cand_begin[static_cast<std::size_t>(c) + 1]; ++q) {
+      const auto qu = static_cast<std::size_t>(q);
+      const int row = s.cand_row[qu];
+      // (reduced(), the same operations: the value less each used row's price times its amount)
+      const double r = row >= 0 ? s.cand_value[qu] - lam[row] * s.cand_amount[qu] : reduced(s.cand[qu], lam);
+      if (r > bv) {
+        bv = r;
+        bi = s.cand[qu];
+      }
+    }
+    return bv;
+  }
+  // Adds class c's members all taking item bi, of reduced value bv, to a block's sum and usages.
+  void take_all(int c, int bi, double bv, double& sum, double* u) const noexcept {
+    const double m = c_.mult[static_cast<std::size_t>(c)];
+    sum += m * bv;
+    for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
+      u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
+  }
   [[nodiscard]] double reduced_as(int it, const double* lam, bool zero_values) const noexcept {
     if (!zero_values) return reduced(it, lam);
     const auto iu = static_cast<std::size_t>(it);
