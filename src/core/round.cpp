@@ -29,6 +29,7 @@
 #include "core/tenants.hpp"
 #include "core/ties.hpp"
 #include "core/warm_start.hpp"
+#include "milp/reading_solver.hpp"
 #include "placement/place_held.hpp"
 
 namespace sia {
@@ -138,7 +139,19 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     model_out.milp.obj_offset = std::ldexp(model_out.milp.obj_offset, -e);
     for (double& d : params.start_duals) d = std::ldexp(d, -e);
   }
-  out.result = solver.solve(model_out.milp, params);
+  {
+    // Every answer is checked below (decode), against the formulation's own arrays: a backend that
+    // would check its solution against the model first (the native one) is told so for this call,
+    // and only for it.
+    struct CheckedHere {
+      ReadingSolver* backend;
+      ~CheckedHere() {
+        if (backend != nullptr) backend->set_answers_checked_by_caller(false);
+      }
+    } checked_here{dynamic_cast<ReadingSolver*>(&solver)};
+    if (checked_here.backend != nullptr) checked_here.backend->set_answers_checked_by_caller(true);
+    out.result = solver.solve(model_out.milp, params);
+  }
   if (e != 0) {
     for (double& c : model_out.milp.obj) c = std::ldexp(c, e);
     model_out.milp.obj_offset = std::ldexp(model_out.milp.obj_offset, e);

@@ -11,6 +11,17 @@ class ReadingSolver : public MilpSolver {
   /// exceptions (InvalidArgument, validate()'s message), thrown before anything else is done. What
   /// was read may be kept for the do_solve() of the same call.
   virtual void read_checked(const MilpModel& model) = 0;
+
+  /// Set by a caller that checks every answer against the model itself before using it (the round:
+  /// decode() checks each answer with the formulation's own arrays): the backend may then leave out
+  /// its own check of the solution it returns, the same sums over the same columns a second time.
+  /// Off by default, so that every other caller keeps the backend's check; builds with assertions
+  /// (no NDEBUG) check anyway.
+  void set_answers_checked_by_caller(bool on) noexcept { answers_checked_by_caller_ = on; }
+  [[nodiscard]] bool answers_checked_by_caller() const noexcept { return answers_checked_by_caller_; }
+
+ private:
+  bool answers_checked_by_caller_ = false;
 };
 
 }  // namespace sia::detail
