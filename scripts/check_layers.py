@@ -51,6 +51,7 @@ TEST_HOOKS = {
     "core/input_checks.hpp": "the current configuration's index by arithmetic, against sia::current_configuration",
     "core/warm_start.hpp": "incremental rounds: the warm start applied by position against the one looked up by id",
     "milp/reading_solver.hpp": "the native backend's own answer check left to the round, and only during its calls",
+    "milp/model_layout.hpp": "the round's layout of its model, against the native backend's reading of every entry",
     "goodput/fit_objective.hpp": "the fit's objective as NLopt evaluates it, compared bit for bit with fit_objective",
     "bench/round_instances.hpp": "the solver bench's instance families, solved by every backend in the tests",
     "placement/min_cost_flow.hpp": "the Placer's direct flow for uncongested networks, against Boost's search",

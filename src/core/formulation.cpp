@@ -26,6 +26,8 @@ struct Spare {
   std::vector<MilpModel::Entry> entries;
   std::vector<Column> cols;
   std::vector<std::pair<int, int>> column_charge, charges;
+  std::vector<std::array<int, 3>> choice;
+  std::vector<int> cap_begin;
 };
 thread_local Spare spare;
 
@@ -48,6 +50,8 @@ void recycle(Formulation&& f) noexcept {
   reuse(spare.cols, f.cols);
   reuse(spare.column_charge, f.column_charge);
   reuse(spare.charges, f.charges);
+  reuse(spare.choice, f.choice);
+  reuse(spare.cap_begin, f.cap_begin);
 }
 
 Formulation formulate(const Problem& pb, const Requirements& req) {
@@ -61,6 +65,8 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   reuse(m.cols, spare.cols);
   reuse(m.column_charge, spare.column_charge);
   reuse(m.charges, spare.charges);
+  reuse(m.choice, spare.choice);
+  reuse(m.cap_begin, spare.cap_begin);
   const bool maximize = pb.p > 0;
   milp.sense = maximize ? MilpSense::maximize : MilpSense::minimize;
   // p > 0: max Σ w·A(u+λ) − λW;  p < 0: min Σ w·A(u−λ) + λW  (product.md §2 step 4 rewritten, with
@@ -108,7 +114,8 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   // name per column: a round has hundreds of thousands). The choice rows are numbered here, their
   // entries written below (the same order: every choice row's entries, job by job, before the
   // capacity rows'), once the number of entries is known.
-  std::vector<std::array<int, 3>> choice;  // per job with a choice row: (the row, its first column, columns)
+  auto& choice = m.choice;       // per job with a choice row: (the row, its first column, columns)
+  bool charges_positive = true;  // (ModelLayout's promise: every capacity entry > 0)
   m.choice_row.assign(n, -1);
   choice.reserve(n);
   std::size_t choice_entries = 0;
@@ -140,6 +147,7 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
           // Per entry, not per configuration: a rigid job on its footprint is charged its count.
           const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus);
           if (u != 0) {
+            charges_positive = charges_positive && u > 0;
             charges.emplace_back(r, u);
             counts[static_cast<std::size_t>(r)] = 1;
           }
@@ -169,16 +177,21 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (counts[r]) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
-  for (std::size_t c = 0; c < ncols; ++c)
+  m.cap_begin.resize(ncols + 1);
+  for (std::size_t c = 0; c < ncols; ++c) {
+    m.cap_begin[c] = static_cast<int>(milp.entries.size());
     for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
       const auto& [r, u] = charges[static_cast<std::size_t>(q)];
       milp.entries.push_back(
           {m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u)});
     }
+  }
+  m.cap_begin[ncols] = static_cast<int>(milp.entries.size());
   // Tenant rows (tenants.hpp) after the capacity rows: caps and guarantees have the capacity rows'
   // shape (non-negative GPU counts, an upper bound), so every backend, the native one included,
   // reads them as more capacity rows.
   m.tenant_rows = tenant_rows(pb, req);
+  m.layout_known = m.tenant_rows.empty() && charges_positive;
   for (const TenantRow& tr : m.tenant_rows) {
     const int row = milp.add_row(-MilpModel::inf, static_cast<double>(tr.bound));
     m.tenant_row.push_back(row);

@@ -3,12 +3,14 @@
 // MilpModel, and the meaning of its columns and rows.
 #include <sia/milp/model.hpp>
 
+#include <array>
 #include <cstddef>
 #include <utility>
 #include <vector>
 
 #include "core/problem.hpp"
 #include "core/tenants.hpp"
+#include "milp/model_layout.hpp"
 
 namespace sia::detail {
 
@@ -41,6 +43,18 @@ struct Formulation {
   /// Problem::valid's flat array (EntryRows::all()), and job i's columns are
   /// [valid.begin_of(i), valid.begin_of(i + 1)).
   bool columns_are_entries = false;
+  /// The model's layout as formulate() wrote it (ModelLayout, for a backend reading the model:
+  /// ReadingSolver::set_layout), when it can promise it — no tenant rows (their entries come row
+  /// by row after the capacity rows'), every charge > 0: per choice row (row, first column,
+  /// columns), per column (+1) its first capacity entry in milp.entries.
+  bool layout_known = false;
+  std::vector<std::array<int, 3>> choice;
+  std::vector<int> cap_begin;
+  /// That layout of `milp` as it is now (describes() it until the model's sizes or address
+  /// change); only when layout_known.
+  [[nodiscard]] ModelLayout layout() const {
+    return ModelLayout{&milp, milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice, cap_begin};
+  }
   /// The job of column `c`, and its entry.
   [[nodiscard]] std::size_t job_of(std::size_t c) const { return static_cast<std::size_t>(cols[c].job); }
   [[nodiscard]] const Entry& entry_of(const Problem& pb, std::size_t c) const {

@@ -149,7 +149,17 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
         if (backend != nullptr) backend->set_answers_checked_by_caller(false);
       }
     } checked_here{dynamic_cast<ReadingSolver*>(&solver)};
+    // And where it wrote the model's entries (Formulation::layout): such a backend need not find
+    // the layout by reading every entry again.
+    const ModelLayout layout = model_out.layout();
+    struct LayoutHere {
+      ReadingSolver* backend;
+      ~LayoutHere() {
+        if (backend != nullptr) backend->set_layout(nullptr);
+      }
+    } layout_here{model_out.layout_known ? checked_here.backend : nullptr};
     if (checked_here.backend != nullptr) checked_here.backend->set_answers_checked_by_caller(true);
+    if (layout_here.backend != nullptr) layout_here.backend->set_layout(&layout);
     out.result = solver.solve(model_out.milp, params);
   }
   if (e != 0) {

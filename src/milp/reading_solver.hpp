@@ -3,6 +3,8 @@
 // reads instead of MilpModel::validate()'s own pass over them before the backend runs.
 #include <sia/milp/solver.hpp>
 
+#include "milp/model_layout.hpp"
+
 namespace sia::detail {
 
 class ReadingSolver : public MilpSolver {
@@ -20,8 +22,16 @@ class ReadingSolver : public MilpSolver {
   void set_answers_checked_by_caller(bool on) noexcept { answers_checked_by_caller_ = on; }
   [[nodiscard]] bool answers_checked_by_caller() const noexcept { return answers_checked_by_caller_; }
 
+  /// Set by a caller that wrote the model and knows its layout (the round: its formulation): the
+  /// backend may take it from `layout` instead of reading it from the model's entries, when
+  /// layout->describes() the model it is asked to solve. Null (the default): read as usual. The
+  /// caller keeps *layout alive and unchanged while it is set.
+  void set_layout(const ModelLayout* layout) noexcept { layout_ = layout; }
+  [[nodiscard]] const ModelLayout* layout() const noexcept { return layout_; }
+
  private:
   bool answers_checked_by_caller_ = false;
+  const ModelLayout* layout_ = nullptr;
 };
 
 }  // namespace sia::detail

@@ -16,6 +16,10 @@
 #include <utility>
 #include <vector>
 
+namespace sia::detail {
+struct ModelLayout;
+}  // namespace sia::detail
+
 namespace sia::detail::native {
 
 struct Problem {
@@ -93,6 +97,7 @@ struct Shape {
   std::vector<int> cap_rows;     ///< model row of each capacity row k
   std::vector<int> pinned_cols;  ///< columns fixed to 1
   bool in_layout = false;        ///< read in place, in the round's layout (recognise())
+  bool from_layout = false;      ///< that layout taken from its writer's ModelLayout, not from the entries
   EntryIndex entries;            ///< when read in layout with every row kept, else empty
   Problem problem;
 };
@@ -111,6 +116,12 @@ struct Shape {
 /// separate pass over them cost about a millisecond at 20,000 jobs); any other calls validate()
 /// before reading further.
 [[nodiscard]] Shape recognise_checked(const MilpModel& m);
+
+/// recognise_checked(m), the same Shape, taking m's layout from `layout` (its writer's promise,
+/// milp/model_layout.hpp) when it describes m instead of reading it from every entry: the entries'
+/// numbers are then not checked (the writer vouches for them); the costs, the columns' and the
+/// rows' bounds are. Null: recognise_checked(m).
+[[nodiscard]] Shape recognise_checked(const MilpModel& m, const ModelLayout* layout);
 
 /// MilpModel::is_feasible(x, tol), the same answer, for a model that recognise() read: with an
 /// entry index (Shape::entries) and values of 0 and 1, only the entries of the columns at 1 are

@@ -3,6 +3,7 @@
 // without one allocation per row or column.
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "milp/model_checks.hpp"
+#include "milp/model_layout.hpp"
 #include "milp/native/problem.hpp"
 
 namespace sia::detail::native {
@@ -387,6 +389,73 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
   return true;
 }
 
+// What classify_in_layout() finds, from what the model's writer promises (ModelLayout): no entry is
+// read. The rows' bounds are still the model's: false (nothing to undo but what the caller clears)
+// when a row is not what the reading in layout would make of it — a choice row that is not one, a
+// capacity row that is redundant or could be a choice row (then classify_in_layout() decides).
+bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Classified& c) {
+  const int n = m.num_cols(), nr = m.num_rows();
+  const auto nu = static_cast<std::size_t>(n);
+  const auto nru = static_cast<std::size_t>(nr);
+  const std::size_t nchoice = l.choice.size();
+  // Every row's bounds first (a few rows), then the columns' arrays.
+  std::size_t split = 0;
+  for (std::size_t r = 0; r < nchoice; ++r) {
+    const auto& [row, first, count] = l.choice[r];
+    if (row != static_cast<int>(r) || count < 1 || first < 0 || static_cast<std::size_t>(first) + count > nu ||
+        !is_choice_row(true, true, m.row_lower[r], m.row_upper[r]))
+      return false;
+    split += static_cast<std::size_t>(count);
+  }
+  const auto& e = m.entries;
+  if (nchoice == nru || split == 0 || split >= e.size() || split != static_cast<std::size_t>(l.cap_begin[0]) ||
+      static_cast<std::size_t>(l.cap_begin[nu]) != e.size())
+    return false;
+  // (Where the last choice row's last column comes before the first capacity entry's, the reading
+  // in layout would take that row for the capacity part's and hand the model to the general
+  // reading: so does this.)
+  if (!(e[split - 1].col > e[split].col)) return false;
+  for (std::size_t i = nchoice; i < nru; ++i) {
+    const double lo_r = m.row_lower[i], up_r = m.row_upper[i];
+    if (!is_capacity_row(true, lo_r) || up_r == MilpModel::inf || is_choice_row(true, true, lo_r, up_r)) return false;
+    s.cap_rows.push_back(static_cast<int>(i));
+  }
+  c.choice_of.assign(nu, -1);
+  c.forced_row.assign(nru, 0);
+  c.members.resize(split);
+  c.member_begin.reserve(nchoice + 1);
+  c.choice_rows.reserve(nchoice);
+  int* const choice_of = c.choice_of.data();
+  int* member_out = c.members.data();
+  for (std::size_t r = 0; r < nchoice; ++r) {
+    const auto& [row, first, count] = l.choice[r];
+    for (int j = first; j < first + count; ++j) {
+      choice_of[j] = row;
+      *member_out++ = j;
+    }
+    c.member_begin.push_back(static_cast<int>(member_out - c.members.data()));
+    c.forced_row[r] = m.row_lower[r] > kTol ? 1 : 0;
+    c.choice_rows.push_back(row);
+  }
+  c.cap_of_row.assign(nru, -1);
+  for (std::size_t i = nchoice; i < nru; ++i) c.cap_of_row[i] = static_cast<int>(i - nchoice);
+  c.ubegin.assign(l.cap_begin.begin(), l.cap_begin.end());
+  c.entry_uses = m.entries.data();
+  c.num_uses = m.entries.size() - split;
+  c.entries_exact = true;
+  return true;
+}
+
+#ifndef NDEBUG
+// The same reading (a check of the writer's promise in builds with assertions).
+bool same_classified(const Shape& a, const Classified& x, const Shape& b, const Classified& y) {
+  return a.cap_rows == b.cap_rows && x.choice_of == y.choice_of && x.forced_row == y.forced_row &&
+         x.choice_rows == y.choice_rows && x.member_begin == y.member_begin && x.members == y.members &&
+         x.ubegin == y.ubegin && x.num_uses == y.num_uses && x.entry_uses == y.entry_uses &&
+         x.cap_of_row == y.cap_of_row && x.entries_exact == y.entries_exact && !x.uses && !y.uses;
+}
+#endif
+
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
              const Classified& c);
 
@@ -395,7 +464,9 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
 // every number MilpModel::validate() checks as it reads it (costs and bounds with the bounds, the
 // rows' bounds, each entry as the layout is read), and any other way through calls validate()
 // first (which throws for an invalid model) — before anything reads a number it has not checked.
-Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check) {
+// `layout`: the writer's promise about m's layout (ModelLayout), taken instead of reading the
+// layout from the entries (whose numbers it vouches for) when it describes m.
+Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const ModelLayout* layout = nullptr) {
   if (check && !model_sizes_valid(m)) m.validate();
   Shape s;
   s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
@@ -414,9 +485,25 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check) {
     if (!rows) m.validate();
   }
   Classified c;
+  bool from_layout = false;
+  if (in_layout_first && layout != nullptr && layout->describes(m)) {
+    from_layout = classify_from_layout(m, *layout, s, c);
+    if (!from_layout) {
+      s.cap_rows.clear();
+      c = Classified{};
+    }
+#ifndef NDEBUG
+    if (from_layout) {
+      Shape s2;
+      Classified c2;
+      assert(classify_in_layout(m, s2, c2) && same_classified(s, c, s2, c2));
+    }
+#endif
+  }
   if (in_layout_first) {
-    if (classify_in_layout(m, s, c)) {
+    if (from_layout || classify_in_layout(m, s, c)) {
       s.in_layout = true;
+      s.from_layout = from_layout;
       Shape out = finish(m, std::move(s), lo, hi, c);
       if (c.entries_exact && out.round_shaped && !out.infeasible) {
         out.entries.cap_begin = std::move(c.ubegin);
@@ -441,6 +528,8 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check) {
 Shape recognise(const MilpModel& m) { return recognise_with(m, true, false); }
 
 Shape recognise_checked(const MilpModel& m) { return recognise_with(m, true, true); }
+
+Shape recognise_checked(const MilpModel& m, const ModelLayout* layout) { return recognise_with(m, true, true, layout); }
 
 Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false, false); }
 

@@ -1,0 +1,36 @@
+#pragma once
+// Private: the layout of a model as the code that wrote it knows it (the round's formulation,
+// core/formulation.cpp), for a backend that reads models (the native one, through
+// ReadingSolver::set_layout) instead of finding the layout by reading every entry.
+#include <sia/milp/model.hpp>
+
+#include <array>
+#include <cstddef>
+#include <span>
+
+namespace sia::detail {
+
+/// What a model's writer promises about it, for `model` as it was written (its objective aside):
+///  - rows [0, R), R = choice.size(), are choice rows: row r's entries are the model's next
+///    choice[r][2] entries (row r, columns choice[r][1], choice[r][1] + 1, ..., value 1.0), the rows'
+///    entries one row after another from the model's first entry (choice[r][0] == r);
+///  - every other entry is a capacity entry: column by column, ascending, each column's rows
+///    ascending, all of them rows >= R; column j's are the entries [cap_begin[j], cap_begin[j + 1]),
+///    finite and > 0; every row >= R has at least one;
+///  - every entry lies inside the matrix and appears once.
+/// Rows' and columns' bounds and the costs are not promised: the reader checks them as usual.
+struct ModelLayout {
+  const MilpModel* model = nullptr;                         ///< the model described (by address)
+  std::size_t num_rows = 0, num_cols = 0, num_entries = 0;  ///< its sizes when written (a guard)
+  std::span<const std::array<int, 3>> choice;               ///< per choice row: (row, first column, columns)
+  std::span<const int> cap_begin;                           ///< per column (+1): its capacity entries
+
+  /// Does this describe `m` (the same object, of the sizes written)?
+  [[nodiscard]] bool describes(const MilpModel& m) const noexcept {
+    return model == &m && num_rows == m.row_lower.size() && num_rows == m.row_upper.size() &&
+           num_cols == m.obj.size() && num_entries == m.entries.size() && cap_begin.size() == num_cols + 1 &&
+           choice.size() <= num_rows;
+  }
+};
+
+}  // namespace sia::detail

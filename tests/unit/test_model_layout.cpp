@@ -1,0 +1,240 @@
+// The round's formulation hands the native backend the layout of the model it wrote
+// (Formulation::layout, milp/model_layout.hpp), and the backend takes its choice rows and each
+// column's capacity entries from it instead of reading them from every entry
+// (native::recognise_checked(m, layout)). Checked here: the promise holds on every model formulate()
+// writes (read back entry by entry), the Shape read with the layout is the Shape read without it,
+// bit for bit, and a layout that does not describe the model, or a model the reading in layout
+// would not take, is read as without one.
+#include <doctest/doctest.h>
+
+#include <sia/configuration_set.hpp>
+#include <sia/milp/factory.hpp>
+#include <sia/round.hpp>
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/formulation.hpp"
+#include "core/problem.hpp"
+#include "milp/native/problem.hpp"
+#include "round_instances.hpp"
+
+namespace {
+
+bool bits_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (std::bit_cast<std::uint64_t>(a[k]) != std::bit_cast<std::uint64_t>(b[k])) return false;
+  return true;
+}
+
+void check_same_shape(const sia::detail::native::Shape& a, const sia::detail::native::Shape& b) {
+  CHECK(a.round_shaped == b.round_shaped);
+  CHECK(a.infeasible == b.infeasible);
+  CHECK(a.why == b.why);
+  CHECK(a.sign == b.sign);
+  CHECK(a.cap_rows == b.cap_rows);
+  CHECK(a.pinned_cols == b.pinned_cols);
+  CHECK(a.in_layout == b.in_layout);
+  CHECK(a.entries.cap_begin == b.entries.cap_begin);
+  CHECK(a.entries.choice_of == b.entries.choice_of);
+  CHECK(a.entries.choice_rows == b.entries.choice_rows);
+  CHECK(a.entries.choice_begin == b.entries.choice_begin);
+  CHECK(a.entries.bounds_listed == b.entries.bounds_listed);
+  CHECK(a.entries.other_bounds == b.entries.other_bounds);
+  const sia::detail::native::Problem &p = a.problem, &q = b.problem;
+  CHECK(p.num_rows == q.num_rows);
+  CHECK(bits_equal(p.cap, q.cap));
+  CHECK(std::bit_cast<std::uint64_t>(p.fixed_value) == std::bit_cast<std::uint64_t>(q.fixed_value));
+  CHECK(p.group_begin == q.group_begin);
+  CHECK(p.group_row == q.group_row);
+  CHECK(bits_equal(p.value, q.value));
+  CHECK(p.column == q.column);
+  CHECK(p.use_begin == q.use_begin);
+  CHECK(p.use_row == q.use_row);
+  CHECK(bits_equal(p.use_val, q.use_val));
+}
+
+// ModelLayout's promise, read back from the model's entries.
+bool layout_holds(const sia::MilpModel& m, const sia::detail::ModelLayout& l) {
+  if (!l.describes(m)) return false;
+  const auto& e = m.entries;
+  std::size_t q = 0;
+  for (std::size_t r = 0; r < l.choice.size(); ++r) {
+    const auto& [row, first, count] = l.choice[r];
+    if (row != static_cast<int>(r)) return false;
+    for (int j = first; j < first + count; ++j, ++q)
+      if (q >= e.size() || e[q].row != row || e[q].col != j || e[q].value != 1.0) return false;
+  }
+  const auto R = static_cast<int>(l.choice.size());
+  std::vector<char> row_used(static_cast<std::size_t>(m.num_rows()), 0);
+  for (std::size_t j = 0; j < l.num_cols; ++j) {
+    if (static_cast<std::size_t>(l.cap_begin[j]) != q) return false;
+    int last_row = -1;
+    for (; q < static_cast<std::size_t>(l.cap_begin[j + 1]); ++q) {
+      if (q >= e.size() || e[q].col != static_cast<int>(j) || e[q].row < R || e[q].row <= last_row ||
+          e[q].row >= m.num_rows() || !(e[q].value > 0.0) || !std::isfinite(e[q].value))
+        return false;
+      last_row = e[q].row;
+      row_used[static_cast<std::size_t>(e[q].row)] = 1;
+    }
+  }
+  if (q != e.size()) return false;
+  for (int i = R; i < m.num_rows(); ++i)
+    if (!row_used[static_cast<std::size_t>(i)]) return false;
+  return true;
+}
+
+void same_round(const sia::RoundResult& a, const sia::RoundResult& b) {
+  CHECK(a.status == b.status);
+  CHECK(a.fallback == b.fallback);
+  CHECK(std::bit_cast<std::uint64_t>(a.objective) == std::bit_cast<std::uint64_t>(b.objective));
+  REQUIRE(a.decisions.size() == b.decisions.size());
+  for (std::size_t i = 0; i < a.decisions.size(); ++i) {
+    CHECK(a.decisions[i].config == b.decisions[i].config);
+    CHECK(a.decisions[i].gpus == b.decisions[i].gpus);
+  }
+}
+
+sia::detail::native::Shape read_with(const sia::MilpModel& m, const sia::detail::ModelLayout& l) {
+  return sia::detail::native::recognise_checked(m, &l);
+}
+
+}  // namespace
+
+TEST_CASE("native.model_layout.the_same_shape_as_the_reading") {
+  int models = 0, known = 0, taken = 0;
+  for (const std::string& family : sia::bench::instance_families())
+    for (int gpus : {64, 2048})
+      for (unsigned seed = 1; seed <= 2; ++seed)
+        for (double p : {-1.0, 0.5}) {
+          CAPTURE(family);
+          CAPTURE(gpus);
+          CAPTURE(seed);
+          CAPTURE(p);
+          const auto in = sia::bench::make_instance(family, gpus, seed);
+          sia::RoundOptions o;
+          o.p = p;
+          const auto pb = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, o);
+          const auto f = sia::detail::formulate(pb, pb.required);
+          if (f.cols.empty()) continue;
+          ++models;
+          REQUIRE(f.layout_known);  // (no tenants here)
+          ++known;
+          const auto layout = f.layout();
+          CHECK(layout_holds(f.milp, layout));
+          const auto with = read_with(f.milp, layout);
+          check_same_shape(with, sia::detail::native::recognise_checked(f.milp));
+          taken += with.from_layout ? 1 : 0;
+          // Every job forced (a choice row for every job with a column), and none.
+          sia::detail::Requirements forced = pb.required;
+          for (std::size_t i = 0; i < forced.forced.size(); ++i) forced.forced[i] = forced.pinned[i] ? 0 : 1;
+          const auto ff = sia::detail::formulate(pb, forced);
+          REQUIRE(ff.layout_known);
+          CHECK(layout_holds(ff.milp, ff.layout()));
+          check_same_shape(read_with(ff.milp, ff.layout()), sia::detail::native::recognise_checked(ff.milp));
+        }
+  CHECK(models >= 60);
+  CHECK(known == models);
+  CHECK(taken >= models * 3 / 4);  // (the others: a capacity row of 1 GPU, which could be a choice row)
+  MESSAGE("models ", models, ", layout taken on ", taken);
+}
+
+TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
+  const auto in = sia::bench::make_instance("tables", 2048, 3);
+  sia::RoundOptions o;
+  const auto pb = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, o);
+  const auto f = sia::detail::formulate(pb, pb.required);
+  REQUIRE(f.layout_known);
+  REQUIRE(f.milp.num_rows() > static_cast<int>(f.choice.size()));
+  const auto layout = f.layout();
+
+  // Another model (a copy: another address), and the model with an entry more: not described.
+  sia::MilpModel copy = f.milp;
+  CHECK_FALSE(layout.describes(copy));
+  check_same_shape(read_with(copy, layout), sia::detail::native::recognise_checked(copy));
+  sia::MilpModel grown = f.milp;
+  const auto grown_layout = sia::detail::ModelLayout{
+      &grown, layout.num_rows, layout.num_cols, layout.num_entries, layout.choice, layout.cap_begin};
+  CHECK(grown_layout.describes(grown));
+  grown.add_entry(static_cast<int>(f.choice.size()), 0, 1.0);
+  CHECK_FALSE(grown_layout.describes(grown));
+  check_same_shape(read_with(grown, grown_layout), sia::detail::native::recognise_checked(grown));
+
+  // Rows the reading in layout would not take as the layout says: a capacity row of capacity 1
+  // (it could be a choice row), a capacity row without an upper bound (redundant), a choice row
+  // whose bounds are not a choice row's. The layout is given for the model as changed (the same
+  // address and sizes): the reading must still be the one without it.
+  auto changed = [&](auto&& change) {
+    sia::MilpModel x = f.milp;
+    change(x);
+    const sia::detail::ModelLayout lx{
+        &x, layout.num_rows, layout.num_cols, layout.num_entries, layout.choice, layout.cap_begin};
+    REQUIRE(lx.describes(x));
+    const auto with = read_with(x, lx);
+    check_same_shape(with, sia::detail::native::recognise_checked(x));
+    return with.from_layout;
+  };
+  const auto first_cap = f.choice.size();
+  CHECK(changed([](sia::MilpModel&) {}));
+  CHECK_FALSE(changed([&](sia::MilpModel& x) { x.row_upper[first_cap] = 1.0; }));
+  CHECK_FALSE(changed([&](sia::MilpModel& x) { x.row_upper[first_cap] = sia::MilpModel::inf; }));
+  CHECK(changed([&](sia::MilpModel& x) { x.row_upper.back() = 0.0; }));    // (pins may no longer fit)
+  CHECK(changed([&](sia::MilpModel& x) { x.row_lower[0] = 1.0; }));        // forced: still a choice row
+  CHECK_FALSE(changed([&](sia::MilpModel& x) { x.row_upper[0] = 2.0; }));  // not a choice row
+  CHECK(changed([&](sia::MilpModel& x) { x.col_lower[0] = 1.0; }));        // a pin
+  CHECK(changed([&](sia::MilpModel& x) { x.col_upper[1] = 0.0; }));        // a column fixed to 0
+  CHECK(changed([&](sia::MilpModel& x) { x.obj[2] = -x.obj[2]; }));
+
+  // With tenants the tenant rows' entries come row by row after the capacity rows': no layout.
+  auto jobs = in.jobs;
+  for (std::size_t i = 0; i < jobs.size(); i += 2) jobs[i].tenant("a");
+  sia::RoundOptions ot;
+  ot.tenants = {sia::TenantSpec{"a", 64, {}, 0}};
+  const auto pt = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, jobs, ot);
+  const auto ft = sia::detail::formulate(pt, pt.required);
+  CHECK_FALSE(ft.layout_known);
+}
+
+TEST_CASE("native.model_layout.rounds_alike") {
+  // Whole rounds, cold and warm: the round hands the layout to the native backend it is given; the
+  // same rounds as with a native backend behind a wrapper, which the round cannot hand it to (the
+  // wrapper is named "native", so the round treats it alike otherwise).
+  class Wrapped final : public sia::MilpSolver {
+    [[nodiscard]] std::string_view do_name() const noexcept override { return "native"; }
+    sia::MilpResult do_solve(const sia::MilpModel& m, const sia::MilpParams& params) override {
+      return inner_->solve(m, params);
+    }
+    std::unique_ptr<sia::MilpSolver> inner_ = sia::make_milp_solver("native");
+  };
+  for (const std::string& family : sia::bench::instance_families())
+    for (int gpus : {64, 512}) {
+      CAPTURE(family);
+      CAPTURE(gpus);
+      const auto in = sia::bench::make_instance(family, gpus, 5);
+      sia::RoundOptions o;
+      o.place = false;
+      o.time_limit = std::chrono::milliseconds(5000);
+      Wrapped wrapped;
+      auto native = sia::make_milp_solver("native");
+      const auto a = sia::run_round(in.cluster, in.jobs, o, *native);
+      const auto b = sia::run_round(in.cluster, in.jobs, o, wrapped);
+      if (a.status != sia::RoundStatus::optimal || b.status != sia::RoundStatus::optimal) continue;  // (limits: timing)
+      same_round(a, b);
+      if (!a.warm_start || !b.warm_start) continue;
+      std::vector<std::optional<sia::ConfigurationSpec>> given;
+      for (const auto& d : a.decisions) given.push_back(d.config);
+      const auto next = sia::bench::next_round(in, given, 0.05, 55, gpus);
+      sia::RoundOptions wa = o, wb = o;
+      wa.warm_start = a.warm_start;
+      wb.warm_start = b.warm_start;
+      same_round(sia::run_round(next.cluster, next.jobs, wa, *native),
+                 sia::run_round(next.cluster, next.jobs, wb, wrapped));
+    }
+}
