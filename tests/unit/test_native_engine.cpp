@@ -1566,3 +1566,110 @@ TEST_CASE("native.engine.screen_candidates_are_every_item") {
   MESSAGE(active << " active classes screened, " << pruned << " items left out");
   CHECK(pruned > 0);
 }
+
+namespace {
+// A random problem of iter's shape (1-5 rows, groups + iter % span groups, 2-7 items) and its
+// explicit LP's value; none when that LP has none.
+std::optional<std::pair<Problem, double>> random_lp_case(std::mt19937& rng, int iter, int groups, int span) {
+  Spec s = spec_for(iter);
+  s.rows = 1 + iter % 5;
+  s.groups = groups + iter % span;
+  s.max_items = 2 + iter % 6;
+  Problem p = random_problem(rng, s);
+  const auto lp = explicit_lp(p);
+  if (!lp) return std::nullopt;
+  return std::make_pair(std::move(p), *lp);
+}
+}  // namespace
+
+// The warm round's exact finish (Relaxation::minimise_locally): from prices near the optimum or far
+// from it, with regions small and large, whenever it certifies a minimum its value is the explicit
+// LP's (an independent dense simplex over the groups' items) and L at its prices is that value, so
+// the prices are optimal duals; its best items are evaluate()'s. When it gives up, minimise() is the
+// answer (tested above).
+TEST_CASE("native.engine.local_lp_is_the_lp") {
+  std::mt19937 rng(29);
+  Parallel par(1);
+  int certified = 0, tried = 0;
+  for (int iter = 0; iter < 600; ++iter) {
+    const auto lp_case = random_lp_case(rng, iter, 4, 37);
+    if (!lp_case) continue;
+    const Problem& p = lp_case->first;
+    const double lp = lp_case->second;
+    CAPTURE(iter);
+    const Classes cls = iter % 2 == 0 ? find_classes(p, par) : singleton_classes(p);
+    Relaxation rel(p, cls, par);
+    const auto box = rel.price_box();
+    const auto K = static_cast<std::size_t>(p.num_rows);
+    const auto kr = rel.minimise(std::vector<double>(K, 0.0), box, nullptr, -kInf, 500, std::nullopt, false);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (int start = 0; start < 4; ++start) {
+      std::vector<double> lam0(K), radius(K);
+      for (std::size_t k = 0; k < K; ++k) {
+        // Near the minimiser (relative perturbations of 1e-4 .. 1e-1), or anywhere in the box.
+        const double scale = std::pow(10.0, -4.0 + 3.0 * unit(rng));
+        lam0[k] = start == 3 ? unit(rng) * box[k] : std::max(0.0, kr.lam[k] * (1.0 + scale * (2.0 * unit(rng) - 1.0)));
+        radius[k] = std::pow(10.0, -3.0 + 3.0 * unit(rng)) * (1.0 + lam0[k]);
+      }
+      ++tried;
+      std::vector<int> best;
+      const auto loc = rel.minimise_locally(lam0, box, radius, 1 + iter % 50, std::nullopt, &best);
+      REQUIRE_FALSE(loc.infeasible);
+      if (loc.lower == -kInf) continue;
+      ++certified;
+      CHECK(loc.L == doctest::Approx(lp).epsilon(1e-9));
+      CHECK(loc.lower <= loc.L);
+      CHECK(loc.L - loc.lower <= 1e-9 * (1.0 + std::abs(loc.L)));
+      std::vector<int> eval_best;
+      const auto e = rel.evaluate(loc.lam, nullptr, &eval_best);
+      CHECK(e.L == loc.L);
+      CHECK(eval_best == best);
+      for (std::size_t k = 0; k < K; ++k) CHECK((loc.lam[k] >= 0.0 && loc.lam[k] <= box[k]));
+    }
+  }
+  MESSAGE("certified " << certified << " of " << tried);
+  CHECK(certified > tried / 2);
+}
+
+// A warm solve asked for prices (SearchOptions::exact_prices) decides exactly as one that is not:
+// its LP runs as without prices until the warm solution is proven, and only then looks for the
+// minimum (minimise_locally, or Kelley's method when that gives up). The LP's value is the explicit
+// LP's, and L at the reported prices is that value: optimal duals (L >= the LP's value at any prices).
+TEST_CASE("native.engine.warm_prices_leave_the_answer") {
+  std::mt19937 rng(53);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Parallel par(1);
+  int priced = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const auto lp_case = random_lp_case(rng, iter, 10, 60);
+    if (!lp_case) continue;
+    const Problem& p = lp_case->first;
+    const double lp = lp_case->second;
+    CAPTURE(iter);
+    SearchOptions o;
+    o.threads = 1;
+    o.symmetry = iter % 3 != 0;
+    const auto tol = gap_tolerance(iter % 4 == 0 ? 0.0 : 1e-3);
+    const SearchResult cold = solve_mckp(p, tol, o, nullptr, nullptr);
+    if (!cold.feasible || cold.prices.empty()) continue;
+    // The previous round's prices, moved by up to 5 %, and its solution.
+    std::vector<double> lam0(cold.prices);
+    for (double& x : lam0) x *= 1.0 + 0.05 * (2.0 * unit(rng) - 1.0);
+    SearchOptions without = o;
+    without.exact_prices = false;
+    const SearchResult w = solve_mckp(p, tol, o, &lam0, &cold.choice);
+    const SearchResult w0 = solve_mckp(p, tol, without, &lam0, &cold.choice);
+    CHECK(w.choice == w0.choice);
+    CHECK(std::memcmp(&w.value, &w0.value, sizeof(double)) == 0);
+    CHECK(w.proven == w0.proven);
+    if (!w.prices_exact) continue;
+    ++priced;
+    CHECK(w.root_bound == doctest::Approx(lp).epsilon(1e-9));
+    const Classes cls = o.symmetry ? find_classes(p, par) : singleton_classes(p);
+    Relaxation rel(p, cls, par);
+    CHECK(rel.evaluate(w.prices, nullptr).L == doctest::Approx(lp).epsilon(1e-9));
+    for (double x : w.prices) CHECK(x >= 0.0);
+  }
+  MESSAGE(priced << " warm solves priced");
+  CHECK(priced >= 200);
+}

@@ -38,8 +38,11 @@ struct CutMaster {
 
 // Into `out` (its vectors' storage reused: a round solves a master per Kelley iteration). `cut_g`: the
 // cuts' gradients one after the other, K per cut.
+// `held`, when given, receives per price which edges of [lo, hi] hold the master's minimum (their
+// multiplier above `tol`): 1 the lower one (the reduced cost of y_k), 2 the upper one (its row's dual).
 void solve_cut_master(const std::vector<double>& cut_g, const std::vector<double>& cut_c, const std::vector<double>& lo,
-                      const std::vector<double>& hi, CutMaster& out) {
+                      const std::vector<double>& hi, CutMaster& out, std::vector<char>* held = nullptr,
+                      double tol = 0.0) {
   out.ok = false;
   const auto Ku = lo.size();
   const int K = static_cast<int>(Ku);
@@ -80,6 +83,16 @@ void solve_cut_master(const std::vector<double>& cut_g, const std::vector<double
   out.lam.resize(Ku);
   for (std::size_t k = 0; k < Ku; ++k) out.lam[k] = lo[k] + sol.x[k];
   out.weights.assign(sol.y.begin(), sol.y.begin() + S);
+  if (held) {
+    held->assign(Ku, 0);
+    for (int k = 0; k < K; ++k) {
+      const auto ku = static_cast<std::size_t>(k);
+      double z = sol.y[static_cast<std::size_t>(S + k)];  // (y_k's reduced cost: its objective coefficient is 0)
+      for (int s = 0; s < S; ++s)
+        z += sol.y[static_cast<std::size_t>(s)] * cut_g[static_cast<std::size_t>(s) * Ku + ku];
+      (*held)[ku] = static_cast<char>((z > tol ? 1 : 0) | (sol.y[static_cast<std::size_t>(S + k)] > tol ? 2 : 0));
+    }
+  }
 }
 
 // One evaluation's per-block results: partial sums, usages (K per block) and "a class without an
@@ -795,6 +808,107 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
   }
   if (!last_y.empty()) finish_primal(last_y);
   if (sc && sc->contains(out.lam)) out.screen = std::move(sc);  // (evaluate() at out.lam: evaluate_with())
+  return out;
+}
+
+KelleyResult Relaxation::minimise_locally(std::vector<double> lam0, const std::vector<double>& box,
+                                          std::vector<double> radius, int max_active, const Deadline& deadline,
+                                          std::vector<int>* best) const {
+  const int K = p_.num_rows;
+  const auto Ku = static_cast<std::size_t>(K);
+  KelleyResult out;
+  if (K == 0 || radius.size() != Ku || box.size() != Ku) return out;
+  for (std::size_t k = 0; k < Ku; ++k) lam0[k] = std::clamp(lam0[k], 0.0, box[k]);
+  double cap_scale = 1.0;
+  for (double c : p_.cap) cap_scale += std::abs(c);
+  // A multiplier of an edge below this is rounding (the master's numbers are of the caps' size).
+  const double tol = 1e-11 * cap_scale;
+  static const bool debug = std::getenv("SIA_NATIVE_DEBUG") != nullptr;
+  std::vector<double> lo(Ku), hi(Ku), lam(Ku), best_lam(Ku);
+  // The cuts of every region: each is a cut of a function below L (a region's model), so below L.
+  std::vector<double> cut_g, cut_c;
+  CutMaster master;
+  std::vector<char> held_k(Ku);
+  PriceEval e;
+  int shrinks = 0;
+  for (int region = 0; region < 8; ++region) {
+    if (deadline.passed()) return out;
+    for (std::size_t k = 0; k < Ku; ++k) {
+      lo[k] = std::max(0.0, lam0[k] - radius[k]);
+      hi[k] = std::min(box[k], lam0[k] + radius[k]);
+    }
+    const Screen sc = screen(lo, hi);
+    ++out.iterations;
+    if (static_cast<int>(sc.active.size()) > max_active) {
+      // Too many classes change their best item in this region: a smaller one, at first.
+      if (region > 0 || ++shrinks > 2) return out;
+      for (double& r : radius) r *= 0.25;
+      --region;
+      continue;
+    }
+    // Kelley's method on the region's model (L there; below L elsewhere): its evaluations visit
+    // the active classes only, and its master is restricted to the region, whose edges' multipliers
+    // say whether the model's minimum over the whole box lies inside.
+    lam = lam0;
+    double f_best = kInf, t = -kInf;
+    bool converged = false;
+    int local = 0;
+    for (; local < 200 + 50 * K; ++local) {
+      evaluate_in_impl(e, sc, lam);
+      if (e.L < f_best) {
+        f_best = e.L;
+        best_lam = lam;
+      }
+      double c = e.L;
+      for (std::size_t k = 0; k < Ku; ++k) c -= e.grad[k] * lam[k];
+      cut_g.insert(cut_g.end(), e.grad.begin(), e.grad.end());
+      cut_c.push_back(c);
+      solve_cut_master(cut_g, cut_c, lo, hi, master, &held_k, tol);
+      if (!master.ok) return out;
+      t = master.t;
+      if (f_best - t <= 1e-10 * (1.0 + std::abs(f_best))) {
+        converged = true;
+        break;
+      }
+      bool same = true;
+      for (std::size_t k = 0; k < Ku; ++k)
+        same = same && std::abs(master.lam[k] - lam[k]) <= 1e-13 * (1.0 + std::abs(lam[k]));
+      if (same) break;
+      lam = master.lam;
+    }
+    bool held = false;  // (0 and the box are the problem's own bounds)
+    for (std::size_t k = 0; k < Ku; ++k) {
+      held_k[k] = static_cast<char>(((held_k[k] & 1) != 0 && lo[k] > 0.0) || ((held_k[k] & 2) != 0 && hi[k] < box[k]));
+      held = held || held_k[k] != 0;
+    }
+    if (debug)
+      std::fprintf(stderr, "local region %d: %zu active, %d evaluations, model %.12g, best %.12g, held %d\n", region,
+                   sc.active.size(), local + 1, t, f_best, held ? 1 : 0);
+    if (!converged) return out;
+    if (held) {  // the minimum lies beyond the held edges: the region moves there, wider across them
+      lam0 = master.lam;
+      for (std::size_t k = 0; k < Ku; ++k)
+        if (held_k[k]) radius[k] *= 4.0;
+      continue;
+    }
+    // L at the best point, evaluate()'s bits: over the region's candidates when it lies in the
+    // region (it does but for rounding at an edge), else in full.
+    if (sc.contains(best_lam))
+      e = evaluate_with(sc, best_lam, best);
+    else
+      evaluate_impl(e, best_lam, nullptr, best, false);
+    ++out.iterations;
+    if (e.L == -kInf) {
+      out.infeasible = true;
+      return out;
+    }
+    // The region's model is L in the region: the evaluation agrees up to rounding, or something is off.
+    if (!(std::abs(e.L - f_best) <= 1e-10 * (1.0 + std::abs(e.L)))) return out;
+    out.lam = best_lam;
+    out.L = e.L;
+    out.lower = std::min(t, e.L);
+    return out;
+  }
   return out;
 }
 

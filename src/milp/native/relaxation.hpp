@@ -142,6 +142,22 @@ class Relaxation {
                         int max_iter, const Deadline& deadline, bool primal, const std::vector<double>* trust = nullptr,
                         const PriceEval* first = nullptr) const;
 
+  /// The LP's minimum from lam0 (within the box) region by region instead of by Kelley's tail over
+  /// all of L: a region [lam0 - radius, lam0 + radius] is screened (Screen) and its model — the
+  /// settled classes' items, the active classes' max over their candidates — is minimised over the
+  /// region by Kelley's method, each evaluation visiting the active classes' candidates only. The
+  /// model is L inside the region and below L everywhere, and so are its cuts; when no edge of the
+  /// region (0 and the box are the problem's own bounds) has a multiplier in the final master, the
+  /// master's minimum is the cuts' minimum over the whole box, a lower bound on L's, and the best
+  /// point's L (evaluate()'s bits, from the region's screen) meets it: that point minimises L.
+  /// Otherwise the region moves to the master's minimiser, four times wider across the held edges.
+  /// Returns that point with L there (`best`, when given, receives evaluate()'s best items there)
+  /// and `lower` the master's bound; `lower` is -inf when it gives up (more than `max_active`
+  /// classes active in a region, no convergence, eight regions, the deadline): the caller then runs
+  /// minimise().
+  KelleyResult minimise_locally(std::vector<double> lam0, const std::vector<double>& box, std::vector<double> radius,
+                                int max_active, const Deadline& deadline, std::vector<int>* best = nullptr) const;
+
   /// The LP's primal counts from a KelleyResult's convex combination: per problem item of the
   /// representatives, sum_s w_s n_s (fractional). Only classes whose inner solutions differ are
   /// listed in `split` (the others are integral and equal to the inner solution at lam).
