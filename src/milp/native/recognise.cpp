@@ -457,7 +457,7 @@ bool same_classified(const Shape& a, const Classified& x, const Shape& b, const 
 #endif
 
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
-             const Classified& c);
+             const std::vector<int>& other_bounds, const Classified& c);
 
 // Both readings share the bounds and the finish; `in_layout_first` tries the round's own layout before the
 // general reading by rows. `check`: the model has not been validated; the reading in layout checks
@@ -504,7 +504,7 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
     if (from_layout || classify_in_layout(m, s, c)) {
       s.in_layout = true;
       s.from_layout = from_layout;
-      Shape out = finish(m, std::move(s), lo, hi, c);
+      Shape out = finish(m, std::move(s), lo, hi, other_bounds, c);
       if (c.entries_exact && out.round_shaped && !out.infeasible) {
         out.entries.cap_begin = std::move(c.ubegin);
         out.entries.choice_of = std::move(c.choice_of);
@@ -520,7 +520,7 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
   }
   if (check) m.validate();
   if (!classify_by_rows(m, s, c)) return s;
-  return finish(m, std::move(s), lo, hi, c);
+  return finish(m, std::move(s), lo, hi, other_bounds, c);
 }
 
 }  // namespace
@@ -536,7 +536,7 @@ Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false, fa
 namespace {
 
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
-             const Classified& c) {
+             const std::vector<int>& other_bounds, const Classified& c) {
   const int n = m.num_cols(), nr = m.num_rows();
   const auto nu = static_cast<std::size_t>(n);
   s.round_shaped = true;
@@ -587,6 +587,10 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   std::vector<int> pins_in_row(static_cast<std::size_t>(nr), 0);
   // (No bounds: every column free, none pinned.)
   const bool all_free = lo.empty();
+  // Are the columns of every choice row free (bounds 0 and 1), the columns of other bounds (pinned
+  // jobs' single columns, in a round) all outside them? Then a choice row's group reads no bounds.
+  const bool choice_rows_free = std::none_of(other_bounds.begin(), other_bounds.end(),
+                                             [&](int j) { return c.choice_of[static_cast<std::size_t>(j)] >= 0; });
   for (int j = 0; j < (all_free ? 0 : n); ++j) {
     const auto ju = static_cast<std::size_t>(j);
     if (lo[ju] != 1) continue;
@@ -702,6 +706,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   const bool direct = entry_uses != nullptr;
   auto build_group_direct = [&](const int* cols, std::size_t ncols, bool forced, int model_row) {
     const std::size_t items0 = p.value.size(), uses0 = p.use_row.size();
+    const bool free_cols = all_free || (model_row >= 0 && choice_rows_free);
     const double sign = s.sign;
     const double* obj = m.obj.data();
     const int* ub = ubegin.data();
@@ -716,7 +721,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     for (std::size_t q = 0; q < ncols; ++q) {
       const int j = cols[q];
       const auto ju = static_cast<std::size_t>(j);
-      if (!all_free && (hi[ju] == 0 || lo[ju] == 1)) continue;
+      if (!free_cols && (hi[ju] == 0 || lo[ju] == 1)) continue;
       const double v = sign * obj[ju];
       if (!forced && v <= 0.0) continue;
       const int b = ub[ju], f = ub[ju + 1];
