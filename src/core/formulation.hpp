@@ -46,14 +46,16 @@ struct Formulation {
   /// The model's layout as formulate() wrote it (ModelLayout, for a backend reading the model:
   /// ReadingSolver::set_layout), when it can promise it — no tenant rows (their entries come row
   /// by row after the capacity rows'), every charge > 0: per choice row (row, first column,
-  /// columns), per column (+1) its first capacity entry in milp.entries.
+  /// columns), per column (+1) its first capacity entry in milp.entries; the columns' bounds are
+  /// pinned_cols' [1, 1] and every other's [0, 1].
   bool layout_known = false;
   std::vector<std::array<int, 3>> choice;
   std::vector<int> cap_begin;
   /// That layout of `milp` as it is now (describes() it until the model's sizes or address
   /// change); only when layout_known.
   [[nodiscard]] ModelLayout layout() const {
-    return ModelLayout{&milp, milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice, cap_begin};
+    return ModelLayout{&milp,      milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice, cap_begin,
+                       pinned_cols};
   }
   /// The job of column `c`, and its entry.
   [[nodiscard]] std::size_t job_of(std::size_t c) const { return static_cast<std::size_t>(cols[c].job); }

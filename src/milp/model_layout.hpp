@@ -17,13 +17,16 @@ namespace sia::detail {
 ///  - every other entry is a capacity entry: column by column, ascending, each column's rows
 ///    ascending, all of them rows >= R; column j's are the entries [cap_begin[j], cap_begin[j + 1]),
 ///    finite and > 0; every row >= R has at least one;
-///  - every entry lies inside the matrix and appears once.
-/// Rows' and columns' bounds and the costs are not promised: the reader checks them as usual.
+///  - every entry lies inside the matrix and appears once;
+///  - every column is integer, with bounds [1, 1] for the columns listed in `pinned` (ascending) and
+///    [0, 1] for every other.
+/// The rows' bounds and the costs are not promised: the reader checks them as usual.
 struct ModelLayout {
   const MilpModel* model = nullptr;                         ///< the model described (by address)
   std::size_t num_rows = 0, num_cols = 0, num_entries = 0;  ///< its sizes when written (a guard)
   std::span<const std::array<int, 3>> choice;               ///< per choice row: (row, first column, columns)
   std::span<const int> cap_begin;                           ///< per column (+1): its capacity entries
+  std::span<const int> pinned;                              ///< the columns fixed to 1, ascending
 
   /// Does this describe `m` (the same object, of the sizes written)?
   [[nodiscard]] bool describes(const MilpModel& m) const noexcept {

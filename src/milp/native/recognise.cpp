@@ -159,6 +159,33 @@ bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std
   return true;
 }
 
+// read_bounds() from what the model's writer promises of its columns (ModelLayout: all integer,
+// the pinned ones' bounds [1, 1], every other's [0, 1]): the same lo, hi and other, only the costs
+// read (and checked when `check`; false at a cost that fails, as read_bounds()).
+bool read_bounds_from_layout(const MilpModel& m, const ModelLayout& l, std::vector<signed char>& lo,
+                             std::vector<signed char>& hi, std::vector<int>& other, bool check) {
+  const std::size_t nu = m.obj.size();
+  lo.clear();
+  hi.clear();
+  other.clear();
+  if (check)
+    for (std::size_t b = 0; b < nu; b += 8) {
+      const std::size_t f = std::min(nu, b + 8);
+      bool costs = true;
+      for (std::size_t j = b; j < f; ++j) costs &= cost_valid(m.obj[j]);
+      if (!costs) return false;
+    }
+  if (!l.pinned.empty()) {
+    lo.assign(nu, 0);
+    hi.assign(nu, 1);
+    for (const int j : l.pinned) {
+      other.push_back(j);
+      lo[static_cast<std::size_t>(j)] = 1;
+    }
+  }
+  return true;
+}
+
 // Is a row of these properties a choice row (all ones over columns of no earlier choice row,
 // upper bound in [1, 2), lower bound at most 1) or a capacity row (positive coefficients,
 // lower bound <= 0)?
@@ -472,7 +499,18 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
   s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
   std::vector<signed char> lo, hi;
   std::vector<int> other_bounds;
-  if (!read_bounds(m, s, lo, hi, other_bounds, check)) {
+  const bool laid_out = in_layout_first && layout != nullptr && layout->describes(m);
+  const bool bounds_read = laid_out ? read_bounds_from_layout(m, *layout, lo, hi, other_bounds, check)
+                                    : read_bounds(m, s, lo, hi, other_bounds, check);
+#ifndef NDEBUG
+  if (laid_out && bounds_read) {  // (the writer's promise, checked in builds with assertions)
+    Shape s2;
+    std::vector<signed char> lo2, hi2;
+    std::vector<int> other2;
+    assert(read_bounds(m, s2, lo2, hi2, other2, check) && lo2 == lo && hi2 == hi && other2 == other_bounds);
+  }
+#endif
+  if (!bounds_read) {
     if (check) {
       m.validate();
       if (s.why.empty()) return recognise_with(m, in_layout_first, false);  // (cannot happen: validate() threw)
@@ -486,7 +524,7 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
   }
   Classified c;
   bool from_layout = false;
-  if (in_layout_first && layout != nullptr && layout->describes(m)) {
+  if (laid_out) {
     from_layout = classify_from_layout(m, *layout, s, c);
     if (!from_layout) {
       s.cap_rows.clear();
