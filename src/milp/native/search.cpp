@@ -170,9 +170,10 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     const int max_active = std::min(3000, cls.size() / 4);
     KelleyResult fin = rel.minimise_locally(root.lam, box, radius, max_active, options.deadline, &local_best);
     // (Its minimum is at most L at the proving prices but for rounding; were it above the target,
-    // the answer would change: then, as when it gives up, Kelley's method from those prices.)
-    if (fin.infeasible || (fin.lower > -kInf && fin.L <= target())) {
-      local = !fin.infeasible;
+    // or L -inf there — which the first phase's evaluations rule out —, the proven answer would be
+    // dropped: then, as when it gives up, Kelley's method from those prices.)
+    if (!fin.infeasible && fin.lower > -kInf && fin.L <= target()) {
+      local = true;
       root = std::move(fin);
     } else {
       const bool same0 = root.iterations == 1 && first && at_warm_lam(root.lam);
