@@ -556,6 +556,14 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   if (bound_trusted && std::isfinite(out.result.best_bound)) {
     const double b = round_bound(pb, out.result.best_bound);
     res.best_bound = pb.p > 0 ? std::max(b, res.objective) : std::min(b, res.objective);
+    if (out.ok && out.result.status == MilpStatus::feasible) {
+      // The backend states its gap in the binary program's terms (its objective, λ'); the round
+      // reports its own objective and bound, which differ from those when λ' is not the round's λ
+      // or the tie rules moved the allocation, so the gap it states is restated between them.
+      const double gap = std::abs(res.objective - res.best_bound) / std::max(1e-300, std::abs(res.objective));
+      res.message = "backend stopped at a limit with a proven relative gap of " + std::to_string(gap) +
+                    " (backend: " + out.result.message + ")";
+    }
   }
   if (out.ok && res.status == RoundStatus::optimal && pb.model_lambda != pb.lambda) {
     // The backend proved its gap for the model's λ (Problem::model_lambda); with the round's λ the

@@ -1050,8 +1050,11 @@ TEST_CASE("native.engine.recognise_checked_is_validate") {
   // pinned or free column, alone or two at once — it must throw validate()'s exception with
   // validate()'s message, and so must the native backend's solve(); on the valid ones, give
   // recognise()'s Shape (also checked on every model of recognise_in_layout_is_recognise_by_rows).
-  std::vector<sia::MilpModel> models;
-  sia::register_milp_solver("test-capture-checked", [&models] { return std::make_unique<CapturingSolver>(&models); });
+  // Static: the registered factory outlives this test (the registry is the process's), and a later
+  // test that makes every registered backend must not write into a vector that is gone.
+  static std::vector<sia::MilpModel> models;
+  models.clear();
+  sia::register_milp_solver("test-capture-checked", [] { return std::make_unique<CapturingSolver>(&models); });
   for (const std::string family : {"tables", "pinned", "helios"})
     round_and_warm_successor(family, 64, 5, sia::RoundOptions{}.p, "test-capture-checked");
   REQUIRE(models.size() >= 6);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "unit/brute_force_solver.hpp"
+#include "unit/milp_test_support.hpp"
 #include "unit/table1.hpp"
 
 namespace {
@@ -23,19 +24,12 @@ using namespace sia;
 using test::table1_cluster;
 using test::table1_jobs;
 
-// Backends under test: every registered one plus the brute-force reference. "native" is skipped
-// while it is a stub (reports error).
+// Backends under test: the library's own plus the brute-force reference (not the stubs and
+// fault-injecting solvers that other tests register in the same process).
 std::vector<std::string> backends_under_test() {
   test::register_brute_force_solver();
-  std::vector<std::string> out;
-  for (const auto& name : available_milp_solvers()) {
-    if (name == "native") {
-      MilpModel m;
-      m.add_col(1.0, 0.0, 1.0, true);
-      if (make_milp_solver(name)->solve(m).status != MilpStatus::optimal) continue;
-    }
-    out.push_back(name);
-  }
+  auto out = test::real_milp_backends();
+  out.push_back("bruteforce");
   return out;
 }
 

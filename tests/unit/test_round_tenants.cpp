@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "unit/brute_force_solver.hpp"
+#include "unit/milp_test_support.hpp"
 #include "unit/round_oracle.hpp"
 #include "unit/tenant_oracle.hpp"
 
@@ -55,10 +56,10 @@ std::optional<double> weighted_search(const ClusterSpec& c, const OracleProblem&
   return best;
 }
 
+// The library's own backends plus the brute-force reference (not the stubs and fault-injecting
+// solvers that other tests register in the same process).
 std::vector<std::string> backends_under_test() {
-  std::vector<std::string> out;
-  for (const auto& name : available_milp_solvers())
-    if (name != "bruteforce") out.push_back(name);
+  auto out = test::real_milp_backends();
   test::register_brute_force_solver();
   out.push_back("bruteforce");
   return out;
