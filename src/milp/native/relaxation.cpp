@@ -238,23 +238,30 @@ void Relaxation::evaluate_impl(PriceEval& out, const std::vector<double>& lam, c
   evaluate_blocks(out, lam, best, zero_values ? 0.0 : p_.fixed_value, [&](int c, double* u, double& sum, int& bi) {
     const char kind = b ? b->bounded[static_cast<std::size_t>(c)] : 0;
     if (kind == 2) {
-      const double r = fill_bounded(c, L, *b, nullptr, &bi, u, zero_values);
+      // (Its own best item: the address handed to fill_bounded() must not be the one the item loop
+      // below keeps its best in, or that loop's best lives in memory — the cold LP's loop measured
+      // 40 % slower so.)
+      int fb = -1;
+      const double r = fill_bounded(c, L, *b, nullptr, &fb, u, zero_values);
+      bi = fb;
       if (r == -kInf) return false;
       sum += r;
       return true;
     }
     const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
     double bv = -kInf;
+    int ib = -1;
     for (int it = first; it < last; ++it) {
       if (kind == 1 && b->hi[static_cast<std::size_t>(it)] == 0) continue;
       const double r = reduced_as(it, L, zero_values);
       if (r > bv) {
         bv = r;
-        bi = it;
+        ib = it;
       }
     }
-    if (bi < 0) return false;
-    take_all(c, bi, bv, sum, u);
+    bi = ib;
+    if (ib < 0) return false;
+    take_all(c, ib, bv, sum, u);
     return true;
   });
 }
