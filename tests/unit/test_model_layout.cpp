@@ -25,46 +25,12 @@
 #include "core/problem.hpp"
 #include "milp/native/problem.hpp"
 #include "round_instances.hpp"
+#include "unit/native_shape_checks.hpp"
 
 namespace {
 
-bool bits_equal(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k)
-    if (std::bit_cast<std::uint64_t>(a[k]) != std::bit_cast<std::uint64_t>(b[k])) return false;
-  return true;
-}
-
-// `same_reading`: also read the same way (in layout or not, and the entry index kept then); without,
-// the knapsack alone (against the general reading by rows).
-void check_same_shape(const sia::detail::native::Shape& a, const sia::detail::native::Shape& b,
-                      bool same_reading = true) {
-  CHECK(a.round_shaped == b.round_shaped);
-  CHECK(a.infeasible == b.infeasible);
-  CHECK(a.sign == b.sign);
-  CHECK(a.cap_rows == b.cap_rows);
-  CHECK(a.pinned_cols == b.pinned_cols);
-  const sia::detail::native::Problem &p = a.problem, &q = b.problem;
-  CHECK(p.num_rows == q.num_rows);
-  CHECK(bits_equal(p.cap, q.cap));
-  CHECK(std::bit_cast<std::uint64_t>(p.fixed_value) == std::bit_cast<std::uint64_t>(q.fixed_value));
-  CHECK(p.group_begin == q.group_begin);
-  CHECK(p.group_row == q.group_row);
-  CHECK(bits_equal(p.value, q.value));
-  CHECK(p.column == q.column);
-  CHECK(p.use_begin == q.use_begin);
-  CHECK(p.use_row == q.use_row);
-  CHECK(bits_equal(p.use_val, q.use_val));
-  if (!same_reading) return;
-  CHECK(a.why == b.why);
-  CHECK(a.in_layout == b.in_layout);
-  CHECK(a.entries.cap_begin == b.entries.cap_begin);
-  CHECK(a.entries.choice_of == b.entries.choice_of);
-  CHECK(a.entries.choice_rows == b.entries.choice_rows);
-  CHECK(a.entries.choice_begin == b.entries.choice_begin);
-  CHECK(a.entries.bounds_listed == b.entries.bounds_listed);
-  CHECK(a.entries.other_bounds == b.entries.other_bounds);
-}
+using sia::test::check_same_shape;
+using sia::test::ShapeCheck;
 
 // ModelLayout's promise, read back from the model's entries.
 bool layout_holds(const sia::MilpModel& m, const sia::detail::ModelLayout& l) {
@@ -145,7 +111,7 @@ TEST_CASE("native.model_layout.the_same_shape_as_the_reading") {
           CHECK(layout_holds(f.milp, layout));
           pins += f.pinned_cols.empty() ? 0 : 1;
           const auto with = read_with(f.milp, layout);
-          check_same_shape(with, sia::detail::native::recognise_checked(f.milp));
+          check_same_shape(with, sia::detail::native::recognise_checked(f.milp), ShapeCheck::whole_reading);
           taken += with.from_layout ? 1 : 0;
           // Every job forced (a choice row for every job with a column), and none.
           sia::detail::Requirements forced = pb.required;
@@ -153,7 +119,8 @@ TEST_CASE("native.model_layout.the_same_shape_as_the_reading") {
           const auto ff = sia::detail::formulate(pb, forced);
           REQUIRE(ff.layout_known);
           CHECK(layout_holds(ff.milp, ff.layout()));
-          check_same_shape(read_with(ff.milp, ff.layout()), sia::detail::native::recognise_checked(ff.milp));
+          check_same_shape(read_with(ff.milp, ff.layout()), sia::detail::native::recognise_checked(ff.milp),
+                           ShapeCheck::whole_reading);
         }
   CHECK(models >= 60);
   CHECK(known == models);
@@ -174,14 +141,15 @@ TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
   // Another model (a copy: another address), and the model with an entry more: not described.
   sia::MilpModel copy = f.milp;
   CHECK_FALSE(layout.describes(copy));
-  check_same_shape(read_with(copy, layout), sia::detail::native::recognise_checked(copy));
+  check_same_shape(read_with(copy, layout), sia::detail::native::recognise_checked(copy), ShapeCheck::whole_reading);
   sia::MilpModel grown = f.milp;
   const auto grown_layout = sia::detail::ModelLayout{
       &grown, layout.num_rows, layout.num_cols, layout.num_entries, layout.choice, layout.cap_begin, layout.pinned};
   CHECK(grown_layout.describes(grown));
   grown.add_entry(static_cast<int>(f.choice.size()), 0, 1.0);
   CHECK_FALSE(grown_layout.describes(grown));
-  check_same_shape(read_with(grown, grown_layout), sia::detail::native::recognise_checked(grown));
+  check_same_shape(read_with(grown, grown_layout), sia::detail::native::recognise_checked(grown),
+                   ShapeCheck::whole_reading);
 
   // Rows the reading in layout would not take as the layout says: a capacity row of capacity 1
   // (it could be a choice row), a capacity row without an upper bound (redundant), a choice row
@@ -194,8 +162,8 @@ TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
         &x, layout.num_rows, layout.num_cols, layout.num_entries, layout.choice, layout.cap_begin, layout.pinned};
     REQUIRE(lx.describes(x));
     const auto with = read_with(x, lx);
-    check_same_shape(with, sia::detail::native::recognise_checked(x));
-    if (!with.infeasible) check_same_shape(with, sia::detail::native::recognise_by_rows(x), false);
+    check_same_shape(with, sia::detail::native::recognise_checked(x), ShapeCheck::whole_reading);
+    if (!with.infeasible) check_same_shape(with, sia::detail::native::recognise_by_rows(x), ShapeCheck::knapsack);
     return with.from_layout;
   };
   const auto first_cap = f.choice.size();
@@ -217,7 +185,7 @@ TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
     for (unsigned q = 0; q < seed % 5; ++q) x.col_upper[static_cast<std::size_t>(col(rng))] = 0.0;
     const auto shape = sia::detail::native::recognise_checked(x);
     CHECK(shape.in_layout);
-    if (!shape.infeasible) check_same_shape(shape, sia::detail::native::recognise_by_rows(x), false);
+    if (!shape.infeasible) check_same_shape(shape, sia::detail::native::recognise_by_rows(x), ShapeCheck::knapsack);
   }
 
   // With tenants the tenant rows' entries come row by row after the capacity rows': no layout.

@@ -31,6 +31,7 @@
 #include "milp/native/search.hpp"
 #include "milp/rounding.hpp"
 #include "round_instances.hpp"
+#include "unit/native_shape_checks.hpp"
 
 namespace {
 
@@ -693,32 +694,8 @@ std::vector<sia::MilpModel>& captured_models() {
   return models;
 }
 
-bool bits_equal(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k)
-    if (std::bit_cast<std::uint64_t>(a[k]) != std::bit_cast<std::uint64_t>(b[k])) return false;
-  return true;
-}
-
-void check_same_shape(const sia::detail::native::Shape& a, const sia::detail::native::Shape& b) {
-  CHECK(a.round_shaped == b.round_shaped);
-  CHECK(a.infeasible == b.infeasible);
-  CHECK(a.why == b.why);
-  CHECK(a.sign == b.sign);
-  CHECK(a.cap_rows == b.cap_rows);
-  CHECK(a.pinned_cols == b.pinned_cols);
-  const sia::detail::native::Problem &p = a.problem, &q = b.problem;
-  CHECK(p.num_rows == q.num_rows);
-  CHECK(bits_equal(p.cap, q.cap));
-  CHECK(std::bit_cast<std::uint64_t>(p.fixed_value) == std::bit_cast<std::uint64_t>(q.fixed_value));
-  CHECK(p.group_begin == q.group_begin);
-  CHECK(p.group_row == q.group_row);
-  CHECK(bits_equal(p.value, q.value));
-  CHECK(p.column == q.column);
-  CHECK(p.use_begin == q.use_begin);
-  CHECK(p.use_row == q.use_row);
-  CHECK(bits_equal(p.use_val, q.use_val));
-}
+using sia::test::bits_equal;
+using sia::test::check_same_shape;
 
 // solution_feasible (the backend's check of its answer, through the entry index of a model read
 // in layout) against MilpModel::is_feasible, on 0/1 vectors: one item per group (the first, a
