@@ -44,7 +44,7 @@ struct Formulation {
   /// [valid.begin_of(i), valid.begin_of(i + 1)).
   bool columns_are_entries = false;
   /// The model's layout as formulate() wrote it (ModelLayout, for a backend reading the model:
-  /// ReadingSolver::set_layout), when it can promise it — no tenant rows (their entries come row
+  /// ReadingSolver::CallerHints), when it can promise it — no tenant rows (their entries come row
   /// by row after the capacity rows'), every charge > 0: per choice row (row, first column,
   /// columns), per column (+1) its first capacity entry in milp.entries; the columns' bounds are
   /// pinned_cols' [1, 1] and every other's [0, 1].

@@ -140,26 +140,13 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     for (double& d : params.start_duals) d = std::ldexp(d, -e);
   }
   {
-    // Every answer is checked below (decode), against the formulation's own arrays: a backend that
-    // would check its solution against the model first (the native one) is told so for this call,
-    // and only for it.
-    struct CheckedHere {
-      ReadingSolver* backend;
-      ~CheckedHere() {
-        if (backend != nullptr) backend->set_answers_checked_by_caller(false);
-      }
-    } checked_here{dynamic_cast<ReadingSolver*>(&solver)};
-    // And where it wrote the model's entries (Formulation::layout): such a backend need not find
-    // the layout by reading every entry again.
+    // Every answer is checked below (decode), against the formulation's own arrays, and the
+    // formulation knows where it wrote the model's entries (Formulation::layout): a backend that
+    // would check its solution against the model and find the layout by reading every entry (the
+    // native one) is told so for this call, and only for it.
     const ModelLayout layout = model_out.layout();
-    struct LayoutHere {
-      ReadingSolver* backend;
-      ~LayoutHere() {
-        if (backend != nullptr) backend->set_layout(nullptr);
-      }
-    } layout_here{model_out.layout_known ? checked_here.backend : nullptr};
-    if (checked_here.backend != nullptr) checked_here.backend->set_answers_checked_by_caller(true);
-    if (layout_here.backend != nullptr) layout_here.backend->set_layout(&layout);
+    const ScopedCallerHints hints(solver,
+                                  {.answers_checked = true, .layout = model_out.layout_known ? &layout : nullptr});
     out.result = solver.solve(model_out.milp, params);
   }
   if (e != 0) {

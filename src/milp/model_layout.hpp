@@ -1,7 +1,7 @@
 #pragma once
 // Private: the layout of a model as the code that wrote it knows it (the round's formulation,
 // core/formulation.cpp), for a backend that reads models (the native one, through
-// ReadingSolver::set_layout) instead of finding the layout by reading every entry.
+// ReadingSolver::CallerHints) instead of finding the layout by reading every entry.
 #include <sia/milp/model.hpp>
 
 #include <array>

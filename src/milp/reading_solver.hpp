@@ -14,24 +14,47 @@ class ReadingSolver : public MilpSolver {
   /// was read may be kept for the do_solve() of the same call.
   virtual void read_checked(const MilpModel& model) = 0;
 
-  /// Set by a caller that checks every answer against the model itself before using it (the round:
-  /// decode() checks each answer with the formulation's own arrays): the backend may then leave out
-  /// its own check of the solution it returns, the same sums over the same columns a second time.
-  /// Off by default, so that every other caller keeps the backend's check; builds with assertions
-  /// (no NDEBUG) check anyway.
-  void set_answers_checked_by_caller(bool on) noexcept { answers_checked_by_caller_ = on; }
-  [[nodiscard]] bool answers_checked_by_caller() const noexcept { return answers_checked_by_caller_; }
+  /// What a caller that wrote the model (the round) tells the backend about one solve call. Both are
+  /// off by default, so that every other caller gets the backend's own reading and check.
+  struct CallerHints {
+    /// The caller checks every answer against the model itself before using it (the round:
+    /// decode() checks each answer with the formulation's own arrays): the backend may leave out
+    /// its own check of the solution it returns, the same sums over the same columns a second time.
+    /// Builds with assertions (no NDEBUG) check anyway.
+    bool answers_checked = false;
+    /// The caller knows the model's layout (the round: its formulation): the backend may take it
+    /// from here instead of reading it from the model's entries, when layout->describes() the model
+    /// it is asked to solve. Null: read as usual. The caller keeps *layout alive and unchanged while
+    /// it is set.
+    const ModelLayout* layout = nullptr;
+  };
 
-  /// Set by a caller that wrote the model and knows its layout (the round: its formulation): the
-  /// backend may take it from `layout` instead of reading it from the model's entries, when
-  /// layout->describes() the model it is asked to solve. Null (the default): read as usual. The
-  /// caller keeps *layout alive and unchanged while it is set.
-  void set_layout(const ModelLayout* layout) noexcept { layout_ = layout; }
-  [[nodiscard]] const ModelLayout* layout() const noexcept { return layout_; }
+  void set_hints(const CallerHints& hints) noexcept { hints_ = hints; }
+  [[nodiscard]] const CallerHints& hints() const noexcept { return hints_; }
+  void set_answers_checked_by_caller(bool on) noexcept { hints_.answers_checked = on; }
+  [[nodiscard]] bool answers_checked_by_caller() const noexcept { return hints_.answers_checked; }
+  [[nodiscard]] const ModelLayout* layout() const noexcept { return hints_.layout; }
 
  private:
-  bool answers_checked_by_caller_ = false;
-  const ModelLayout* layout_ = nullptr;
+  CallerHints hints_;
+};
+
+/// Gives `solver`, when it is a ReadingSolver, `hints` for as long as the guard lives (one solve
+/// call), then the defaults again, also when the call throws.
+class ScopedCallerHints {
+ public:
+  ScopedCallerHints(MilpSolver& solver, const ReadingSolver::CallerHints& hints)
+      : reading_(dynamic_cast<ReadingSolver*>(&solver)) {
+    if (reading_ != nullptr) reading_->set_hints(hints);
+  }
+  ~ScopedCallerHints() {
+    if (reading_ != nullptr) reading_->set_hints({});
+  }
+  ScopedCallerHints(const ScopedCallerHints&) = delete;
+  ScopedCallerHints& operator=(const ScopedCallerHints&) = delete;
+
+ private:
+  ReadingSolver* reading_;
 };
 
 }  // namespace sia::detail
