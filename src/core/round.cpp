@@ -101,6 +101,15 @@ class PhaseLog {
   Clock::time_point start_, last_;
 };
 
+// A round whose backend stopped at a limit (MilpStatus::feasible) says so, with the backend's own
+// message; once the round's own bound is known, with the gap between the round's objective and that
+// bound (the backend states its gap in the binary program's terms, which differ: see below).
+std::string stopped_at_limit(const std::string& backend_message, std::optional<double> round_gap = std::nullopt) {
+  if (!round_gap) return "backend stopped at a limit: " + backend_message;
+  return "backend stopped at a limit with a proven relative gap of " + std::to_string(*round_gap) +
+         " (backend: " + backend_message + ")";
+}
+
 struct SolveOutcome {
   MilpResult result;
   Choice choice;
@@ -473,7 +482,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     // weighted terms of the objective and its search keeps capacity and the tenant rows.
     (void)canonicalize_exactly(pb, asked, choice);
     res.status = out.result.status == MilpStatus::optimal ? RoundStatus::optimal : RoundStatus::feasible;
-    if (out.result.status == MilpStatus::feasible) res.message = "backend stopped at a limit: " + out.result.message;
+    if (out.result.status == MilpStatus::feasible) res.message = stopped_at_limit(out.result.message);
     if (out.result.status == MilpStatus::optimal && !out.within_gap) {
       res.status = RoundStatus::feasible;
       res.message =
@@ -548,8 +557,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
       // reports its own objective and bound, which differ from those when λ' is not the round's λ
       // or the tie rules moved the allocation, so the gap it states is restated between them.
       const double gap = std::abs(res.objective - res.best_bound) / std::max(1e-300, std::abs(res.objective));
-      res.message = "backend stopped at a limit with a proven relative gap of " + std::to_string(gap) +
-                    " (backend: " + out.result.message + ")";
+      res.message = stopped_at_limit(out.result.message, gap);
     }
   }
   if (out.ok && res.status == RoundStatus::optimal && pb.model_lambda != pb.lambda) {
