@@ -59,9 +59,12 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
 /// over the counts other than 0 in item order of count × amount (moved from).
 /// `picks`: warm_values()'s, when `counts` are its items (every group its own class, no bounds):
 /// the improvement then collects anew only the moves of the classes the repair changed.
+/// `bounded_queue` false: every candidate's move is found when its row's repair starts (the
+/// definition, for tests; the default finds a move only when a bound of its score comes first,
+/// with the same result).
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
             const std::vector<double>* red = nullptr, std::vector<double>* usage = nullptr,
-            const WarmPicks* picks = nullptr);
+            const WarmPicks* picks = nullptr, bool bounded_queue = true);
 
 /// Improves a feasible assignment in place by single moves that gain true value and fit. `red`:
 /// reduced_values(rel, lam) when the caller has them.
