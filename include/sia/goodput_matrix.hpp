@@ -14,6 +14,7 @@
 #include <Eigen/SparseCore>
 
 #include <cmath>
+#include <limits>
 #include <span>
 #include <sstream>
 #include <string>
@@ -98,6 +99,10 @@ struct RestartInput {
  * @brief Multiplies every entry of row i except its current column by the job's restart factor
  * (README.md, "What a round does", step 3). Rows of jobs without a current configuration are unchanged. An entry
  * that becomes 0 is not usable.
+ *
+ * utility_matrix() of the result is `(r·G)^p` computed as written (the reference's arithmetic, which the round
+ * keeps with RoundOptions::round_utilities); the round itself computes `G^p · r^p`, the same value up to the last
+ * bits: utility_matrix(normalised, restarts, p) below gives the round's utilities bit for bit.
  */
 inline void apply_restart_factors(GoodputMatrix& g, std::span<const RestartInput> jobs) {
   for (Eigen::Index i = 0; i < g.rows() && static_cast<std::size_t>(i) < jobs.size(); ++i) {
@@ -160,6 +165,32 @@ inline double utility_of(double v, double p, bool round, Eigen::Index i, Eigen::
     utility_overflows(v, p, i, j, job_ids);
   return round ? round_2_decimals(x) : x;
 }
+// r^p, the factor a job's restart factor r puts on its utilities (restarted_utility_of): once per
+// job and round. 1 for r = 1; unused for r = 0 (no entry but the current one is usable then).
+[[nodiscard]] inline double restart_power(double r, double p) noexcept {
+  return r == 1.0 || r == 0.0 ? 1.0 : std::pow(r, p);
+}
+// The round's utility of normalised goodput `g` > 0 under restart factor `r` (1 on the job's current
+// configuration and for a job without one), `(r·g)^p`, computed as `g^p · r^p` from `gp` = pow(g, p)
+// (kept with the job's row from round to round: the restart factor of a running job moves every
+// round with its age, its goodputs do not) and `rp` = restart_power(r, p). Where that product is not
+// a positive finite double (a power over- or underflowed while `(r·g)^p` need not) and with `round`
+// (the reference's arithmetic, rounded to cents), `(r·g)^p` is computed as written. Clipped for
+// p < 0 and rounded like utility_of(); throws on overflow (naming `r·g`, the goodput raised to p).
+// The caller checks that r·g > 0 (an entry is usable).
+inline double restarted_utility_of(double g, double gp, double r, double rp, double p, bool round, Eigen::Index i,
+                                   Eigen::Index j, std::span<const std::string> job_ids) {
+  double x = gp;
+  if (r != 1.0) {
+    x = gp * rp;
+    if (round || !(x > 0.0 && x <= std::numeric_limits<double>::max())) [[unlikely]]
+      x = std::pow(g * r, p);
+  }
+  if (p < 0.0 && !(x <= max_negative_p_utility)) x = max_negative_p_utility;
+  if (!std::isfinite(x)) [[unlikely]]
+    utility_overflows(g * r, p, i, j, job_ids);
+  return round ? round_2_decimals(x) : x;
+}
 }  // namespace detail
 
 /**
@@ -189,6 +220,58 @@ inline double utility_of(double v, double p, bool round, Eigen::Index i, Eigen::
   for (Eigen::Index i = 0; i < u.outerSize(); ++i)
     for (SparseGoodputMatrix::InnerIterator it(u, i); it; ++it)
       it.valueRef() = it.value() > 0.0 ? detail::utility_of(it.value(), p, round, i, it.col(), job_ids) : 0.0;
+  return u;
+}
+
+/**
+ * @brief The round's utilities from the normalised goodputs `g` and the jobs' restart states (row i: `jobs[i]`;
+ * rows beyond `jobs` have none): `u_ij = G_ij^p · r_i^p` on every column but the job's current one, `G_ij^p`
+ * there (README.md, "What a round does", step 3: `(r_i·G_ij)^p`, the same value up to the last bits), bit for bit
+ * what run_round computes;
+ * with `round` `(r_i·G_ij)^p` as written, rounded to 2 decimals (the reference's arithmetic: equal to
+ * utility_matrix() after apply_restart_factors()). Entries with `r_i·G_ij <= 0` are 0 (not usable: with r = 0
+ * only the current configuration stays usable). Clipped for p < 0 like utility_matrix().
+ * @throws InvalidArgument as utility_matrix().
+ */
+[[nodiscard]] inline GoodputMatrix utility_matrix(const GoodputMatrix& g, std::span<const RestartInput> jobs, double p,
+                                                  bool round = false, std::span<const std::string> job_ids = {}) {
+  detail::check_exponent(p);
+  GoodputMatrix u = GoodputMatrix::Zero(g.rows(), g.cols());
+  for (Eigen::Index i = 0; i < g.rows(); ++i) {
+    const RestartInput* s = static_cast<std::size_t>(i) < jobs.size() ? &jobs[static_cast<std::size_t>(i)] : nullptr;
+    const int current = s != nullptr ? s->current : -1;
+    const double r = current >= 0 ? restart_factor(s->age_s, s->restarts, s->restart_cost_s) : 1.0;
+    const double rp = detail::restart_power(r, p);
+    for (Eigen::Index j = 0; j < g.cols(); ++j) {
+      const double v = g(i, j);
+      const double rj = j == current ? 1.0 : r;
+      if (v * rj > 0.0)
+        u(i, j) = detail::restarted_utility_of(v, std::pow(v, p), rj, j == current ? 1.0 : rp, p, round, i, j, job_ids);
+    }
+  }
+  return u;
+}
+
+/// @brief utility_matrix(g, jobs, p) for the sparse matrix: same sparsity pattern as `g` (entries with
+/// `r·G <= 0` are stored as 0).
+[[nodiscard]] inline SparseGoodputMatrix utility_matrix(const SparseGoodputMatrix& g,
+                                                        std::span<const RestartInput> jobs, double p,
+                                                        bool round = false, std::span<const std::string> job_ids = {}) {
+  detail::check_exponent(p);
+  SparseGoodputMatrix u = g;
+  for (Eigen::Index i = 0; i < u.outerSize(); ++i) {
+    const RestartInput* s = static_cast<std::size_t>(i) < jobs.size() ? &jobs[static_cast<std::size_t>(i)] : nullptr;
+    const int current = s != nullptr ? s->current : -1;
+    const double r = current >= 0 ? restart_factor(s->age_s, s->restarts, s->restart_cost_s) : 1.0;
+    const double rp = detail::restart_power(r, p);
+    for (SparseGoodputMatrix::InnerIterator it(u, i); it; ++it) {
+      const double v = it.value();
+      const double rj = it.col() == current ? 1.0 : r;
+      it.valueRef() = v * rj > 0.0 ? detail::restarted_utility_of(v, std::pow(v, p), rj, it.col() == current ? 1.0 : rp,
+                                                                  p, round, i, it.col(), job_ids)
+                                   : 0.0;
+    }
+  }
   return u;
 }
 

@@ -88,24 +88,38 @@ void normalise_row(std::span<double> row, double nmin) {
 }
 
 // Entries of job i from its normalised row, in the arithmetic of goodput_matrix.hpp applied to one
-// row: apply_restart_factors (restart factor `r`, all but the current configuration),
-// utility_matrix, then only the usable entries (a pinned job: its current configuration alone),
-// appended to `out`. Returns the largest utility appended (0 if none).
-double append_entries(std::span<const ValidConfig> stored, std::span<const double> normalised, int current, double r,
-                      bool pinned, const RoundOptions& options, const std::string& id, std::vector<Entry>& out) {
+// row (utility_matrix(g, restarts, p)): restart factor `r` on all but the current configuration,
+// the utility `G^p · r^p` from the row's powers `powered` (G^p, kept with the row; empty with
+// RoundOptions::round_utilities: then `(r·G)^p` as written, the reference's arithmetic), then only
+// the usable entries (r·G > 0; a pinned job: its current configuration alone), appended to `out`.
+// Returns the largest utility appended (0 if none).
+double append_entries(std::span<const ValidConfig> stored, std::span<const double> normalised,
+                      std::span<const double> powered, int current, double r, bool pinned, const RoundOptions& options,
+                      const std::string& id, std::vector<Entry>& out) {
   const std::span<const std::string> ids(&id, 1);
+  const double p = options.p;
+  const double rp = powered.empty() ? 1.0 : restart_power(r, p);  // r^p: once per job
   double best = 0.0;
   for (std::size_t k = 0; k < stored.size(); ++k) {
     const ValidConfig& v = stored[k];
-    double g = normalised[k];
-    if (current >= 0 && r != 1.0 && v.config != current) g *= r;
-    if (!(g > 0.0)) continue;
-    const double u = sia::detail::utility_of(g, options.p, options.round_utilities, 0, v.config, ids);
+    const double g = normalised[k];
+    const double rk = current >= 0 && v.config != current ? r : 1.0;  // (no current configuration: r = 1)
+    if (!(g * rk > 0.0)) continue;
+    const double u = powered.empty()
+                         ? sia::detail::utility_of(g * rk, p, options.round_utilities, 0, v.config, ids)
+                         : restarted_utility_of(g, powered[k], rk, rk == 1.0 ? 1.0 : rp, p, false, 0, v.config, ids);
     if (pinned && v.config != current) continue;
     out.push_back(Entry{v.config, v.gpus, u});
     best = std::max(best, u);
   }
   return best;
+}
+
+// A row's powers G^p (RowBlock::powered), appended to `powered` (none with rounded utilities: the
+// reference's arithmetic raises r·G itself).
+void append_powers(std::span<const double> normalised, const RoundOptions& options, std::vector<double>& powered) {
+  if (options.round_utilities) return;
+  for (double g : normalised) powered.push_back(std::pow(g, options.p));
 }
 
 // The blocks of the next round's cache (RoundCache::blocks): the previous round's blocks that this
@@ -134,6 +148,9 @@ void keep_rows(std::vector<CachedJob>& built, const RoundCache* prev, std::uint3
                            from.stored.begin() + static_cast<std::ptrdiff_t>(b.rows_end));
       block->goodput.insert(block->goodput.end(), from.goodput.begin() + static_cast<std::ptrdiff_t>(b.rows_begin),
                             from.goodput.begin() + static_cast<std::ptrdiff_t>(b.rows_end));
+      if (!from.powered.empty())
+        block->powered.insert(block->powered.end(), from.powered.begin() + static_cast<std::ptrdiff_t>(b.rows_begin),
+                              from.powered.begin() + static_cast<std::ptrdiff_t>(b.rows_end));
       const auto slot = static_cast<std::uint32_t>(block->models.size());
       block->models.push_back(from.models[b.model_slot]);
       b.block = own;
@@ -167,11 +184,13 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   pb.p = options.p;
   pb.lambda = options.lambda;
   const auto n = jobs.size();
-  // The previous round's rows count only on the same cluster; its utilities only with the same
-  // exponent and rounding as well.
-  const RoundCache* prev = previous != nullptr && previous->same_cluster(cluster, set) ? previous : nullptr;
-  const bool prev_utilities =
-      prev != nullptr && same_bits(prev->p, options.p) && prev->round_utilities == options.round_utilities;
+  // The previous round's rows count only on the same cluster, with the same exponent and rounding
+  // (their powers G^p, RowBlock::powered, are for that exponent, and none are kept with rounding).
+  const RoundCache* prev = previous != nullptr && previous->same_cluster(cluster, set) &&
+                                   same_bits(previous->p, options.p) &&
+                                   previous->round_utilities == options.round_utilities
+                               ? previous
+                               : nullptr;
   std::shared_ptr<RoundCache> out;
   // Only jobs with a goodput model object can be reused: without any, nothing is kept.
   if (next != nullptr &&
@@ -199,10 +218,12 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   auto block = std::make_shared<RowBlock>();
   std::vector<ValidConfig>& stored = block->stored;
   std::vector<double>& goodput = block->goodput;
+  std::vector<double>& powered = block->powered;
   const auto own = static_cast<std::uint32_t>(prev != nullptr ? prev->blocks.size() : 0);
   if (prev != nullptr) {
     stored.reserve(prev->rows / 8);
     goodput.reserve(prev->rows / 8);
+    if (!options.round_utilities) powered.reserve(prev->rows / 8);
   }
   auto block_of = [&](const CachedJob& b) -> const RowBlock& {
     return b.block == own ? *block : *prev->blocks[b.block];
@@ -255,9 +276,12 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       const RowBlock& rows = block_of(b);
       const std::span<const ValidConfig> row(rows.stored.data() + b.rows_begin, b.rows_end - b.rows_begin);
       const std::span<const double> values(rows.goodput.data() + b.rows_begin, b.rows_end - b.rows_begin);
+      const std::span<const double> powers =
+          rows.powered.empty() ? std::span<const double>()
+                               : std::span<const double>(rows.powered.data() + b.rows_begin, b.rows_end - b.rows_begin);
       try {
-        best =
-            append_entries(row, values, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(), *entries);
+        best = append_entries(row, values, powers, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(),
+                              *entries);
       } catch (const InvalidArgument&) {
         overflow = std::current_exception();
       }
@@ -296,6 +320,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         const RowBlock& rows = *prev->blocks[ahead.block];
         __builtin_prefetch(rows.goodput.data() + ahead.rows_begin);
         __builtin_prefetch(rows.stored.data() + ahead.rows_begin);
+        if (!rows.powered.empty()) __builtin_prefetch(rows.powered.data() + ahead.rows_begin);
       }
       if (prev->entries) __builtin_prefetch(prev->entries->data() + ahead.entries_begin);
     }
@@ -385,7 +410,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       b.rows_end = was->rows_end;
       b.short_rows = was->short_rows;
       // Its utilities too when it holds the same configuration with the same restart factor.
-      const bool same_utilities = prev_utilities && was->current == b.current && same_bits(was->restart, r);
+      const bool same_utilities = was->current == b.current && same_bits(was->restart, r);
       add_entries(i, b, same_utilities ? was : nullptr, r);  // (entries_in_loop: `prev`)
       continue;
     }
@@ -435,6 +460,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     }
     b.rows_end = stored.size();
     normalise_row(std::span<double>(goodput.data() + b.rows_begin, b.rows_end - b.rows_begin), nmin);
+    append_powers(std::span<const double>(goodput.data() + b.rows_begin, b.rows_end - b.rows_begin), options, powered);
     if (pb.required.pinned[i] && !(current_goodput > 0.0)) {
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];
       fail_job(j, i, "current",

@@ -151,8 +151,8 @@ struct CheckedJobs {
 
 /**
  * @brief Builds the problem: validates every job, restricts the configuration set per job
- * (valid_configs.hpp), asks each job its raw goodputs, normalises, applies restart factors and
- * the exponent p (goodput_matrix.hpp). `set` is the cluster's configuration set, built once.
+ * (valid_configs.hpp), asks each job its raw goodputs, normalises, and makes the utilities
+ * `G^p · r^p` with the restart factors r (goodput_matrix.hpp: utility_matrix(g, restarts, p)). `set` is the cluster's configuration set, built once.
  * Once `deadline` has passed, the remaining jobs are not enumerated: a running job gets only its
  * current configuration, a waiting one none (Problem::unevaluated counts them).
  * `previous`: the previous round's rows (round_cache.hpp): a job whose rows depend on the same

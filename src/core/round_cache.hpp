@@ -23,14 +23,19 @@
 
 namespace sia::detail {
 
-/// Rows of some jobs — the configurations each may take with goodput > 0 (ascending) and their
-/// goodputs normalised (its worst one worth its minimum count): what does not depend on the restart
-/// factor — written by one round and shared, immutable, by the caches of the rounds after it for
+/// Rows of some jobs — the configurations each may take with goodput > 0 (ascending), their
+/// goodputs normalised (its worst one worth its minimum count) and those to the power p: what does
+/// not depend on the restart factor — written by one round and shared, immutable, by the caches of the rounds after it for
 /// as long as enough of its jobs keep their rows (copying every unchanged job's rows into each
 /// round's cache was a pass over 5 MB at 20,000 jobs, and freeing the old ones another).
 struct RowBlock {
   std::vector<ValidConfig> stored;
   std::vector<double> goodput;
+  /// Per stored row, its normalised goodput to the power p (the cache's RoundCache::p): a utility is
+  /// `G^p · r^p` (goodput_matrix.hpp, restarted_utility_of), so a job whose restart factor moved
+  /// (most running jobs, every round: their age grows) needs one `pow` (r^p), not one per entry.
+  /// Empty with RoundCache::round_utilities (the reference's `(r·G)^p` is raised as written).
+  std::vector<double> powered;
   /// The goodput model objects the rows were asked of, one per job written here (null for a job
   /// without one): held so that a model's address names it alone while a cache may compare it.
   std::vector<std::shared_ptr<const void>> models;
@@ -78,6 +83,8 @@ struct RoundCache {
   /// and its configuration set before any rigid threshold row was added.
   std::vector<GpuTypeSpec> types;
   ConfigurationSet set;
+  /// The exponent and rounding the rows' powers (RowBlock::powered) and the entries were made with:
+  /// a round with others reuses nothing.
   double p = 0.0;
   bool round_utilities = false;
   std::vector<CachedJob> jobs;  ///< the round's jobs, in input order
