@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -100,6 +101,27 @@ double append_entries(std::span<const ValidConfig> stored, std::span<const doubl
   const double p = options.p;
   const double rp = powered.empty() ? 1.0 : restart_power(r, p);  // r^p: once per job
   double best = 0.0;
+  if (!powered.empty() && !pinned && r > 0.0) {
+    // Usually every entry is usable and every product G^p · r^p a positive finite double: then the
+    // entries are written by a loop without branches (restarted_utility_of's arithmetic: x = G^p on
+    // the current configuration, G^p · r^p elsewhere, clipped for p < 0); otherwise the loop below.
+    const std::size_t at = out.size(), n = stored.size();
+    out.resize(at + n);
+    Entry* e = out.data() + at;
+    bool plain = true;
+    for (std::size_t k = 0; k < n; ++k) {
+      const ValidConfig& v = stored[k];
+      const bool other = v.config != current;
+      const double x = powered[k] * (other ? rp : 1.0);
+      plain = plain && normalised[k] * (other ? r : 1.0) > 0.0 && x > 0.0 && x <= std::numeric_limits<double>::max();
+      const double u = p < 0.0 ? std::min(x, max_negative_p_utility) : x;
+      e[k] = Entry{v.config, v.gpus, u};
+      best = std::max(best, u);
+    }
+    if (plain) return best;
+    out.resize(at);
+    best = 0.0;
+  }
   for (std::size_t k = 0; k < stored.size(); ++k) {
     const ValidConfig& v = stored[k];
     const double g = normalised[k];
