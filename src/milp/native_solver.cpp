@@ -200,9 +200,11 @@ class NativeSolver final : public ReadingSolver {
     // MilpModel::objective_of(res.values), the same bits: the terms of the columns at 0 are +-0,
     // which leave a sum other than 0 as it is, so the columns at 1 in order give the same sum
     // unless it is 0 (then only its sign could differ: the full sum decides).
-    res.objective = model.obj_offset;
-    for (int c : ones) res.objective += model.obj[static_cast<std::size_t>(c)] * 1.0;
-    if (res.objective == 0.0) res.objective = model.objective_of(res.values);
+    // (Summed in a local: the same additions in the same order, without a store to the result
+    // after each.)
+    double objective = model.obj_offset;
+    for (int c : ones) objective += model.obj[static_cast<std::size_t>(c)] * 1.0;
+    res.objective = objective == 0.0 ? model.objective_of(res.values) : objective;
     res.best_bound = offset + sign * sr.bound;
     res.status = sr.proven ? MilpStatus::optimal : MilpStatus::feasible;
     if (!sr.proven) {

@@ -2,7 +2,7 @@
 // then improvement by true value.
 #include <algorithm>
 #include <cmath>
-#include <queue>
+#include <limits>
 #include <tuple>
 
 #include "milp/native/heuristic.hpp"
@@ -91,6 +91,23 @@ std::vector<double> usage_of(const Problem& p, const Classes& cls, const Counts&
   });
   return U;
 }
+
+// Stamps of a thread's calls in an array it keeps: take(size, n) gives a call n stamps, base ..
+// base + n - 1, that no element holds (each below them), the array at least `size` long.
+struct Stamps {
+  std::vector<unsigned> v;
+  unsigned next = 1;
+  unsigned take(std::size_t size, unsigned n) {
+    if (v.size() < size) v.resize(size, 0u);
+    if (next > std::numeric_limits<unsigned>::max() - n) {  // (after 4 billion stamps: all anew)
+      std::fill(v.begin(), v.end(), 0u);
+      next = 1;
+    }
+    const unsigned base = next;
+    next += n;
+    return base;
+  }
+};
 
 bool over(const Problem& p, const std::vector<double>& U, int k) {
   const double c = p.cap[static_cast<std::size_t>(k)];
@@ -276,6 +293,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
   picks.item.resize(nc);
   picks.to.resize(nc);
   picks.key.resize(nc);
+  picks.other.resize(nc);
   rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
@@ -293,9 +311,11 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
       // (their bound, the class's one member, never refuses them).
       const double vi = p.value[static_cast<std::size_t>(it)], ri = red[static_cast<std::size_t>(it)];
       int to = -1;
-      double key = -kInf;
+      double key = -kInf, other = -kInf;
       for (int j = f; j < e; ++j) {
-        if (j == it || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
+        if (j == it) continue;
+        other = std::max(other, red[static_cast<std::size_t>(j)]);
+        if (p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
         const double k = red[static_cast<std::size_t>(j)] - ri;
         if (k > key) {
           key = k;
@@ -304,6 +324,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
       }
       picks.to[cu] = to;
       picks.key[cu] = key;
+      picks.other[cu] = other;
     }
   });
 }
@@ -355,27 +376,39 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   // ri >= ro, fl(fl(ri - rj) / fl(ai - aj)) >= fl(fl(ri - ro) / ai) (rounding is monotone).
   bool nonneg = cls.box_amin.size() == static_cast<std::size_t>(K);  // (find_classes()' least amounts)
   for (std::size_t k = 0; nonneg && k < cls.box_amin.size(); ++k) nonneg = cls.box_amin[k] >= 0.0;
+  // (With the warm start's picks, ro of a class's picked item is the picks'.)
+  const bool with_other = picks && !b && picks->other.size() == static_cast<std::size_t>(cls.size()) &&
+                          picks->item.size() == picks->other.size() && cls.size() == p.num_groups();
   auto score_bound = [&](int c, int i, int k) {
-    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    const auto cu = static_cast<std::size_t>(c);
     const double ri = red[static_cast<std::size_t>(i)];
     double ro = -kInf;
     bool ok = true;
-    for (int j = f; j < e; ++j) {
-      if (j == i) continue;
-      ro = std::max(ro, red[static_cast<std::size_t>(j)]);
-      if (!nonneg) ok = ok && amount(p, j, k) >= 0.0;
+    if (nonneg && with_other && picks->item[cu] == i) {
+      ro = picks->other[cu];
+    } else {
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      for (int j = f; j < e; ++j) {
+        if (j == i) continue;
+        ro = std::max(ro, red[static_cast<std::size_t>(j)]);
+        if (!nonneg) ok = ok && amount(p, j, k) >= 0.0;
+      }
     }
     return ok && ri >= ro ? (ri - ro) / amount(p, i, k) : -kInf;
   };
-  std::vector<double> U0;        // the rows' usage at the row's start
-  std::vector<int> saved_round;  // per class: the round at whose start its counts were saved (-1: none)
-  std::vector<int> saved_at;     // per class: where in `saved`
-  std::vector<int> saved;        // those counts
+  std::vector<double> U0;  // the rows' usage at the row's start
+  // Per item, the last round that looked at it, and per class, the round at whose start its
+  // counts were saved (where in `saved`): stamps, in the thread's arrays kept between calls (filling
+  // arrays of a round's items and classes each call was 0.9 MB of stores, and page faults).
+  thread_local Stamps seen_st, saved_st;
+  thread_local std::vector<int> saved_at;
+  unsigned seen0 = 0, saved0 = 0;  // this call's stamp of its round 0
+  std::vector<int> saved;          // those counts
   auto save_class = [&](int c, int round) {
     const auto cu = static_cast<std::size_t>(c);
-    if (saved_round[cu] == round) return;
+    if (saved_st.v[cu] == saved0 + static_cast<unsigned>(round)) return;
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-    saved_round[cu] = round;
+    saved_st.v[cu] = saved0 + static_cast<unsigned>(round);
     saved_at[cu] = static_cast<int>(saved.size());
     saved.insert(saved.end(), counts.begin() + f, counts.begin() + e);
   };
@@ -388,7 +421,6 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       picks && !b && picks->item.size() == static_cast<std::size_t>(cls.size()) && cls.size() == p.num_groups();
   std::vector<char> changed(picked ? static_cast<std::size_t>(cls.size()) : 0, 0);
   std::vector<std::vector<std::pair<int, int>>> on_row;
-  std::vector<int> seen;  // per item: the last round that looked at it
   auto note_item = [&](int c, int it) {
     for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
       on_row[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])].emplace_back(c, it);
@@ -401,10 +433,14 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
     if (round == K) return false;
     if (on_row.empty()) {
       on_row.resize(static_cast<std::size_t>(K));
-      seen.assign(p.value.size(), -1);
-      saved_round.assign(static_cast<std::size_t>(cls.size()), -1);
-      saved_at.resize(static_cast<std::size_t>(cls.size()));
-      if (!b && cls.size() == p.num_groups()) {
+      seen0 = seen_st.take(p.value.size(), static_cast<unsigned>(K) + 1);
+      saved0 = saved_st.take(static_cast<std::size_t>(cls.size()), static_cast<unsigned>(K) + 1);
+      if (saved_at.size() < static_cast<std::size_t>(cls.size())) saved_at.resize(static_cast<std::size_t>(cls.size()));
+      if (picked) {
+        // The counts are the picks' items (one member each, in class order, so in item order):
+        // the same lists without a pass over the counts.
+        for (int c = 0; c < cls.size(); ++c) note_item(c, picks->item[static_cast<std::size_t>(c)]);
+      } else if (!b && cls.size() == p.num_groups()) {
         // Every group its own class (class c is group c), no bounds: the items with members are
         // the counts other than 0 (none is negative), found eight at a time, in the same order.
         int g = 0;
@@ -423,33 +459,53 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
     // Every member on an item that uses row k may move. (The heap orders its entries by their
     // whole tuple, so the order they are found in does not matter.)
     // (A heap made of the entries at once: the same entries, popped in the same total order.)
-    std::vector<Cand> start;
+    // (The heap in the thread's buffer, kept between calls: a fresh one of a row's candidates cost
+    // page faults. std::priority_queue's own operations on it.)
+    thread_local std::vector<Cand> heap;
+    heap.clear();
+    heap.reserve(on_row[static_cast<std::size_t>(k)].size());
+    const auto push = [](double sc, int cc, int from, int to) {
+      heap.emplace_back(sc, cc, from, to);
+      std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+    };
     U0 = U;
     saved.clear();
-    for (const auto& [c, i] : on_row[static_cast<std::size_t>(k)]) {
-      if (seen[static_cast<std::size_t>(i)] == round) continue;
-      seen[static_cast<std::size_t>(i)] = round;
+    const auto& row_items = on_row[static_cast<std::size_t>(k)];
+    for (std::size_t q = 0; q < row_items.size(); ++q) {
+      const auto [c, i] = row_items[q];
+      if (q + 8 < row_items.size()) {  // (the entries 8 ahead fetched: each is a cache miss in several arrays)
+        const auto [c8, i8] = row_items[q + 8];
+        __builtin_prefetch(&seen_st.v[static_cast<std::size_t>(i8)]);
+        __builtin_prefetch(&counts[static_cast<std::size_t>(i8)]);
+        __builtin_prefetch(&red[static_cast<std::size_t>(i8)]);
+        __builtin_prefetch(&p.use_begin[static_cast<std::size_t>(i8)]);
+        (void)c8;
+      }
+      if (seen_st.v[static_cast<std::size_t>(i)] == seen0 + static_cast<unsigned>(round)) continue;
+      seen_st.v[static_cast<std::size_t>(i)] = seen0 + static_cast<unsigned>(round);
       if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i) || amount(p, i, k) <= 0.0) continue;
       const double lb = bounded_queue ? score_bound(c, i, k) : -kInf;
       if (lb > -kInf) {
-        start.emplace_back(lb, c, i, -1);
+        heap.emplace_back(lb, c, i, -1);
         continue;
       }
       double s = 0.0;
       const int j = best_to(c, i, k, s);
-      if (j >= 0) start.emplace_back(s, c, i, j);
+      if (j >= 0) heap.emplace_back(s, c, i, j);
     }
-    std::priority_queue<Cand, std::vector<Cand>, std::greater<>> heap(std::greater<>{}, std::move(start));
+    std::make_heap(heap.begin(), heap.end(), std::greater<>{});
     while (over(p, U, k)) {
       if (heap.empty()) return false;
-      auto [s, c, i, j] = heap.top();
-      heap.pop();
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+      auto [s, c, i, j] = heap.back();
+      heap.pop_back();
       if (j < 0) {  // (a candidate's move at the row's start, found now)
         const auto cu = static_cast<std::size_t>(c);
-        const int* cnt = saved_round[cu] == round ? saved.data() + saved_at[cu] : counts.data() + cls.first_item(p, c);
+        const int* cnt = saved_st.v[cu] == saved0 + static_cast<unsigned>(round) ? saved.data() + saved_at[cu]
+                                                                                 : counts.data() + cls.first_item(p, c);
         double s0 = 0.0;
         const int j0 = best_to_in(c, i, k, s0, cnt, U0);
-        if (j0 >= 0) heap.emplace(s0, c, i, j0);
+        if (j0 >= 0) push(s0, c, i, j0);
         continue;
       }
       const long long avail = counts[static_cast<std::size_t>(i)] - lo_in(b, c, i);
@@ -459,7 +515,7 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       if (room <= 0 || fit_count(p, i, j, U, 1) < 1) {
         double s2 = 0.0;
         const int j2 = best_to(c, i, k, s2);
-        if (j2 >= 0) heap.emplace(s2, c, i, j2);
+        if (j2 >= 0) push(s2, c, i, j2);
         continue;
       }
       const double freed = amount(p, i, k) - amount(p, j, k);
@@ -471,13 +527,13 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       save_class(c, round);
       apply_move(p, counts, U, i, j, cnt);
       if (picked) changed[static_cast<std::size_t>(c)] = 1;
-      if (!j_had) note_item(c, j);  // (j may have been noted before: `seen` skips repeats)
+      if (!j_had) note_item(c, j);  // (j may have been noted before: its stamp skips repeats)
       // Members left on i, and those that moved to a smaller item still on row k, can move on.
       for (int from : {i, j}) {
         if (counts[static_cast<std::size_t>(from)] <= lo_in(b, c, from) || amount(p, from, k) <= 0.0) continue;
         double s2 = 0.0;
         const int j2 = best_to(c, from, k, s2);
-        if (j2 >= 0) heap.emplace(s2, c, from, j2);
+        if (j2 >= 0) push(s2, c, from, j2);
       }
     }
   }

@@ -40,10 +40,11 @@ void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::
                     std::vector<int>* best = nullptr);
 
 /// Per class, when every group is its own class: the item the warm start gives its member, and that
-/// item's best improving move as improve() collects it from those counts (`to` -1: none).
+/// item's best improving move as improve() collects it from those counts (`to` -1: none), and the
+/// largest reduced value of the class's other items (-inf: none).
 struct WarmPicks {
   std::vector<int> item, to;
-  std::vector<double> key;
+  std::vector<double> key, other;
 };
 
 /// reduced_values(rel, lam, red, &best) and, every group its own class, the warm start's `picks`
