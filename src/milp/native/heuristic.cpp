@@ -592,11 +592,12 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   const auto by_key = [](const Move& x, const Move& y) {
     return x.key > y.key || (x.key == y.key && (x.c < y.c || (x.c == y.c && x.i < y.i)));
   };
+  const bool picked = picks && changed && !b && picks->item.size() == static_cast<std::size_t>(cls.size()) &&
+                      changed->size() == picks->item.size();
+  std::vector<char> moved(picked ? static_cast<std::size_t>(cls.size()) : 0, 0);  // (classes a move here changed)
   for (int pass = 0; pass < 3; ++pass) {
     std::size_t sorted = 0;  // moves[0, sorted) are in order already
     if (pass == 0) {
-      const bool picked = picks && changed && !b && picks->item.size() == static_cast<std::size_t>(cls.size()) &&
-                          changed->size() == picks->item.size();
       for (int c = 0; c < cls.size(); ++c) {
         if (picked && !(*changed)[static_cast<std::size_t>(c)]) {
           // The class's one member on its picked item (count 1): its usage, and its move as picked.
@@ -681,6 +682,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       for (int q = ub; q < ue; ++q)
         before.push_back(U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])]);
       apply_move(p, counts, U, m.i, best, cnt);
+      if (picked) moved[static_cast<std::size_t>(m.c)] = 1;
       ++applied;
       for (int q = ub; q < ue; ++q)
         if (U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] <
@@ -694,7 +696,26 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
     }
     if (!changed) break;
   }
-  value = counts_value(p, cls, counts);
+  if (!picked) {
+    value = counts_value(p, cls, counts);
+    return;
+  }
+  // counts_value(), the same sum in the same order (class by class is item by item here): a class
+  // neither the repair nor a move here changed holds its one member on its picked item, the others'
+  // counts are read (without a pass over every count).
+  double v = p.fixed_value;
+  for (int c = 0; c < cls.size(); ++c) {
+    const auto cu = static_cast<std::size_t>(c);
+    if (!(*changed)[cu] && !moved[cu]) {
+      v += 1 * p.value[static_cast<std::size_t>(picks->item[cu])];
+      continue;
+    }
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int it = f; it < e; ++it)
+      if (const int cnt = counts[static_cast<std::size_t>(it)]; cnt != 0)
+        v += cnt * p.value[static_cast<std::size_t>(it)];
+  }
+  value = v;
 }
 
 }  // namespace sia::detail::native

@@ -106,7 +106,17 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     warm_lam = prices;
     const std::vector<double>& red = red_scratch;
     std::vector<double> usage(singletons ? static_cast<std::size_t>(K) : 0, 0.0);
+    // (warm_values()' picks are the items found below: taken as they are.)
+    const bool by_picks = singletons && picks.item.size() == static_cast<std::size_t>(G);
     for (int c = 0; c < cls.size(); ++c) {
+      if (by_picks) {
+        const int it = picks.item[static_cast<std::size_t>(c)];
+        ++n[static_cast<std::size_t>(it)];
+        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+          usage[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+              1 * p.use_val[static_cast<std::size_t>(q)];
+        continue;
+      }
       const int f = cls.first_item(p, c);
       // (The first item of largest reduced value; the class's first item when none is above -inf.)
       const int b = best_scratch[static_cast<std::size_t>(c)];
