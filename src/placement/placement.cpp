@@ -193,6 +193,26 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
   js.cur = js.own;
 }
 
+// The passes over the jobs' held placements wait on memory: each job's state, its shares and
+// their GPU ids lie apart (one allocation each, 20,000 jobs). Fetched ahead in three steps, each
+// reading what the step before fetched: the state 16 jobs ahead, its shares 8 ahead, their first
+// share's ids 4 ahead (a hint only: nothing is written, no result changes). `order(k)` is the
+// k-th job of the pass, `n` their number. Always inlined: g++ 12 takes a function that only
+// prefetches for one without effects and drops its calls.
+template <class Order>
+[[gnu::always_inline]] inline void prefetch_ahead(const std::vector<JobState>& jobs, const Order& order, std::size_t n,
+                                                  std::size_t k) {
+  if (k + 16 < n) {
+    const JobState& js = jobs[static_cast<std::size_t>(order(k + 16))];
+    __builtin_prefetch(&js);
+    __builtin_prefetch(&js.cur);  // (a state spans two cache lines)
+  }
+  if (k + 8 < n) __builtin_prefetch(jobs[static_cast<std::size_t>(order(k + 8))].cur.data());
+  if (k + 4 < n)
+    if (const JobState& js = jobs[static_cast<std::size_t>(order(k + 4))]; !js.cur.empty())
+      __builtin_prefetch(js.cur.front().gpu_ids.data());
+}
+
 /// GPU ownership of every node of every type (job index or kFree): per type, node by node, one
 /// array (GPU id g of node n at n * size + g; a vector per node cost an allocation per node).
 using Grid = std::vector<std::vector<int>>;
@@ -654,9 +674,20 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
                            std::span<const CurrentAllocation* const> held, const PlacementOptions& options) {
   const std::vector<TypeInfo> info = describe(cluster);
   std::vector<JobState> jobs(requests.size());
+  auto current_of = [&](std::size_t j) -> const CurrentAllocation* {
+    return j < held.size() ? held[j] : (requests[j].current ? &*requests[j].current : nullptr);
+  };
   for (std::size_t j = 0; j < requests.size(); ++j) {
+    // The held placements, fetched ahead as in prefetch_ahead: the allocation 12 jobs ahead, its
+    // shares 6 ahead, their first share's ids 3 ahead.
+    if (j + 12 < requests.size()) __builtin_prefetch(current_of(j + 12));
+    if (j + 6 < requests.size())
+      if (const CurrentAllocation* a = current_of(j + 6)) __builtin_prefetch(a->placement.data());
+    if (j + 3 < requests.size())
+      if (const CurrentAllocation* a = current_of(j + 3); a && !a->placement.empty())
+        __builtin_prefetch(a->placement.front().gpu_ids.data());
     jobs[j].req = &requests[j];
-    jobs[j].current = j < held.size() ? held[j] : (requests[j].current ? &*requests[j].current : nullptr);
+    jobs[j].current = current_of(j);
     validate_target(cluster, info, jobs[j]);
     validate_current_shape(cluster, info, jobs[j]);
   }
@@ -696,11 +727,13 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
     mm.reserve(movers.size());
     // The candidates' holdings, one after the other; each ModelJob views its part.
     std::vector<std::pair<int, int>> held;
+    const auto cand_at = [&](std::size_t k) { return cand[k]; };
     std::vector<std::size_t> held_begin;
     held_begin.reserve(cand.size() + 1);
-    for (int j : cand) {
+    for (std::size_t c = 0; c < cand.size(); ++c) {
+      prefetch_ahead(jobs, cand_at, cand.size(), c);
       held_begin.push_back(held.size());
-      mc.push_back(model_job(ti, jobs[static_cast<std::size_t>(j)], true, &held));
+      mc.push_back(model_job(ti, jobs[static_cast<std::size_t>(cand[c])], true, &held));
     }
     held_begin.push_back(held.size());
     for (std::size_t c = 0; c < cand.size(); ++c)
@@ -720,6 +753,7 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
       (jobs[static_cast<std::size_t>(j)].distributed() ? dist_movers : single_movers).push_back(j);
     };
     for (std::size_t c = 0; c < cand.size(); ++c) {
+      prefetch_ahead(jobs, cand_at, cand.size(), c);
       const auto j = static_cast<std::size_t>(cand[c]);
       if (cand_dropped[c]) {
         result.status[j] = PlacementStatus::dropped;
