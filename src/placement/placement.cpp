@@ -31,6 +31,9 @@ struct JobState {
   std::optional<ConfigurationSpec> config;
   int used = 0;       // GPUs used (<= config->gpus)
   int cur_type = -1;  // type of the current placement, -1 = none/unknown
+  /// GPUs of the current allocation (set with cur_type): keepable reads it here, not through
+  /// `current` (another cache miss per job, the allocations lying apart).
+  int cur_gpus = 0;
   /// The current placement with GPU ids resolved, sorted by node (ids ascending): the given one
   /// itself when it already is (as a round's own output, reported back, always is), else `own`.
   std::span<const NodeShare> cur;
@@ -175,6 +178,7 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
          cluster.node_name(cur.type, cur.placement.front().node) + ") but its current allocation has " +
          std::to_string(cur.nodes));
   js.cur_type = cur.type;
+  js.cur_gpus = cur.gpus;
   // A copy only when the placement is not already in the result's form: shares by node, every
   // share's ids named and ascending (a copy per job was 2 allocations per job and round).
   const auto by_node = [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; };
@@ -264,7 +268,7 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
 /// rules for its configuration on nodes that are up.
 bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
   if (!js.config || js.cur.empty() || js.cur_type != js.config->type) return false;
-  if (js.current->gpus != js.used) return false;
+  if (js.cur_gpus != js.used) return false;
   const TypeInfo& ti = info[static_cast<std::size_t>(js.cur_type)];
   for (const NodeShare& sh : js.cur)
     if (!ti.up[static_cast<std::size_t>(sh.node)]) return false;
@@ -673,7 +677,10 @@ namespace {
 PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
                            std::span<const CurrentAllocation* const> held, const PlacementOptions& options) {
   const std::vector<TypeInfo> info = describe(cluster);
-  std::vector<JobState> jobs(requests.size());
+  // Made one by one in the pass that fills them (a vector of n default states first wrote
+  // 20,000 states' memory once more, out of the cache by the time the pass came).
+  std::vector<JobState> jobs;
+  jobs.reserve(requests.size());
   auto current_of = [&](std::size_t j) -> const CurrentAllocation* {
     return j < held.size() ? held[j] : (requests[j].current ? &*requests[j].current : nullptr);
   };
@@ -686,13 +693,17 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
     if (j + 3 < requests.size())
       if (const CurrentAllocation* a = current_of(j + 3); a && !a->placement.empty())
         __builtin_prefetch(a->placement.front().gpu_ids.data());
-    jobs[j].req = &requests[j];
-    jobs[j].current = current_of(j);
-    validate_target(cluster, info, jobs[j]);
-    validate_current_shape(cluster, info, jobs[j]);
+    JobState& js = jobs.emplace_back();
+    js.req = &requests[j];
+    js.current = current_of(j);
+    validate_target(cluster, info, js);
+    validate_current_shape(cluster, info, js);
   }
   resolve_current(cluster, info, jobs);
-  for (JobState& js : jobs) js.candidate = keepable(info, js);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (j + 8 < jobs.size()) __builtin_prefetch(jobs[j + 8].cur.data());  // (the shares' nodes are read)
+    jobs[j].candidate = keepable(info, jobs[j]);
+  }
 
   PlacementResult result;
   result.placements.resize(requests.size());
