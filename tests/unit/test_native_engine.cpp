@@ -1309,12 +1309,21 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
         Counts na = n, nb = n;
         double va = 0.0, vb = 0.0;
         const bool ra = repair(rel, lam, nullptr, na, va, &red_a);
-        const bool rb = repair(rel, lam, nullptr, nb, vb, &red_b, nullptr, &picks);
+        std::vector<int> items;
+        const bool rb = repair(rel, lam, nullptr, nb, vb, &red_b, nullptr, &picks, true, &items);
         CHECK(ra == rb);
         if (!ra || !rb) continue;
         ++repaired;
         CHECK(na == nb);
         CHECK(std::bit_cast<std::uint64_t>(va) == std::bit_cast<std::uint64_t>(vb));
+        // The improvement's items: each class's (one) item of count other than 0.
+        REQUIRE(items.size() == static_cast<std::size_t>(cls.size()));
+        for (int c = 0; c < cls.size(); ++c) {
+          int it = -1;
+          for (int i = cls.first_item(p, c); i < cls.first_item(p, c) + cls.items(p, c); ++i)
+            if (nb[static_cast<std::size_t>(i)] != 0) it = i;
+          CHECK(items[static_cast<std::size_t>(c)] == it);
+        }
       }
     }
   }

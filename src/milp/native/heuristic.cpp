@@ -331,7 +331,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
 
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
             const std::vector<double>* red_given, std::vector<double>* usage_given, const WarmPicks* picks,
-            bool bounded_queue) {
+            bool bounded_queue, std::vector<int>* items) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<double> U = usage_given ? std::move(*usage_given) : usage_of(p, cls, counts);
@@ -539,12 +539,14 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   }
   for (int k = 0; k < K; ++k)
     if (over(p, U, k)) return false;
-  improve(rel, lam, b, counts, value, &red, picked ? picks : nullptr, picked ? &changed : nullptr);  // (sets `value`)
+  improve(rel, lam, b, counts, value, &red, picked ? picks : nullptr, picked ? &changed : nullptr,
+          items);  // (sets `value`)
   return true;
 }
 
 void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
-             const std::vector<double>* red_given, const WarmPicks* picks, const std::vector<char>* changed) {
+             const std::vector<double>* red_given, const WarmPicks* picks, const std::vector<char>* changed,
+             std::vector<int>* items) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<double> red_own;
@@ -704,16 +706,20 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   // neither the repair nor a move here changed holds its one member on its picked item, the others'
   // counts are read (without a pass over every count).
   double v = p.fixed_value;
+  if (items) items->assign(static_cast<std::size_t>(cls.size()), -1);
   for (int c = 0; c < cls.size(); ++c) {
     const auto cu = static_cast<std::size_t>(c);
     if (!(*changed)[cu] && !moved[cu]) {
       v += 1 * p.value[static_cast<std::size_t>(picks->item[cu])];
+      if (items) (*items)[cu] = picks->item[cu];
       continue;
     }
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
     for (int it = f; it < e; ++it)
-      if (const int cnt = counts[static_cast<std::size_t>(it)]; cnt != 0)
+      if (const int cnt = counts[static_cast<std::size_t>(it)]; cnt != 0) {
         v += cnt * p.value[static_cast<std::size_t>(it)];
+        if (items) (*items)[cu] = it;
+      }
   }
   value = v;
 }

@@ -62,17 +62,18 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
 /// the improvement then collects anew only the moves of the classes the repair changed.
 /// `bounded_queue` false: every candidate's move is found when its row's repair starts (the
 /// definition, for tests; the default finds a move only when a bound of its score comes first,
-/// with the same result).
+/// with the same result). `items`: improve()'s (with `picks`).
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
             const std::vector<double>* red = nullptr, std::vector<double>* usage = nullptr,
-            const WarmPicks* picks = nullptr, bool bounded_queue = true);
+            const WarmPicks* picks = nullptr, bool bounded_queue = true, std::vector<int>* items = nullptr);
 
 /// Improves a feasible assignment in place by single moves that gain true value and fit. `red`:
 /// reduced_values(rel, lam) when the caller has them.
 /// `picks` with `changed` (per class): a class not changed holds its one member on `picks->item`,
-/// whose move is `picks`' (what collecting it would find).
+/// whose move is `picks`' (what collecting it would find). `items`, with them: per class its item
+/// of count other than 0 (the last such; -1: none), found while the value is summed.
 void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
              const std::vector<double>* red = nullptr, const WarmPicks* picks = nullptr,
-             const std::vector<char>* changed = nullptr);
+             const std::vector<char>* changed = nullptr, std::vector<int>* items = nullptr);
 
 }  // namespace sia::detail::native

@@ -75,10 +75,14 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
 
   double best = -kInf;
   Counts best_counts;
+  // The incumbent's item per group when the warm solution found it (every group its own class):
+  // what expand() would find in its counts, without a pass over them; empty otherwise.
+  std::vector<int> best_items;
   auto offer = [&](auto&& n, double v) {  // (a Counts the caller no longer needs is moved, not copied)
     if (v > best) {
       best = v;
       best_counts = std::forward<decltype(n)>(n);
+      best_items.clear();
     }
   };
   auto target = [&] { return best == -kInf ? -kInf : best + tol(best); };
@@ -141,9 +145,14 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
       }
     }
     double v = 0.0;
-    if (repair(rel, prices, nullptr, n, v, &red, singletons ? &usage : nullptr, singletons ? &picks : nullptr) &&
-        counts_feasible(p, cls, nullptr, n))
+    std::vector<int> items;
+    if (repair(rel, prices, nullptr, n, v, &red, singletons ? &usage : nullptr, singletons ? &picks : nullptr, true,
+               singletons ? &items : nullptr) &&
+        counts_feasible(p, cls, nullptr, n) && v > best) {
       offer(std::move(n), v);
+      // (Checked feasible: one item of count 1 per group, the one improve() found.)
+      if (items.size() == static_cast<std::size_t>(G)) best_items = std::move(items);
+    }
   };
 
   // 2. A warm start: the previous round's solution, repaired at its prices, before the LP: when
@@ -354,7 +363,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   res.proven = proven;
   res.value = best;
   res.bound = res.feasible ? std::max(best, bound) : (proven ? -kInf : bound);
-  if (res.feasible) res.choice = expand(p, cls, best_counts);
+  if (res.feasible) res.choice = best_items.empty() ? expand(p, cls, best_counts) : std::move(best_items);
   if (options.debug) std::fprintf(stderr, "native: total %.3f ms\n", ms(t0));
   return res;
 }
