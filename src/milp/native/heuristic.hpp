@@ -76,4 +76,31 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
              const std::vector<double>* red = nullptr, const WarmPicks* picks = nullptr,
              const std::vector<char>* changed = nullptr, std::vector<int>* items = nullptr);
 
+// Calls f(it, count) for every item of the representatives with a count other than 0, in item
+// order (the classes' order: by first member, so by item). When every group is its own class (as in
+// most rounds) those are all the items: the counts are then scanned eight at a time.
+template <class F>
+void for_counted(const Problem& p, const Classes& cls, const Counts& n, F&& f) {
+  if (cls.size() == p.num_groups() && n.size() == p.value.size()) {
+    const int* cv = n.data();
+    const std::size_t ni = n.size();
+    std::size_t b = 0;
+    for (; b + 8 <= ni; b += 8) {
+      int any = 0;
+      for (std::size_t q = b; q < b + 8; ++q) any |= cv[q];
+      if (any == 0) continue;
+      for (std::size_t q = b; q < b + 8; ++q)
+        if (cv[q] != 0) f(static_cast<int>(q), cv[q]);
+    }
+    for (; b < ni; ++b)
+      if (cv[b] != 0) f(static_cast<int>(b), cv[b]);
+    return;
+  }
+  for (int c = 0; c < cls.size(); ++c) {
+    const int first = cls.first_item(p, c), e = first + cls.items(p, c);
+    for (int it = first; it < e; ++it)
+      if (n[static_cast<std::size_t>(it)] != 0) f(it, n[static_cast<std::size_t>(it)]);
+  }
+}
+
 }  // namespace sia::detail::native

@@ -25,24 +25,13 @@ std::vector<int> expand(const Problem& p, const Classes& cls, const Counts& n) {
   if (cls.size() == p.num_groups() && n.size() == p.value.size()) {
     // Every group its own class (class g is group g, its own representative): a feasible
     // assignment (every offer is checked) has one item of count 1 per group, the group's choice.
-    // Only the counts other than 0 are looked at, eight at a time.
-    const int* cv = n.data();
-    const std::size_t ni = n.size();
+    // Only the counts other than 0 are looked at (for_counted: eight at a time).
     int g = 0;
     auto take = [&](std::size_t it) {
       while (p.group_begin[static_cast<std::size_t>(g) + 1] <= static_cast<int>(it)) ++g;
       choice[static_cast<std::size_t>(g)] = static_cast<int>(it);
     };
-    std::size_t b = 0;
-    for (; b + 8 <= ni; b += 8) {
-      int any = 0;
-      for (std::size_t q = b; q < b + 8; ++q) any |= cv[q];
-      if (any == 0) continue;
-      for (std::size_t q = b; q < b + 8; ++q)
-        if (cv[q] != 0) take(q);
-    }
-    for (; b < ni; ++b)
-      if (cv[b] != 0) take(b);
+    for_counted(p, cls, n, [&](int it, int) { take(static_cast<std::size_t>(it)); });
     return choice;
   }
   for (int c = 0; c < cls.size(); ++c) {
