@@ -13,7 +13,8 @@
 namespace sia::test {
 
 /// The same doubles, bit for bit (NaNs and signed zeros included).
-inline bool bits_equal(const std::vector<double>& a, const std::vector<double>& b) {
+template <class A, class B>
+inline bool bits_equal(const std::vector<double, A>& a, const std::vector<double, B>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t k = 0; k < a.size(); ++k)
     if (std::bit_cast<std::uint64_t>(a[k]) != std::bit_cast<std::uint64_t>(b[k])) return false;

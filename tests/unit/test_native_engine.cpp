@@ -133,7 +133,7 @@ std::optional<double> explicit_lp(const Problem& p) {
   const int n = p.num_items(), G = p.num_groups(), K = p.num_rows;
   const int m = K + 2 * G;
   std::vector<double> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0), b(static_cast<std::size_t>(m)),
-      c(p.value);
+      c(p.value.begin(), p.value.end());
   for (int it = 0; it < n; ++it)
     for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
       a[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]) * static_cast<std::size_t>(n) +

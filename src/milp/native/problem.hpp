@@ -12,7 +12,9 @@
 #include <sia/milp/model.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,32 @@ struct ModelLayout;
 
 namespace sia::detail::native {
 
+/// std::allocator, except that a value-initialisation (resize(n), emplace_back()) leaves a number
+/// unwritten: the reading sizes the item arrays for every column once and writes each place itself
+/// (zeroing them first cost about 0.3 ms a round at 20,000 jobs). Anything else is std::allocator's.
+template <class T>
+struct UnwrittenAllocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UnwrittenAllocator<U>;
+  };
+  UnwrittenAllocator() = default;
+  template <class U>
+  explicit UnwrittenAllocator(const UnwrittenAllocator<U>& /*other*/) noexcept {}
+  template <class U>
+  void construct(U* at) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(at)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* at, Args&&... args) {
+    ::new (static_cast<void*>(at)) U(std::forward<Args>(args)...);
+  }
+};
+/// A vector of numbers whose resize() leaves the new places unwritten (UnwrittenAllocator).
+template <class T>
+using ItemVector = std::vector<T, UnwrittenAllocator<T>>;
+
 struct Problem {
   int num_rows = 0;          ///< K capacity rows
   std::vector<double> cap;   ///< K, remaining after pins
@@ -30,11 +58,11 @@ struct Problem {
   std::vector<int> group_begin{0};
   std::vector<int> group_row;  ///< model choice row of the group, -1 if none (singleton column)
   // Items.
-  std::vector<double> value;
-  std::vector<int> column;        ///< model column, -1 for the "none" item
-  std::vector<int> use_begin{0};  ///< compressed usage over capacity rows, rows ascending
-  std::vector<int> use_row;
-  std::vector<double> use_val;
+  ItemVector<double> value;
+  ItemVector<int> column;        ///< model column, -1 for the "none" item
+  ItemVector<int> use_begin{0};  ///< compressed usage over capacity rows, rows ascending
+  ItemVector<int> use_row;
+  ItemVector<double> use_val;
 
   [[nodiscard]] int num_groups() const noexcept { return static_cast<int>(group_begin.size()) - 1; }
   [[nodiscard]] int num_items() const noexcept { return static_cast<int>(value.size()); }
