@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 
 #include "core/capacity_use.hpp"
 #include "core/tenants.hpp"
@@ -39,34 +40,98 @@ void reuse(V& to, V& from) noexcept {
   from = V();
 }
 
+// `to` takes `from`'s storage as it is, elements and all (keep()), for a formulate() that resizes
+// it to its own size and then writes every element: only the elements past the recycled size are
+// value-initialised, not the whole array (a resize from empty zeroes megabytes that are then
+// overwritten, every round).
+template <class V>
+void keep(V& to, V& from) noexcept {
+  to = std::move(from);
+  from = V();
+}
+
+// The capacity charges of formulate()'s columns: (set row, GPUs charged) pairs listed in `charges`,
+// a column's a range [first, end) of them. A column only meets the rows of its own GPU type, with
+// the charges of its (configuration, GPUs) pair; a whole configuration's charges are worked out
+// once (thousands of jobs share each), a rigid job's footprint per column.
+class ChargeList {
+ public:
+  ChargeList(const ConfigurationSet& set, std::vector<std::pair<int, int>>& charges)
+      : set_(set), charges_(charges), whole_(set.configs.size(), {-1, -1}), counts_(set.rows.size(), 0) {
+    rows_of_type_.resize(set.free_gpus.size());
+    for (std::size_t r = 0; r < set.rows.size(); ++r)
+      rows_of_type_[static_cast<std::size_t>(set.rows[r].type)].push_back(static_cast<int>(r));
+    full_gpus_.reserve(set.configs.size());
+    for (const ConfigurationSpec& c : set.configs) full_gpus_.push_back(c.gpus);
+  }
+  /// The charges of a column on entry `v`.
+  std::pair<int, int> of(const Entry& v) {
+    const auto cf = static_cast<std::size_t>(v.config);
+    const bool full = v.gpus <= 0 || v.gpus >= full_gpus_[cf];
+    if (full && whole_[cf].first >= 0) return whole_[cf];
+    return list(v, full);
+  }
+  /// Does some column charge set row r?
+  [[nodiscard]] bool counts(std::size_t r) const { return counts_[r] != 0; }
+  /// Every charge listed is > 0 (ModelLayout's promise).
+  [[nodiscard]] bool positive() const { return positive_; }
+
+ private:
+  [[gnu::noinline]] std::pair<int, int> list(const Entry& v, bool full) {
+    const auto cf = static_cast<std::size_t>(v.config);
+    const ConfigurationSpec& cfg = set_.configs[cf];
+    const int from = static_cast<int>(charges_.size());
+    for (int r : rows_of_type_[static_cast<std::size_t>(cfg.type)]) {
+      // Per entry, not per configuration: a rigid job on its footprint is charged its count.
+      const int u = set_.row_usage(set_.rows[static_cast<std::size_t>(r)], cfg, v.gpus);
+      if (u != 0) {
+        positive_ = positive_ && u > 0;
+        charges_.emplace_back(r, u);
+        counts_[static_cast<std::size_t>(r)] = 1;
+      }
+    }
+    const std::pair<int, int> range{from, static_cast<int>(charges_.size())};
+    if (full) whole_[cf] = range;
+    return range;
+  }
+  const ConfigurationSet& set_;
+  std::vector<std::pair<int, int>>& charges_;
+  std::vector<std::pair<int, int>> whole_;  // per configuration: its whole charges ({-1, -1}: not yet)
+  std::vector<char> counts_;
+  std::vector<std::vector<int>> rows_of_type_;
+  std::vector<int> full_gpus_;  // per configuration: its GPUs
+  bool positive_ = true;
+};
+
 }  // namespace
 
 void recycle(Formulation&& f) noexcept {
-  reuse(spare.obj, f.milp.obj);
-  reuse(spare.col_lower, f.milp.col_lower);
+  keep(spare.obj, f.milp.obj);
+  keep(spare.col_lower, f.milp.col_lower);
   reuse(spare.col_upper, f.milp.col_upper);
   reuse(spare.is_integer, f.milp.is_integer);
-  reuse(spare.entries, f.milp.entries);
-  reuse(spare.cols, f.cols);
-  reuse(spare.column_charge, f.column_charge);
+  keep(spare.entries, f.milp.entries);
+  keep(spare.cols, f.cols);
+  keep(spare.column_charge, f.column_charge);
   reuse(spare.charges, f.charges);
   reuse(spare.choice, f.choice);
-  reuse(spare.cap_begin, f.cap_begin);
+  keep(spare.cap_begin, f.cap_begin);
 }
 
 Formulation formulate(const Problem& pb, const Requirements& req) {
   Formulation m;
   auto& milp = m.milp;
-  reuse(milp.obj, spare.obj);
-  reuse(milp.col_lower, spare.col_lower);
+  // The recycled arrays as they are (keep): each is resized below and then every element written.
+  keep(milp.obj, spare.obj);
+  keep(milp.col_lower, spare.col_lower);
   reuse(milp.col_upper, spare.col_upper);
   reuse(milp.is_integer, spare.is_integer);
-  reuse(milp.entries, spare.entries);
-  reuse(m.cols, spare.cols);
-  reuse(m.column_charge, spare.column_charge);
+  keep(milp.entries, spare.entries);
+  keep(m.cols, spare.cols);
+  keep(m.column_charge, spare.column_charge);
   reuse(m.charges, spare.charges);
   reuse(m.choice, spare.choice);
-  reuse(m.cap_begin, spare.cap_begin);
+  keep(m.cap_begin, spare.cap_begin);
   const bool maximize = pb.p > 0;
   milp.sense = maximize ? MilpSense::maximize : MilpSense::minimize;
   // p > 0: max Σ w·A(u+λ) − λW;  p < 0: min Σ w·A(u−λ) + λW  (product.md §2 step 4 rewritten, with
@@ -75,8 +140,8 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   milp.obj_offset = maximize ? -lambda * pb.total_weight : lambda * pb.total_weight;
   double big = std::abs(milp.obj_offset);  // the largest magnitude so far (objective_exponent)
   const std::size_t n = pb.num_jobs();
-  // Sizes first, so that every array is allocated once at its size (the entries were reallocated
-  // and copied once they outgrew the choice rows' share).
+  // Sizes first, so that every array is sized once and then written through a pointer (no
+  // push_back's test and stored end per element: a round has hundreds of thousands of columns).
   std::size_t ncols = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (!req.pinned[i]) {
@@ -86,112 +151,95 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     for (const Entry& v : pb.valid[i]) ncols += v.config == pb.current[i] ? 1 : 0;
   }
   m.columns_are_entries = pb.valid.begin_of(0) == 0 && ncols == pb.valid.begin_of(n);
-  milp.obj.reserve(ncols);
-  milp.col_lower.reserve(ncols);
+  milp.obj.resize(ncols);
+  milp.col_lower.resize(ncols);
   milp.col_upper.assign(ncols, 1.0);
   milp.is_integer.assign(ncols, 1);
-  m.cols.reserve(ncols);
+  m.cols.resize(ncols);
   // A choice row per job and the capacity rows (tenant rows, when there are any, may grow them).
   milp.row_lower.reserve(n + pb.set.rows.size());
   milp.row_upper.reserve(n + pb.set.rows.size());
-  // Capacity rows: a column only meets the rows of its own GPU type, with the charges of its
-  // (configuration, GPUs) pair; a whole configuration's charges are worked out once per
-  // configuration (thousands of jobs share each), a rigid job's footprint per column. The
-  // charges are listed while the columns are written (one pass over the entries); the rows are
-  // created afterwards, in the set's order.
+  // The charges are listed while the columns are written (one pass over the entries); the
+  // capacity rows are created afterwards, in the set's order.
   const auto& rows = pb.set.rows;
-  std::vector<std::vector<int>> rows_of_type(pb.set.free_gpus.size());
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    rows_of_type[static_cast<std::size_t>(rows[r].type)].push_back(static_cast<int>(r));
-  auto& charges = m.charges;                              // (set row, GPUs charged), charge != 0
-  std::vector<int> whole(pb.set.configs.size() + 1, -1);  // per configuration: its first charge
-  std::vector<int> whole_end(pb.set.configs.size(), -1);
-  auto& column_charge = m.column_charge;  // per column: [first, end) in charges
-  column_charge.resize(ncols);
-  std::vector<char> counts(rows.size(), 0);
+  ChargeList charges(pb.set, m.charges);
+  m.column_charge.resize(ncols);  // per column: [first, end) in m.charges
   std::size_t capacity_entries = 0;
   // Columns are written to the model's arrays directly (what add_col does, without a call and a
-  // name per column: a round has hundreds of thousands). The choice rows are numbered here, their
-  // entries written below (the same order: every choice row's entries, job by job, before the
-  // capacity rows'), once the number of entries is known.
-  auto& choice = m.choice;       // per job with a choice row: (the row, its first column, columns)
-  bool charges_positive = true;  // (ModelLayout's promise: every capacity entry > 0)
+  // name per column). The choice rows are numbered here, their entries written below (the same
+  // order: every choice row's entries, job by job, before the capacity rows'), once the number of
+  // entries is known.
+  auto& choice = m.choice;  // per job with a choice row: (the row, its first column, columns)
   m.choice_row.assign(n, -1);
   choice.reserve(n);
   std::size_t choice_entries = 0;
-  std::size_t col = 0;  // the next column
+  double* const obj = milp.obj.data();
+  double* const lower = milp.col_lower.data();
+  Column* const cols = m.cols.data();
+  std::pair<int, int>* const column_charge = m.column_charge.data();
+  const double shift = maximize ? lambda : -lambda;  // u + λ, or u − λ
+  std::size_t col = 0;                               // the next column
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t first = col;
-    const bool pinned = req.pinned[i] != 0;
-    const double lo = pinned ? 1.0 : 0.0;
     const double w = pb.weight[i];
-    const auto& valid = pb.valid[i];
+    const std::span<const Entry> valid = pb.valid[i];
+    const bool pinned = req.pinned[i] != 0;
+    const int current = pb.current[i];
     for (std::size_t k = 0; k < valid.size(); ++k) {
       const Entry& v = valid[k];
-      if (pinned && v.config != pb.current[i]) continue;
-      if (pinned) m.pinned_cols.push_back(static_cast<int>(col));
-      const double obj = w * (maximize ? v.util + lambda : v.util - lambda);
-      milp.obj.push_back(obj);
-      big = std::max(big, std::abs(obj));  // objective_exponent's fold, in its order
-      milp.col_lower.push_back(lo);
-      m.cols.push_back(Column{static_cast<int>(i), static_cast<int>(k)});
-      const auto cf = static_cast<std::size_t>(v.config);
-      const ConfigurationSpec& cfg = pb.set.configs[cf];
-      const bool full = v.gpus <= 0 || v.gpus >= cfg.gpus;
-      if (full && whole[cf] >= 0) {
-        column_charge[col] = {whole[cf], whole_end[cf]};
-        capacity_entries += static_cast<std::size_t>(whole_end[cf] - whole[cf]);
-      } else {
-        const int from = static_cast<int>(charges.size());
-        for (int r : rows_of_type[static_cast<std::size_t>(cfg.type)]) {
-          // Per entry, not per configuration: a rigid job on its footprint is charged its count.
-          const int u = pb.set.row_usage(rows[static_cast<std::size_t>(r)], cfg, v.gpus);
-          if (u != 0) {
-            charges_positive = charges_positive && u > 0;
-            charges.emplace_back(r, u);
-            counts[static_cast<std::size_t>(r)] = 1;
-          }
-        }
-        column_charge[col] = {from, static_cast<int>(charges.size())};
-        capacity_entries += charges.size() - static_cast<std::size_t>(from);
-        if (full) {
-          whole[cf] = from;
-          whole_end[cf] = static_cast<int>(charges.size());
-        }
+      if (pinned) {
+        if (v.config != current) continue;
+        m.pinned_cols.push_back(static_cast<int>(col));
       }
+      const double c = w * (v.util + shift);
+      obj[col] = c;
+      big = std::max(big, std::abs(c));  // objective_exponent's fold, in its order
+      lower[col] = pinned ? 1.0 : 0.0;
+      cols[col] = Column{static_cast<int>(i), static_cast<int>(k)};
+      const std::pair<int, int> q = charges.of(v);
+      column_charge[col] = q;
+      capacity_entries += static_cast<std::size_t>(q.second - q.first);
       ++col;
     }
     const int count = static_cast<int>(col - first);
     if (count == 0) continue;
     if (count > 1 || req.forced[i]) {
-      choice.push_back({milp.add_row(req.forced[i] ? 1.0 : 0.0, 1.0), static_cast<int>(first), count});
-      m.choice_row[i] = choice.back()[0];
+      // (MilpModel::add_row without a name)
+      const int row = static_cast<int>(milp.row_lower.size());
+      milp.row_lower.push_back(req.forced[i] ? 1.0 : 0.0);
+      milp.row_upper.push_back(1.0);
+      choice.push_back({row, static_cast<int>(first), count});
+      m.choice_row[i] = row;
       choice_entries += static_cast<std::size_t>(count);
     }
   }
   m.exponent = exponent_of(big);
-  const std::size_t nentries = choice_entries + capacity_entries;
-  milp.entries.reserve(nentries);
+  milp.entries.resize(choice_entries + capacity_entries);
+  MilpModel::Entry* entry = milp.entries.data();
   for (const auto& [row, first, count] : choice)
-    for (int c = first; c < first + count; ++c) milp.entries.push_back({row, c, 1.0});
+    for (int c = first; c < first + count; ++c) *entry++ = {row, c, 1.0};
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
-    if (counts[r]) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
+    if (charges.counts(r)) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
   m.cap_begin.resize(ncols + 1);
+  int* const cap_begin = m.cap_begin.data();
+  const int* const capacity_row = m.capacity_row.data();
+  const std::pair<int, int>* const charge = m.charges.data();
+  int at = static_cast<int>(choice_entries);
   for (std::size_t c = 0; c < ncols; ++c) {
-    m.cap_begin[c] = static_cast<int>(milp.entries.size());
+    cap_begin[c] = at;
     for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
-      const auto& [r, u] = charges[static_cast<std::size_t>(q)];
-      milp.entries.push_back(
-          {m.capacity_row[static_cast<std::size_t>(r)], static_cast<int>(c), static_cast<double>(u)});
+      const auto& [r, u] = charge[q];
+      *entry++ = {capacity_row[r], static_cast<int>(c), static_cast<double>(u)};
     }
+    at += column_charge[c].second - column_charge[c].first;
   }
-  m.cap_begin[ncols] = static_cast<int>(milp.entries.size());
+  cap_begin[ncols] = at;
   // Tenant rows (tenants.hpp) after the capacity rows: caps and guarantees have the capacity rows'
   // shape (non-negative GPU counts, an upper bound), so every backend, the native one included,
   // reads them as more capacity rows.
   m.tenant_rows = tenant_rows(pb, req);
-  m.layout_known = m.tenant_rows.empty() && charges_positive;
+  m.layout_known = m.tenant_rows.empty() && charges.positive();
   for (const TenantRow& tr : m.tenant_rows) {
     const int row = milp.add_row(-MilpModel::inf, static_cast<double>(tr.bound));
     m.tenant_row.push_back(row);
