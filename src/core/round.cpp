@@ -154,8 +154,9 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     // would check its solution against the model and find the layout by reading every entry (the
     // native one) is told so for this call, and only for it.
     const ModelLayout layout = model_out.layout();
-    const ScopedCallerHints hints(solver,
-                                  {.answers_checked = true, .layout = model_out.layout_known ? &layout : nullptr});
+    const ScopedCallerHints hints(
+        solver,
+        {.answers_checked = true, .layout = model_out.layout_known ? &layout : nullptr, .threads = params.threads});
     out.result = solver.solve(model_out.milp, params);
   }
   if (e != 0) {

@@ -43,7 +43,7 @@ class NativeSolver final : public ReadingSolver {
     read_.reset();
     read_start_ = Clock::now();
     try {
-      read_ = native::recognise_checked(model, layout());  // (ReadingSolver::CallerHints)
+      read_ = native::recognise_checked(model, layout(), hints().threads);  // (ReadingSolver::CallerHints)
     } catch (const InvalidArgument&) {
       throw;  // (validate()'s, as MilpSolver::solve() would throw it)
     } catch (...) {

@@ -27,6 +27,9 @@ class ReadingSolver : public MilpSolver {
     /// it is asked to solve. Null: read as usual. The caller keeps *layout alive and unchanged while
     /// it is set.
     const ModelLayout* layout = nullptr;
+    /// Threads the backend may read the model with (MilpParams::threads' meaning: 0 all cores, 1
+    /// the calling thread), known before MilpParams reach do_solve(): the caller's own.
+    int threads = 1;
   };
 
   void set_hints(const CallerHints& hints) noexcept { hints_ = hints; }

@@ -148,8 +148,9 @@ struct Shape {
 /// recognise_checked(m), the same Shape, taking m's layout from `layout` (its writer's promise,
 /// milp/model_layout.hpp) when it describes m instead of reading it from every entry: the entries'
 /// numbers are then not checked (the writer vouches for them); the costs, the columns' and the
-/// rows' bounds are. Null: recognise_checked(m).
-[[nodiscard]] Shape recognise_checked(const MilpModel& m, const ModelLayout* layout);
+/// rows' bounds are. Null: recognise_checked(m). `threads` (Parallel's meaning: 0 all cores, 1 the
+/// calling thread): a round's groups are then read in two halves side by side; the same Shape.
+[[nodiscard]] Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads = 1);
 
 /// MilpModel::is_feasible(x, tol), the same answer, for a model that recognise() read: with an
 /// entry index (Shape::entries) and values of 0 and 1, only the entries of the columns at 1 are

@@ -13,12 +13,16 @@
 
 #include "milp/model_checks.hpp"
 #include "milp/model_layout.hpp"
+#include "milp/native/parallel.hpp"
 #include "milp/native/problem.hpp"
 
 namespace sia::detail::native {
 namespace {
 
 constexpr double kTol = 1e-9;
+// Choice rows from which a reading with more than one thread reads the groups in two halves side
+// by side (fewer: the second thread would cost about what it saves).
+constexpr std::size_t kSplitRows = 4096;
 
 // Compressed rows of the model's entries, duplicates summed and zeros dropped, columns ascending.
 struct RowMatrix {
@@ -484,7 +488,7 @@ bool same_classified(const Shape& a, const Classified& x, const Shape& b, const 
 #endif
 
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
-             const std::vector<int>& other_bounds, const Classified& c);
+             const std::vector<int>& other_bounds, const Classified& c, int threads = 1);
 
 // Both readings share the bounds and the finish; `in_layout_first` tries the round's own layout before the
 // general reading by rows. `check`: the model has not been validated; the reading in layout checks
@@ -493,7 +497,8 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
 // first (which throws for an invalid model) — before anything reads a number it has not checked.
 // `layout`: the writer's promise about m's layout (ModelLayout), taken instead of reading the
 // layout from the entries (whose numbers it vouches for) when it describes m.
-Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const ModelLayout* layout = nullptr) {
+Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const ModelLayout* layout = nullptr,
+                     int threads = 1) {
   if (check && !model_sizes_valid(m)) m.validate();
   Shape s;
   s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
@@ -542,7 +547,7 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
     if (from_layout || classify_in_layout(m, s, c)) {
       s.in_layout = true;
       s.from_layout = from_layout;
-      Shape out = finish(m, std::move(s), lo, hi, other_bounds, c);
+      Shape out = finish(m, std::move(s), lo, hi, other_bounds, c, threads);
       if (c.entries_exact && out.round_shaped && !out.infeasible) {
         out.entries.cap_begin = std::move(c.ubegin);
         out.entries.choice_of = std::move(c.choice_of);
@@ -567,14 +572,16 @@ Shape recognise(const MilpModel& m) { return recognise_with(m, true, false); }
 
 Shape recognise_checked(const MilpModel& m) { return recognise_with(m, true, true); }
 
-Shape recognise_checked(const MilpModel& m, const ModelLayout* layout) { return recognise_with(m, true, true, layout); }
+Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads) {
+  return recognise_with(m, true, true, layout, threads);
+}
 
 Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false, false); }
 
 namespace {
 
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
-             const std::vector<int>& other_bounds, const Classified& c) {
+             const std::vector<int>& other_bounds, const Classified& c, int threads) {
   const int n = m.num_cols(), nr = m.num_rows();
   const auto nu = static_cast<std::size_t>(n);
   s.round_shaped = true;
@@ -661,8 +668,23 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     double amount;
     double v;
   };
-  std::vector<Cand> cand;
-  std::vector<int> kept;
+  // Where groups are written: a Problem (the result's, or a part's built beside it), its cursors,
+  // and build_group()'s buffers.
+  struct Cursors {
+    double* value;
+    int* column;
+    int* use_begin;
+    int* use_row;
+    double* use_val;
+    std::size_t items, uses;
+  };
+  struct Writer {
+    Problem* q;
+    std::size_t item_room, use_room;
+    Cursors out{};
+    std::vector<Cand> cand;
+    std::vector<int> kept;
+  };
   // Single-row dominance: among columns using exactly the same single row (or none), keep only
   // those whose value strictly increases with usage. Columns of a round come sorted by row and
   // usage already: while they do, each kept column is written as it is read (its cost and usage
@@ -674,7 +696,10 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     if (x.amount != y.amount) return x.amount < y.amount;
     return x.v > y.v;
   };
-  auto build_group = [&](const int* cols, std::size_t ncols, bool forced, int model_row) {
+  auto build_group = [&](Writer& w, const int* cols, std::size_t ncols, bool forced, int model_row) {
+    Problem& p = *w.q;
+    auto& cand = w.cand;
+    auto& kept = w.kept;
     // Candidates: free columns; drop value <= 0 when the group may stay empty.
     cand.clear();
     const std::size_t items0 = p.value.size(), uses0 = p.use_row.size();
@@ -745,42 +770,31 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   // here) and cut to what was written at the end: a push_back per array and item stored and
   // reloaded each vector's end and checked its capacity (about a fifth of this reading's time).
   const bool direct = entry_uses != nullptr;
-  struct Cursors {
-    double* value;
-    int* column;
-    int* use_begin;
-    int* use_row;
-    double* use_val;
-    std::size_t items, uses;
+  auto open_cursors = [](Writer& w) {
+    Problem& q = *w.q;
+    w.out.items = q.value.size();
+    w.out.uses = q.use_row.size();
+    q.value.resize(w.item_room);
+    q.column.resize(w.item_room);
+    q.use_begin.resize(w.item_room + 1);
+    q.use_row.resize(w.use_room);
+    q.use_val.resize(w.use_room);
+    w.out.value = q.value.data();
+    w.out.column = q.column.data();
+    w.out.use_begin = q.use_begin.data();
+    w.out.use_row = q.use_row.data();
+    w.out.use_val = q.use_val.data();
   };
-  Cursors out{};
-  // (Room for every column's item and usage and a "none" item per group: a choice row's, or a
-  // column's outside them.)
-  const std::size_t item_room = p.value.size() + nu + c.choice_rows.size() + (nu - std::min(nu, c.members.size()));
-  const std::size_t use_room = p.use_row.size() + c.num_uses;
-  auto open_cursors = [&] {
-    out.items = p.value.size();
-    out.uses = p.use_row.size();
-    p.value.resize(item_room);
-    p.column.resize(item_room);
-    p.use_begin.resize(item_room + 1);
-    p.use_row.resize(use_room);
-    p.use_val.resize(use_room);
-    out.value = p.value.data();
-    out.column = p.column.data();
-    out.use_begin = p.use_begin.data();
-    out.use_row = p.use_row.data();
-    out.use_val = p.use_val.data();
+  auto close_cursors = [](Writer& w) {
+    Problem& q = *w.q;
+    q.value.resize(w.out.items);
+    q.column.resize(w.out.items);
+    q.use_begin.resize(w.out.items + 1);
+    q.use_row.resize(w.out.uses);
+    q.use_val.resize(w.out.uses);
   };
-  auto close_cursors = [&] {
-    p.value.resize(out.items);
-    p.column.resize(out.items);
-    p.use_begin.resize(out.items + 1);
-    p.use_row.resize(out.uses);
-    p.use_val.resize(out.uses);
-  };
-  auto build_group_direct = [&](const int* cols, std::size_t ncols, bool forced, int model_row) {
-    Cursors o = out;
+  auto build_group_direct = [&](Writer& w, const int* cols, std::size_t ncols, bool forced, int model_row) {
+    Cursors o = w.out;
     const std::size_t items0 = o.items, uses0 = o.uses;
     const bool free_cols = all_free || (model_row >= 0 && choice_rows_free);
     const double sign = s.sign;
@@ -803,11 +817,11 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
         x.amount = en.value;
       }
       if (prev.key != -3 && before(x, prev)) {
-        out.items = items0;
-        out.uses = uses0;
-        close_cursors();
-        const bool built = build_group(cols, ncols, forced, model_row);
-        open_cursors();
+        w.out.items = items0;
+        w.out.uses = uses0;
+        close_cursors(w);
+        const bool built = build_group(w, cols, ncols, forced, model_row);
+        open_cursors(w);
         return built;
       }
       prev = x;
@@ -836,37 +850,92 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       o.column[o.items] = -1;
       o.use_begin[++o.items] = static_cast<int>(o.uses);
     }
-    out = o;
-    p.group_begin.push_back(static_cast<int>(o.items));  // (Problem::close_group())
-    p.group_row.push_back(model_row);
+    w.out = o;
+    w.q->group_begin.push_back(static_cast<int>(o.items));  // (Problem::close_group())
+    w.q->group_row.push_back(model_row);
     return true;
   };
-
-  if (direct) open_cursors();
-  // Members of each choice row, in column order.
-  for (std::size_t r = 0; r < c.choice_rows.size(); ++r) {
-    const int i = c.choice_rows[r];
-    if (pins_in_row[static_cast<std::size_t>(i)] > 0) continue;
-    const auto b = static_cast<std::size_t>(c.member_begin[r]), e = static_cast<std::size_t>(c.member_begin[r + 1]);
-    const bool forced = c.forced_row[static_cast<std::size_t>(i)] != 0;
-    if (!(direct ? build_group_direct(c.members.data() + b, e - b, forced, i)
-                 : build_group(c.members.data() + b, e - b, forced, i))) {
-      if (direct) close_cursors();
-      s.infeasible = true;
-      s.why = "choice row " + std::to_string(i) + " must pick a column but all its columns are fixed to 0";
-      return s;
+  // The groups of the choice rows [r0, r1) (members in column order) appended to w's problem, in
+  // order; at a forced row with nothing to choose, that row's index (what was written before it
+  // kept), else -1.
+  auto build_rows = [&](Writer& w, std::size_t r0, std::size_t r1) -> long {
+    for (std::size_t r = r0; r < r1; ++r) {
+      const int i = c.choice_rows[r];
+      if (pins_in_row[static_cast<std::size_t>(i)] > 0) continue;
+      const auto b = static_cast<std::size_t>(c.member_begin[r]), e = static_cast<std::size_t>(c.member_begin[r + 1]);
+      const bool forced = c.forced_row[static_cast<std::size_t>(i)] != 0;
+      if (!(direct ? build_group_direct(w, c.members.data() + b, e - b, forced, i)
+                   : build_group(w, c.members.data() + b, e - b, forced, i)))
+        return static_cast<long>(r);
     }
+    return -1;
+  };
+
+  // (Room for every column's item and usage and a "none" item per group: a choice row's, or a
+  // column's outside them.)
+  const std::size_t nrows = c.choice_rows.size();
+  Writer main{
+      &p, p.value.size() + nu + nrows + (nu - std::min(nu, c.members.size())), p.use_row.size() + c.num_uses, {}, {},
+      {}};
+  if (direct) open_cursors(main);
+  long failed = -1;
+  // A round's many groups are read in two halves side by side (threads > 1): the second half
+  // into a problem of its own, appended to the first's when both are done — the same arrays as
+  // one pass in order (on a forced row with nothing to choose, what one pass would have written
+  // when it stopped there).
+  const std::size_t half = nrows / 2;
+  const Parallel par(threads);
+  if (direct && par.threads() > 1 && nrows >= kSplitRows) {
+    Problem side_p;
+    side_p.group_begin.reserve(nrows - half + 1);
+    side_p.group_row.reserve(nrows - half);
+    const auto side_cols = static_cast<std::size_t>(c.member_begin[nrows] - c.member_begin[half]);
+    Writer side{&side_p, side_cols + (nrows - half), c.num_uses, {}, {}, {}};
+    long side_failed = -1;
+    par.alongside([&] { failed = build_rows(main, 0, half); },
+                  [&] {
+                    open_cursors(side);
+                    side_failed = build_rows(side, half, nrows);
+                    close_cursors(side);
+                  });
+    if (failed < 0) {
+      failed = side_failed;
+      // side_p's groups after main's: its items, usage and groups' offsets shifted by main's.
+      const std::size_t items0 = main.out.items, uses0 = main.out.uses, n_items = side.out.items,
+                        n_uses = side.out.uses;
+      Cursors& o = main.out;
+      std::copy_n(side_p.value.data(), n_items, o.value + items0);
+      std::copy_n(side_p.column.data(), n_items, o.column + items0);
+      for (std::size_t t = 1; t <= n_items; ++t)
+        o.use_begin[items0 + t] = side_p.use_begin[t] + static_cast<int>(uses0);
+      std::copy_n(side_p.use_row.data(), n_uses, o.use_row + uses0);
+      std::copy_n(side_p.use_val.data(), n_uses, o.use_val + uses0);
+      o.items += n_items;
+      o.uses += n_uses;
+      for (std::size_t g = 1; g < side_p.group_begin.size(); ++g)
+        p.group_begin.push_back(side_p.group_begin[g] + static_cast<int>(items0));
+      p.group_row.insert(p.group_row.end(), side_p.group_row.begin(), side_p.group_row.end());
+    }
+  } else {
+    failed = build_rows(main, 0, nrows);
+  }
+  if (failed >= 0) {
+    if (direct) close_cursors(main);
+    const int i = c.choice_rows[static_cast<std::size_t>(failed)];
+    s.infeasible = true;
+    s.why = "choice row " + std::to_string(i) + " must pick a column but all its columns are fixed to 0";
+    return s;
   }
   // (None when the choice rows hold every column, as in a round.)
   if (c.members.size() < nu)
     for (int j = 0; j < n; ++j) {
       if (choice_of[static_cast<std::size_t>(j)] >= 0) continue;
       if (direct)
-        build_group_direct(&j, 1, false, -1);
+        build_group_direct(main, &j, 1, false, -1);
       else
-        build_group(&j, 1, false, -1);
+        build_group(main, &j, 1, false, -1);
     }
-  if (direct) close_cursors();
+  if (direct) close_cursors(main);
   return s;
 }
 

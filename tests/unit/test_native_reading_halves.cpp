@@ -1,0 +1,138 @@
+// The native reading of a round's groups in two halves side by side (threads > 1): the same Shape
+// as one pass in order, on every thread count, also where a half's groups come out of the
+// dominance's order or a forced row has nothing to choose.
+#include <doctest/doctest.h>
+
+#include <sia/milp/factory.hpp>
+#include <sia/round.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "milp/native/problem.hpp"
+#include "round_instances.hpp"
+#include "unit/native_shape_checks.hpp"
+
+namespace {
+
+// Keeps every model it is asked to solve, then solves it with the native backend.
+class KeepingSolver final : public sia::MilpSolver {
+ public:
+  explicit KeepingSolver(std::vector<sia::MilpModel>* into) : into_(into), inner_(sia::make_milp_solver("native")) {}
+
+ private:
+  std::string_view do_name() const noexcept override { return "test-keep-halves"; }
+  sia::MilpResult do_solve(const sia::MilpModel& m, const sia::MilpParams& p) override {
+    into_->push_back(m);
+    return inner_->solve(m, p);
+  }
+  std::vector<sia::MilpModel>* into_;
+  std::unique_ptr<sia::MilpSolver> inner_;
+};
+
+std::vector<sia::MilpModel>& kept_models() {
+  static std::vector<sia::MilpModel> models;
+  return models;
+}
+
+// A cold round of `family` and its warm successor, their models kept.
+void cold_and_warm(const std::string& family, int gpus, unsigned seed) {
+  auto in = sia::bench::make_instance(family, gpus, seed);
+  sia::RoundOptions o;
+  o.backend = "test-keep-halves";
+  o.place = false;
+  o.compute_prices = false;
+  o.time_limit = std::chrono::milliseconds(5000);
+  auto r = sia::run_round(in.cluster, in.jobs, o);
+  std::vector<std::optional<sia::ConfigurationSpec>> given;
+  for (const auto& d : r.decisions) given.push_back(d.config);
+  in = sia::bench::next_round(in, given, 0.05, 9, gpus);
+  o.warm_start = r.warm_start;
+  (void)sia::run_round(in.cluster, in.jobs, o);
+}
+
+// The choice rows of a round's model (upper bound 1, every entry 1) that hold no pinned column:
+// each row's index and columns.
+struct ChoiceRow {
+  int row;
+  std::vector<int> cols;
+};
+std::vector<ChoiceRow> choice_rows(const sia::MilpModel& m) {
+  const auto nr = static_cast<std::size_t>(m.num_rows());
+  std::vector<std::vector<int>> cols(nr);
+  std::vector<char> ones(nr, 1);
+  for (const auto& e : m.entries) {
+    cols[static_cast<std::size_t>(e.row)].push_back(e.col);
+    ones[static_cast<std::size_t>(e.row)] &= static_cast<char>(e.value == 1.0);
+  }
+  std::vector<ChoiceRow> rows;
+  for (std::size_t i = 0; i < nr; ++i) {
+    const bool pinned = std::any_of(cols[i].begin(), cols[i].end(),
+                                    [&](int j) { return m.col_lower[static_cast<std::size_t>(j)] > 0.0; });
+    if (ones[i] && m.row_upper[i] == 1.0 && cols[i].size() >= 2 && !pinned)
+      rows.push_back({static_cast<int>(i), std::move(cols[i])});
+  }
+  return rows;
+}
+
+void check_every_thread_count(const sia::MilpModel& m) {
+  const auto one = sia::detail::native::recognise_checked(m, nullptr, 1);
+  for (int threads : {0, 2, 3, 8}) {
+    CAPTURE(threads);
+    sia::test::check_same_shape(one, sia::detail::native::recognise_checked(m, nullptr, threads),
+                                sia::test::ShapeCheck::whole_reading);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("native.reading.halves_side_by_side_same_shape") {
+  sia::register_milp_solver("test-keep-halves", [] { return std::make_unique<KeepingSolver>(&kept_models()); });
+  auto& models = kept_models();
+  models.clear();
+  for (const std::string family : {"tables", "helios"}) cold_and_warm(family, 16384, 2);
+  REQUIRE(models.size() >= 4);
+  std::mt19937 rng(29);
+  int split = 0, shuffled = 0, infeasible = 0;
+  for (std::size_t k = 0; k < models.size(); ++k) {
+    CAPTURE(k);
+    const sia::MilpModel& m = models[k];
+    const auto rows = choice_rows(m);
+    split += rows.size() >= 4096 ? 1 : 0;  // (recognise.cpp's kSplitRows: both halves read)
+    check_every_thread_count(m);
+    {  // The costs of a third of the choice rows' columns shuffled: groups out of the dominance's order.
+      sia::MilpModel x = m;
+      for (const auto& [row, c] : rows) {
+        if (rng() % 3 != 0) continue;
+        std::vector<double> costs;
+        for (int j : c) costs.push_back(x.obj[static_cast<std::size_t>(j)]);
+        std::shuffle(costs.begin(), costs.end(), rng);
+        for (std::size_t q = 0; q < c.size(); ++q) x.obj[static_cast<std::size_t>(c[q])] = costs[q];
+        ++shuffled;
+      }
+      check_every_thread_count(x);
+    }
+    // A forced row whose columns are all fixed to 0, in the first half, the second, both: the
+    // first such row is reported, and what was read before it is the same.
+    const std::size_t n = rows.size();
+    for (const auto& where : std::vector<std::vector<std::size_t>>{{n / 4}, {3 * n / 4}, {n / 4, 3 * n / 4}, {n - 1}}) {
+      sia::MilpModel x = m;
+      for (const std::size_t r : where) {
+        for (int j : rows[r].cols) x.col_upper[static_cast<std::size_t>(j)] = 0.0;
+        x.row_lower[static_cast<std::size_t>(rows[r].row)] = 1.0;
+      }
+      const auto shape = sia::detail::native::recognise_checked(x, nullptr, 1);
+      CHECK(shape.infeasible);
+      infeasible += shape.infeasible ? 1 : 0;
+      check_every_thread_count(x);
+    }
+  }
+  CHECK(split == static_cast<int>(models.size()));
+  CHECK(shuffled > 1000);
+  CHECK(infeasible == 4 * static_cast<int>(models.size()));
+}
