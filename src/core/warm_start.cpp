@@ -119,6 +119,10 @@ std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const Cluste
   std::vector<int> allocated(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) allocated[i] = pb.config_of(choice, i);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
+#if defined(__GNUC__)
+    // Each id is a cache miss (JobSpecs are 320 bytes apart): fetched ahead (a hint only).
+    if (i + 8 < jobs.size()) __builtin_prefetch(&jobs[i + 8].id());
+#endif
     WarmStart::Allocation& a = w->allocations.emplace_back();
     a.job = jobs[i].id();
     const int c = allocated[i];
