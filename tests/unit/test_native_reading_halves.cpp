@@ -132,6 +132,24 @@ TEST_CASE("native.reading.halves_side_by_side_same_shape") {
       check_every_thread_count(x);
     }
   }
+  // Columns outside every choice row (each its own group, read after the choice rows': a single
+  // item and a "none"), appended in the layout's order (their capacity entries last, rows
+  // ascending): the reading in place, on any thread count, is the general reading by rows.
+  int singles_read = 0;
+  for (const sia::MilpModel& m : models) {
+    sia::MilpModel x = m;
+    const int first_cap = static_cast<int>(choice_rows(m).size());
+    for (int q = 0; q < 3; ++q) {
+      const int j = x.add_col(x.sense == sia::MilpSense::maximize ? 1.5 + q : -1.5 - q, 0.0, 1.0, true);
+      for (int r = first_cap; r < x.num_rows(); r += 1 + q) x.add_entry(r, j, 1.0 + q);
+    }
+    const auto shape = sia::detail::native::recognise(x);
+    CHECK(shape.in_layout);
+    singles_read += shape.problem.num_groups() > 0 && shape.problem.group_row.back() < 0 ? 1 : 0;
+    sia::test::check_same_shape(shape, sia::detail::native::recognise_by_rows(x));
+    check_every_thread_count(x);
+  }
+  CHECK(singles_read == static_cast<int>(models.size()));
   CHECK(split == static_cast<int>(models.size()));
   CHECK(shuffled > 1000);
   CHECK(infeasible == 4 * static_cast<int>(models.size()));
