@@ -55,7 +55,16 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
       // configuration (distinct among its entries) is looked up in its own entries only — the
       // columns' (job, entry) pairs and most entries are not read at all.
       double* const values = params.start_values.data();
+      const Entry* const entries = pb.valid.all()->data();
       for (std::size_t i = 0; i < jobs.size(); ++i) {
+#if defined(__GNUC__)
+        // The entries a search reads: a cache miss per job, fetched ahead (a hint only).
+        if (i + 8 < jobs.size()) {
+          const std::size_t a = pb.valid.begin_of(i + 8), b = pb.valid.begin_of(i + 9);
+          __builtin_prefetch(entries + a);
+          __builtin_prefetch(entries + a + (b - a) / 2);
+        }
+#endif
         const int at = pb.previous_position[i];
         const std::size_t first = pb.valid.begin_of(i);
         if (at < 0) {
@@ -64,7 +73,7 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
         }
         const int config = cache->allocated[static_cast<std::size_t>(at)];
         if (config < 0) continue;
-        const int k = pb.entry_of(i, config);
+        const int k = entry_index(pb.valid[i], config);
         if (k >= 0) values[first + static_cast<std::size_t>(k)] = 1.0;
       }
       return;

@@ -15,6 +15,24 @@
 
 namespace sia::detail {
 
+/// Problem::entry_of(i, config) on job i's entries `v` (sorted by configuration, each once): the
+/// entry of configuration `config`, -1 when there is none; a search without a branch on its
+/// comparisons.
+[[nodiscard]] inline int entry_index(std::span<const Entry> v, int config) noexcept {
+  if (v.empty()) return -1;
+  // lower_bound by halving without a branch on the comparison (a conditional move): the
+  // comparisons' outcomes are random, and each mispredicted branch cost more than the search.
+  const Entry* base = v.data();
+  std::size_t len = v.size();
+  while (len > 1) {
+    const std::size_t half = len / 2;
+    base = base[half].config < config ? base + half : base;
+    len -= half;
+  }
+  const Entry* const it = base + (base->config < config ? 1 : 0);
+  return it != v.data() + v.size() && it->config == config ? static_cast<int>(it - v.data()) : -1;
+}
+
 /// Fills params.start_values (the warm allocation, for the jobs and configurations this round
 /// still has; without one, the jobs' current configurations) and params.start_duals (the warm
 /// prices of the capacity rows this round still has).
