@@ -2,6 +2,7 @@
 // (problem.hpp). Everything is kept in compressed arrays: a model of millions of columns is read
 // without one allocation per row or column.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -882,23 +883,33 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   // A round's many groups are read in two halves side by side (threads > 1): the second half
   // into a problem of its own, appended to the first's when both are done — the same arrays as
   // one pass in order (on a forced row with nothing to choose, what one pass would have written
-  // when it stopped there).
+  // when it stopped there). The second half goes to whichever comes for it first: another thread
+  // that is free, or this one when it is done with the first half before any other took it (on a
+  // busy machine the append would only add to one pass).
   const std::size_t half = nrows / 2;
   const Parallel par(threads);
   if (direct && par.threads() > 1 && nrows >= kSplitRows) {
     Problem side_p;
-    side_p.group_begin.reserve(nrows - half + 1);
-    side_p.group_row.reserve(nrows - half);
     const auto side_cols = static_cast<std::size_t>(c.member_begin[nrows] - c.member_begin[half]);
     Writer side{&side_p, side_cols + (nrows - half), c.num_uses, {}, {}, {}};
     long side_failed = -1;
-    par.alongside([&] { failed = build_rows(main, 0, half); },
-                  [&] {
-                    open_cursors(side);
-                    side_failed = build_rows(side, half, nrows);
-                    close_cursors(side);
-                  });
-    if (failed < 0) {
+    std::atomic<bool> taken{false};
+    bool side_read = false;
+    par.alongside(
+        [&] {
+          failed = build_rows(main, 0, half);
+          if (failed < 0 && !taken.exchange(true)) failed = build_rows(main, half, nrows);
+        },
+        [&] {
+          if (taken.exchange(true)) return;
+          side_read = true;
+          side_p.group_begin.reserve(nrows - half + 1);
+          side_p.group_row.reserve(nrows - half);
+          open_cursors(side);
+          side_failed = build_rows(side, half, nrows);
+          close_cursors(side);
+        });
+    if (failed < 0 && side_read) {
       failed = side_failed;
       // side_p's groups after main's: its items, usage and groups' offsets shifted by main's.
       const std::size_t items0 = main.out.items, uses0 = main.out.uses, n_items = side.out.items,
