@@ -266,6 +266,10 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   std::vector<int> type_limit;
   bool any_model = false;
   std::vector<ValidConfig> candidates;  // per job, its capacity kept from job to job
+  // The next cache's ids and pipeline sizes (RoundCache::ids, pipeline_sizes).
+  std::string ids;
+  std::vector<int> sizes;
+  if (out && prev != nullptr) ids.reserve(prev->ids.size() + prev->ids.size() / 8);
 
   // With the previous round's rows, each job's entries (restart factors and utilities,
   // goodput_matrix.hpp) are made as soon as its rows are known, while they are still in cache (a
@@ -311,8 +315,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     b.best = best;
     if (out) {
       b.restart = r;
-      b.entries_begin = begin[i];
-      b.entries_end = entries->size();
+      b.entries_begin = static_cast<std::uint32_t>(begin[i]);  // (a cache of 2^32 entries or more is not kept)
+      b.entries_end = static_cast<std::uint32_t>(entries->size());
     }
     // A rigid job charged less than its footprint may need threshold rows its type does not have
     // (rigid_thresholds: its charge grows between two thresholds of equal capacity). Only a row
@@ -354,9 +358,9 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         throw InvalidArgument(job_label(j, i) + ": duplicate job id");
     } else {
       std::size_t at = cursor;
-      if (at < prev->jobs.size() && prev->jobs[at].id == j.id()) {
+      if (at < prev->jobs.size() && prev->id_of(prev->jobs[at]) == j.id()) {
         was = &prev->jobs[at];
-      } else if (at + 1 < prev->jobs.size() && prev->jobs[at + 1].id == j.id()) {
+      } else if (at + 1 < prev->jobs.size() && prev->id_of(prev->jobs[at + 1]) == j.id()) {
         was = &prev->jobs[++at];  // the job before it left (ids are distinct: what find() would say)
       } else {
         id_hash = hash_id(j.id());
@@ -382,13 +386,14 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     if (!j.tenant().empty()) pb.tenant[i] = tenant_of(pb.tenants, j, i);
     CachedJob& b = built.emplace_back();
     if (out) {
-      b.id = j.id();
+      b.id_begin = static_cast<std::uint32_t>(ids.size());  // (a cache of 2^32 id bytes or more is not kept)
+      b.id_size = static_cast<std::uint32_t>(j.id().size());
+      ids += j.id();
       b.id_hash = id_hash;
       b.hashed = hashed;
     }
-    b.limits = limits_of(j);
-    const JobLimits& lim = b.limits;
-    double nmin = effective_min_gpus(lim);
+    b.limits = limits_key(j, sizes);
+    JobLimits lim;  // the job's limits, when its rows are built
     // Past the deadline (checked every 16 jobs) the remaining jobs are not enumerated.
     if (deadline && pb.unevaluated == 0 && i % 16 == 0 && deadline->passed()) pb.unevaluated = n - i;
     // The job's current configuration (checked after its count limits, as a fresh build does: a
@@ -406,8 +411,10 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     any_model = any_model || b.model != nullptr;
     const bool reusable = was != nullptr && was->has_rows && b.model != nullptr && b.model == was->model;
     if (reusable) take_current();
+    const bool keep = reusable && same_row_inputs(b, j.pipeline_sizes(), *was, prev->sizes_of(*was));
     candidates.clear();
-    if (!reusable || !same_row_inputs(b, *was)) {
+    if (!keep) {
+      lim = limits_of(j);
       if (pb.unevaluated == 0) {
         // Counts above the goodput model's limit per type (HasGpuLimit) are never enumerated.
         type_limit.clear();
@@ -424,7 +431,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     } else if (!j.preemptible() && pb.unevaluated == 0) {
       pb.required.forced[i] = 1;  // (one not evaluated in time simply waits: the round says why)
     }
-    if (reusable && same_row_inputs(b, *was)) {
+    if (keep) {
       b.has_rows = true;
       b.block = was->block;
       b.model_slot = was->model_slot;
@@ -449,6 +456,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         }
       }
     }
+    double nmin = effective_min_gpus(lim);
     b.block = own;
     b.rows_begin = stored.size();
     if (out) {
@@ -505,9 +513,12 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   begin[n] = entries->size();
   if (out) out->entries = entries;  // the same entries, shared (immutable from here on)
   pb.valid = EntryRows(std::move(entries), std::move(begin));
-  if (out && any_model) {
+  constexpr std::size_t max32 = std::numeric_limits<std::uint32_t>::max();
+  if (out && any_model && pb.valid.all()->size() <= max32 && ids.size() <= max32 && sizes.size() <= max32) {
     keep_rows(built, prev, own, std::move(block), *out);
     out->jobs = std::move(built);
+    out->ids = std::move(ids);
+    out->pipeline_sizes = std::move(sizes);
     *next = std::move(out);
   }
   for (std::size_t t = 0; t < needed.size(); ++t)

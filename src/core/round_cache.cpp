@@ -1,13 +1,19 @@
 // The per-job rows one round leaves to the next (round_cache.hpp).
 #include "core/round_cache.hpp"
 
+#include <algorithm>
+
 namespace sia::detail {
 namespace {
 
-bool same_limits(const JobLimits& a, const JobLimits& b) noexcept {
+bool same_limits(const LimitsKey& a, std::span<const int> a_sizes, const LimitsKey& b,
+                 std::span<const int> b_sizes) noexcept {
   return a.min_gpus == b.min_gpus && a.max_gpus == b.max_gpus && a.kind == b.kind &&
-         a.pipeline_size == b.pipeline_size && a.max_gpus_ever == b.max_gpus_ever &&
-         a.pipeline_sizes == b.pipeline_sizes && a.max_pipelines_ever == b.max_pipelines_ever;
+         a.pipeline_size == b.pipeline_size && a.has_max_gpus_ever == b.has_max_gpus_ever &&
+         (!a.has_max_gpus_ever || a.max_gpus_ever == b.max_gpus_ever) &&
+         a.has_max_pipelines_ever == b.has_max_pipelines_ever &&
+         (!a.has_max_pipelines_ever || a.max_pipelines_ever == b.max_pipelines_ever) &&
+         std::equal(a_sizes.begin(), a_sizes.end(), b_sizes.begin(), b_sizes.end());
 }
 
 bool same_rows(const std::vector<CapacityRow>& a, const std::vector<CapacityRow>& b) noexcept {
@@ -20,11 +26,29 @@ bool same_rows(const std::vector<CapacityRow>& a, const std::vector<CapacityRow>
 
 }  // namespace
 
-bool same_row_inputs(const CachedJob& a, const CachedJob& b) noexcept {
+LimitsKey limits_key(const JobSpec& j, std::vector<int>& sizes) {
+  LimitsKey k;
+  k.min_gpus = j.min_gpus();
+  k.max_gpus = j.max_gpus();
+  k.pipeline_size = j.pipeline_size();
+  k.kind = static_cast<std::uint8_t>(j.kind());
+  k.has_max_gpus_ever = j.max_gpus_ever().has_value();
+  k.max_gpus_ever = j.max_gpus_ever().value_or(0);
+  k.has_max_pipelines_ever = j.max_pipelines_ever().has_value();
+  k.max_pipelines_ever = j.max_pipelines_ever().value_or(0);
+  const std::vector<int>& own = j.pipeline_sizes();
+  k.sizes_begin = static_cast<std::uint32_t>(sizes.size());
+  k.sizes_size = static_cast<std::uint32_t>(own.size());
+  sizes.insert(sizes.end(), own.begin(), own.end());
+  return k;
+}
+
+bool same_row_inputs(const CachedJob& a, std::span<const int> a_sizes, const CachedJob& b,
+                     std::span<const int> b_sizes) noexcept {
   // The configuration a job holds changes its row only when it must keep it (non-preemptible).
   return a.model != nullptr && a.model == b.model && a.preemptible == b.preemptible &&
          (a.preemptible || (a.current == b.current && a.current_gpus == b.current_gpus)) &&
-         same_limits(a.limits, b.limits);
+         same_limits(a.limits, a_sizes, b.limits, b_sizes);
 }
 
 bool RoundCache::same_cluster(const ClusterSpec& cluster, const ConfigurationSet& s) const {
@@ -34,12 +58,12 @@ bool RoundCache::same_cluster(const ClusterSpec& cluster, const ConfigurationSet
 }
 
 const CachedJob* RoundCache::find(std::string_view id, std::size_t hash, std::size_t& position) const {
-  const auto id_of = [this](std::size_t k) { return std::string_view(jobs[k].id); };
+  const auto id_of = [this](std::size_t k) { return this->id_of(jobs[k]); };
   std::call_once(indexed_, [&] {
     by_id_.reserve(jobs.size(), id_of);
     for (std::size_t k = 0; k < jobs.size(); ++k) {
       const CachedJob& j = jobs[k];
-      by_id_.insert(j.hashed ? j.id_hash : hash_id(j.id), k, id_of);  // (a repeated id: the first stays)
+      by_id_.insert(j.hashed ? j.id_hash : hash_id(id_of(k)), k, id_of);  // (a repeated id: the first stays)
     }
   });
   const std::size_t k = by_id_.find(id, hash, id_of);

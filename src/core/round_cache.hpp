@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/id_index.hpp"
@@ -41,42 +43,69 @@ struct RowBlock {
   std::vector<std::shared_ptr<const void>> models;
 };
 
+/// The count limits a job's rows depend on (JobLimits, from the JobSpec) in a form without an owner
+/// of memory: the hybrid pipeline sizes per type lie in RoundCache::pipeline_sizes.
+struct LimitsKey {
+  int min_gpus = 1;
+  int max_gpus = 0;
+  int pipeline_size = 1;
+  int max_gpus_ever = 0;       ///< when has_max_gpus_ever
+  int max_pipelines_ever = 0;  ///< when has_max_pipelines_ever
+  std::uint32_t sizes_begin = 0;
+  std::uint32_t sizes_size = 0;
+  std::uint8_t kind = 0;  ///< JobKind
+  bool has_max_gpus_ever = false;
+  bool has_max_pipelines_ever = false;
+};
+
 /// One job of a round, by input position: its id, what its rows depend on, and where its rows
-/// are (RoundCache::blocks: reading 20,000 jobs' rows is then a few sequential scans).
+/// are (RoundCache::blocks: reading 20,000 jobs' rows is then a few sequential scans). Nothing in
+/// it owns memory (its id and pipeline sizes lie in the cache's arrays): 120 bytes, written for
+/// every job each round and read in the next, and freed with the array alone (a std::string and a
+/// JobLimits per job made it 192 bytes and a destructor per job).
 struct CachedJob {
-  std::string id;
   /// hash_id(id), when known (`hashed`): carried from round to round, so that the
   /// index of ids (RoundCache::find) is built without hashing every id again.
   std::size_t id_hash = 0;
-  bool hashed = false;
   /// JobSpec::goodput_model_identity(): the goodput, batch and limit functions, by address (its
   /// block's `models` holds it). Null: the rows cannot be reused (a goodput_fn job, or one not
   /// evaluated before the round's deadline).
   const void* model = nullptr;
-  JobLimits limits;
-  int current = -1;  ///< configuration index held (-1: none); part of the key when not preemptible
-  int current_gpus = 0;
-  bool preemptible = true;
   /// Its rows: RoundCache::blocks[block]'s stored / goodput [rows_begin, rows_end), and its model
   /// that block's models[model_slot].
-  bool has_rows = false;
-  std::uint32_t block = 0;
-  std::uint32_t model_slot = 0;
   std::size_t rows_begin = 0;
   std::size_t rows_end = 0;
-  /// Some row uses fewer GPUs than its configuration (a rigid job's footprint): only then can an
-  /// entry need threshold rows (rigid_thresholds).
-  bool short_rows = false;
   /// Its usable entries (Problem::valid[i]) are RoundCache::entries[entries_begin, entries_end),
   /// for holding `current` with restart factor `restart` (and the cache's p and rounding).
   double restart = 1.0;
-  std::size_t entries_begin = 0;
-  std::size_t entries_end = 0;
   double best = 0.0;  ///< the largest utility of those entries (0: none)
+  std::uint32_t entries_begin = 0;
+  std::uint32_t entries_end = 0;
+  /// Its id: RoundCache::ids[id_begin, id_begin + id_size).
+  std::uint32_t id_begin = 0;
+  std::uint32_t id_size = 0;
+  std::uint32_t block = 0;
+  std::uint32_t model_slot = 0;
+  int current = -1;  ///< configuration index held (-1: none); part of the key when not preemptible
+  int current_gpus = 0;
+  LimitsKey limits;
+  bool hashed = false;
+  bool preemptible = true;
+  bool has_rows = false;
+  /// Some row uses fewer GPUs than its configuration (a rigid job's footprint): only then can an
+  /// entry need threshold rows (rigid_thresholds).
+  bool short_rows = false;
 };
+static_assert(std::is_trivially_destructible_v<CachedJob>);
 
-/// Do two jobs' rows depend on the same inputs (the model object included)?
-[[nodiscard]] bool same_row_inputs(const CachedJob& a, const CachedJob& b) noexcept;
+/// The key of a job's count limits; its pipeline sizes are appended to `sizes` (LimitsKey::sizes_begin
+/// is then sizes' size before, truncated: meaningful only while `sizes` holds fewer than 2^32).
+[[nodiscard]] LimitsKey limits_key(const JobSpec& j, std::vector<int>& sizes);
+
+/// Do two jobs' rows depend on the same inputs (the model object included)? `a_sizes`, `b_sizes`:
+/// their pipeline sizes (LimitsKey::sizes_begin and sizes_size in their caches' arrays).
+[[nodiscard]] bool same_row_inputs(const CachedJob& a, std::span<const int> a_sizes, const CachedJob& b,
+                                   std::span<const int> b_sizes) noexcept;
 
 struct RoundCache {
   /// The cluster the rows were built on: its GPU types (what goodput functions are asked with)
@@ -88,6 +117,10 @@ struct RoundCache {
   double p = 0.0;
   bool round_utilities = false;
   std::vector<CachedJob> jobs;  ///< the round's jobs, in input order
+  /// The jobs' ids, one after another (CachedJob::id_begin), and the hybrid jobs' pipeline sizes
+  /// per type (LimitsKey::sizes_begin): below 2^32 each, or the cache is not kept.
+  std::string ids;
+  std::vector<int> pipeline_sizes;
   /// Every job's rows (CachedJob::block): this round's own block last, before it the blocks of
   /// earlier rounds still at least half used by this round's jobs (the jobs of a block used less
   /// have their rows copied into this round's, so the blocks hold at most about twice the rows in
@@ -104,6 +137,12 @@ struct RoundCache {
   const void* allocations = nullptr;
   std::vector<int> allocated;
 
+  [[nodiscard]] std::string_view id_of(const CachedJob& j) const noexcept {
+    return {ids.data() + j.id_begin, j.id_size};
+  }
+  [[nodiscard]] std::span<const int> sizes_of(const CachedJob& j) const noexcept {
+    return {pipeline_sizes.data() + j.limits.sizes_begin, j.limits.sizes_size};
+  }
   /// Built on the cluster `cluster` with configuration set `s` (as make_configuration_set gives it)?
   [[nodiscard]] bool same_cluster(const ClusterSpec& cluster, const ConfigurationSet& s) const;
   /// Position of job `id` in `jobs`, if any (an index built on first use; thread-safe). `hash`:
