@@ -88,6 +88,29 @@ void normalise_row(std::span<double> row, double nmin) {
   for (double& g : row) g *= scale;
 }
 
+// The entries of a job all of whose entries are usable and whose utilities `G^p · r^p` are positive
+// finite doubles (restarted_utility_of's arithmetic: x = G^p on the current configuration,
+// G^p · r^p elsewhere, clipped for p < 0), written to `e` by a loop without branches: returns their
+// largest utility, or -1 when some entry is not such (then `e` holds nothing of use). A function of
+// its own so that its accumulators stay in registers (inside the round's loop the largest utility
+// went through the stack, a store and a load per entry on the loop's critical path).
+[[gnu::noinline]] double write_plain_entries(const ValidConfig* stored, const double* normalised, const double* powered,
+                                             std::size_t n, int current, double r, double rp, double p, Entry* e) {
+  double best = 0.0;
+  bool plain = true;
+  const double top = std::numeric_limits<double>::max();
+  for (std::size_t k = 0; k < n; ++k) {
+    const ValidConfig v = stored[k];
+    const bool other = v.config != current;
+    const double x = powered[k] * (other ? rp : 1.0);
+    plain = plain & (normalised[k] * (other ? r : 1.0) > 0.0) & (x > 0.0) & (x <= top);
+    const double u = p < 0.0 ? std::min(x, max_negative_p_utility) : x;
+    e[k] = Entry{v.config, v.gpus, u};
+    best = std::max(best, u);
+  }
+  return plain ? best : -1.0;
+}
+
 // Entries of job i from its normalised row, in the arithmetic of goodput_matrix.hpp applied to one
 // row (utility_matrix(g, restarts, p)): restart factor `r` on all but the current configuration,
 // the utility `G^p · r^p` from the row's powers `powered` (G^p, kept with the row; empty with
@@ -102,23 +125,12 @@ double append_entries(std::span<const ValidConfig> stored, std::span<const doubl
   const double rp = powered.empty() ? 1.0 : restart_power(r, p);  // r^p: once per job
   double best = 0.0;
   if (!powered.empty() && !pinned && r > 0.0) {
-    // Usually every entry is usable and every product G^p · r^p a positive finite double: then the
-    // entries are written by a loop without branches (restarted_utility_of's arithmetic: x = G^p on
-    // the current configuration, G^p · r^p elsewhere, clipped for p < 0); otherwise the loop below.
+    // Usually every entry is usable and every product a positive finite double: then the entries
+    // are written by write_plain_entries; otherwise the loop below.
     const std::size_t at = out.size(), n = stored.size();
     out.resize(at + n);
-    Entry* e = out.data() + at;
-    bool plain = true;
-    for (std::size_t k = 0; k < n; ++k) {
-      const ValidConfig& v = stored[k];
-      const bool other = v.config != current;
-      const double x = powered[k] * (other ? rp : 1.0);
-      plain = plain && normalised[k] * (other ? r : 1.0) > 0.0 && x > 0.0 && x <= std::numeric_limits<double>::max();
-      const double u = p < 0.0 ? std::min(x, max_negative_p_utility) : x;
-      e[k] = Entry{v.config, v.gpus, u};
-      best = std::max(best, u);
-    }
-    if (plain) return best;
+    best = write_plain_entries(stored.data(), normalised.data(), powered.data(), n, current, r, rp, p, out.data() + at);
+    if (best >= 0.0) return best;
     out.resize(at);
     best = 0.0;
   }
