@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -54,24 +55,28 @@ class GoodputTable {
       invalid_entry(type, nodes, gpus, value);
     auto t = std::lower_bound(types_.begin(), types_.end(), std::string_view(type),
                               [](const Type& x, std::string_view name) { return x.name < name; });
-    if (t == types_.end() || t->name != type) t = types_.insert(t, Type{std::move(type), 0, {}});
-    std::vector<Cell>& cells = t->cells;
+    if (t == types_.end() || t->name != type)
+      t = types_.insert(t, Type{std::move(type), 0, cells_.size(), cells_.size()});
     const Cell cell{gpus, nodes, value};
-    // Tables are usually written in order (appended); otherwise the cell goes into its place.
-    if (cells.empty() || before(cells.back(), cell)) {
-      cells.push_back(cell);
+    // Tables are usually written type by type, each in order (appended); otherwise the cell goes
+    // into its place and the cells of the types after it move up by one.
+    const auto first = cells_.begin() + static_cast<std::ptrdiff_t>(t->begin);
+    const auto last = cells_.begin() + static_cast<std::ptrdiff_t>(t->end);
+    const auto at = first == last || before(*(last - 1), cell) ? last : std::lower_bound(first, last, cell, before);
+    if (at != last && at->gpus == gpus && at->nodes == nodes) {
+      at->value = value;
     } else {
-      const auto at = std::lower_bound(cells.begin(), cells.end(), cell, before);
-      if (at != cells.end() && at->gpus == gpus && at->nodes == nodes)
-        at->value = value;
-      else
-        cells.insert(at, cell);
+      const std::size_t pos = static_cast<std::size_t>(at - cells_.begin());
+      cells_.insert(at, cell);
+      for (Type& other : types_)
+        if (&other != &*t && other.begin >= pos) ++other.begin, ++other.end;
+      ++t->end;
     }
     if (value > 0.0) {
       t->limit = std::max(t->limit, gpus);
     } else if (gpus == t->limit) {
       t->limit = 0;
-      for (const Cell& c : cells)
+      for (const Cell& c : cells_of(*t))
         if (c.value > 0.0) t->limit = std::max(t->limit, c.gpus);
     }
     return *this;
@@ -95,7 +100,7 @@ class GoodputTable {
   [[nodiscard]] double lookup(std::string_view type, int gpus, int nodes = 0) const {
     const Type* t = find(type);
     if (t == nullptr) return 0.0;
-    const std::vector<Cell>& cells = t->cells;
+    const std::span<const Cell> cells = cells_of(*t);
     // The first cell of `gpus` GPUs. A table listing counts first, first + 1, ... with any node
     // count (as the usual tables do) has it at gpus - first: tried before searching.
     auto at = cells.end();
@@ -116,7 +121,7 @@ class GoodputTable {
   [[nodiscard]] std::vector<Entry> entries() const {
     std::vector<Entry> out;
     for (const Type& t : types_)
-      for (const Cell& c : t.cells) out.push_back(Entry{t.name, c.gpus, c.nodes, c.value});
+      for (const Cell& c : cells_of(t)) out.push_back(Entry{t.name, c.gpus, c.nodes, c.value});
     return out;
   }
   [[nodiscard]] bool empty() const noexcept { return types_.empty(); }
@@ -124,7 +129,9 @@ class GoodputTable {
  private:
   // Flat arrays, not maps of maps: a round asks every new job's table for its count limit per
   // type and its goodput per configuration, and each node of a std::map was a cache miss (the
-  // tables of 20,000 jobs lie apart in memory).
+  // tables of 20,000 jobs lie apart in memory). The cells of every type lie in one array (a
+  // vector per type was a cache miss per type the round asks of, none of them in cache when a
+  // job's table is new to the round).
   struct Cell {
     int gpus = 0;
     int nodes = 0;  // 0: any node count
@@ -132,9 +139,13 @@ class GoodputTable {
   };
   struct Type {
     std::string name;
-    int limit = 0;            // gpu_limit(): the largest count with a positive value
-    std::vector<Cell> cells;  // ordered by (gpus, nodes), never empty
+    int limit = 0;          // gpu_limit(): the largest count with a positive value
+    std::size_t begin = 0;  // its cells: cells_[begin, end), ordered by (gpus, nodes), never empty
+    std::size_t end = 0;
   };
+  [[nodiscard]] std::span<const Cell> cells_of(const Type& t) const noexcept {
+    return {cells_.data() + t.begin, t.end - t.begin};
+  }
   static bool before(const Cell& a, const Cell& b) noexcept {
     return a.gpus != b.gpus ? a.gpus < b.gpus : a.nodes < b.nodes;
   }
@@ -158,6 +169,7 @@ class GoodputTable {
   }
 
   std::vector<Type> types_;  // ordered by name
+  std::vector<Cell> cells_;  // each type's cells together (Type::begin, end)
 };
 
 static_assert(GoodputModel<GoodputTable, GpuTypeSpec, ConfigurationSpec>);
