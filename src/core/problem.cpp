@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -93,7 +94,10 @@ void normalise_row(std::span<double> row, double nmin) {
 // G^p · r^p elsewhere, clipped for p < 0), written to `e` by a loop without branches: returns their
 // largest utility, or -1 when some entry is not such (then `e` holds nothing of use). A function of
 // its own so that its accumulators stay in registers (inside the round's loop the largest utility
-// went through the stack, a store and a load per entry on the loop's critical path).
+// went through the stack, a store and a load per entry on the loop's critical path). Without
+// `CheckGoodput` the caller knows r·G > 0 for every entry (CachedJob::rows_at_least_half) and the
+// goodputs are not read.
+template <bool CheckGoodput>
 [[gnu::noinline]] double write_plain_entries(const ValidConfig* stored, const double* normalised, const double* powered,
                                              std::size_t n, int current, double r, double rp, double p, Entry* e) {
   double best = 0.0;
@@ -103,7 +107,8 @@ void normalise_row(std::span<double> row, double nmin) {
     const ValidConfig v = stored[k];
     const bool other = v.config != current;
     const double x = powered[k] * (other ? rp : 1.0);
-    plain = plain & (normalised[k] * (other ? r : 1.0) > 0.0) & (x > 0.0) & (x <= top);
+    if constexpr (CheckGoodput) plain = plain & (normalised[k] * (other ? r : 1.0) > 0.0);
+    plain = plain & (x > 0.0) & (x <= top);
     const double u = p < 0.0 ? std::min(x, max_negative_p_utility) : x;
     e[k] = Entry{v.config, v.gpus, u};
     best = std::max(best, u);
@@ -116,10 +121,11 @@ void normalise_row(std::span<double> row, double nmin) {
 // the utility `G^p · r^p` from the row's powers `powered` (G^p, kept with the row; empty with
 // RoundOptions::round_utilities: then `(r·G)^p` as written, the reference's arithmetic), then only
 // the usable entries (r·G > 0; a pinned job: its current configuration alone), appended to `out`.
-// Returns the largest utility appended (0 if none).
+// Returns the largest utility appended (0 if none). `at_least_half`: every normalised goodput is at
+// least 1/2 (CachedJob::rows_at_least_half).
 double append_entries(std::span<const ValidConfig> stored, std::span<const double> normalised,
-                      std::span<const double> powered, int current, double r, bool pinned, const RoundOptions& options,
-                      const std::string& id, std::vector<Entry>& out) {
+                      std::span<const double> powered, int current, double r, bool pinned, bool at_least_half,
+                      const RoundOptions& options, const std::string& id, std::vector<Entry>& out) {
   const std::span<const std::string> ids(&id, 1);
   const double p = options.p;
   const double rp = powered.empty() ? 1.0 : restart_power(r, p);  // r^p: once per job
@@ -129,7 +135,13 @@ double append_entries(std::span<const ValidConfig> stored, std::span<const doubl
     // are written by write_plain_entries; otherwise the loop below.
     const std::size_t at = out.size(), n = stored.size();
     out.resize(at + n);
-    best = write_plain_entries(stored.data(), normalised.data(), powered.data(), n, current, r, rp, p, out.data() + at);
+    // With every G >= 1/2 and r/2 > 0, every r·G >= r/2 > 0 (a product of positive doubles is
+    // monotone in each factor), and the current configuration's 1·G > 0.
+    const bool known_usable = at_least_half && 0.5 * r > 0.0;
+    best = known_usable ? write_plain_entries<false>(stored.data(), normalised.data(), powered.data(), n, current, r,
+                                                     rp, p, out.data() + at)
+                        : write_plain_entries<true>(stored.data(), normalised.data(), powered.data(), n, current, r, rp,
+                                                    p, out.data() + at);
     if (best >= 0.0) return best;
     out.resize(at);
     best = 0.0;
@@ -203,6 +215,23 @@ void keep_rows(std::vector<CachedJob>& built, const RoundCache* prev, std::uint3
   out.rows += block->stored.size();
   out.blocks.push_back(std::move(block));
   for (CachedJob& b : built) b.block = number[b.block];
+}
+
+// a == b, compared inline eight bytes at a time: every job's id is compared with the previous
+// round's, and a call of memcmp for each cost more than comparing a short id.
+bool same_id(std::string_view a, std::string_view b) noexcept {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  std::size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    std::uint64_t x = 0, y = 0;
+    std::memcpy(&x, a.data() + k, 8);
+    std::memcpy(&y, b.data() + k, 8);
+    if (x != y) return false;
+  }
+  for (; k < n; ++k)
+    if (a[k] != b[k]) return false;
+  return true;
 }
 
 bool same_bits(double a, double b) noexcept {
@@ -318,8 +347,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
           rows.powered.empty() ? std::span<const double>()
                                : std::span<const double>(rows.powered.data() + b.rows_begin, b.rows_end - b.rows_begin);
       try {
-        best = append_entries(row, values, powers, pb.current[i], r, pb.required.pinned[i] != 0, options, jobs[i].id(),
-                              *entries);
+        best = append_entries(row, values, powers, pb.current[i], r, pb.required.pinned[i] != 0, b.rows_at_least_half,
+                              options, jobs[i].id(), *entries);
       } catch (const InvalidArgument&) {
         overflow = std::current_exception();
       }
@@ -356,7 +385,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       const CachedJob& ahead = prev->jobs[cursor + 6];
       if (ahead.has_rows) {
         const RowBlock& rows = *prev->blocks[ahead.block];
-        __builtin_prefetch(rows.goodput.data() + ahead.rows_begin);
+        if (!ahead.rows_at_least_half) __builtin_prefetch(rows.goodput.data() + ahead.rows_begin);
         __builtin_prefetch(rows.stored.data() + ahead.rows_begin);
         if (!rows.powered.empty()) __builtin_prefetch(rows.powered.data() + ahead.rows_begin);
       }
@@ -370,9 +399,9 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         throw InvalidArgument(job_label(j, i) + ": duplicate job id");
     } else {
       std::size_t at = cursor;
-      if (at < prev->jobs.size() && prev->id_of(prev->jobs[at]) == j.id()) {
+      if (at < prev->jobs.size() && same_id(prev->id_of(prev->jobs[at]), j.id())) {
         was = &prev->jobs[at];
-      } else if (at + 1 < prev->jobs.size() && prev->id_of(prev->jobs[at + 1]) == j.id()) {
+      } else if (at + 1 < prev->jobs.size() && same_id(prev->id_of(prev->jobs[at + 1]), j.id())) {
         was = &prev->jobs[++at];  // the job before it left (ids are distinct: what find() would say)
       } else {
         id_hash = hash_id(j.id());
@@ -404,7 +433,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       b.id_hash = id_hash;
       b.hashed = hashed;
     }
-    b.limits = limits_key(j, sizes);
+    set_limits_key(j, sizes, b.limits);
     JobLimits lim;  // the job's limits, when its rows are built
     // Past the deadline (checked every 16 jobs) the remaining jobs are not enumerated.
     if (deadline && pb.unevaluated == 0 && i % 16 == 0 && deadline->passed()) pb.unevaluated = n - i;
@@ -450,6 +479,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       b.rows_begin = was->rows_begin;
       b.rows_end = was->rows_end;
       b.short_rows = was->short_rows;
+      b.rows_at_least_half = was->rows_at_least_half;
       // Its utilities too when it holds the same configuration with the same restart factor.
       const bool same_utilities = was->current == b.current && same_bits(was->restart, r);
       add_entries(i, b, same_utilities ? was : nullptr, r);  // (entries_in_loop: `prev`)
@@ -502,6 +532,8 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     }
     b.rows_end = stored.size();
     normalise_row(std::span<double>(goodput.data() + b.rows_begin, b.rows_end - b.rows_begin), nmin);
+    b.rows_at_least_half = std::all_of(goodput.begin() + static_cast<std::ptrdiff_t>(b.rows_begin), goodput.end(),
+                                       [](double g) { return g >= 0.5; });
     append_powers(std::span<const double>(goodput.data() + b.rows_begin, b.rows_end - b.rows_begin), options, powered);
     if (pb.required.pinned[i] && !(current_goodput > 0.0)) {
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(pb.current[i])];

@@ -26,23 +26,6 @@ bool same_rows(const std::vector<CapacityRow>& a, const std::vector<CapacityRow>
 
 }  // namespace
 
-LimitsKey limits_key(const JobSpec& j, std::vector<int>& sizes) {
-  LimitsKey k;
-  k.min_gpus = j.min_gpus();
-  k.max_gpus = j.max_gpus();
-  k.pipeline_size = j.pipeline_size();
-  k.kind = static_cast<std::uint8_t>(j.kind());
-  k.has_max_gpus_ever = j.max_gpus_ever().has_value();
-  k.max_gpus_ever = j.max_gpus_ever().value_or(0);
-  k.has_max_pipelines_ever = j.max_pipelines_ever().has_value();
-  k.max_pipelines_ever = j.max_pipelines_ever().value_or(0);
-  const std::vector<int>& own = j.pipeline_sizes();
-  k.sizes_begin = static_cast<std::uint32_t>(sizes.size());
-  k.sizes_size = static_cast<std::uint32_t>(own.size());
-  sizes.insert(sizes.end(), own.begin(), own.end());
-  return k;
-}
-
 bool same_row_inputs(const CachedJob& a, std::span<const int> a_sizes, const CachedJob& b,
                      std::span<const int> b_sizes) noexcept {
   // The configuration a job holds changes its row only when it must keep it (non-preemptible).

@@ -95,12 +95,31 @@ struct CachedJob {
   /// Some row uses fewer GPUs than its configuration (a rigid job's footprint): only then can an
   /// entry need threshold rows (rigid_thresholds).
   bool short_rows = false;
+  /// Every normalised goodput of its rows is at least 1/2 (as normalising to a minimum count of at
+  /// least one GPU makes them): then r·G > 0 for every row once r/2 > 0, and making its entries
+  /// need not read the goodputs.
+  bool rows_at_least_half = false;
 };
 static_assert(std::is_trivially_destructible_v<CachedJob>);
 
-/// The key of a job's count limits; its pipeline sizes are appended to `sizes` (LimitsKey::sizes_begin
-/// is then sizes' size before, truncated: meaningful only while `sizes` holds fewer than 2^32).
-[[nodiscard]] LimitsKey limits_key(const JobSpec& j, std::vector<int>& sizes);
+/// Sets `k` to the key of a job's count limits; its pipeline sizes are appended to `sizes`
+/// (LimitsKey::sizes_begin is then sizes' size before, truncated: meaningful only while `sizes` holds
+/// fewer than 2^32). (Inline, writing the job's CachedJob in place: a key returned from a call was
+/// stored field by field and read back 16 bytes at a time, a failed store forwarding per job.)
+inline void set_limits_key(const JobSpec& j, std::vector<int>& sizes, LimitsKey& k) {
+  k.min_gpus = j.min_gpus();
+  k.max_gpus = j.max_gpus();
+  k.pipeline_size = j.pipeline_size();
+  k.kind = static_cast<std::uint8_t>(j.kind());
+  k.has_max_gpus_ever = j.max_gpus_ever().has_value();
+  k.max_gpus_ever = j.max_gpus_ever().value_or(0);
+  k.has_max_pipelines_ever = j.max_pipelines_ever().has_value();
+  k.max_pipelines_ever = j.max_pipelines_ever().value_or(0);
+  const std::vector<int>& own = j.pipeline_sizes();
+  k.sizes_begin = static_cast<std::uint32_t>(sizes.size());
+  k.sizes_size = static_cast<std::uint32_t>(own.size());
+  if (!own.empty()) sizes.insert(sizes.end(), own.begin(), own.end());
+}
 
 /// Do two jobs' rows depend on the same inputs (the model object included)? `a_sizes`, `b_sizes`:
 /// their pipeline sizes (LimitsKey::sizes_begin and sizes_size in their caches' arrays).
