@@ -31,6 +31,7 @@
 #include "milp/native/search.hpp"
 #include "milp/rounding.hpp"
 #include "round_instances.hpp"
+#include "unit/capturing_solver.hpp"
 #include "unit/native_shape_checks.hpp"
 
 namespace {
@@ -675,19 +676,7 @@ TEST_CASE("native.engine.same_answer_on_any_thread_count") {
 
 namespace {
 
-class CapturingSolver final : public sia::MilpSolver {
- public:
-  explicit CapturingSolver(std::vector<sia::MilpModel>* into) : into_(into), inner_(sia::make_milp_solver("native")) {}
-
- private:
-  std::string_view do_name() const noexcept override { return "test-capture"; }
-  sia::MilpResult do_solve(const sia::MilpModel& m, const sia::MilpParams& p) override {
-    into_->push_back(m);
-    return inner_->solve(m, p);
-  }
-  std::vector<sia::MilpModel>* into_;
-  std::unique_ptr<sia::MilpSolver> inner_;
-};
+using sia::test::CapturingSolver;
 
 std::vector<sia::MilpModel>& captured_models() {
   static std::vector<sia::MilpModel> models;

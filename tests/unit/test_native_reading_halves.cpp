@@ -16,24 +16,12 @@
 
 #include "milp/native/problem.hpp"
 #include "round_instances.hpp"
+#include "unit/capturing_solver.hpp"
 #include "unit/native_shape_checks.hpp"
 
 namespace {
 
-// Keeps every model it is asked to solve, then solves it with the native backend.
-class KeepingSolver final : public sia::MilpSolver {
- public:
-  explicit KeepingSolver(std::vector<sia::MilpModel>* into) : into_(into), inner_(sia::make_milp_solver("native")) {}
-
- private:
-  std::string_view do_name() const noexcept override { return "test-keep-halves"; }
-  sia::MilpResult do_solve(const sia::MilpModel& m, const sia::MilpParams& p) override {
-    into_->push_back(m);
-    return inner_->solve(m, p);
-  }
-  std::vector<sia::MilpModel>* into_;
-  std::unique_ptr<sia::MilpSolver> inner_;
-};
+using sia::test::CapturingSolver;
 
 std::vector<sia::MilpModel>& kept_models() {
   static std::vector<sia::MilpModel> models;
@@ -92,7 +80,7 @@ void check_every_thread_count(const sia::MilpModel& m) {
 }  // namespace
 
 TEST_CASE("native.reading.halves_side_by_side_same_shape") {
-  sia::register_milp_solver("test-keep-halves", [] { return std::make_unique<KeepingSolver>(&kept_models()); });
+  sia::register_milp_solver("test-keep-halves", [] { return std::make_unique<CapturingSolver>(&kept_models()); });
   auto& models = kept_models();
   models.clear();
   for (const std::string family : {"tables", "helios"}) cold_and_warm(family, 16384, 2);
