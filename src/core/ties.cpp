@@ -70,8 +70,20 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
   // last entries: most jobs of a large round differ there already (their utilities carry their
   // restart factors), and reading two entries per job instead of all of them (330,000 at 20,000
   // jobs) was most of this. Only jobs that share that hash are hashed in full (below).
+  // The loop is bound by the loads of the entries (3.9 MB at 20,000 jobs, rarely in cache after the
+  // backend): each job's first and last entries are fetched a few jobs ahead (no effect on the result).
+  constexpr std::size_t kAhead = 16;
   std::vector<std::uint64_t> hash(n);
   for (std::size_t i = 0; i < n; ++i) {
+#if defined(__GNUC__)
+    if (i + kAhead < n) {
+      const auto w = pb.valid[i + kAhead];
+      if (!w.empty()) {
+        __builtin_prefetch(w.data());
+        __builtin_prefetch(w.data() + (w.size() - 1));
+      }
+    }
+#endif
     const auto v = pb.valid[i];
     std::uint64_t h = mix(job_key(i)) + v.size() * 0xD6E8FEB86659FD93ULL;
     if (!v.empty()) h += entry_hash(v.front()) + mix(entry_hash(v.back()));
