@@ -854,19 +854,7 @@ void check_checked_reading(const sia::MilpModel& m, const sia::detail::native::S
 // the next round (5 % of the jobs changed) warm from it.
 void round_and_warm_successor(const std::string& family, int gpus, unsigned seed, double p,
                               const std::string& backend) {
-  auto in = sia::bench::make_instance(family, gpus, seed);
-  sia::RoundOptions o;
-  o.backend = backend;
-  o.p = p;
-  o.place = false;
-  o.compute_prices = false;
-  o.time_limit = std::chrono::milliseconds(2000);
-  auto r = sia::run_round(in.cluster, in.jobs, o);
-  std::vector<std::optional<sia::ConfigurationSpec>> given;
-  for (const auto& d : r.decisions) given.push_back(d.config);
-  in = sia::bench::next_round(in, given, 0.05, 9, gpus);
-  o.warm_start = r.warm_start;
-  (void)sia::run_round(in.cluster, in.jobs, o);
+  sia::test::round_and_warm_successor(family, gpus, seed, p, backend, std::chrono::milliseconds(2000));
 }
 
 }  // namespace

@@ -30,18 +30,8 @@ std::vector<sia::MilpModel>& kept_models() {
 
 // A cold round of `family` and its warm successor, their models kept.
 void cold_and_warm(const std::string& family, int gpus, unsigned seed) {
-  auto in = sia::bench::make_instance(family, gpus, seed);
-  sia::RoundOptions o;
-  o.backend = "test-keep-halves";
-  o.place = false;
-  o.compute_prices = false;
-  o.time_limit = std::chrono::milliseconds(5000);
-  auto r = sia::run_round(in.cluster, in.jobs, o);
-  std::vector<std::optional<sia::ConfigurationSpec>> given;
-  for (const auto& d : r.decisions) given.push_back(d.config);
-  in = sia::bench::next_round(in, given, 0.05, 9, gpus);
-  o.warm_start = r.warm_start;
-  (void)sia::run_round(in.cluster, in.jobs, o);
+  sia::test::round_and_warm_successor(family, gpus, seed, sia::RoundOptions{}.p, "test-keep-halves",
+                                      std::chrono::milliseconds(5000));
 }
 
 // The choice rows of a round's model (upper bound 1, every entry 1) that hold no pinned column:
