@@ -1,0 +1,175 @@
+// sia_warm_digest: one of the bench's warm rounds (bench_solver.cpp, run_warm), run again and again, with a digest
+// of its whole result. Two uses, both for work on the round's speed:
+//  - checking that a change leaves every decision as it was: the digest covers every job's configuration, GPUs,
+//    batch, placement, flags and reason, the objective and bound bit for bit, the prices and the round's lists, so
+//    two builds that print the same digest gave the same answer (compare a change's digests with main's);
+//  - profiling one phase: the measured round repeats `rounds` times over the same inputs (perf record around it),
+//    and the median CPU time a round is printed.
+// Usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed]
+// The round is the bench's: a fresh instance, solved, three unchanged rounds (each from the previous one's warm
+// start), then 5 % of the jobs changed; the measured round is that last round, warm (from the previous warm start)
+// or cold. `prices` asks for prices (RoundOptions::compute_prices), `placed` makes every job report its placement.
+#include "round_instances.hpp"
+
+#include <sia/round.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace sia;
+using namespace sia::bench;
+
+// FNV-1a, 64 bits: enough to tell two results apart; not a checksum against tampering.
+struct Digest {
+  std::uint64_t h = 1469598103934665603ULL;
+  void bytes(const void* p, std::size_t n) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ULL;
+  }
+  void i64(long long v) { bytes(&v, sizeof v); }
+  void f64(double v) { i64(std::bit_cast<long long>(v)); }
+  void str(const std::string& s) {
+    i64(static_cast<long long>(s.size()));
+    bytes(s.data(), s.size());
+  }
+  void strs(const std::vector<std::string>& v) {
+    i64(static_cast<long long>(v.size()));
+    for (const auto& s : v) str(s);
+  }
+};
+
+std::uint64_t digest_of(const RoundResult& r) {
+  Digest d;
+  d.i64(static_cast<long long>(r.status));
+  d.str(r.backend);
+  d.f64(r.objective);
+  d.f64(r.best_bound);
+  d.i64(static_cast<long long>(r.decisions.size()));
+  for (const JobDecision& x : r.decisions) {
+    d.str(x.job);
+    d.i64(x.config ? 1 : 0);
+    if (x.config) {
+      d.i64(x.config->type);
+      d.i64(x.config->nodes);
+      d.i64(x.config->gpus);
+    }
+    d.i64(x.gpus);
+    d.i64(x.batch ? 1 : 0);
+    if (x.batch) {
+      d.i64(x.batch->global_batch);
+      d.i64(x.batch->local_batch);
+      d.i64(x.batch->accumulation_steps);
+    }
+    d.i64(static_cast<long long>(x.placement.size()));
+    for (const NodeShare& s : x.placement) {
+      d.i64(s.node);
+      d.i64(s.gpus);
+      d.i64(static_cast<long long>(s.gpu_ids.size()));
+      for (int g : s.gpu_ids) d.i64(g);
+    }
+    d.i64(x.changed ? 1 : 0);
+    d.i64(static_cast<long long>(x.reason));
+    d.str(x.detail);
+    d.i64(x.placement_status ? 1 + static_cast<long long>(*x.placement_status) : 0);
+  }
+  for (int g : r.gpus_used) d.i64(g);
+  d.i64(static_cast<long long>(r.prices.size()));
+  for (double p : r.prices) d.f64(p);
+  d.strs(r.evicted);
+  d.strs(r.unmet);
+  d.strs(r.preempted);
+  d.strs(r.tenant_capped);
+  d.i64(r.fallback ? 1 : 0);
+  return d.h;
+}
+
+double process_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc < 6) return usage();
+  const std::string family = argv[1];
+  const int gpus = std::atoi(argv[2]);
+  const int rounds = std::max(1, std::atoi(argv[3]));
+  const bool warm = std::atoi(argv[4]) != 0;
+  const auto seed = static_cast<unsigned>(std::strtoul(argv[5], nullptr, 10));
+  bool prices = false, placed = false;
+  for (int a = 6; a < argc; ++a) {
+    if (std::strcmp(argv[a], "prices") == 0)
+      prices = true;
+    else if (std::strcmp(argv[a], "placed") == 0)
+      placed = true;
+    else
+      return usage();
+  }
+  if (gpus <= 0) return usage();
+
+  // The same sequence as bench_solver.cpp's run_warm.
+  RoundOptions o;
+  o.time_limit = std::chrono::milliseconds(60000);
+  o.compute_prices = prices;
+  RoundInstance in = make_instance(family, gpus, seed);
+  RoundResult r = run_round(in.cluster, in.jobs, o);
+  std::vector<std::vector<NodeShare>> where;
+  auto given = [](const RoundResult& res) {
+    std::vector<std::optional<ConfigurationSpec>> g;
+    for (const auto& d : res.decisions) g.push_back(d.config);
+    return g;
+  };
+  auto reported = [&](const RoundResult& res) -> const std::vector<std::vector<NodeShare>>* {
+    if (!placed) return nullptr;
+    where.clear();
+    for (const auto& d : res.decisions) where.push_back(d.placement);
+    return &where;
+  };
+  for (int k = 0; k < 3; ++k) {
+    in = next_round(in, given(r), 0.0, seed * 100 + static_cast<unsigned>(k), gpus, reported(r));
+    RoundOptions ow = o;
+    ow.warm_start = r.warm_start;
+    r = run_round(in.cluster, in.jobs, ow);
+  }
+  const RoundInstance changed = next_round(in, given(r), 0.05, seed * 100 + 50, gpus, reported(r));
+  RoundOptions om = o;
+  if (warm) om.warm_start = r.warm_start;
+
+  std::vector<double> cpu;
+  std::uint64_t first = 0;
+  bool same = true;
+  for (int k = 0; k < rounds; ++k) {
+    const double c0 = process_cpu_ms();
+    const RoundResult m = run_round(changed.cluster, changed.jobs, om);
+    cpu.push_back(process_cpu_ms() - c0);
+    const std::uint64_t h = digest_of(m);
+    if (k == 0) first = h;
+    same = same && h == first;
+  }
+  std::sort(cpu.begin(), cpu.end());
+  std::printf("%s %d %s seed %u%s%s digest %016llx%s cpu_ms median %.2f min %.2f (%d rounds)\n", family.c_str(), gpus,
+              warm ? "warm" : "cold", seed, prices ? " prices" : "", placed ? " placed" : "",
+              static_cast<unsigned long long>(first), same ? "" : " (REPEATS DIFFER)", cpu[cpu.size() / 2], cpu.front(),
+              rounds);
+  return same ? 0 : 1;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "sia_warm_digest: %s\n", e.what());
+  return 1;
+}
