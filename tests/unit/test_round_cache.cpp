@@ -21,7 +21,6 @@
 #include <numeric>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/formulation.hpp"
@@ -453,48 +452,6 @@ TEST_CASE("round.answer_check_matches_is_feasible") {
   MESSAGE("answer checks compared: " << checked << ", feasible: " << feasible);
   CHECK(feasible > checked / 10);
   CHECK(decoded > 20);
-}
-
-TEST_CASE("round.formulation_recycled_arrays") {
-  // formulate() writes into the arrays of the formulation recycle() was last handed on its thread:
-  // the model it returns is the one a thread without any (a fresh thread) formulates, whatever
-  // the recycled model held (larger, smaller, with pins).
-  auto same = [](const sia::detail::Formulation& a, const sia::detail::Formulation& b) {
-    const auto& x = a.milp;
-    const auto& y = b.milp;
-    bool entries = x.entries.size() == y.entries.size();
-    for (std::size_t k = 0; entries && k < x.entries.size(); ++k)
-      entries = x.entries[k].row == y.entries[k].row && x.entries[k].col == y.entries[k].col &&
-                std::bit_cast<std::uint64_t>(x.entries[k].value) == std::bit_cast<std::uint64_t>(y.entries[k].value);
-    bool cols = a.cols.size() == b.cols.size();
-    for (std::size_t c = 0; cols && c < a.cols.size(); ++c)
-      cols = a.cols[c].job == b.cols[c].job && a.cols[c].entry == b.cols[c].entry;
-    return entries && cols && x.obj == y.obj && x.col_lower == y.col_lower && x.col_upper == y.col_upper &&
-           x.is_integer == y.is_integer && x.row_lower == y.row_lower && x.row_upper == y.row_upper &&
-           x.obj_offset == y.obj_offset && a.column_charge == b.column_charge && a.charges == b.charges &&
-           a.choice_row == b.choice_row && a.pinned_cols == b.pinned_cols && a.capacity_row == b.capacity_row &&
-           a.exponent == b.exponent && a.columns_are_entries == b.columns_are_entries;
-  };
-  std::vector<sia::detail::Problem> problems;
-  for (const std::string& family : sia::bench::instance_families())
-    for (int gpus : {64, 512}) {
-      const auto in = sia::bench::make_instance(family, gpus, 3);
-      problems.push_back(
-          sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, options()));
-    }
-  REQUIRE(problems.size() > 4);
-  std::vector<sia::detail::Formulation> fresh(problems.size());
-  std::thread([&] {
-    for (std::size_t k = 0; k < problems.size(); ++k)
-      fresh[k] = sia::detail::formulate(problems[k], problems[k].required);
-  }).join();
-  // Every problem formulated after every other's arrays were recycled, in both orders.
-  for (std::size_t a = 0; a < problems.size(); ++a)
-    for (std::size_t b = 0; b < problems.size(); b += 3) {
-      sia::detail::recycle(sia::detail::formulate(problems[b], problems[b].required));
-      const auto f = sia::detail::formulate(problems[a], problems[a].required);
-      CHECK_MESSAGE(same(f, fresh[a]), "problem ", a, " after problem ", b, "'s arrays");
-    }
 }
 
 TEST_CASE("round.current_config_index_is_current_configuration") {
