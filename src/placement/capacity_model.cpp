@@ -101,6 +101,20 @@ void CapacityModel::add_demand(const ModelJob& j, int sign) {
     items_[static_cast<std::size_t>(l)] += sign * (used + ((slot - used) & ((1 << l) - 1)));
 }
 
+void DemandSum::add(const ModelJob& j, int sign) {
+  // add_demand's sums for every threshold up to the slot; add_demand(DemandSum) keeps the model's.
+  if (j.distributed) shares += sign * j.nodes;
+  const int slot = j.slot;
+  const int used = j.used > 0 ? std::min(j.used, slot) : slot;
+  for (int l = 0; l < static_cast<int>(items.size()) && (1LL << l) <= slot; ++l)
+    items[static_cast<std::size_t>(l)] += sign * (used + ((slot - used) & ((1 << l) - 1)));
+}
+
+void CapacityModel::add_demand(const DemandSum& d, int sign) {
+  shares_ += sign * d.shares;
+  for (int l = 0; l < levels_; ++l) items_[static_cast<std::size_t>(l)] += sign * d.items[static_cast<std::size_t>(l)];
+}
+
 bool CapacityModel::feasible() const noexcept {
   if (conflicts_ > 0 || eligible_ < shares_) return false;
   const long long taken = static_cast<long long>(s_) * shares_;
@@ -152,7 +166,14 @@ std::vector<int> greedy_evictions(CapacityModel& m, const std::vector<ModelJob>&
     singles_begin[i + 1] += singles_begin[i];
     dists_begin[i + 1] += dists_begin[i];
   }
-  std::vector<std::pair<int, int>> singles_all(static_cast<std::size_t>(singles_begin[nn]));
+  // (gpus held on the node, candidate, its footprint): the search below reads the footprint of
+  // each job it visits, every round of it; from the candidates it was a cache miss a job.
+  struct Single {
+    int gpus;
+    int c;
+    int footprint;
+  };
+  std::vector<Single> singles_all(static_cast<std::size_t>(singles_begin[nn]));
   std::vector<int> dists_all(static_cast<std::size_t>(dists_begin[nn]));
   {
     std::vector<int> s_fill(singles_begin.begin(), singles_begin.end() - 1);
@@ -163,13 +184,13 @@ std::vector<int> greedy_evictions(CapacityModel& m, const std::vector<ModelJob>&
         if (cand[c].distributed)
           dists_all[static_cast<std::size_t>(d_fill[n]++)] = static_cast<int>(c);
         else
-          singles_all[static_cast<std::size_t>(s_fill[n]++)] = {gpus, static_cast<int>(c)};
+          singles_all[static_cast<std::size_t>(s_fill[n]++)] = {gpus, static_cast<int>(c), cand[c].footprint};
       }
   }
   auto singles = [&](int i) {
     const auto n = static_cast<std::size_t>(i);
-    return std::span<std::pair<int, int>>(singles_all.data() + singles_begin[n],
-                                          static_cast<std::size_t>(singles_begin[n + 1] - singles_begin[n]));
+    return std::span<Single>(singles_all.data() + singles_begin[n],
+                             static_cast<std::size_t>(singles_begin[n + 1] - singles_begin[n]));
   };
   auto dists = [&](int i) {
     const auto n = static_cast<std::size_t>(i);
@@ -178,9 +199,8 @@ std::vector<int> greedy_evictions(CapacityModel& m, const std::vector<ModelJob>&
   };
   for (int i = 0; i < n_nodes; ++i) {
     const auto v = singles(i);
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
+    std::sort(v.begin(), v.end(),
+              [](const Single& a, const Single& b) { return a.gpus != b.gpus ? a.gpus > b.gpus : a.c < b.c; });
   }
 
   std::vector<char> out(cand.size(), 0);
@@ -222,13 +242,15 @@ std::vector<int> greedy_evictions(CapacityModel& m, const std::vector<ModelJob>&
       }
       jobs.clear();
       int freed = 0;
-      for (const auto& [gpus, c] : singles(i)) {
+      for (const Single& x : singles(i)) {
         if (freed >= need) break;
-        if (out[static_cast<std::size_t>(c)]) continue;
+        if (out[static_cast<std::size_t>(x.c)]) continue;
         // A job of footprint >= h brings its own demand for h-blocks: no net gain.
-        if (!need_node && cand[static_cast<std::size_t>(c)].footprint >= h) continue;
-        jobs.push_back(c);
-        freed += gpus;
+        if (!need_node && x.footprint >= h) continue;
+        // One more job than the best node needs: this node cannot win (its key's first part).
+        if (static_cast<int>(jobs.size()) >= std::get<0>(best)) break;
+        jobs.push_back(x.c);
+        freed += x.gpus;
       }
       if (freed < need) continue;
       std::tuple<int, int, int> key{static_cast<int>(jobs.size()), freed, i};
@@ -323,10 +345,16 @@ EvictionPlan plan_evictions(int s, const std::vector<int>& node_size, long long 
   // (jobs that keep their configuration are running), then the later one.
   std::vector<char> cand_dropped(n_cand, 0);
   std::vector<char> mover_dropped(movers.size(), 0);
+  // The demands summed once each: the whole allocation's model and the kept jobs' below add them.
+  DemandSum cand_demand, mover_demand;
+  cand_demand.add(candidates);
+  mover_demand.add(movers);
+  // The empty type, counted once (copied for each model below, not counted again from the nodes).
+  const CapacityModel empty(s, node_size, reserved);
   {
-    CapacityModel all(s, node_size, reserved);
-    for (const auto& j : candidates) all.add_demand(j);
-    for (const auto& j : movers) all.add_demand(j);
+    CapacityModel all = empty;
+    all.add_demand(cand_demand);
+    all.add_demand(mover_demand);
     while (!all.feasible()) {
       std::tuple<long long, int, int, int> best{std::numeric_limits<long long>::max(), 0, 0, 0};
       int best_kind = -1;
@@ -370,10 +398,10 @@ EvictionPlan plan_evictions(int s, const std::vector<int>& node_size, long long 
       cand_index.push_back(static_cast<int>(i));
     }
   const std::vector<ModelJob>& cand = plan.dropped_candidates.empty() ? candidates : reduced;
-  CapacityModel m(s, node_size, reserved);
+  CapacityModel m = empty;
   m.add_all_kept(cand);
-  for (std::size_t i = 0; i < movers.size(); ++i)
-    if (!mover_dropped[i]) m.add_demand(movers[i]);
+  m.add_demand(mover_demand);
+  for (int i : plan.dropped_movers) m.add_demand(movers[static_cast<std::size_t>(i)], -1);
   if (m.feasible()) return plan;
 
   // 3. Exact search over the candidates that can help. Evicting a job never lowers a threshold

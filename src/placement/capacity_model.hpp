@@ -17,6 +17,7 @@
 /// order on ANY node with room keeps the condition true (an item of size g lowers C_h by exactly
 /// g for h <= g, as it lowers I_h), so the construction never gets stuck once this test passes.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -44,6 +45,18 @@ struct ModelJob {
   std::span<const std::pair<int, int>> held;
 };
 
+/// @brief The demand of many jobs at once: the sums add_demand(j) adds for each (integers, so the
+/// same whatever the order). One pass over a type's thousands of jobs, whose sums then serve both
+/// the whole allocation's model and the kept jobs' (plan_evictions), instead of a pass per model.
+struct DemandSum {
+  std::array<long long, 32> items{};  ///< per threshold h = 2^l (s is an int: l < 32)
+  long long shares = 0;               ///< whole shares of the distributed jobs (D)
+  void add(const ModelJob& j, int sign = +1);
+  void add(std::span<const ModelJob> jobs) {
+    for (const ModelJob& j : jobs) add(j);
+  }
+};
+
 /// @brief Incrementally maintained feasibility test (see file comment).
 class CapacityModel {
  public:
@@ -58,6 +71,8 @@ class CapacityModel {
   void add_all_kept(std::span<const ModelJob> jobs);
   /// Adds (sign = +1) or removes (sign = -1) `j`'s footprint to the demand still to be placed.
   void add_demand(const ModelJob& j, int sign = +1);
+  /// add_demand(j, sign) for every job summed in `d`.
+  void add_demand(const DemandSum& d, int sign = +1);
   /// Kept -> to be re-placed.
   void evict(const ModelJob& j) {
     add_kept(j, -1);

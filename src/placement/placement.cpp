@@ -21,24 +21,29 @@ namespace {
 
 constexpr int kFree = -1;
 
-/// One job, resolved and validated.
+/// One job, resolved and validated. 48 bytes: the per-type passes read the states of 20,000 jobs
+/// several times, and at twice that (the request, the current allocation and `own`'s storage kept
+/// here too) they no longer stayed in the cache between passes. The request is requests[j], and a
+/// copy of the current placement lies in the Placer's own storage (`Owned`).
 struct JobState {
-  const PlacementRequest* req = nullptr;
-  /// What the job holds now: req->current, or the caller's own copy (detail::place_held).
-  const CurrentAllocation* current = nullptr;
   /// req->config, kept here: the placement reads it per job and type, and the requests lie apart
   /// in memory (a cache miss per read at 20,000 jobs), the job states side by side.
   std::optional<ConfigurationSpec> config;
   int used = 0;       // GPUs used (<= config->gpus)
   int cur_type = -1;  // type of the current placement, -1 = none/unknown
-  /// GPUs of the current allocation (set with cur_type): keepable reads it here, not through
-  /// `current` (another cache miss per job, the allocations lying apart).
+  /// GPUs of the current allocation (set with cur_type): keepable reads it here, not through the
+  /// allocation (another cache miss per job, the allocations lying apart).
   int cur_gpus = 0;
   /// The current placement with GPU ids resolved, sorted by node (ids ascending): the given one
-  /// itself when it already is (as a round's own output, reported back, always is), else `own`.
-  std::span<const NodeShare> cur;
-  std::vector<NodeShare> own;  // cur's storage when the given placement had to be sorted or resolved
-  bool owned = false;
+  /// itself when it already is (as a round's own output, reported back, always is), else a copy.
+  [[nodiscard]] std::span<const NodeShare> cur() const { return {cur_data, static_cast<std::size_t>(cur_size)}; }
+  void set_cur(std::span<const NodeShare> c) {
+    cur_data = c.data();
+    cur_size = static_cast<int>(c.size());
+  }
+  int own = -1;  // index of cur's storage in Owned when the given placement had to be sorted or resolved
+  const NodeShare* cur_data = nullptr;  // (cur as a pointer and an int: a span's size_t made the state 56 bytes)
+  int cur_size = 0;
   bool candidate = false;  // unchanged configuration with a valid placement: may be kept
   [[nodiscard]] const ConfigurationSpec& cfg() const { return *config; }
   [[nodiscard]] bool distributed() const { return config && config->nodes >= 2; }
@@ -57,6 +62,12 @@ struct JobState {
     return distributed() ? static_cast<int>(std::bit_ceil(static_cast<unsigned>(u))) : cfg().gpus;
   }
 };
+static_assert(sizeof(JobState) <= 48, "the job states' passes assume 48 bytes (see JobState)");
+
+/// The copies of current placements that had to be sorted or resolved (JobState::own; rare: a
+/// placement `place` returned is already in order). A JobState's `cur` views its copy's shares,
+/// which stay where they are when this vector grows (the copies are moved, not their shares).
+using Owned = std::vector<std::vector<NodeShare>>;
 
 struct TypeInfo {
   int size = 0;  // GPUs per node (R)
@@ -92,8 +103,8 @@ std::vector<TypeInfo> describe(const ClusterSpec& cluster) {
 }
 
 /// Checks the new configuration and the used GPU count of a request.
-void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, JobState& js) {
-  const PlacementRequest& r = *js.req;
+void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, const PlacementRequest& r,
+                     JobState& js) {
   js.config = r.config;
   if (!r.config) {
     js.used = 0;
@@ -111,8 +122,18 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
     shape_os << '(' << c.nodes << ", " << c.gpus << ", " << type_name(cluster, c.type) << ')';
     return shape_os.str();
   };
-  const auto shape = configuration_of_count(c.type, ti.s, ti.nodes, c.gpus, CountMatch::exact);
-  if (!shape || shape->nodes != c.nodes)
+  // The shapes every round asks for, accepted at once: (1, g) with g a power of two <= s, and
+  // (n, n·s) on 2..nodes nodes — exactly what configuration_of_count accepts for such a count.
+  // Anything else is asked of it (the rule's one home); its optional, written to the stack a byte
+  // at a time and read back whole, stalled each call (~15 ns a job, 20,000 jobs a round).
+  const bool common =
+      ti.s >= 1 && ti.nodes >= 1 && c.gpus >= 1 &&
+      (c.nodes == 1 ? c.gpus <= ti.s && (c.gpus & (c.gpus - 1)) == 0
+                    : c.nodes >= 2 && c.nodes <= ti.nodes && static_cast<long long>(c.nodes) * ti.s == c.gpus);
+  if (!common && [&] {
+        const auto shape = configuration_of_count(c.type, ti.s, ti.nodes, c.gpus, CountMatch::exact);
+        return !shape || shape->nodes != c.nodes;
+      }())
     fail("job " + r.job + ": configuration " + shape_text() +
          " is not in the configuration set (single-node: powers of two up to " + std::to_string(ti.s) +
          "; multi-node: n x " + std::to_string(ti.s) + " GPUs on 2.." + std::to_string(ti.nodes) + " nodes)");
@@ -125,11 +146,12 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
          " GPUs, which fit on fewer nodes than its configuration " + shape_text());
 }
 
-/// Checks a current placement's shape (everything that does not involve other jobs).
-void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, JobState& js) {
-  const PlacementRequest& r = *js.req;
-  if (js.current == nullptr || js.current->placement.empty()) return;
-  const CurrentAllocation& cur = *js.current;
+/// Checks a current placement's shape (everything that does not involve other jobs). `current`:
+/// what the job holds now (r.current, or the caller's own copy: detail::place_held).
+void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, const PlacementRequest& r,
+                            const CurrentAllocation* current, JobState& js, Owned& owned) {
+  if (current == nullptr || current->placement.empty()) return;
+  const CurrentAllocation& cur = *current;
   if (cur.type < 0 || cur.type >= cluster.num_types())
     fail("job " + r.job + ": current allocation refers to GPU type index " + std::to_string(cur.type) +
          ", which does not exist");
@@ -188,13 +210,13 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
     as_is = !ids.empty() && std::is_sorted(ids.begin(), ids.end());
   }
   if (as_is) {
-    js.cur = cur.placement;
+    js.set_cur(cur.placement);
     return;
   }
-  js.own = cur.placement;
-  std::sort(js.own.begin(), js.own.end(), by_node);
-  js.owned = true;
-  js.cur = js.own;
+  js.own = static_cast<int>(owned.size());
+  std::vector<NodeShare>& own = owned.emplace_back(cur.placement);
+  std::sort(own.begin(), own.end(), by_node);
+  js.set_cur(own);
 }
 
 // The passes over the jobs' held placements wait on memory: each job's state, its shares and
@@ -209,12 +231,12 @@ template <class Order>
   if (k + 16 < n) {
     const JobState& js = jobs[static_cast<std::size_t>(order(k + 16))];
     __builtin_prefetch(&js);
-    __builtin_prefetch(&js.cur);  // (a state spans two cache lines)
+    __builtin_prefetch(reinterpret_cast<const char*>(&js) + sizeof(JobState) - 1);  // (it may span two lines)
   }
-  if (k + 8 < n) __builtin_prefetch(jobs[static_cast<std::size_t>(order(k + 8))].cur.data());
+  if (k + 8 < n) __builtin_prefetch(jobs[static_cast<std::size_t>(order(k + 8))].cur().data());
   if (k + 4 < n)
-    if (const JobState& js = jobs[static_cast<std::size_t>(order(k + 4))]; !js.cur.empty())
-      __builtin_prefetch(js.cur.front().gpu_ids.data());
+    if (const JobState& js = jobs[static_cast<std::size_t>(order(k + 4))]; !js.cur().empty())
+      __builtin_prefetch(js.cur().front().gpu_ids.data());
 }
 
 /// GPU ownership of every node of every type (job index or kFree): per type, node by node, one
@@ -223,7 +245,8 @@ using Grid = std::vector<std::vector<int>>;
 
 /// Resolves unnamed GPU ids and rejects two jobs on one GPU. Explicit ids first (they are facts),
 /// then unnamed shares take the lowest GPUs nobody named, in request order.
-void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, std::vector<JobState>& jobs) {
+void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& info,
+                     std::span<const PlacementRequest> requests, std::vector<JobState>& jobs, Owned& owned) {
   Grid owner(info.size());
   for (std::size_t t = 0; t < info.size(); ++t)
     owner[t].assign(static_cast<std::size_t>(info[t].nodes) * static_cast<std::size_t>(info[t].size), kFree);
@@ -233,19 +256,19 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
   };
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     JobState& js = jobs[j];
-    for (const NodeShare& sh : js.cur)
+    for (const NodeShare& sh : js.cur())
       for (int id : sh.gpu_ids) {
         int& o = gpus_of(js.cur_type, sh.node)[static_cast<std::size_t>(id)];
         if (o != kFree)
-          fail("jobs " + jobs[static_cast<std::size_t>(o)].req->job + " and " + js.req->job + " both hold GPU " +
+          fail("jobs " + requests[static_cast<std::size_t>(o)].job + " and " + requests[j].job + " both hold GPU " +
                std::to_string(id) + " of node " + cluster.node_name(js.cur_type, sh.node));
         o = static_cast<int>(j);
       }
   }
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     JobState& js = jobs[j];
-    if (!js.owned) continue;  // (ids named and ascending already)
-    for (NodeShare& sh : js.own) {
+    if (js.own < 0) continue;  // (ids named and ascending already)
+    for (NodeShare& sh : owned[static_cast<std::size_t>(js.own)]) {
       if (!sh.gpu_ids.empty()) {
         std::sort(sh.gpu_ids.begin(), sh.gpu_ids.end());
         continue;
@@ -257,7 +280,7 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
           sh.gpu_ids.push_back(static_cast<int>(id));
         }
       if (static_cast<int>(sh.gpu_ids.size()) < sh.gpus)
-        fail("job " + js.req->job + ": node " + cluster.node_name(js.cur_type, sh.node) +
+        fail("job " + requests[j].job + ": node " + cluster.node_name(js.cur_type, sh.node) +
              " is over-subscribed: the current placements on it hold more than its " +
              std::to_string(info[static_cast<std::size_t>(js.cur_type)].size) + " GPUs");
     }
@@ -267,18 +290,18 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
 /// May the job keep exactly its GPUs? Same type and GPU count, and a placement that follows the
 /// rules for its configuration on nodes that are up.
 bool keepable(const std::vector<TypeInfo>& info, const JobState& js) {
-  if (!js.config || js.cur.empty() || js.cur_type != js.config->type) return false;
+  if (!js.config || js.cur().empty() || js.cur_type != js.config->type) return false;
   if (js.cur_gpus != js.used) return false;
   const TypeInfo& ti = info[static_cast<std::size_t>(js.cur_type)];
-  for (const NodeShare& sh : js.cur)
+  for (const NodeShare& sh : js.cur())
     if (!ti.up[static_cast<std::size_t>(sh.node)]) return false;
   const ConfigurationSpec& c = *js.config;
-  if (c.nodes == 1) return js.cur.size() == 1;
+  if (c.nodes == 1) return js.cur().size() == 1;
   // A rigid job using fewer GPUs than its configuration may hold its remainder on a node of its
   // whole shares (nodes larger than s): n − 1 nodes then.
-  if (js.used < c.gpus && static_cast<int>(js.cur.size()) == c.nodes - 1) return true;
-  if (static_cast<int>(js.cur.size()) != c.nodes) return false;
-  for (const NodeShare& sh : js.cur)
+  if (js.used < c.gpus && static_cast<int>(js.cur().size()) == c.nodes - 1) return true;
+  if (static_cast<int>(js.cur().size()) != c.nodes) return false;
+  for (const NodeShare& sh : js.cur())
     if (sh.gpus > ti.s) return false;
   return true;
 }
@@ -336,9 +359,10 @@ class FreeIndex {
 /// The construction of one type's placement once the kept set is known.
 class TypePlacer {
  public:
-  TypePlacer(const TypeInfo& ti, std::vector<JobState>& jobs, std::vector<std::vector<NodeShare>>& out)
+  TypePlacer(const TypeInfo& ti, std::vector<JobState>& jobs, Owned& owned, std::vector<std::vector<NodeShare>>& out)
       : ti_(ti),
         jobs_(jobs),
+        owned_(owned),
         out_(out),
         owner_(static_cast<std::size_t>(ti.nodes) * static_cast<std::size_t>(ti.size), kFree),
         free_(static_cast<std::size_t>(ti.nodes), 0),
@@ -349,16 +373,16 @@ class TypePlacer {
 
   void keep(int j) {
     JobState& js = jobs_[static_cast<std::size_t>(j)];
-    for (const NodeShare& sh : js.cur) {
+    for (const NodeShare& sh : js.cur()) {
       for (int id : sh.gpu_ids) take(sh.node, id, j);
       if (js.distributed() && sh.gpus >= ti_.s) ++dist_[static_cast<std::size_t>(sh.node)];
     }
     // Its current placement is not read again (kept jobs are no movers): moved when it is the
     // job's own copy.
-    if (js.owned)
-      out_[static_cast<std::size_t>(j)] = std::move(js.own);
+    if (js.own >= 0)
+      out_[static_cast<std::size_t>(j)] = std::move(owned_[static_cast<std::size_t>(js.own)]);
     else
-      out_[static_cast<std::size_t>(j)].assign(js.cur.begin(), js.cur.end());
+      out_[static_cast<std::size_t>(j)].assign(js.cur().begin(), js.cur().end());
   }
 
   /// Distributed movers: s GPUs on each of n eligible nodes. Overlap with previous nodes is
@@ -439,6 +463,7 @@ class TypePlacer {
       std::sort(assigned[m].begin(), assigned[m].end());
       // Whole shares only: a rigid job's tail is placed with the single-node items of its slot.
       std::vector<NodeShare> shares;
+      shares.reserve(assigned[m].size() + (js.item_slot(s) > 0 ? 1 : 0));  // (and its tail, placed later)
       for (int node : assigned[m]) {
         shares.push_back(fill(node, movers[m], s, s, js));
         ++dist_[static_cast<std::size_t>(node)];
@@ -459,8 +484,13 @@ class TypePlacer {
       by_free.erase(free_[static_cast<std::size_t>(node)], node);
       const JobState& js = jobs_[static_cast<std::size_t>(j)];
       auto& out = out_[static_cast<std::size_t>(j)];
-      if (!js.distributed()) out.clear();  // a distributed job's tail joins its whole shares
-      NodeShare sh = fill(node, j, js.item_used(s), g, js);
+      if (!js.distributed()) {  // its one share (no other to join or sort among)
+        out.clear();
+        out.push_back(fill(node, j, js.item_used(s), g, js));
+        by_free.insert(free_[static_cast<std::size_t>(node)], node);
+        return;
+      }
+      NodeShare sh = fill(node, j, js.item_used(s), g, js);  // a distributed job's tail joins its whole shares
       const auto same = std::find_if(out.begin(), out.end(), [&](const NodeShare& x) { return x.node == node; });
       if (same != out.end()) {  // the tail on a node of its own whole shares (nodes larger than s)
         same->gpus += sh.gpus;
@@ -588,8 +618,8 @@ class TypePlacer {
  private:
   /// The job's previous shares on this type (empty when it was elsewhere or nowhere).
   std::span<const NodeShare> prev_shares(const JobState& js) const {
-    if (js.cur.empty() || js.cur_type != js.cfg().type) return {};
-    return js.cur;
+    if (js.cur().empty() || js.cur_type != js.cfg().type) return {};
+    return js.cur();
   }
 
   void take(int node, int id, int j) {
@@ -605,7 +635,7 @@ class TypePlacer {
     NodeShare sh{node, count, {}};
     sh.gpu_ids.reserve(static_cast<std::size_t>(std::max(count, 0)));  // one allocation, not one per doubling
     if (js.cur_type == js.cfg().type)
-      for (const NodeShare& prev : js.cur)
+      for (const NodeShare& prev : js.cur())
         if (prev.node == node)
           for (int id : prev.gpu_ids)
             if (static_cast<int>(sh.gpu_ids.size()) < count && o[static_cast<std::size_t>(id)] == kFree) {
@@ -637,6 +667,7 @@ class TypePlacer {
 
   const TypeInfo& ti_;
   std::vector<JobState>& jobs_;
+  Owned& owned_;
   std::vector<std::vector<NodeShare>>& out_;
   /// The owner of every GPU of the type (job index, kFree, or -2: reserved), node by node.
   std::span<int> gpus_of(int node) {
@@ -659,7 +690,7 @@ detail::ModelJob model_job(const TypeInfo& ti, const JobState& js, bool with_hel
   m.slot = js.item_slot(ti.s);
   m.used = js.item_used(ti.s);
   if (with_held)
-    for (const NodeShare& sh : js.cur) held->emplace_back(sh.node, sh.gpus);
+    for (const NodeShare& sh : js.cur()) held->emplace_back(sh.node, sh.gpus);
   return m;
 }
 
@@ -681,6 +712,10 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
   // 20,000 states' memory once more, out of the cache by the time the pass came).
   std::vector<JobState> jobs;
   jobs.reserve(requests.size());
+  Owned owned;
+  bool any_held = false;
+  // Each type's candidates and movers, in index order, gathered as the jobs are read.
+  std::vector<std::vector<int>> cand_of(info.size()), movers_of(info.size());
   auto current_of = [&](std::size_t j) -> const CurrentAllocation* {
     return j < held.size() ? held[j] : (requests[j].current ? &*requests[j].current : nullptr);
   };
@@ -694,30 +729,24 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
       if (const CurrentAllocation* a = current_of(j + 3); a && !a->placement.empty())
         __builtin_prefetch(a->placement.front().gpu_ids.data());
     JobState& js = jobs.emplace_back();
-    js.req = &requests[j];
-    js.current = current_of(j);
-    validate_target(cluster, info, js);
-    validate_current_shape(cluster, info, js);
+    validate_target(cluster, info, requests[j], js);
+    validate_current_shape(cluster, info, requests[j], current_of(j), js, owned);
+    // Here, while its shares are in the cache (keepable reads no GPU id, which is all that
+    // resolve_current may add; nor does it throw, so the errors stay those of the passes' order).
+    js.candidate = keepable(info, js);
+    any_held = any_held || !js.cur().empty();
+    if (js.config)  // (validate_target: a type of the cluster)
+      (js.candidate ? cand_of : movers_of)[static_cast<std::size_t>(js.config->type)].push_back(static_cast<int>(j));
   }
-  resolve_current(cluster, info, jobs);
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    if (j + 8 < jobs.size()) __builtin_prefetch(jobs[j + 8].cur.data());  // (the shares' nodes are read)
-    jobs[j].candidate = keepable(info, jobs[j]);
-  }
+  // (Nothing to resolve or to find in conflict when no job holds GPUs, as when no placement is
+  // reported back: the owners of every GPU of the cluster are then not written.)
+  if (any_held) resolve_current(cluster, info, requests, jobs, owned);
 
   PlacementResult result;
   result.placements.resize(requests.size());
   result.status.assign(requests.size(), PlacementStatus::unallocated);
   result.reserved.resize(info.size());
 
-  // Each type's candidates and movers, in index order: one pass over the jobs, not one per type.
-  std::vector<std::vector<int>> cand_of(info.size()), movers_of(info.size());
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const JobState& js = jobs[j];
-    if (!js.config) continue;
-    const auto t = static_cast<std::size_t>(js.config->type);  // (validate_target: a type of the cluster)
-    (js.candidate ? cand_of[t] : movers_of[t]).push_back(static_cast<int>(j));
-  }
   for (int t = 0; t < cluster.num_types(); ++t) {
     const TypeInfo& ti = info[static_cast<std::size_t>(t)];
     const std::vector<int>& cand = cand_of[static_cast<std::size_t>(t)];
@@ -758,7 +787,7 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
     for (int c : plan.dropped_candidates) cand_dropped[static_cast<std::size_t>(c)] = 1;
     for (int m : plan.dropped_movers) mover_dropped[static_cast<std::size_t>(m)] = 1;
 
-    TypePlacer placer(ti, jobs, result.placements);
+    TypePlacer placer(ti, jobs, owned, result.placements);
     std::vector<int> dist_movers, single_movers;
     auto add_mover = [&](int j) {
       (jobs[static_cast<std::size_t>(j)].distributed() ? dist_movers : single_movers).push_back(j);
@@ -799,7 +828,7 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
     // An evicted job that landed on exactly its old GPUs did not move after all.
     for (std::size_t c = 0; c < cand.size(); ++c) {
       const auto j = static_cast<std::size_t>(cand[c]);
-      if (result.status[j] == PlacementStatus::evicted && std::ranges::equal(result.placements[j], jobs[j].cur))
+      if (result.status[j] == PlacementStatus::evicted && std::ranges::equal(result.placements[j], jobs[j].cur()))
         result.status[j] = PlacementStatus::kept;
     }
   }
