@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <span>
 
 #include "core/capacity_use.hpp"
@@ -259,80 +261,128 @@ int objective_exponent(const MilpModel& milp) noexcept {
 
 namespace {
 
-// answer_feasible(f, x); `ones` (when not null) receives the columns at 1, ascending, when the
-// verdict came from them (every value 0 or 1, no tenant rows): then `*listed` is true.
-bool feasible_listing_ones(const Formulation& f, const std::vector<double>& x, std::vector<std::size_t>* ones,
-                           bool* listed) {
+// answer_feasible(f, x) from the columns at 1 when every value is 0 or 1 and there are no tenant
+// rows: 1 feasible, 0 not; -1 when it cannot tell (then is_feasible answers). `at_one` receives
+// the columns at 1, ascending, and visit(t, c, f.cols[c]) is called for each (the t-th), whatever
+// the verdict, when it is not -1.
+template <class Visit>
+int verdict_from_ones(const Formulation& f, const std::vector<double>& x, std::vector<std::size_t>& at_one,
+                      Visit&& visit) {
   constexpr double tol = 1e-6;
   const MilpModel& milp = f.milp;
   const std::size_t ncols = f.cols.size();
   if (!f.tenant_rows.empty() || x.size() != ncols || f.column_charge.size() != ncols || milp.obj.size() != ncols ||
       milp.col_lower.size() != ncols || milp.col_upper.size() != ncols)
-    return milp.is_feasible(x, tol);
+    return -1;
+  // First every value, without a branch per value (a column at 1 is one in a dozen, at a place no
+  // predictor knows): is each ±0 or 1 — v != 0.0 && v != 1.0 (NaN too) exactly when its bits
+  // shifted past the sign are not 0 and its bits are not 1.0's —, and the columns at 1, listed
+  // through a block on the stack. is_feasible's column test holds for 0 and 1 within formulate's
+  // bounds [0, 1] — integrality too —, but for a pinned column (bounds [1, 1]) at 0: checked
+  // below, from the few pinned.
+  const std::uint64_t one = std::bit_cast<std::uint64_t>(1.0);
+  std::uint64_t odd = 0;  // not 0 once a value was neither ±0 nor 1
+  const double* const value = x.data();
+  constexpr std::size_t block = 256;
+  std::array<std::size_t, block> listed_here;
+  for (std::size_t from = 0; from < ncols; from += block) {
+    const std::size_t to = std::min(ncols, from + block);
+    std::size_t n = 0;
+    for (std::size_t j = from; j < to; ++j) {
+      const auto bits = std::bit_cast<std::uint64_t>(value[j]);
+      const bool is_one = bits == one;
+      odd |= is_one ? 0 : bits << 1;
+      listed_here[n] = j;
+      n += is_one ? 1 : 0;
+    }
+    at_one.insert(at_one.end(), listed_here.begin(), listed_here.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  if (odd != 0) return -1;
+  // Then the columns at 1: 1 in its job's choice row, its charges in the capacity rows
+  // (formulate). Every value is an integer and every sum stays far below 2^53: exact in any order,
+  // as is_feasible's sum over all entries (the columns at 0 add 0) is.
   std::vector<double> act(milp.row_lower.size(), 0.0);
-  for (std::size_t j = 0; j < ncols; ++j) {
-    const double v = x[j];
-    if (v != 0.0 && v != 1.0) return milp.is_feasible(x, tol);  // (NaN too)
-    // is_feasible's column test holds for 0 and 1 within formulate's bounds [0, 1] — integrality
-    // too —, but for a pinned column (bounds [1, 1]) at 0: checked below, from the few pinned.
-    if (v == 0.0) continue;
-    if (ones != nullptr) ones->push_back(j);
-    // Column j's entries (formulate): 1 in its job's choice row, its charges in the capacity rows.
-    // Every value is an integer and every sum stays far below 2^53: exact in any order, as
-    // is_feasible's sum over all entries (the columns at 0 add 0) is.
-    const int choice = f.choice_row[f.job_of(j)];
+  constexpr std::size_t ahead = 16;  // (the columns' pairs and charges: cache misses, fetched ahead)
+  for (std::size_t t = 0; t < at_one.size(); ++t) {
+#if defined(__GNUC__)
+    if (t + ahead < at_one.size()) {
+      __builtin_prefetch(f.cols.data() + at_one[t + ahead]);
+      __builtin_prefetch(f.column_charge.data() + at_one[t + ahead]);
+    }
+#endif
+    const std::size_t j = at_one[t];
+    const Column& col = f.cols[j];
+    const int choice = f.choice_row[static_cast<std::size_t>(col.job)];
     if (choice >= 0) act[static_cast<std::size_t>(choice)] += 1.0;
     for (int q = f.column_charge[j].first; q < f.column_charge[j].second; ++q) {
       const auto& [r, u] = f.charges[static_cast<std::size_t>(q)];
       act[static_cast<std::size_t>(f.capacity_row[static_cast<std::size_t>(r)])] += static_cast<double>(u);
     }
+    visit(t, j, col);
   }
   for (const int j : f.pinned_cols)
-    if (x[static_cast<std::size_t>(j)] == 0.0) return false;
+    if (x[static_cast<std::size_t>(j)] == 0.0) return 0;
   for (std::size_t i = 0; i < act.size(); ++i)
-    if (act[i] < milp.row_lower[i] - tol || act[i] > milp.row_upper[i] + tol) return false;
-  if (listed != nullptr) *listed = true;
-  return true;
+    if (act[i] < milp.row_lower[i] - tol || act[i] > milp.row_upper[i] + tol) return 0;
+  return 1;
 }
 
 }  // namespace
 
 bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
-  return feasible_listing_ones(f, x, nullptr, nullptr);
+  std::vector<std::size_t> at_one;
+  const int verdict = verdict_from_ones(f, x, at_one, [](std::size_t, std::size_t, const Column&) {});
+  return verdict < 0 ? f.milp.is_feasible(x, 1e-6) : verdict == 1;
 }
 
 bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& x, const Requirements& req,
             Choice& out) {
-  // The chosen columns first (one in a dozen or so), then their entries: each entry is a cache miss
-  // in an array of megabytes, fetched ahead of use (a hint only) while the ones before are read.
-  // When every value is 0 or 1 the answer's check lists the columns at 1 as it reads them (the
-  // chosen ones: a pass over every value less).
+  if (x.size() != m.cols.size()) return false;
+  out.assign(pb.num_jobs(), -1);
+  CapacityUse usage(pb.set);
+  // The chosen columns (one in a dozen or so) and their entries: each entry is a cache miss in an
+  // array of megabytes, fetched ahead of use (a hint only) while the ones before are read.
+  constexpr std::size_t ahead = 16;
   std::vector<std::size_t> chosen;
   chosen.reserve(pb.num_jobs());
-  bool listed = false;
-  if (x.size() != m.cols.size() || !feasible_listing_ones(m, x, &chosen, &listed)) return false;
-  if (!listed) {
+  // When every value is 0 or 1 (and there are no tenant rows) the answer's check lists the columns
+  // at 1 and reads each one's (job, entry) for its rows: the choice is taken there, in the same
+  // pass (a pass over every value and the columns' pairs less).
+  bool once = true;  // no job chosen twice
+  auto take = [&](std::size_t i, int k) -> const Entry& {
+    const Entry& v = pb.valid[i][static_cast<std::size_t>(k)];
+    once = once && out[i] < 0;
+    out[i] = k;  // (valid[i] lists each configuration once: entry_of(i, v.config))
+    usage.add(v.config, v.gpus);
+    return v;
+  };
+  // (Column c's entry is entry c of the flat array when columns are entries: fetched ahead
+  // without reading its pair.)
+  const Entry* const flat = m.columns_are_entries ? pb.valid.all()->data() : nullptr;
+  const int verdict = verdict_from_ones(m, x, chosen, [&](std::size_t t, std::size_t, const Column& col) {
+#if defined(__GNUC__)
+    if (flat != nullptr && t + ahead < chosen.size()) __builtin_prefetch(flat + chosen[t + ahead]);
+#endif
+    take(static_cast<std::size_t>(col.job), col.entry);
+  });
+  if (verdict == 0) return false;
+  if (verdict < 0) {
+    if (!m.milp.is_feasible(x, 1e-6)) return false;
     chosen.clear();
     for (std::size_t c = 0; c < x.size(); ++c)
       if (x[c] > 0.5) chosen.push_back(c);
-  }
-  out.assign(pb.num_jobs(), -1);
-  CapacityUse usage(pb.set);
-  TenantUse tenants(pb, m.tenant_rows);
-  constexpr std::size_t ahead = 16;
-  for (std::size_t t = 0; t < chosen.size(); ++t) {
+    TenantUse tenants(pb, m.tenant_rows);
+    for (std::size_t t = 0; t < chosen.size(); ++t) {
 #if defined(__GNUC__)
-    if (t + ahead < chosen.size()) __builtin_prefetch(&m.entry_of(pb, chosen[t + ahead]));
+      if (t + ahead < chosen.size()) __builtin_prefetch(&m.entry_of(pb, chosen[t + ahead]));
 #endif
-    const std::size_t c = chosen[t];
-    const std::size_t i = m.job_of(c);
-    const Entry& v = m.entry_of(pb, c);
-    if (out[i] >= 0) return false;
-    out[i] = m.cols[c].entry;  // (valid[i] lists each configuration once: entry_of(i, v.config))
-    usage.add(v.config, v.gpus);
-    tenants.add(i, v);
+      const std::size_t c = chosen[t];
+      tenants.add(m.job_of(c), take(m.job_of(c), m.cols[c].entry));
+    }
+    if (!tenants.within_bounds()) return false;
   }
-  if (!usage.within_capacity() || !tenants.within_bounds()) return false;
+  if (!once) return false;
+  if (!usage.within_capacity()) return false;
   for (std::size_t i = 0; i < pb.num_jobs(); ++i) {
     if (req.pinned[i] && pb.config_of(out, i) != pb.current[i]) return false;
     if (req.forced[i] && out[i] < 0) return false;
