@@ -17,6 +17,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -100,20 +101,30 @@ TieGroups::TieGroups(const Problem& pb, const Requirements& req) {
   // Chains of jobs with equal hashes, each in input order, through an open-addressing table of
   // the distinct hashes. (The order of the groups is immaterial: they are disjoint, and
   // canonicalize() treats each alone.)
-  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  // Jobs numbered in 32 bits and a slot's chain head and tail side by side: the table (2n slots or
+  // more) is written in full every round, and a probe reads one line of it; with two arrays of
+  // 64-bit numbers it was 1.1 MB at 20,000 jobs (its filling about a fifth of this pass).
+  // (A round's jobs number far fewer than 2^32 - 1: each has its own inputs and entries.)
+  using Job = std::uint32_t;
+  constexpr Job none = static_cast<Job>(-1);
+  struct Chain {
+    Job head, tail;
+  };
   const std::size_t slots = std::bit_ceil(2 * n + 2);
-  std::vector<std::size_t> head(slots, none), tail(slots, none), next(n, none);
+  std::vector<Chain> table(slots, Chain{none, none});
+  std::vector<Job> next(n, none);
   std::vector<std::size_t> chained;  // the heads of chains of two jobs or more, in input order of their heads
   for (std::size_t i = 0; i < n; ++i) {
     std::size_t h = static_cast<std::size_t>(hash[i]) & (slots - 1);
-    while (head[h] != none && hash[head[h]] != hash[i]) h = (h + 1) & (slots - 1);
-    if (head[h] == none) {
-      head[h] = tail[h] = i;
+    while (table[h].head != none && hash[table[h].head] != hash[i]) h = (h + 1) & (slots - 1);
+    Chain& c = table[h];
+    if (c.head == none) {
+      c.head = c.tail = static_cast<Job>(i);
       continue;
     }
-    if (next[head[h]] == none) chained.push_back(head[h]);
-    next[tail[h]] = i;
-    tail[h] = i;
+    if (next[c.head] == none) chained.push_back(c.head);
+    next[c.tail] = static_cast<Job>(i);
+    c.tail = static_cast<Job>(i);
   }
   std::vector<char> done(n, 0);
   std::vector<std::size_t> group, members;
@@ -236,10 +247,12 @@ void prefer_current_on_ties(const Problem& pb, const Requirements& req, Choice& 
   for (std::size_t k = 0; k < n; ++k) {
     const int cur = pb.current[k];
     if (cur < 0 || req.pinned[k] || config[k] == cur) continue;
-    const auto gk_cur = gain_on(k, cur);
-    if (!gk_cur) continue;  // the current configuration is no longer usable (e.g. restart factor 0)
+    // No job holds k's current configuration (most moved jobs': the configurations are thousands at
+    // 100,000 GPUs): nothing to swap with, known before k's entries are searched.
     const auto it = holders.find(cur);
     if (it == holders.end()) continue;
+    const auto gk_cur = gain_on(k, cur);
+    if (!gk_cur) continue;  // the current configuration is no longer usable (e.g. restart factor 0)
     auto& list = it->second;
     const int other = config[k];
     const auto gk_other = gain_on(k, other);
@@ -574,6 +587,75 @@ std::uint64_t term_bits(double u) {
   return x;
 }
 
+// dead_subtree_steps' states of one depth: each a short list of ints with its number of paths (capped).
+// One array of every state's ints and an open-addressing table of them: a std::map of vectors cost a
+// node and a vector per state and most of the count's time (about 0.25 ms of class 2's skip test per
+// round of 20,000 jobs). The count does not depend on the order the states are visited in (its sums
+// are capped sums of nonnegative numbers), only on which states are equal.
+class StateSet {
+ public:
+  [[nodiscard]] std::size_t size() const { return paths_.size(); }
+  [[nodiscard]] std::span<const int> state(std::size_t s) const {
+    return {ints_.data() + begin_[s], ints_.data() + begin_[s + 1]};
+  }
+  [[nodiscard]] long long paths(std::size_t s) const { return paths_[s]; }
+  /// Adds `paths` to state `key`'s (0 when new), capped at `cap`.
+  void add(std::span<const int> key, long long paths, long long cap) {
+    if (2 * (size() + 1) > table_.size()) grow();
+    const std::uint64_t h = hash_of(key);
+    const std::size_t mask = table_.size() - 1;
+    for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
+      const int s = table_[at];
+      if (s < 0) {
+        table_[at] = static_cast<int>(size());
+        ints_.insert(ints_.end(), key.begin(), key.end());
+        begin_.push_back(ints_.size());
+        paths_.push_back(std::min(cap, paths));
+        slot_of_.push_back(at);
+        hashes_.push_back(h);
+        return;
+      }
+      if (hashes_[static_cast<std::size_t>(s)] == h && std::ranges::equal(state(static_cast<std::size_t>(s)), key)) {
+        long long& p = paths_[static_cast<std::size_t>(s)];
+        p = std::min(cap, p + paths);
+        return;
+      }
+    }
+  }
+  /// No state (the table's slots emptied one by one: only those taken).
+  void clear() {
+    for (const std::size_t at : slot_of_) table_[at] = -1;
+    ints_.clear();
+    begin_.assign(1, 0);
+    paths_.clear();
+    slot_of_.clear();
+    hashes_.clear();
+  }
+
+ private:
+  static std::uint64_t hash_of(std::span<const int> key) {
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (const int x : key) h = (h ^ static_cast<std::uint32_t>(x)) * 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 29);
+  }
+  void grow() {
+    table_.assign(std::max<std::size_t>(64, 2 * table_.size()), -1);
+    const std::size_t mask = table_.size() - 1;
+    for (std::size_t s = 0; s < size(); ++s) {
+      std::size_t at = static_cast<std::size_t>(hashes_[s]) & mask;
+      while (table_[at] >= 0) at = (at + 1) & mask;
+      table_[at] = static_cast<int>(s);
+      slot_of_[s] = at;
+    }
+  }
+  std::vector<int> ints_;              // every state's ints, one after the other
+  std::vector<std::size_t> begin_{0};  // per state: its first int (+ one past the end)
+  std::vector<long long> paths_;       // per state: its paths
+  std::vector<std::size_t> slot_of_;   // per state: its slot in table_
+  std::vector<std::uint64_t> hashes_;  // per state: its hash
+  std::vector<int> table_;             // slot -> state, -1: empty
+};
+
 class CanonicalSearch {
  public:
   CanonicalSearch(const Problem& pb, const Requirements& req, const Choice& given)
@@ -584,7 +666,23 @@ class CanonicalSearch {
         usage_(pb.set),
         tenant_rows_(tenant_rows(pb, req)) {
     for (std::size_t i = 0; i < n_; ++i) forced_waiting_ += req.forced[i] && given[i] < 0;
-    target_ = value_of(given);
+    // Each job's entry in the given allocation, read once here (fetched a few jobs ahead): the objective
+    // below, the given terms (number_given) and class 1's first path (by_sum_out_of_reach) read it
+    // again, and each read was a cache miss (the entries, 3.9 MB at 20,000 jobs, are rarely in cache
+    // after the backend). The same values: the same result.
+    held_.resize(n_);
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < n_; ++i) {
+#if defined(__GNUC__)
+      if (i + kAhead < n_ && given[i + kAhead] >= 0)
+        __builtin_prefetch(pb.valid[i + kAhead].data() + given[i + kAhead]);
+#endif
+      held_[i] = given[i] < 0 ? Entry{-1, 0, 0.0} : pb.valid[i][static_cast<std::size_t>(given[i])];
+    }
+    // value_of(given), from the entries read above.
+    double v = 0.0;
+    for (std::size_t i = 0; i < n_; ++i) v += given[i] < 0 ? value_term(i, -1) : pb.weight[i] * held_[i].util;
+    target_ = v;
     // Decision order: running jobs first (the status quo wins ties: a waiting job never displaces a
     // running one that could stay), each group in input order.
     order_.reserve(n_);
@@ -644,7 +742,7 @@ class CanonicalSearch {
         if (req_.forced[i] && forced_now + 1 > forced_limit) return true;
         forced_now += req_.forced[i] ? 1 : 0;
       } else {
-        const Entry& e = pb_.valid[i][static_cast<std::size_t>(first)];
+        const Entry& e = first == given_[i] ? held_[i] : pb_.valid[i][static_cast<std::size_t>(first)];
         charges.clear();
         // (usage_'s handle looked up directly: one per job, not worth charge()'s table.)
         for (const auto& c : usage_.charges(usage_.handle(e.config, e.gpus))) charges.push_back(c);
@@ -655,7 +753,7 @@ class CanonicalSearch {
           if (g > 0 && used[static_cast<std::size_t>(row)] + g > bound[static_cast<std::size_t>(row)]) return true;
         for (const auto& [row, g] : charges) used[static_cast<std::size_t>(row)] += g;
       }
-      value[d] = value_term(i, first);
+      value[d] = first >= 0 && first == given_[i] ? pb_.weight[i] * held_[i].util : value_term(i, first);
     }
     // The objective's window along it.
     build_low_high();
@@ -1068,7 +1166,8 @@ class CanonicalSearch {
     // The terms first, then into the table with each job's first slot and tag fetched a few jobs
     // ahead: the slots are spread over a megabyte at 20,000 jobs, a cache miss each otherwise.
     std::vector<std::uint64_t> given_bits(n_);
-    for (std::size_t i = 0; i < n_; ++i) given_bits[i] = term_bits(term(i, given_[i]));
+    for (std::size_t i = 0; i < n_; ++i)  // term(i, given_[i])
+      given_bits[i] = term_bits(pb_.weight[i] * (given_[i] < 0 ? waiting_ : held_[i].util));
     constexpr std::size_t kAhead = 8;
     for (std::size_t i = 0; i < n_; ++i) {
 #if defined(__GNUC__)
@@ -1256,10 +1355,7 @@ class CanonicalSearch {
     // The current configuration's entry ranks first (entries are sorted by configuration; a job
     // that keeps its configuration holds that entry in the given allocation).
     const int current = pb_.current[i], held = given_[i];
-    const int own = current < 0 ? -1
-                    : held >= 0 && pb_.valid[i][static_cast<std::size_t>(held)].config == current
-                        ? held
-                        : pb_.entry_of(i, current);
+    const int own = current < 0 ? -1 : held >= 0 && held_[i].config == current ? held : pb_.entry_of(i, current);
     if (own >= 0 || req_.pinned[i]) {
       first = own;
       return own >= 0;
@@ -1381,8 +1477,11 @@ class CanonicalSearch {
     constexpr std::size_t kMaxStates = 4096;
     // A state: the forced jobs without GPUs, then (term, copies taken) pairs by term.
     using State = std::vector<int>;
-    std::map<State, long long> now, next;
-    now.emplace(State{forced_now}, 1);
+    StateSet& now = states_now_;
+    StateSet& next = states_next_;
+    now.clear();
+    next.clear();
+    now.add(std::span<const int>(&forced_now, 1), 1, kCap);
     std::vector<long long> upper(row_used_.begin(), row_used_.end()), largest(row_used_.size(), 0);
     long long total = 0, work = 0;
     struct Spend {
@@ -1391,7 +1490,7 @@ class CanonicalSearch {
       ~Spend() { left -= std::min(left, work); }
     } spend{work_left, work};
     State child;
-    for (std::size_t e = s; !now.empty(); ++e) {
+    for (std::size_t e = s; now.size() != 0; ++e) {
       if (e == horizon) {
         if (horizon == n_) return -1;  // a path completed: not a dead end after all
         *truncated = true;
@@ -1419,7 +1518,9 @@ class CanonicalSearch {
         return total > steps ? total : -1;
       }
       const auto options = static_cast<long long>(end - first);
-      for (const auto& [state, paths] : now) {
+      for (std::size_t si = 0; si < now.size(); ++si) {
+        const std::span<const int> state = now.state(si);
+        const long long paths = now.paths(si);
         total = paths > (kCap - total) / std::max(options, 1LL) ? kCap : total + paths * options;
         work += options;
         for (std::size_t at = first; at < end; ++at) {
@@ -1446,8 +1547,7 @@ class CanonicalSearch {
             if (last_depth_[static_cast<std::size_t>(state[p])] > e) child.insert(child.end(), {state[p], c});
           }
           if (!placed_t && last_depth_[static_cast<std::size_t>(t)] > e) child.insert(child.end(), {t, 1});
-          long long& slot = next[child];
-          slot = std::min(kCap, slot + paths);
+          next.add(child, paths, kCap);
         }
       }
       if (total > steps) return total;
@@ -1456,7 +1556,7 @@ class CanonicalSearch {
         *truncated = true;
         return total;
       }
-      now.swap(next);
+      std::swap(now, next);
       next.clear();
     }
     return total;
@@ -1632,6 +1732,7 @@ class CanonicalSearch {
   ExactSearchStats stats_;
   std::vector<std::size_t> order_;
   Choice given_;
+  std::vector<Entry> held_;  // per job: its entry in given_ (config -1: no GPUs)
   CapacityUse usage_;
   std::unique_ptr<int[]> charge_;            // per entry (ranked_begin_'s numbering): usage_'s handle,
   std::vector<std::uint64_t> charge_known_;  // where a bit is set
@@ -1720,6 +1821,7 @@ class CanonicalSearch {
   std::vector<int> sole_term_;
   std::vector<unsigned char> watch_;
   std::vector<std::size_t> last_depth_;
+  StateSet states_now_, states_next_;     // dead_subtree_steps' scratch
   std::vector<std::size_t> depth_begin_;  // per depth: its first option in opts_ (+ one past the end)
   int options_class_ = 0;                 // the class opts_ (and low_, high_, slack_) were built for; 0: none
   std::vector<double> low_, high_;
