@@ -43,7 +43,8 @@ class NativeSolver final : public ReadingSolver {
     read_.reset();
     read_start_ = Clock::now();
     try {
-      read_ = native::recognise_checked(model, layout(), hints().threads);  // (ReadingSolver::CallerHints)
+      // (ReadingSolver::CallerHints; no entry index when do_solve() will not check its answer.)
+      read_ = native::recognise_checked(model, layout(), hints().threads, checks_answer());
     } catch (const InvalidArgument&) {
       throw;  // (validate()'s, as MilpSolver::solve() would throw it)
     } catch (...) {
@@ -176,12 +177,7 @@ class NativeSolver final : public ReadingSolver {
     for (std::size_t w = 0; w < at_one.size(); ++w)
       for (std::uint64_t bits = at_one[w]; bits != 0; bits &= bits - 1)
         ones.push_back(static_cast<int>(64 * w + static_cast<std::size_t>(std::countr_zero(bits))));
-        // (Left to a caller that checks the answer itself: ReadingSolver::answers_checked_by_caller.)
-#ifdef NDEBUG
-    const bool check = !answers_checked_by_caller();
-#else
-    const bool check = true;
-#endif
+    const bool check = checks_answer();
     bool valid = true;
     if (check) {
       const auto t_check = Clock::now();
@@ -234,6 +230,16 @@ class NativeSolver final : public ReadingSolver {
         if (res.values[static_cast<std::size_t>(j)] > 0.5)
           last_ones_.insert(model.col_names[static_cast<std::size_t>(j)]);
     return res;
+  }
+
+  // Does do_solve() check its answer? Left to a caller that checks it itself
+  // (ReadingSolver::answers_checked_by_caller), but in builds with assertions.
+  [[nodiscard]] bool checks_answer() const noexcept {
+#ifdef NDEBUG
+    return !answers_checked_by_caller();
+#else
+    return true;
+#endif
   }
 
   // A capacity row is recognised across rounds by its name, else by its index and the row count.

@@ -83,7 +83,15 @@ void same_round(const sia::RoundResult& a, const sia::RoundResult& b) {
 }
 
 sia::detail::native::Shape read_with(const sia::MilpModel& m, const sia::detail::ModelLayout& l) {
-  return sia::detail::native::recognise_checked(m, &l);
+  auto shape = sia::detail::native::recognise_checked(m, &l);
+  // Without an entry index (a caller that checks the answer itself): the same Shape, the choice
+  // rows' members read from the layout's runs where it is taken, and no index kept then.
+  const auto lean = sia::detail::native::recognise_checked(m, &l, 1, false);
+  check_same_shape(lean, shape, ShapeCheck::and_why);
+  CHECK(lean.in_layout == shape.in_layout);
+  CHECK(lean.from_layout == shape.from_layout);
+  CHECK((lean.from_layout ? lean.entries.empty() : lean.entries.cap_begin == shape.entries.cap_begin));
+  return shape;
 }
 
 }  // namespace

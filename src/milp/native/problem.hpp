@@ -150,7 +150,11 @@ struct Shape {
 /// numbers are then not checked (the writer vouches for them); the costs, the columns' and the
 /// rows' bounds are. Null: recognise_checked(m). `threads` (Parallel's meaning: 0 all cores, 1 the
 /// calling thread): a round's groups are then read in two halves side by side; the same Shape.
-[[nodiscard]] Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads = 1);
+/// `index` false: no entry index (Shape::entries) is kept where the layout is taken from `layout`,
+/// whose runs of columns are then read in place (the same Shape otherwise): for a caller that does
+/// not check the solution with solution_feasible().
+[[nodiscard]] Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads = 1,
+                                      bool index = true);
 
 /// MilpModel::is_feasible(x, tol), the same answer, for a model that recognise() read: with an
 /// entry index (Shape::entries) and values of 0 and 1, only the entries of the columns at 1 are

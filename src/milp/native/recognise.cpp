@@ -2,6 +2,7 @@
 // (problem.hpp). Everything is kept in compressed arrays: a model of millions of columns is read
 // without one allocation per row or column.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cassert>
@@ -9,7 +10,9 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "milp/model_checks.hpp"
@@ -106,6 +109,24 @@ struct Classified {
   // Read in layout with every row kept (no redundant row): uses[q] is the model's entry q, and
   // the members of choice row r are the entries [member_begin[r], member_begin[r+1]).
   bool entries_exact = false;
+  // Taken from the writer's layout without an entry index (classify_from_layout(), `index` false):
+  // choice row r's members are the columns runs[r][1], runs[r][1] + 1, ... (runs[r][2] of them),
+  // the runs ascending and apart, and neither `members` nor `choice_of` is written (each a pass of
+  // about a megabyte at 20,000 jobs, read again by nobody but the backend's own answer check).
+  std::span<const std::array<int, 3>> runs;
+  // Per column j (+1): where its usage begins (ubegin's, or the writer's own array).
+  const int* ubegin_at = nullptr;
+  [[nodiscard]] std::size_t num_members() const noexcept { return static_cast<std::size_t>(member_begin.back()); }
+  // The choice row (model row) column j belongs to, -1 none.
+  [[nodiscard]] int choice_row_of(int j) const {
+    if (runs.empty()) return choice_of[static_cast<std::size_t>(j)];
+    // (The last run starting at or before j.)
+    const auto it = std::upper_bound(runs.begin(), runs.end(), j,
+                                     [](int col, const std::array<int, 3>& run) { return col < run[1]; });
+    if (it == runs.begin()) return -1;
+    const auto& run = *(it - 1);
+    return j < run[1] + run[2] ? run[0] : -1;
+  }
 };
 
 // Binary columns with effective bounds (lo, hi); false (with s filled) when the model is not
@@ -425,7 +446,10 @@ bool classify_in_layout(const MilpModel& m, Shape& s, Classified& c) {
 // read. The rows' bounds are still the model's: false (nothing to undo but what the caller clears)
 // when a row is not what the reading in layout would make of it — a choice row that is not one, a
 // capacity row that is redundant or could be a choice row (then classify_in_layout() decides).
-bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Classified& c) {
+// `index` false: the choice rows' members and every column's choice row and usage offsets are left
+// in the layout (Classified::runs, ubegin_at) where its runs of columns ascend, and no entry index
+// can be kept (Shape::entries stays empty).
+bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Classified& c, bool index) {
   const int n = m.num_cols(), nr = m.num_rows();
   const auto nu = static_cast<std::size_t>(n);
   const auto nru = static_cast<std::size_t>(nr);
@@ -452,29 +476,44 @@ bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Cl
     if (!is_capacity_row(true, lo_r) || up_r == MilpModel::inf || is_choice_row(true, true, lo_r, up_r)) return false;
     s.cap_rows.push_back(static_cast<int>(i));
   }
-  c.choice_of.assign(nu, -1);
   c.forced_row.assign(nru, 0);
-  c.members.resize(split);
   c.member_begin.reserve(nchoice + 1);
   c.choice_rows.reserve(nchoice);
-  int* const choice_of = c.choice_of.data();
-  int* member_out = c.members.data();
-  for (std::size_t r = 0; r < nchoice; ++r) {
-    const auto& [row, first, count] = l.choice[r];
-    for (int j = first; j < first + count; ++j) {
-      choice_of[j] = row;
-      *member_out++ = j;
+  bool ascending = !index;  // (the runs of columns one after another, apart: no index needed)
+  for (std::size_t r = 1; r < nchoice && ascending; ++r)
+    ascending = l.choice[r][1] >= l.choice[r - 1][1] + l.choice[r - 1][2];
+  if (ascending) {
+    int members = 0;
+    for (std::size_t r = 0; r < nchoice; ++r) {
+      members += l.choice[r][2];
+      c.member_begin.push_back(members);
+      c.forced_row[r] = m.row_lower[r] > kTol ? 1 : 0;
+      c.choice_rows.push_back(l.choice[r][0]);
     }
-    c.member_begin.push_back(static_cast<int>(member_out - c.members.data()));
-    c.forced_row[r] = m.row_lower[r] > kTol ? 1 : 0;
-    c.choice_rows.push_back(row);
+    c.runs = l.choice;
+    c.ubegin_at = l.cap_begin.data();
+  } else {
+    c.choice_of.assign(nu, -1);
+    c.members.resize(split);
+    int* const choice_of = c.choice_of.data();
+    int* member_out = c.members.data();
+    for (std::size_t r = 0; r < nchoice; ++r) {
+      const auto& [row, first, count] = l.choice[r];
+      for (int j = first; j < first + count; ++j) {
+        choice_of[j] = row;
+        *member_out++ = j;
+      }
+      c.member_begin.push_back(static_cast<int>(member_out - c.members.data()));
+      c.forced_row[r] = m.row_lower[r] > kTol ? 1 : 0;
+      c.choice_rows.push_back(row);
+    }
+    c.ubegin.assign(l.cap_begin.begin(), l.cap_begin.end());
   }
   c.cap_of_row.assign(nru, -1);
   for (std::size_t i = nchoice; i < nru; ++i) c.cap_of_row[i] = static_cast<int>(i - nchoice);
-  c.ubegin.assign(l.cap_begin.begin(), l.cap_begin.end());
   c.entry_uses = m.entries.data();
   c.num_uses = m.entries.size() - split;
-  c.entries_exact = true;
+  c.entries_exact = !ascending;  // (the entry index is kept from what was written)
   return true;
 }
 
@@ -498,8 +537,10 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
 // first (which throws for an invalid model) — before anything reads a number it has not checked.
 // `layout`: the writer's promise about m's layout (ModelLayout), taken instead of reading the
 // layout from the entries (whose numbers it vouches for) when it describes m.
+// `index`: keep the entry index (Shape::entries) where the reading can; false: where it is taken
+// from the layout, leave the members in the layout instead (no index).
 Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const ModelLayout* layout = nullptr,
-                     int threads = 1) {
+                     int threads = 1, bool index = true) {
   if (check && !model_sizes_valid(m)) m.validate();
   Shape s;
   s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
@@ -531,13 +572,13 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
   Classified c;
   bool from_layout = false;
   if (laid_out) {
-    from_layout = classify_from_layout(m, *layout, s, c);
+    from_layout = classify_from_layout(m, *layout, s, c, index);
     if (!from_layout) {
       s.cap_rows.clear();
       c = Classified{};
     }
 #ifndef NDEBUG
-    if (from_layout) {
+    if (from_layout && c.runs.empty()) {
       Shape s2;
       Classified c2;
       assert(classify_in_layout(m, s2, c2) && same_classified(s, c, s2, c2));
@@ -573,8 +614,8 @@ Shape recognise(const MilpModel& m) { return recognise_with(m, true, false); }
 
 Shape recognise_checked(const MilpModel& m) { return recognise_with(m, true, true); }
 
-Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads) {
-  return recognise_with(m, true, true, layout, threads);
+Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads, bool index) {
+  return recognise_with(m, true, true, layout, threads, index);
 }
 
 Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false, false); }
@@ -597,8 +638,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   const Use* uses = c.uses.get();
   const MilpModel::Entry* entry_uses = c.entry_uses;
   const int* cap_of_row = c.cap_of_row.data();
-  const auto& ubegin = c.ubegin;
-  const auto& choice_of = c.choice_of;
+  const int* const ubegin = c.ubegin_at != nullptr ? c.ubegin_at : c.ubegin.data();
   // A column's usage, from `uses` or from the model's entries.
   struct UseIter {
     const Use* u;
@@ -635,17 +675,18 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   const bool all_free = lo.empty();
   // Are the columns of every choice row free (bounds 0 and 1), the columns of other bounds (pinned
   // jobs' single columns, in a round) all outside them? Then a choice row's group reads no bounds.
-  const bool choice_rows_free = std::none_of(other_bounds.begin(), other_bounds.end(),
-                                             [&](int j) { return c.choice_of[static_cast<std::size_t>(j)] >= 0; });
-  for (int j = 0; j < (all_free ? 0 : n); ++j) {
+  const bool choice_rows_free =
+      std::none_of(other_bounds.begin(), other_bounds.end(), [&](int j) { return c.choice_row_of(j) >= 0; });
+  // (A column fixed to 1 has bounds other than [0, 1]: the columns `other_bounds` lists, ascending.)
+  for (const int j : all_free ? std::span<const int>() : std::span<const int>(other_bounds)) {
     const auto ju = static_cast<std::size_t>(j);
     if (lo[ju] != 1) continue;
     s.pinned_cols.push_back(j);
     p.fixed_value += s.sign * m.obj[ju];
     for (const auto& [k, v] : use_of(j)) p.cap[static_cast<std::size_t>(k)] -= v;
-    if (choice_of[ju] >= 0 && ++pins_in_row[static_cast<std::size_t>(choice_of[ju])] > 1) {
+    if (const int row = c.choice_row_of(j); row >= 0 && ++pins_in_row[static_cast<std::size_t>(row)] > 1) {
       s.infeasible = true;
-      s.why = "two columns of choice row " + std::to_string(choice_of[ju]) + " are fixed to 1";
+      s.why = "two columns of choice row " + std::to_string(row) + " are fixed to 1";
       return s;
     }
   }
@@ -685,6 +726,12 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     Cursors out{};
     std::vector<Cand> cand;
     std::vector<int> kept;
+    std::vector<int> run_cols;  // (a Run's columns, for build_group())
+  };
+  // Columns first, first + 1, ...: a choice row's members as the layout gives them (Classified::runs).
+  struct Run {
+    int first;
+    int operator[](std::size_t q) const noexcept { return first + static_cast<int>(q); }
   };
   // Single-row dominance: among columns using exactly the same single row (or none), keep only
   // those whose value strictly increases with usage. Columns of a round come sorted by row and
@@ -771,6 +818,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   // here) and cut to what was written at the end: a push_back per array and item stored and
   // reloaded each vector's end and checked its capacity (about a fifth of this reading's time).
   const bool direct = entry_uses != nullptr;
+  const bool runs = direct && !c.runs.empty();  // (Classified::runs are read directly only)
   auto open_cursors = [](Writer& w) {
     Problem& q = *w.q;
     w.out.items = q.value.size();
@@ -794,13 +842,14 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     q.use_row.resize(w.out.uses);
     q.use_val.resize(w.out.uses);
   };
-  auto build_group_direct = [&](Writer& w, const int* cols, std::size_t ncols, bool forced, int model_row) {
+  // (`cols`: a pointer to the columns, or a Run of consecutive columns.)
+  auto build_group_direct = [&](Writer& w, const auto cols, std::size_t ncols, bool forced, int model_row) {
     Cursors o = w.out;
     const std::size_t items0 = o.items, uses0 = o.uses;
     const bool free_cols = all_free || (model_row >= 0 && choice_rows_free);
     const double sign = s.sign;
     const double* obj = m.obj.data();
-    const int* ub = ubegin.data();
+    const int* ub = ubegin;
     int last_key = -3;
     double best_val = -MilpModel::inf;
     Cand prev{-1, -3, 0.0, 0.0};
@@ -821,7 +870,14 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
         w.out.items = items0;
         w.out.uses = uses0;
         close_cursors(w);
-        const bool built = build_group(w, cols, ncols, forced, model_row);
+        bool built = false;
+        if constexpr (std::is_pointer_v<decltype(cols)>) {
+          built = build_group(w, cols, ncols, forced, model_row);
+        } else {
+          w.run_cols.resize(ncols);
+          for (std::size_t t = 0; t < ncols; ++t) w.run_cols[t] = cols[t];
+          built = build_group(w, w.run_cols.data(), ncols, forced, model_row);
+        }
         open_cursors(w);
         return built;
       }
@@ -865,8 +921,9 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       if (pins_in_row[static_cast<std::size_t>(i)] > 0) continue;
       const auto b = static_cast<std::size_t>(c.member_begin[r]), e = static_cast<std::size_t>(c.member_begin[r + 1]);
       const bool forced = c.forced_row[static_cast<std::size_t>(i)] != 0;
-      if (!(direct ? build_group_direct(w, c.members.data() + b, e - b, forced, i)
-                   : build_group(w, c.members.data() + b, e - b, forced, i)))
+      if (!(runs     ? build_group_direct(w, Run{c.runs[r][1]}, e - b, forced, i)
+            : direct ? build_group_direct(w, c.members.data() + b, e - b, forced, i)
+                     : build_group(w, c.members.data() + b, e - b, forced, i)))
         return static_cast<long>(r);
     }
     return -1;
@@ -876,7 +933,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   // column's outside them.)
   const std::size_t nrows = c.choice_rows.size();
   Writer main{
-      &p, p.value.size() + nu + nrows + (nu - std::min(nu, c.members.size())), p.use_row.size() + c.num_uses, {}, {},
+      &p, p.value.size() + nu + nrows + (nu - std::min(nu, c.num_members())), p.use_row.size() + c.num_uses, {}, {}, {},
       {}};
   if (direct) open_cursors(main);
   long failed = -1;
@@ -891,7 +948,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   if (direct && par.threads() > 1 && nrows >= kSplitRows) {
     Problem side_p;
     const auto side_cols = static_cast<std::size_t>(c.member_begin[nrows] - c.member_begin[half]);
-    Writer side{&side_p, side_cols + (nrows - half), c.num_uses, {}, {}, {}};
+    Writer side{&side_p, side_cols + (nrows - half), c.num_uses, {}, {}, {}, {}};
     long side_failed = -1;
     std::atomic<bool> taken{false};
     bool side_read = false;
@@ -938,14 +995,25 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     return s;
   }
   // (None when the choice rows hold every column, as in a round.)
-  if (c.members.size() < nu)
-    for (int j = 0; j < n; ++j) {
-      if (choice_of[static_cast<std::size_t>(j)] >= 0) continue;
+  if (c.num_members() < nu) {
+    auto single = [&](int j) {
       if (direct)
         build_group_direct(main, &j, 1, false, -1);
       else
         build_group(main, &j, 1, false, -1);
+    };
+    if (c.runs.empty()) {
+      for (int j = 0; j < n; ++j)
+        if (c.choice_of[static_cast<std::size_t>(j)] < 0) single(j);
+    } else {  // (the columns between the runs, ascending)
+      int j = 0;
+      for (const auto& run : c.runs) {
+        for (; j < run[1]; ++j) single(j);
+        j = run[1] + run[2];
+      }
+      for (; j < n; ++j) single(j);
     }
+  }
   if (direct) close_cursors(main);
   return s;
 }
