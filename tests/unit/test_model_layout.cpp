@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <sia/configuration_set.hpp>
+#include <sia/error.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/round.hpp>
 
@@ -241,4 +242,56 @@ TEST_CASE("native.model_layout.rounds_alike") {
       same_round(sia::run_round(next.cluster, next.jobs, wa, *native),
                  sia::run_round(next.cluster, next.jobs, wb, wrapped));
     }
+}
+
+TEST_CASE("native.model_layout.costs_checked_without_an_index") {
+  // Read from the layout without an index (the choice rows' runs read in place), a cost that is not
+  // finite anywhere (a choice row's column, a pinned or a lone column, a row's first or last) still
+  // throws validate()'s exception, on one thread and on several.
+  for (const char* family : {"tables", "pinned"}) {
+    CAPTURE(family);
+    const auto in = sia::bench::make_instance(family, 2048, 3);
+    sia::RoundOptions o;
+    const auto pb = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, o);
+    auto f = sia::detail::formulate(pb, pb.required);
+    REQUIRE(f.layout_known);
+    const auto layout = f.layout();
+    sia::MilpModel& m = f.milp;
+    std::vector<int> cols = {0, m.num_cols() / 2, m.num_cols() - 1};
+    for (const int j : f.pinned_cols) cols.push_back(j);
+    for (const auto& [row, first, count] : f.choice) {
+      cols.push_back(first);
+      cols.push_back(first + count - 1);
+      if (cols.size() > 40) break;
+    }
+    int checked = 0;
+    for (const int j : cols)
+      for (const double bad : {std::nan(""), sia::MilpModel::inf, -sia::MilpModel::inf}) {
+        CAPTURE(j);
+        const double keep = m.obj[static_cast<std::size_t>(j)];
+        m.obj[static_cast<std::size_t>(j)] = bad;
+        std::string expected;
+        try {
+          m.validate();
+        } catch (const sia::InvalidArgument& e) {
+          expected = e.what();
+        }
+        REQUIRE_FALSE(expected.empty());
+        for (int threads : {1, 3}) {
+          std::string got;
+          try {
+            (void)sia::detail::native::recognise_checked(m, &layout, threads, false);
+          } catch (const sia::InvalidArgument& e) {
+            got = e.what();
+          }
+          CHECK(got == expected);
+        }
+        m.obj[static_cast<std::size_t>(j)] = keep;
+        ++checked;
+      }
+    CHECK(checked >= 9);
+    // And the model as written reads as with an index.
+    check_same_shape(sia::detail::native::recognise_checked(m, &layout, 1, false),
+                     sia::detail::native::recognise_checked(m, &layout), ShapeCheck::and_why);
+  }
 }
