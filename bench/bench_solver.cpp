@@ -39,6 +39,7 @@
 #include "heap_tracker.hpp"
 #include "round_instances.hpp"
 #include "scale_rounds.hpp"
+#include "warm_sequence.hpp"
 
 namespace sia::bench {
 namespace {
@@ -212,27 +213,10 @@ void run_warm(benchmark::State& state, const std::string& family, int gpus, bool
   unsigned seed = 1;
   int rounds = 0, same_as_cold = 0;
   for (auto _ : state) {
-    RoundInstance in = make_instance(family, gpus, seed);
-    RoundResult r = run_round(in.cluster, in.jobs, o);
-    auto given = [](const RoundResult& res) {
-      std::vector<std::optional<ConfigurationSpec>> g;
-      for (const auto& d : res.decisions) g.push_back(d.config);
-      return g;
-    };
-    std::vector<std::vector<NodeShare>> where;  // (the placements reported: WarmPlaced)
-    auto reported = [&](const RoundResult& res) -> const std::vector<std::vector<NodeShare>>* {
-      if (!placed) return nullptr;
-      where.clear();
-      for (const auto& d : res.decisions) where.push_back(d.placement);
-      return &where;
-    };
-    for (int k = 0; k < 3; ++k) {
-      in = next_round(in, given(r), 0.0, seed * 100 + static_cast<unsigned>(k), gpus, reported(r));
-      RoundOptions ow = o;
-      ow.warm_start = r.warm_start;
-      r = run_round(in.cluster, in.jobs, ow);
-    }
-    const RoundInstance changed = next_round(in, given(r), 0.05, seed * 100 + 50, gpus, reported(r));
+    const WarmSequence seq = warm_sequence(family, gpus, seed, o, placed);
+    const RoundInstance& in = seq.settled;
+    const RoundResult& r = seq.last;
+    const RoundInstance& changed = seq.changed;
     // next_round keeps every job's position: a job is new or re-estimated when its id or its
     // goodput model object changed (a re-estimated job gets a goodput function, no model object).
     double n_changed = 0.0, n_restart = 0.0, n_flips = 0.0;

@@ -10,6 +10,7 @@
 // start), then 5 % of the jobs changed; the measured round is that last round, warm (from the previous warm start)
 // or cold. `prices` asks for prices (RoundOptions::compute_prices), `placed` makes every job report its placement.
 #include "round_instances.hpp"
+#include "warm_sequence.hpp"
 
 #include <sia/round.hpp>
 
@@ -21,6 +22,7 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,9 @@ struct Digest {
     for (std::size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ULL;
   }
   void i64(long long v) { bytes(&v, sizeof v); }
+  void i64s(std::initializer_list<long long> v) {
+    for (long long x : v) i64(x);
+  }
   void f64(double v) { i64(std::bit_cast<long long>(v)); }
   void str(const std::string& s) {
     i64(static_cast<long long>(s.size()));
@@ -58,18 +63,10 @@ std::uint64_t digest_of(const RoundResult& r) {
   for (const JobDecision& x : r.decisions) {
     d.str(x.job);
     d.i64(x.config ? 1 : 0);
-    if (x.config) {
-      d.i64(x.config->type);
-      d.i64(x.config->nodes);
-      d.i64(x.config->gpus);
-    }
+    if (x.config) d.i64s({x.config->type, x.config->nodes, x.config->gpus});
     d.i64(x.gpus);
     d.i64(x.batch ? 1 : 0);
-    if (x.batch) {
-      d.i64(x.batch->global_batch);
-      d.i64(x.batch->local_batch);
-      d.i64(x.batch->accumulation_steps);
-    }
+    if (x.batch) d.i64s({x.batch->global_batch, x.batch->local_batch, x.batch->accumulation_steps});
     d.i64(static_cast<long long>(x.placement.size()));
     for (const NodeShare& s : x.placement) {
       d.i64(s.node);
@@ -128,27 +125,9 @@ int main(int argc, char** argv) try {
   RoundOptions o;
   o.time_limit = std::chrono::milliseconds(60000);
   o.compute_prices = prices;
-  RoundInstance in = make_instance(family, gpus, seed);
-  RoundResult r = run_round(in.cluster, in.jobs, o);
-  std::vector<std::vector<NodeShare>> where;
-  auto given = [](const RoundResult& res) {
-    std::vector<std::optional<ConfigurationSpec>> g;
-    for (const auto& d : res.decisions) g.push_back(d.config);
-    return g;
-  };
-  auto reported = [&](const RoundResult& res) -> const std::vector<std::vector<NodeShare>>* {
-    if (!placed) return nullptr;
-    where.clear();
-    for (const auto& d : res.decisions) where.push_back(d.placement);
-    return &where;
-  };
-  for (int k = 0; k < 3; ++k) {
-    in = next_round(in, given(r), 0.0, seed * 100 + static_cast<unsigned>(k), gpus, reported(r));
-    RoundOptions ow = o;
-    ow.warm_start = r.warm_start;
-    r = run_round(in.cluster, in.jobs, ow);
-  }
-  const RoundInstance changed = next_round(in, given(r), 0.05, seed * 100 + 50, gpus, reported(r));
+  const WarmSequence seq = warm_sequence(family, gpus, seed, o, placed);
+  const RoundInstance& changed = seq.changed;
+  const RoundResult& r = seq.last;
   RoundOptions om = o;
   if (warm) om.warm_start = r.warm_start;
 
