@@ -146,7 +146,12 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     out.result.message = params.stop.stop_requested() ? "stop requested" : "time limit reached before the solver";
     return out;
   }
-  if (warm) apply_warm_start(*warm, pb, cluster, jobs, model_out, params);
+  // A backend that takes its start as bits (ReadingSolver::takes_start_bits: the native one) gets
+  // it so, instead of a double per column written here and read there again.
+  ReadingSolver::StartBits start_bits;
+  const auto* reading = dynamic_cast<const ReadingSolver*>(&solver);
+  const bool as_bits = warm != nullptr && reading != nullptr && reading->takes_start_bits();
+  if (warm) apply_warm_start(*warm, pb, cluster, jobs, model_out, params, as_bits ? &start_bits : nullptr);
   if (model_out.milp.num_cols() == 0) {
     // Nothing to decide: no job has a usable configuration.
     out.result.status = MilpStatus::optimal;
@@ -171,9 +176,10 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     // would check its solution against the model and find the layout by reading every entry (the
     // native one) is told so for this call, and only for it.
     const ModelLayout layout = model_out.layout();
-    const ScopedCallerHints hints(
-        solver,
-        {.answers_checked = true, .layout = model_out.layout_known ? &layout : nullptr, .threads = params.threads});
+    const ScopedCallerHints hints(solver, {.answers_checked = true,
+                                           .layout = model_out.layout_known ? &layout : nullptr,
+                                           .threads = params.threads,
+                                           .start = as_bits ? &start_bits : nullptr});
     out.result = solver.solve(model_out.milp, params);
   }
   if (e != 0) {

@@ -24,10 +24,42 @@ int type_index(const ClusterSpec& cluster, std::string_view name) {
 double price_of_dual(const Problem& pb, double dual) { return (pb.p > 0 ? dual : -dual) + 0.0; }  // -0 -> 0
 double dual_of_price(const Problem& pb, double price) { return pb.p > 0 ? price : -price; }
 
+// Where the start is written: params.start_values (every column 0 until written), or `bits`
+// (ReadingSolver::StartBits, the same values) when given.
+class StartOut {
+ public:
+  StartOut(MilpParams& params, ReadingSolver::StartBits* bits, std::size_t cols) : bits_(bits) {
+    if (bits_ != nullptr) {
+      bits_->reset(cols);
+    } else {
+      params.start_values.assign(cols, 0.0);
+      values_ = params.start_values.data();
+    }
+  }
+  void one(std::size_t c) noexcept {
+    if (bits_ != nullptr)
+      bits_->set_one(c);
+    else
+      values_[c] = 1.0;
+  }
+  // Columns [first, end) unknown (NaN).
+  void unknown(std::size_t first, std::size_t end) noexcept {
+    if (bits_ != nullptr)
+      for (std::size_t c = first; c < end; ++c) bits_->set_unknown(c);
+    else
+      std::fill(values_ + first, values_ + end, std::numeric_limits<double>::quiet_NaN());
+  }
+
+ private:
+  ReadingSolver::StartBits* bits_;
+  double* values_ = nullptr;
+};
+
 }  // namespace
 
 void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpec& cluster,
-                      std::span<const JobSpec> jobs, const Formulation& f, MilpParams& params) {
+                      std::span<const JobSpec> jobs, const Formulation& f, MilpParams& params,
+                      ReadingSolver::StartBits* bits) {
   const auto& rows = pb.set.rows;
   if (!warm.prices.empty()) {
     params.start_duals.assign(static_cast<std::size_t>(f.milp.num_rows()), 0.0);
@@ -41,20 +73,19 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
   }
   if (warm.allocations.empty()) {
     // No allocation given: the jobs' current configurations are the previous round's solution.
-    params.start_values.assign(f.cols.size(), 0.0);
+    StartOut out(params, bits, f.cols.size());
     for (std::size_t c = 0; c < f.cols.size(); ++c)
-      if (pb.current[f.job_of(c)] == f.entry_of(pb, c).config) params.start_values[c] = 1.0;
+      if (pb.current[f.job_of(c)] == f.entry_of(pb, c).config) out.one(c);
   } else if (const RoundCache* cache = warm.cache.get();
              cache != nullptr && cache->allocations == static_cast<const void*>(warm.allocations.data()) &&
              cache->allocated.size() == warm.allocations.size() && pb.previous_position.size() == jobs.size()) {
     // The list the cache was made with, on the same cluster (build_problem matched the jobs to it):
     // by position. Same values as the lookups below.
-    params.start_values.assign(f.cols.size(), 0.0);
+    StartOut out(params, bits, f.cols.size());
     if (f.columns_are_entries) {
       // Job by job: its columns are its entries (Formulation::columns_are_entries), and its
       // configuration (distinct among its entries) is looked up in its own entries only — the
       // columns' (job, entry) pairs and most entries are not read at all.
-      double* const values = params.start_values.data();
       const Entry* const entries = pb.valid.all()->data();
       for (std::size_t i = 0; i < jobs.size(); ++i) {
 #if defined(__GNUC__)
@@ -68,22 +99,22 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
         const int at = pb.previous_position[i];
         const std::size_t first = pb.valid.begin_of(i);
         if (at < 0) {
-          std::fill(values + first, values + pb.valid.begin_of(i + 1), std::numeric_limits<double>::quiet_NaN());
+          out.unknown(first, pb.valid.begin_of(i + 1));
           continue;
         }
         const int config = cache->allocated[static_cast<std::size_t>(at)];
         if (config < 0) continue;
         const int k = entry_index(pb.valid[i], config);
-        if (k >= 0) values[first + static_cast<std::size_t>(k)] = 1.0;
+        if (k >= 0) out.one(first + static_cast<std::size_t>(k));
       }
       return;
     }
     for (std::size_t c = 0; c < f.cols.size(); ++c) {
       const int at = pb.previous_position[f.job_of(c)];
       if (at < 0)
-        params.start_values[c] = std::numeric_limits<double>::quiet_NaN();
+        out.unknown(c, c + 1);
       else if (cache->allocated[static_cast<std::size_t>(at)] == f.entry_of(pb, c).config)
-        params.start_values[c] = 1.0;
+        out.one(c);
     }
   } else {
     IdIndex job_index(jobs.size());
@@ -99,13 +130,13 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
       if (t < 0 || a.gpus <= 0) continue;
       if (const auto c = pb.set.index_of(ConfigurationSpec{t, a.nodes, a.gpus})) warm_config[at] = *c;
     }
-    params.start_values.assign(f.cols.size(), 0.0);
+    StartOut out(params, bits, f.cols.size());
     for (std::size_t c = 0; c < f.cols.size(); ++c) {
       const std::size_t i = f.job_of(c);
       if (warm_config[i] == -2)
-        params.start_values[c] = std::numeric_limits<double>::quiet_NaN();
+        out.unknown(c, c + 1);
       else if (warm_config[i] == f.entry_of(pb, c).config)
-        params.start_values[c] = 1.0;
+        out.one(c);
     }
   }
 }

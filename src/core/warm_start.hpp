@@ -1,6 +1,7 @@
 #pragma once
 // Private to the round: a WarmStart (warm_start.hpp) turned into a backend's start
-// (MilpParams::start_values / start_duals), and a solved round turned into the next WarmStart.
+// (MilpParams::start_values or ReadingSolver::StartBits, and start_duals), and a solved round
+// turned into the next WarmStart.
 #include <sia/cluster.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/milp/solver.hpp>
@@ -12,6 +13,7 @@
 #include "core/formulation.hpp"
 #include "core/problem.hpp"
 #include "core/round_cache.hpp"
+#include "milp/reading_solver.hpp"
 
 namespace sia::detail {
 
@@ -35,9 +37,12 @@ namespace sia::detail {
 
 /// Fills params.start_values (the warm allocation, for the jobs and configurations this round
 /// still has; without one, the jobs' current configurations) and params.start_duals (the warm
-/// prices of the capacity rows this round still has).
+/// prices of the capacity rows this round still has). With `bits`, the start is written there
+/// instead (the same values, for a backend that takes them: ReadingSolver::CallerHints::start) and
+/// start_values is left as it is.
 void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpec& cluster,
-                      std::span<const JobSpec> jobs, const Formulation& f, MilpParams& params);
+                      std::span<const JobSpec> jobs, const Formulation& f, MilpParams& params,
+                      ReadingSolver::StartBits* bits = nullptr);
 
 /// The WarmStart of a solved round: prices from the backend's duals of the capacity rows (none
 /// when it gave none), the allocation `choice`, and the round's rows `cache` (build_problem's

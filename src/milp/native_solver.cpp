@@ -36,6 +36,7 @@ using native::kInf;
 
 class NativeSolver final : public ReadingSolver {
   std::string_view do_name() const noexcept override { return "native"; }
+  [[nodiscard]] bool takes_start_bits() const noexcept override { return true; }
 
   // The model's checks and its reading in one (native::recognise_checked), kept for do_solve().
   void read_checked(const MilpModel& model) override {
@@ -94,8 +95,8 @@ class NativeSolver final : public ReadingSolver {
     options.use_dp = std::getenv("SIA_NATIVE_NO_DP") == nullptr;
     options.symmetry = std::getenv("SIA_NATIVE_NO_SYMMETRY") == nullptr;
 
-    // Warm start: the caller's (MilpParams::start_duals / start_values) first, else what this
-    // instance solved last (prices by capacity-row key, solution by column names).
+    // Warm start: the caller's (MilpParams::start_duals, start_values or CallerHints::start) first,
+    // else what this instance solved last (prices by capacity-row key, solution by column names).
     std::vector<std::string> keys = row_keys(model, shape.cap_rows);
     std::vector<double> warm_prices(static_cast<std::size_t>(prob.num_rows), 0.0);
     bool have_prices = false;
@@ -111,7 +112,8 @@ class NativeSolver final : public ReadingSolver {
         }
     }
     std::vector<int> warm_choice;
-    if (params.start_values.size() == static_cast<std::size_t>(model.num_cols())) {
+    // The caller's start, column c: at_one(c) is it 1 (> 0.5), known(c) is it not NaN.
+    auto start_choice = [&](auto&& at_one, auto&& known_at) {
       // Groups the start gives no column of keep -1: the search completes them.
       warm_choice.assign(static_cast<std::size_t>(prob.num_groups()), -1);
       for (int g = 0; g < prob.num_groups(); ++g) {
@@ -123,15 +125,24 @@ class NativeSolver final : public ReadingSolver {
             none = it;
             continue;
           }
-          const double v = params.start_values[static_cast<std::size_t>(c)];
-          known = known || !std::isnan(v);
-          if (v > 0.5) {  // (the first such item; "none", the group's last item, is not needed then)
+          const auto cu = static_cast<std::size_t>(c);
+          known = known || known_at(cu);
+          if (at_one(cu)) {  // (the first such item; "none", the group's last item, is not needed then)
             hit = it;
             break;
           }
         }
         warm_choice[static_cast<std::size_t>(g)] = hit >= 0 ? hit : (known ? none : -1);
       }
+    };
+    const StartBits* const bits = hints().start;
+    if (bits != nullptr && bits->fits(static_cast<std::size_t>(model.num_cols()))) {
+      // (CallerHints::start: the same start as bits, 1 for > 0.5 and unknown for NaN.)
+      start_choice([bits](std::size_t c) { return bits->one(c); },
+                   [bits](std::size_t c) { return !bits->is_unknown(c); });
+    } else if (params.start_values.size() == static_cast<std::size_t>(model.num_cols())) {
+      const double* const v = params.start_values.data();
+      start_choice([v](std::size_t c) { return v[c] > 0.5; }, [v](std::size_t c) { return !std::isnan(v[c]); });
     } else if (!last_ones_.empty() && !model.col_names.empty()) {
       warm_choice.assign(static_cast<std::size_t>(prob.num_groups()), -1);
       for (int g = 0; g < prob.num_groups(); ++g) {

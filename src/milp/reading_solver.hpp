@@ -3,6 +3,10 @@
 // reads instead of MilpModel::validate()'s own pass over them before the backend runs.
 #include <sia/milp/solver.hpp>
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 #include "milp/model_layout.hpp"
 
 namespace sia::detail {
@@ -13,6 +17,31 @@ class ReadingSolver : public MilpSolver {
   /// exceptions (InvalidArgument, validate()'s message), thrown before anything else is done. What
   /// was read may be kept for the do_solve() of the same call.
   virtual void read_checked(const MilpModel& model) = 0;
+
+  /// MilpParams::start_values in short, as bits per column (bit c % 64 of word c / 64): `ones` the
+  /// columns at 1, `unknown` the columns at NaN (none in both), every other column at 0. A warm
+  /// round's start is a few values at 1 among hundreds of thousands: written and read as doubles,
+  /// 1.9 MB at 100,000 GPUs; as bits, 60 KB.
+  struct StartBits {
+    std::vector<std::uint64_t> ones, unknown;
+    /// Sized for `cols` columns, every one at 0.
+    void reset(std::size_t cols) {
+      ones.assign((cols + 63) / 64, 0);
+      unknown.assign(ones.size(), 0);
+    }
+    void set_one(std::size_t c) noexcept { ones[c >> 6] |= std::uint64_t{1} << (c & 63); }
+    void set_unknown(std::size_t c) noexcept { unknown[c >> 6] |= std::uint64_t{1} << (c & 63); }
+    [[nodiscard]] bool one(std::size_t c) const noexcept { return ((ones[c >> 6] >> (c & 63)) & 1) != 0; }
+    [[nodiscard]] bool is_unknown(std::size_t c) const noexcept { return ((unknown[c >> 6] >> (c & 63)) & 1) != 0; }
+    /// Sized for `cols` columns?
+    [[nodiscard]] bool fits(std::size_t cols) const noexcept {
+      return ones.size() == (cols + 63) / 64 && unknown.size() == ones.size();
+    }
+  };
+
+  /// Does this backend take its start as CallerHints::start (then the caller leaves
+  /// MilpParams::start_values empty)? The same start, the same answers.
+  [[nodiscard]] virtual bool takes_start_bits() const noexcept { return false; }
 
   /// What a caller that wrote the model (the round) tells the backend about one solve call. Both are
   /// off by default, so that every other caller gets the backend's own reading and check.
@@ -30,6 +59,11 @@ class ReadingSolver : public MilpSolver {
     /// Threads the backend may read the model with (MilpParams::threads' meaning: 0 all cores, 1
     /// the calling thread), known before MilpParams reach do_solve(): the caller's own.
     int threads = 1;
+    /// The start (MilpParams::start_values' meaning) as bits, for a backend that
+    /// takes_start_bits(), when it fits() the model's columns: start_values is then left empty by
+    /// the caller. Null: MilpParams::start_values is the start. The caller keeps *start alive and
+    /// unchanged while it is set.
+    const StartBits* start = nullptr;
   };
 
   void set_hints(const CallerHints& hints) noexcept { hints_ = hints; }

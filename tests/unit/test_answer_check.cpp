@@ -15,6 +15,7 @@
 
 #include "milp/reading_solver.hpp"
 #include "round_instances.hpp"
+#include "same_round.hpp"
 
 namespace {
 
@@ -45,22 +46,8 @@ class CheckedNative final : public sia::MilpSolver {
   std::unique_ptr<sia::MilpSolver> inner_ = sia::make_milp_solver("native");
 };
 
-std::vector<std::optional<sia::ConfigurationSpec>> given_of(const sia::RoundResult& r) {
-  std::vector<std::optional<sia::ConfigurationSpec>> g;
-  for (const auto& d : r.decisions) g.push_back(d.config);
-  return g;
-}
-
-void same_round(const sia::RoundResult& a, const sia::RoundResult& b) {
-  CHECK(a.status == b.status);
-  CHECK(a.fallback == b.fallback);
-  CHECK(a.objective == b.objective);
-  REQUIRE(a.decisions.size() == b.decisions.size());
-  for (std::size_t i = 0; i < a.decisions.size(); ++i) {
-    CHECK(a.decisions[i].config == b.decisions[i].config);
-    CHECK(a.decisions[i].gpus == b.decisions[i].gpus);
-  }
-}
+using sia::test::given_of;
+using sia::test::same_round;
 
 }  // namespace
 
