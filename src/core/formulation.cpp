@@ -261,46 +261,24 @@ int objective_exponent(const MilpModel& milp) noexcept {
 
 namespace {
 
-// answer_feasible(f, x) from the columns at 1 when every value is 0 or 1 and there are no tenant
-// rows: 1 feasible, 0 not; -1 when it cannot tell (then is_feasible answers). `at_one` receives
-// the columns at 1, ascending, and visit(t, c, f.cols[c]) is called for each (the t-th), whatever
-// the verdict, when it is not -1.
-template <class Visit>
-int verdict_from_ones(const Formulation& f, const std::vector<double>& x, std::vector<std::size_t>& at_one,
-                      Visit&& visit) {
-  constexpr double tol = 1e-6;
+// Can the answer's verdict be taken from its columns at 1 (no tenant rows, the arrays sized)?
+bool decided_by_ones(const Formulation& f) noexcept {
   const MilpModel& milp = f.milp;
   const std::size_t ncols = f.cols.size();
-  if (!f.tenant_rows.empty() || x.size() != ncols || f.column_charge.size() != ncols || milp.obj.size() != ncols ||
-      milp.col_lower.size() != ncols || milp.col_upper.size() != ncols)
-    return -1;
-  // First every value, without a branch per value (a column at 1 is one in a dozen, at a place no
-  // predictor knows): is each ±0 or 1 — v != 0.0 && v != 1.0 (NaN too) exactly when its bits
-  // shifted past the sign are not 0 and its bits are not 1.0's —, and the columns at 1, listed
-  // through a block on the stack. is_feasible's column test holds for 0 and 1 within formulate's
-  // bounds [0, 1] — integrality too —, but for a pinned column (bounds [1, 1]) at 0: checked
-  // below, from the few pinned.
-  const std::uint64_t one = std::bit_cast<std::uint64_t>(1.0);
-  std::uint64_t odd = 0;  // not 0 once a value was neither ±0 nor 1
-  const double* const value = x.data();
-  constexpr std::size_t block = 256;
-  std::array<std::size_t, block> listed_here;
-  for (std::size_t from = 0; from < ncols; from += block) {
-    const std::size_t to = std::min(ncols, from + block);
-    std::size_t n = 0;
-    for (std::size_t j = from; j < to; ++j) {
-      const auto bits = std::bit_cast<std::uint64_t>(value[j]);
-      const bool is_one = bits == one;
-      odd |= is_one ? 0 : bits << 1;
-      listed_here[n] = j;
-      n += is_one ? 1 : 0;
-    }
-    at_one.insert(at_one.end(), listed_here.begin(), listed_here.begin() + static_cast<std::ptrdiff_t>(n));
-  }
-  if (odd != 0) return -1;
-  // Then the columns at 1: 1 in its job's choice row, its charges in the capacity rows
-  // (formulate). Every value is an integer and every sum stays far below 2^53: exact in any order,
-  // as is_feasible's sum over all entries (the columns at 0 add 0) is.
+  return f.tenant_rows.empty() && f.column_charge.size() == ncols && milp.obj.size() == ncols &&
+         milp.col_lower.size() == ncols && milp.col_upper.size() == ncols;
+}
+
+// The verdict of an answer whose every value is 0 or 1, from its columns at 1 `at_one` (ascending):
+// 1 feasible, 0 not. visit(t, c, f.cols[c]) is called for each (the t-th), whatever the verdict;
+// at_zero(j): is pinned column j at 0.
+template <class Visit, class AtZero>
+int verdict_of_ones(const Formulation& f, const std::vector<std::size_t>& at_one, Visit&& visit, AtZero&& at_zero) {
+  constexpr double tol = 1e-6;
+  const MilpModel& milp = f.milp;
+  // The columns at 1: 1 in its job's choice row, its charges in the capacity rows (formulate).
+  // Every value is an integer and every sum stays far below 2^53: exact in any order, as
+  // is_feasible's sum over all entries (the columns at 0 add 0) is.
   std::vector<double> act(milp.row_lower.size(), 0.0);
   constexpr std::size_t ahead = 16;  // (the columns' pairs and charges: cache misses, fetched ahead)
   for (std::size_t t = 0; t < at_one.size(); ++t) {
@@ -321,23 +299,54 @@ int verdict_from_ones(const Formulation& f, const std::vector<double>& x, std::v
     visit(t, j, col);
   }
   for (const int j : f.pinned_cols)
-    if (x[static_cast<std::size_t>(j)] == 0.0) return 0;
+    if (at_zero(static_cast<std::size_t>(j))) return 0;
   for (std::size_t i = 0; i < act.size(); ++i)
     if (act[i] < milp.row_lower[i] - tol || act[i] > milp.row_upper[i] + tol) return 0;
   return 1;
 }
 
-}  // namespace
-
-bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
-  std::vector<std::size_t> at_one;
-  const int verdict = verdict_from_ones(f, x, at_one, [](std::size_t, std::size_t, const Column&) {});
-  return verdict < 0 ? f.milp.is_feasible(x, 1e-6) : verdict == 1;
+// answer_feasible(f, x) from the columns at 1 when every value is 0 or 1 and there are no tenant
+// rows: 1 feasible, 0 not; -1 when it cannot tell (then is_feasible answers). `at_one` receives
+// the columns at 1, ascending, and visit(t, c, f.cols[c]) is called for each (the t-th), whatever
+// the verdict, when it is not -1.
+template <class Visit>
+int verdict_from_ones(const Formulation& f, const std::vector<double>& x, std::vector<std::size_t>& at_one,
+                      Visit&& visit) {
+  const std::size_t ncols = f.cols.size();
+  if (x.size() != ncols || !decided_by_ones(f)) return -1;
+  // First every value, without a branch per value (a column at 1 is one in a dozen, at a place no
+  // predictor knows): is each ±0 or 1 — v != 0.0 && v != 1.0 (NaN too) exactly when its bits
+  // shifted past the sign are not 0 and its bits are not 1.0's —, and the columns at 1, listed
+  // through a block on the stack. is_feasible's column test holds for 0 and 1 within formulate's
+  // bounds [0, 1] — integrality too —, but for a pinned column (bounds [1, 1]) at 0: checked
+  // by verdict_of_ones, from the few pinned.
+  const std::uint64_t one = std::bit_cast<std::uint64_t>(1.0);
+  std::uint64_t odd = 0;  // not 0 once a value was neither ±0 nor 1
+  const double* const value = x.data();
+  constexpr std::size_t block = 256;
+  std::array<std::size_t, block> listed_here;
+  for (std::size_t from = 0; from < ncols; from += block) {
+    const std::size_t to = std::min(ncols, from + block);
+    std::size_t n = 0;
+    for (std::size_t j = from; j < to; ++j) {
+      const auto bits = std::bit_cast<std::uint64_t>(value[j]);
+      const bool is_one = bits == one;
+      odd |= is_one ? 0 : bits << 1;
+      listed_here[n] = j;
+      n += is_one ? 1 : 0;
+    }
+    at_one.insert(at_one.end(), listed_here.begin(), listed_here.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  if (odd != 0) return -1;
+  return verdict_of_ones(f, at_one, visit, [&x](std::size_t j) { return x[j] == 0.0; });
 }
 
-bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& x, const Requirements& req,
-            Choice& out) {
-  if (x.size() != m.cols.size()) return false;
+// decode()'s choice and checks, from a verdict: verdict(chosen, visit) lists the columns at 1 in
+// `chosen` and calls visit(t, c, f.cols[c]) for each as verdict_from_ones() does, and returns its
+// verdict; -1 is answered by is_feasible(*x()) and the columns of x() above 0.5.
+template <class Verdict, class Values>
+bool decode_by(const Problem& pb, const Formulation& m, const Requirements& req, Choice& out, Verdict&& verdict,
+               Values&& x) {
   out.assign(pb.num_jobs(), -1);
   CapacityUse usage(pb.set);
   // The chosen columns (one in a dozen or so) and their entries: each entry is a cache miss in an
@@ -359,18 +368,19 @@ bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& 
   // (Column c's entry is entry c of the flat array when columns are entries: fetched ahead
   // without reading its pair.)
   const Entry* const flat = m.columns_are_entries ? pb.valid.all()->data() : nullptr;
-  const int verdict = verdict_from_ones(m, x, chosen, [&](std::size_t t, std::size_t, const Column& col) {
+  const int verdict_is = verdict(chosen, [&](std::size_t t, std::size_t, const Column& col) {
 #if defined(__GNUC__)
     if (flat != nullptr && t + ahead < chosen.size()) __builtin_prefetch(flat + chosen[t + ahead]);
 #endif
     take(static_cast<std::size_t>(col.job), col.entry);
   });
-  if (verdict == 0) return false;
-  if (verdict < 0) {
-    if (!m.milp.is_feasible(x, 1e-6)) return false;
+  if (verdict_is == 0) return false;
+  if (verdict_is < 0) {
+    const std::vector<double>& values = x();
+    if (!m.milp.is_feasible(values, 1e-6)) return false;
     chosen.clear();
-    for (std::size_t c = 0; c < x.size(); ++c)
-      if (x[c] > 0.5) chosen.push_back(c);
+    for (std::size_t c = 0; c < values.size(); ++c)
+      if (values[c] > 0.5) chosen.push_back(c);
     TenantUse tenants(pb, m.tenant_rows);
     for (std::size_t t = 0; t < chosen.size(); ++t) {
 #if defined(__GNUC__)
@@ -388,6 +398,47 @@ bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& 
     if (req.forced[i] && out[i] < 0) return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
+  std::vector<std::size_t> at_one;
+  const int verdict = verdict_from_ones(f, x, at_one, [](std::size_t, std::size_t, const Column&) {});
+  return verdict < 0 ? f.milp.is_feasible(x, 1e-6) : verdict == 1;
+}
+
+bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& x, const Requirements& req,
+            Choice& out) {
+  if (x.size() != m.cols.size()) return false;
+  return decode_by(
+      pb, m, req, out,
+      [&](std::vector<std::size_t>& chosen, auto&& visit) { return verdict_from_ones(m, x, chosen, visit); },
+      [&]() -> const std::vector<double>& { return x; });
+}
+
+bool decode(const Problem& pb, const Formulation& m, std::span<const int> ones, const Requirements& req, Choice& out) {
+  const std::size_t ncols = m.cols.size();
+  for (std::size_t t = 0; t < ones.size(); ++t)
+    if (ones[t] < 0 || static_cast<std::size_t>(ones[t]) >= ncols || (t > 0 && ones[t] <= ones[t - 1])) return false;
+  // Every value is 0 or 1: verdict_from_ones() decides (no -1) unless there are tenant rows (the
+  // values written out then, for is_feasible).
+  std::vector<double> x;
+  return decode_by(
+      pb, m, req, out,
+      [&](std::vector<std::size_t>& chosen, auto&& visit) {
+        if (!decided_by_ones(m)) return -1;
+        chosen.assign(ones.begin(), ones.end());
+        // A pinned column at 0: not listed.
+        return verdict_of_ones(m, chosen, visit, [ones](std::size_t j) {
+          return !std::binary_search(ones.begin(), ones.end(), static_cast<int>(j));
+        });
+      },
+      [&]() -> const std::vector<double>& {
+        x.assign(ncols, 0.0);
+        for (const int c : ones) x[static_cast<std::size_t>(c)] = 1.0;
+        return x;
+      });
 }
 
 }  // namespace sia::detail

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -107,5 +108,13 @@ void recycle(Formulation&& f) noexcept;
  */
 [[nodiscard]] bool decode(const Problem& pb, const Formulation& f, const std::vector<double>& x,
                           const Requirements& req, Choice& out);
+
+/**
+ * @brief decode(pb, f, x, req, out) of the answer x that is 1 at the columns `ones` and 0 at every
+ * other: the same verdict and the same choice, without a pass over a value per column. False also
+ * when `ones` is not ascending (each column once) or names a column the model does not have.
+ */
+[[nodiscard]] bool decode(const Problem& pb, const Formulation& f, std::span<const int> ones, const Requirements& req,
+                          Choice& out);
 
 }  // namespace sia::detail

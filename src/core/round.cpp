@@ -151,6 +151,10 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
   ReadingSolver::StartBits start_bits;
   const auto* reading = dynamic_cast<const ReadingSolver*>(&solver);
   const bool as_bits = warm != nullptr && reading != nullptr && reading->takes_start_bits();
+  // And a backend that gives its answer as the columns at 1 (ReadingSolver::gives_ones) gives it
+  // so: decode() then reads those instead of a value per column.
+  std::vector<int> answer_ones;
+  const bool as_ones = reading != nullptr && reading->gives_ones();
   if (warm) apply_warm_start(*warm, pb, cluster, jobs, model_out, params, as_bits ? &start_bits : nullptr);
   if (model_out.milp.num_cols() == 0) {
     // Nothing to decide: no job has a usable configuration.
@@ -179,7 +183,8 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     const ScopedCallerHints hints(solver, {.answers_checked = true,
                                            .layout = model_out.layout_known ? &layout : nullptr,
                                            .threads = params.threads,
-                                           .start = as_bits ? &start_bits : nullptr});
+                                           .start = as_bits ? &start_bits : nullptr,
+                                           .ones = as_ones ? &answer_ones : nullptr});
     out.result = solver.solve(model_out.milp, params);
   }
   if (e != 0) {
@@ -191,7 +196,9 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
   }
   solve_ms += std::chrono::duration<double, std::milli>(out.result.wall_time).count();
   const bool has_solution = out.result.status == MilpStatus::optimal || out.result.status == MilpStatus::feasible;
-  if (has_solution) out.ok = decode(pb, model_out, out.result.values, req, out.choice);
+  if (has_solution)
+    out.ok = as_ones && out.result.values.empty() ? decode(pb, model_out, answer_ones, req, out.choice)
+                                                  : decode(pb, model_out, out.result.values, req, out.choice);
   return out;
 }
 

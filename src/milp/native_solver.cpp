@@ -37,6 +37,7 @@ using native::kInf;
 class NativeSolver final : public ReadingSolver {
   std::string_view do_name() const noexcept override { return "native"; }
   [[nodiscard]] bool takes_start_bits() const noexcept override { return true; }
+  [[nodiscard]] bool gives_ones() const noexcept override { return true; }
 
   // The model's checks and its reading in one (native::recognise_checked), kept for do_solve().
   void read_checked(const MilpModel& model) override {
@@ -169,13 +170,11 @@ class NativeSolver final : public ReadingSolver {
                               : "stopped by the time or node limit before finding a feasible solution";
       return res;
     }
-    res.values.assign(static_cast<std::size_t>(model.num_cols()), 0.0);
-    // The columns set to 1 are also marked in a bit per column, which lists them ascending, each
-    // once: the answer's check and its objective read those columns instead of every value.
+    // The columns set to 1 are marked in a bit per column, which lists them ascending, each once:
+    // the answer's check and its objective read those columns instead of every value.
     std::vector<std::uint64_t> at_one((static_cast<std::size_t>(model.num_cols()) + 63) / 64, 0);
     auto set_one = [&](int c) {
       const auto cu = static_cast<std::size_t>(c);
-      res.values[cu] = 1.0;
       at_one[cu >> 6] |= std::uint64_t{1} << (cu & 63);
     };
     for (int c : shape.pinned_cols) set_one(c);
@@ -189,6 +188,15 @@ class NativeSolver final : public ReadingSolver {
       for (std::uint64_t bits = at_one[w]; bits != 0; bits &= bits - 1)
         ones.push_back(static_cast<int>(64 * w + static_cast<std::size_t>(std::countr_zero(bits))));
     const bool check = checks_answer();
+    // The answer as values (1 at `ones`, 0 elsewhere): unless the caller takes `ones` instead
+    // (CallerHints::ones) and nothing here reads them.
+    std::vector<int>* const ones_out = hints().ones;
+    auto values_of_ones = [&] {
+      std::vector<double> x(static_cast<std::size_t>(model.num_cols()), 0.0);
+      for (int c : ones) x[static_cast<std::size_t>(c)] = 1.0;
+      return x;
+    };
+    if (ones_out == nullptr || check) res.values = values_of_ones();
     bool valid = true;
     if (check) {
       const auto t_check = Clock::now();
@@ -211,7 +219,9 @@ class NativeSolver final : public ReadingSolver {
     // after each.)
     double objective = model.obj_offset;
     for (int c : ones) objective += model.obj[static_cast<std::size_t>(c)] * 1.0;
-    res.objective = objective == 0.0 ? model.objective_of(res.values) : objective;
+    res.objective = objective != 0.0     ? objective
+                    : res.values.empty() ? model.objective_of(values_of_ones())
+                                         : model.objective_of(res.values);
     res.best_bound = offset + sign * sr.bound;
     res.status = sr.proven ? MilpStatus::optimal : MilpStatus::feasible;
     if (!sr.proven) {
@@ -236,10 +246,12 @@ class NativeSolver final : public ReadingSolver {
       for (std::size_t k = 0; k < keys.size(); ++k) last_prices_[keys[k]] = sr.prices[k];
     }
     last_ones_.clear();
-    if (!model.col_names.empty())
-      for (int j = 0; j < model.num_cols(); ++j)
-        if (res.values[static_cast<std::size_t>(j)] > 0.5)
-          last_ones_.insert(model.col_names[static_cast<std::size_t>(j)]);
+    if (!model.col_names.empty())  // (the columns at 1: `ones`)
+      for (int j : ones) last_ones_.insert(model.col_names[static_cast<std::size_t>(j)]);
+    if (ones_out != nullptr) {
+      *ones_out = std::move(ones);
+      res.values.clear();
+    }
     return res;
   }
 

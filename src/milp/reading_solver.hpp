@@ -42,6 +42,9 @@ class ReadingSolver : public MilpSolver {
   /// Does this backend take its start as CallerHints::start (then the caller leaves
   /// MilpParams::start_values empty)? The same start, the same answers.
   [[nodiscard]] virtual bool takes_start_bits() const noexcept { return false; }
+  /// Does this backend answer through CallerHints::ones when it is set (its solutions' values
+  /// then left empty)?
+  [[nodiscard]] virtual bool gives_ones() const noexcept { return false; }
 
   /// What a caller that wrote the model (the round) tells the backend about one solve call. Both are
   /// off by default, so that every other caller gets the backend's own reading and check.
@@ -64,6 +67,11 @@ class ReadingSolver : public MilpSolver {
     /// the caller. Null: MilpParams::start_values is the start. The caller keeps *start alive and
     /// unchanged while it is set.
     const StartBits* start = nullptr;
+    /// Where a backend that gives_ones() puts its answer's columns at 1 (ascending, each once):
+    /// MilpResult::values is then left empty, every column not listed being at 0, and the caller
+    /// reads the answer from here (a full vector is written and read again only to find a column
+    /// in a dozen at 1). Null: MilpResult::values as usual.
+    std::vector<int>* ones = nullptr;
   };
 
   void set_hints(const CallerHints& hints) noexcept { hints_ = hints; }
