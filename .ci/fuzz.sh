@@ -2,6 +2,9 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan + libFuzzer) and runs each one for a bounded
 # time on a seed corpus made from the examples and, when present, ../shared/data.
 #   usage: bash .ci/fuzz.sh <source-dir> [seconds-per-target (default 60)] [build-dir]
+# A build-dir configured with SIA_BUILD_FUZZ=ON (CI: the sanitizer test build of scripts/test.sh with
+# SIA_SANITIZE_FUZZ=1, Debug, assertions on) is used as it is: no second build of the library.
+# The targets run side by side, as many at a time as there are cores, each for the whole time.
 # Exits non-zero if any target finds a crash, leak, timeout or sanitizer report.
 set -euo pipefail
 src=$(cd "${1:-.}" && pwd)
@@ -9,10 +12,14 @@ seconds=${2:-${SIA_FUZZ_SECONDS:-60}}
 build=${3:-$src/build-fuzz}
 shared="$src/../shared"
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-CXX=clang++ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIA_BUILD_FUZZ=ON \
-  -DSIA_BUILD_TESTS=OFF -DSIA_BUILD_EXAMPLES=OFF -DSIA_BUILD_BENCH=OFF -DSIA_INSTALL=OFF -DSIA_WITH_GLPK=ON \
-  -DCMAKE_CXX_FLAGS="$flags" >/dev/null
-cmake --build "$build" -j"$(nproc)"
+if grep -qs 'SIA_BUILD_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  echo "fuzz: the targets of $build"
+else
+  CXX=clang++ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIA_BUILD_FUZZ=ON \
+    -DSIA_BUILD_TESTS=OFF -DSIA_BUILD_EXAMPLES=OFF -DSIA_BUILD_BENCH=OFF -DSIA_INSTALL=OFF -DSIA_WITH_GLPK=ON \
+    -DCMAKE_CXX_FLAGS="$flags" >/dev/null
+fi
+cmake --build "$build" -j"$(nproc)" --target fuzz_request fuzz_workload fuzz_cluster fuzz_profiles fuzz_milp_ranges
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -48,13 +55,27 @@ fi
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-passed=0; failed=0
-for target in request workload cluster profiles milp_ranges; do
-  exe="$build/tests/fuzz/fuzz_$target"
-  log="$work/fuzz_$target.log"
+# fuzz_one <target>: runs one target; its exit status in $work/fuzz_<target>.rc.
+fuzz_one() {
+  local target=$1 rc=0
   mkdir -p "$work/artifacts-$target"
-  if (cd "$work/artifacts-$target" && "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -max_len=16384 -print_final_stats=1 "$work/$target" >"$log" 2>&1); then
+  (cd "$work/artifacts-$target" && "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 \
+     -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 "$work/$target" >"$work/fuzz_$target.log" 2>&1) || rc=$?
+  echo "$rc" > "$work/fuzz_$target.rc"
+}
+targets=(request workload cluster profiles milp_ranges)
+slots=$(nproc)
+running=0
+for target in "${targets[@]}"; do
+  if (( running >= slots )); then wait -n || true; running=$((running - 1)); fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait
+passed=0; failed=0
+for target in "${targets[@]}"; do
+  log="$work/fuzz_$target.log"
+  if [[ "$(cat "$work/fuzz_$target.rc" 2>/dev/null)" == 0 ]]; then
     runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo "?")
     echo "PASS fuzz_$target: $runs executions in ${seconds}s, no findings"
     passed=$((passed + 1))

@@ -391,7 +391,9 @@ TEST_CASE("decision.recompute.numerics_regressions") {
   std::mt19937 rng;
   std::uint32_t rng_seed = 0;
   long k = 0;  // the next round rng generates (cases are sorted by seed, then round)
-  for (const auto& [seed, target] : cases) {
+  for (const auto& one : cases) {
+    const std::uint32_t seed = one.first;  // not a structured binding: CAPTURE's lambda
+    const long target = one.second;       // could not capture one in clang 14
     CAPTURE(seed);
     CAPTURE(target);
     if (seed != rng_seed) {

@@ -86,7 +86,9 @@ void check_answer(const MilpModel& m, const MilpResult& r) {
 // Each former overrun under limits of 1, 20 and 200 ms and none: a valid answer every time (in milliseconds:
 // without the pump GLPK proves an optimum at the root or within a few nodes).
 TEST_CASE("milp.glpk.huge_objective_range.former_overruns_end_within_limit") {
-  for (const auto& [name, m] : former_overruns()) {
+  for (const auto& named : former_overruns()) {
+    const auto& name = named.name;  // not a structured binding: clang 14's CAPTURE cannot take one
+    const auto& m = named.model;
     CAPTURE(name);
     CHECK(largest_coefficient(m) > 1e14);
     for (const int ms : {1, 20, 200, 0}) {
@@ -123,7 +125,9 @@ TEST_CASE("milp.glpk.huge_objective_range.optimum_agrees_with_other_backends") {
       models.push_back({name, test::huge_range_planning_milp(seed, shape)});
     }
   int compared = 0;
-  for (const auto& [name, m] : models) {
+  for (const auto& named : models) {
+    const auto& name = named.name;  // not a structured binding: clang 14's CAPTURE cannot take one
+    const auto& m = named.model;
     CAPTURE(name);
     MilpParams p;
     p.relative_gap = 0.0;
