@@ -393,7 +393,7 @@ TEST_CASE("decision.recompute.numerics_regressions") {
   long k = 0;  // the next round rng generates (cases are sorted by seed, then round)
   for (const auto& one : cases) {
     const std::uint32_t seed = one.first;  // not a structured binding: CAPTURE's lambda
-    const long target = one.second;       // could not capture one in clang 14
+    const long target = one.second;        // could not capture one in clang 14
     CAPTURE(seed);
     CAPTURE(target);
     if (seed != rng_seed) {

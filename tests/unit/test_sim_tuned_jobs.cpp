@@ -20,7 +20,7 @@ TEST_CASE("sim.tuned_jobs.rule") {
   CHECK(o.gpus_per_node == 4);
   for (const auto& entry : apps) {
     const std::string& name = entry.first;  // not structured bindings: clang 14's lambdas
-    const auto& app = entry.second;          // (INFO's and the one below) cannot capture them
+    const auto& app = entry.second;         // (INFO's and the one below) cannot capture them
     const auto c = tuned_configurations(*app, cluster, 0, o);
     REQUIRE(!c.empty());
     INFO(name);
