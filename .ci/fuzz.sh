@@ -15,6 +15,10 @@ flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefin
 if grep -qs 'SIA_BUILD_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
   echo "fuzz: the targets of $build"
 else
+  if [[ -f "$build/CMakeCache.txt" ]]; then  # another build (e.g. GCC's sanitizer build): not reconfigured
+    echo "fuzz: $build has no fuzz targets; building them in $src/build-fuzz"
+    build=$src/build-fuzz
+  fi
   CXX=clang++ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIA_BUILD_FUZZ=ON \
     -DSIA_BUILD_TESTS=OFF -DSIA_BUILD_EXAMPLES=OFF -DSIA_BUILD_BENCH=OFF -DSIA_INSTALL=OFF -DSIA_WITH_GLPK=ON \
     -DCMAKE_CXX_FLAGS="$flags" >/dev/null
