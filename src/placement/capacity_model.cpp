@@ -52,6 +52,8 @@ void CapacityModel::recount() {
 }
 
 void CapacityModel::add_all_kept(std::span<const ModelJob> jobs) {
+  if (jobs.empty())
+    return;  // (the counts are already those of the nodes' state: no kept job, as without reported placements)
   // change_free's and change_dist's updates of each node in the same order, their skips included
   // (a node that is down, or whose free count went below 0, takes no further change); the counts
   // that follow from the nodes' state are then worked out once.
@@ -108,6 +110,27 @@ void DemandSum::add(const ModelJob& j, int sign) {
   const int used = j.used > 0 ? std::min(j.used, slot) : slot;
   for (int l = 0; l < static_cast<int>(items.size()) && (1LL << l) <= slot; ++l)
     items[static_cast<std::size_t>(l)] += sign * (used + ((slot - used) & ((1 << l) - 1)));
+}
+
+void DemandSum::add(std::span<const ModelJob> jobs) {
+  // A job whose item uses its whole slot 2^k adds 2^k at every threshold h = 2^l <= 2^k (add()'s
+  // term with used = slot): summed per k, then added to every level <= k from the largest k down.
+  // Integers: the same sums in any order.
+  std::array<long long, 32> whole{};
+  for (const ModelJob& j : jobs) {
+    const int slot = j.slot;
+    if (slot > 0 && (slot & (slot - 1)) == 0 && (j.used <= 0 || j.used >= slot)) {
+      if (j.distributed) shares += j.nodes;
+      whole[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(slot)))] += slot;
+    } else {
+      add(j);
+    }
+  }
+  long long above = 0;
+  for (std::size_t l = items.size(); l-- > 0;) {
+    above += whole[l];
+    items[l] += above;
+  }
 }
 
 void CapacityModel::add_demand(const DemandSum& d, int sign) {
@@ -304,7 +327,17 @@ std::vector<int> useful_candidates(const CapacityModel& m, const std::vector<Mod
   return useful;
 }
 
+/// The exact search's sets, each tested as evicted on the model. The counts are integers and an
+/// eviction changes only its own nodes: for jobs whose nodes are disjoint, the counts after
+/// evicting them all are the model's plus each job's change alone (each node changes as it would
+/// alone, the sums over nodes add up). So each pool job's change is measured once (evicted and
+/// returned on the model), and a set is tested from the sums of its jobs' changes — the same
+/// verdict as evicting them, in the same order of sets — unless two of its jobs share a node,
+/// which is then tested on the model itself. (Evicting each of ~18,000 sets a round on the model
+/// cost a pass over every threshold per node, twice, for each job of the set.)
 struct ExactSearch {
+  ExactSearch(CapacityModel& model, const std::vector<ModelJob>& candidates, const std::vector<int>& useful)
+      : m(model), cand(candidates), pool(useful) {}
   CapacityModel& m;
   const std::vector<ModelJob>& cand;
   const std::vector<int>& pool;
@@ -312,22 +345,111 @@ struct ExactSearch {
   std::vector<int> best;
   long long best_gpus = std::numeric_limits<long long>::max();
 
-  void run(std::size_t start, std::size_t k, long long gpus) {
-    if (chosen.size() == k) {
-      if (gpus < best_gpus && m.feasible()) {
-        best_gpus = gpus;
-        best = chosen;
-      }
-      return;
+  // A change as the counts feasible() reads: conflicts, eligible, shares, then C_h and I_h per level.
+  int width = 0;
+  std::vector<long long> base;      // the model's counts
+  std::vector<long long> delta;     // pool job p's change at [p * width, (p + 1) * width)
+  std::vector<long long> held;      // pool job p's GPUs (held_total)
+  std::vector<long long> acc;       // base plus the changes of the chosen jobs but the last
+  std::vector<int> touched;         // chosen jobs on each node
+  std::vector<std::size_t> picked;  // pool positions of the chosen jobs
+  int overlaps = 0;                 // nodes taken a second time by the chosen jobs
+
+  void counts(std::span<long long> out) const {
+    out[0] = m.conflicts();
+    out[1] = m.eligible();
+    out[2] = m.distributed_demand();
+    for (int l = 0; l < m.levels(); ++l) {
+      out[3 + 2 * static_cast<std::size_t>(l)] = m.capacity(l);
+      out[4 + 2 * static_cast<std::size_t>(l)] = m.items(l);
     }
-    const std::size_t remaining = k - chosen.size();
-    for (std::size_t i = start; i + remaining <= pool.size(); ++i) {
-      const ModelJob& j = cand[static_cast<std::size_t>(pool[i])];
+  }
+
+  void prepare() {
+    width = 3 + 2 * m.levels();
+    const auto w = static_cast<std::size_t>(width);
+    base.assign(w, 0);
+    counts(base);
+    delta.assign(pool.size() * w, 0);
+    held.resize(pool.size());
+    std::vector<long long> after(w);
+    for (std::size_t p = 0; p < pool.size(); ++p) {
+      const ModelJob& j = cand[static_cast<std::size_t>(pool[p])];
+      held[p] = held_total(j);
       m.evict(j);
-      chosen.push_back(pool[i]);
-      run(i + 1, k, gpus + held_total(j));
-      chosen.pop_back();
+      counts(after);
       m.unevict(j);
+      for (std::size_t x = 0; x < w; ++x) delta[p * w + x] = after[x] - base[x];
+    }
+    acc = base;
+    touched.assign(static_cast<std::size_t>(m.num_nodes()), 0);
+  }
+
+  /// feasible() of the counts `a` plus pool job p's change.
+  [[nodiscard]] bool feasible_with(const long long* a, std::size_t p) const {
+    const long long* d = delta.data() + p * static_cast<std::size_t>(width);
+    if (a[0] + d[0] > 0) return false;
+    const long long shares = a[2] + d[2];
+    if (a[1] + d[1] < shares) return false;
+    const long long taken = static_cast<long long>(m.s()) * shares;
+    for (int x = 3; x < width; x += 2)
+      if (a[x + 1] + d[x + 1] > a[x] + d[x] - taken) return false;
+    return true;
+  }
+
+  /// The chosen jobs and pool job p evicted on the model itself, in the search's order.
+  [[nodiscard]] bool feasible_on_model(std::size_t p) {
+    for (std::size_t q : picked) m.evict(cand[static_cast<std::size_t>(pool[q])]);
+    const ModelJob& last = cand[static_cast<std::size_t>(pool[p])];
+    m.evict(last);
+    const bool ok = m.feasible();
+    m.unevict(last);
+    for (auto it = picked.rbegin(); it != picked.rend(); ++it) m.unevict(cand[static_cast<std::size_t>(pool[*it])]);
+    return ok;
+  }
+
+  [[nodiscard]] bool shares_node(std::size_t p) const {
+    if (overlaps > 0) return true;
+    for (const auto& hg : cand[static_cast<std::size_t>(pool[p])].held)
+      if (touched[static_cast<std::size_t>(hg.first)] > 0) return true;
+    return false;
+  }
+
+  void add(std::size_t p, int sign) {
+    const auto w = static_cast<std::size_t>(width);
+    for (std::size_t x = 0; x < w; ++x) acc[x] += sign * delta[p * w + x];
+    for (const auto& hg : cand[static_cast<std::size_t>(pool[p])].held) {
+      int& t = touched[static_cast<std::size_t>(hg.first)];
+      if (sign > 0) {
+        if (t++ > 0) ++overlaps;
+      } else if (--t > 0) {
+        --overlaps;
+      }
+    }
+  }
+
+  /// Sets of k pool jobs from `start` on, in the order of choosing them one after the other (the
+  /// first set with the fewest GPUs wins), after the chosen ones.
+  void run(std::size_t start, std::size_t k, long long gpus) {
+    const std::size_t remaining = k - chosen.size();
+    if (remaining == 0) return;  // (k = 0: no set)
+    for (std::size_t i = start; i + remaining <= pool.size(); ++i) {
+      const long long g = gpus + held[i];
+      if (remaining == 1) {
+        if (g < best_gpus && (shares_node(i) ? feasible_on_model(i) : feasible_with(acc.data(), i))) {
+          best_gpus = g;
+          best = chosen;
+          best.push_back(pool[i]);
+        }
+        continue;
+      }
+      add(i, +1);
+      chosen.push_back(pool[i]);
+      picked.push_back(i);
+      run(i + 1, k, g);
+      picked.pop_back();
+      chosen.pop_back();
+      add(i, -1);
     }
   }
 };
@@ -411,23 +533,37 @@ EvictionPlan plan_evictions(int s, const std::vector<int>& node_size, long long 
   // eligible) is never needed, and a minimum set never contains one.
   const std::vector<int> pool = useful_candidates(m, cand);
 
-  // 4. Greedy upper bound (on a copy of the model).
-  CapacityModel gm = m;
-  std::vector<int> greedy = greedy_evictions(gm, cand);
+  // 4. Greedy upper bound (on a copy of the model): the sizes searched go up to its size. Made
+  // only once a set of one is not enough: it evicts at least one job whenever there is a
+  // candidate (the model is not feasible), so sets of one are searched whatever it finds — and
+  // most types of a round whose placements are reported need one eviction at most.
+  std::vector<int> greedy;
+  bool have_greedy = false;
+  auto greedy_bound = [&]() -> std::vector<int>& {
+    if (!have_greedy) {
+      CapacityModel gm = m;
+      greedy = greedy_evictions(gm, cand);
+      have_greedy = true;
+    }
+    return greedy;
+  };
 
-  ExactSearch search{m, cand, pool, {}, {}, std::numeric_limits<long long>::max()};
+  ExactSearch search(m, cand, pool);
   std::size_t spent = 0;
   // Sets of the greedy's size are searched too, so that among minimum sets the one moving the
   // fewest GPUs (then the lexicographically first) wins whenever the budget allows.
-  for (std::size_t k = 1; k <= greedy.size() && k <= pool.size(); ++k) {
+  for (std::size_t k = 1; k <= pool.size() && (k == 1 || k <= greedy_bound().size()); ++k) {
     const std::size_t sets = choose_saturating(pool.size(), k, budget);
     if (spent + sets > budget) break;
     spent += sets;
+    if (k == 1) search.prepare();
     search.run(0, k, 0);
-    if (!search.best.empty()) {
-      greedy = search.best;
-      break;
-    }
+    if (!search.best.empty()) break;
+  }
+  if (!search.best.empty()) {
+    greedy = search.best;
+  } else {
+    greedy_bound();
   }
   for (int c : greedy) plan.evicted.push_back(cand_index[static_cast<std::size_t>(c)]);
   std::sort(plan.evicted.begin(), plan.evicted.end());

@@ -52,9 +52,10 @@ struct DemandSum {
   std::array<long long, 32> items{};  ///< per threshold h = 2^l (s is an int: l < 32)
   long long shares = 0;               ///< whole shares of the distributed jobs (D)
   void add(const ModelJob& j, int sign = +1);
-  void add(std::span<const ModelJob> jobs) {
-    for (const ModelJob& j : jobs) add(j);
-  }
+  /// add(j) for every job of `jobs`: the same sums, with a job whose item fills its power-of-two
+  /// slot counted once in its slot's class (the thresholds' sums then follow from the classes' in
+  /// one pass), not once per threshold (thousands of jobs per type, a loop each).
+  void add(std::span<const ModelJob> jobs);
 };
 
 /// @brief Incrementally maintained feasibility test (see file comment).
@@ -98,6 +99,10 @@ class CapacityModel {
   [[nodiscard]] long long eligible() const noexcept { return eligible_; }
   [[nodiscard]] long long distributed_demand() const noexcept { return shares_; }
   [[nodiscard]] long long conflicts() const noexcept { return conflicts_; }
+  /// Thresholds h = 2^0 .. 2^(levels() - 1) = s, and each one's C_h and I_h (reserved GPUs included at h = 1).
+  [[nodiscard]] int levels() const noexcept { return levels_; }
+  [[nodiscard]] long long capacity(int level) const noexcept { return cap_[static_cast<std::size_t>(level)]; }
+  [[nodiscard]] long long items(int level) const noexcept { return items_[static_cast<std::size_t>(level)]; }
 
  private:
   void change_free(int node, int delta);

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <bit>
 #include <random>
 #include <utility>
 #include <vector>
@@ -80,4 +82,111 @@ TEST_CASE("placement.capacity_model.all_kept_at_once") {
       check_same(one, all);
     }
   }
+}
+
+// plan_evictions' exact search (sets tested from each job's change alone when their nodes are
+// disjoint, on the model when two share a node) against evicting every set on the model, in the
+// documented order: by increasing size, then fewest GPUs, then the lexicographically first. Small
+// random types whose kept jobs crowd a few nodes (sets sharing nodes are common) and whose
+// allocation fits when re-placed whole (no drops), with an unbounded budget.
+TEST_CASE("placement.capacity_model.exact_search_as_on_the_model") {
+  std::mt19937_64 g(20261130);
+  auto uni = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
+  int searched = 0, shared = 0;
+  for (int round = 0; round < 4000; ++round) {
+    CAPTURE(round);
+    const int s = 1 << uni(1, 3);
+    const int n = uni(3, 7);
+    std::vector<int> size(static_cast<std::size_t>(n));
+    for (int& x : size) x = uni(0, 7) == 0 ? -1 : s;
+    const int jobs = uni(3, 11);
+    std::vector<std::vector<std::pair<int, int>>> held(static_cast<std::size_t>(jobs));
+    std::vector<ModelJob> cand;
+    std::vector<int> free = size;
+    for (int j = 0; j < jobs; ++j) {
+      ModelJob m;
+      m.distributed = uni(0, 5) == 0;
+      m.nodes = m.distributed ? 2 : 1;
+      m.footprint = m.distributed ? 2 * s : 1 << uni(0, std::countr_zero(static_cast<unsigned>(s)) - 1);
+      m.slot = m.distributed ? 0 : m.footprint;
+      m.used = m.slot;
+      // Holdings on distinct up nodes with room, as the Placer's validated placements are.
+      std::vector<int> nodes;
+      for (int i = 0; i < n; ++i)
+        if (free[static_cast<std::size_t>(i)] >= (m.distributed ? s : m.footprint)) nodes.push_back(i);
+      if (static_cast<int>(nodes.size()) < m.nodes) continue;
+      std::shuffle(nodes.begin(), nodes.end(), g);
+      auto& h = held[static_cast<std::size_t>(cand.size())];
+      for (int k = 0; k < m.nodes; ++k) {
+        const int gp = m.distributed ? s : m.footprint;
+        h.emplace_back(nodes[static_cast<std::size_t>(k)], gp);
+        free[static_cast<std::size_t>(nodes[static_cast<std::size_t>(k)])] -= gp;
+      }
+      m.held = h;
+      cand.push_back(m);
+    }
+    std::vector<ModelJob> movers;
+    for (int k = uni(1, 3); k > 0; --k) {
+      ModelJob m;
+      m.distributed = uni(0, 2) == 0;
+      m.nodes = m.distributed ? 2 : 1;
+      m.footprint = m.distributed ? 2 * s : s;  // whole nodes: the kept small jobs must make room
+      m.slot = m.distributed ? 0 : m.footprint;
+      m.used = m.slot;
+      movers.push_back(m);
+    }
+    const long long reserved = uni(0, 1);
+    // Skip allocations that do not fit at all (drops are another part of plan_evictions).
+    CapacityModel all(s, size, reserved);
+    for (const ModelJob& j : cand) all.add_demand(j);
+    for (const ModelJob& j : movers) all.add_demand(j);
+    if (!all.feasible()) continue;
+    CapacityModel m(s, size, reserved);
+    for (const ModelJob& j : cand) m.add_kept(j);
+    for (const ModelJob& j : movers) m.add_demand(j);
+    // Every set evicted on the model, sizes 0, 1, 2, ...: the first of the fewest GPUs.
+    const auto nc = static_cast<int>(cand.size());
+    std::vector<int> expected;
+    bool found = m.feasible();
+    for (int k = 1; k <= nc && !found; ++k) {
+      long long best = -1;
+      std::vector<int> set(static_cast<std::size_t>(k));
+      std::vector<int> idx(static_cast<std::size_t>(k));
+      for (int i = 0; i < k; ++i) idx[static_cast<std::size_t>(i)] = i;
+      while (true) {
+        CapacityModel e = m;
+        long long gpus = 0;
+        for (int c : idx) {
+          e.evict(cand[static_cast<std::size_t>(c)]);
+          for (const auto& hg : cand[static_cast<std::size_t>(c)].held) gpus += hg.second;
+        }
+        if (e.feasible() && (best < 0 || gpus < best)) {
+          best = gpus;
+          expected = idx;
+        }
+        int i = k - 1;
+        while (i >= 0 && idx[static_cast<std::size_t>(i)] == nc - k + i) --i;
+        if (i < 0) break;
+        ++idx[static_cast<std::size_t>(i)];
+        for (int x = i + 1; x < k; ++x) idx[static_cast<std::size_t>(x)] = idx[static_cast<std::size_t>(x - 1)] + 1;
+      }
+      found = best >= 0;
+    }
+    const auto plan = sia::detail::plan_evictions(s, size, reserved, cand, movers, 1000000);
+    CHECK(plan.dropped_candidates.empty());
+    CHECK(plan.dropped_movers.empty());
+    CHECK(plan.evicted == expected);
+    if (expected.size() >= 2) {
+      ++searched;
+      std::vector<int> on(static_cast<std::size_t>(n), 0);
+      bool overlap = false;
+      for (int c : expected)
+        for (const auto& hg : cand[static_cast<std::size_t>(c)].held)
+          overlap = overlap || on[static_cast<std::size_t>(hg.first)]++ > 0;
+      shared += overlap ? 1 : 0;
+    }
+  }
+  MESSAGE("evictions of two or more jobs: " << searched << ", sharing a node: " << shared);
+  CHECK(searched > 50);
+  CHECK(shared > 5);
 }
