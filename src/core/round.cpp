@@ -661,31 +661,36 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   }
   // Placement (placement.hpp): concrete nodes and GPUs, keeping unchanged jobs where they are.
   if (options.place) {
-    // The jobs' current allocations by pointer (place_held): copies in the requests were
-    // allocations per job. The job ids are only read for error messages: each decision's is lent
-    // to its request and handed back after placement (no copy per job; should placement throw, the
-    // round's result is dropped anyway).
-    std::vector<PlacementRequest> preq;
+    // Each job's configuration and GPUs (place_held: no request of 100 bytes per job, with the
+    // job's id lent to it and handed back), its current allocation by pointer (copies in the
+    // requests were allocations per job), and its id read from its decision only for an error.
+    // An allocation without a placement is none to the Placer, nor compared below: not handed
+    // over, so that neither reads the job again (a cache miss per job when no placement is reported).
+    std::vector<detail::PlacementTarget> targets;
     std::vector<const CurrentAllocation*> held(n, nullptr);
-    preq.reserve(n);  // (each request written once, not value-initialised first)
+    targets.reserve(n);  // (each target written once, not value-initialised first)
     for (std::size_t i = 0; i < n; ++i) {
-      JobDecision& d = res.decisions[i];
-      preq.push_back(PlacementRequest{std::move(d.job), d.config, d.gpus, {}});
-      if (const auto& cur = jobs[i].current()) held[i] = &*cur;
+      const JobDecision& d = res.decisions[i];
+      targets.push_back({d.config, d.gpus});
+      if (const auto& cur = jobs[i].current(); cur && !cur->placement.empty()) held[i] = &*cur;
     }
-    PlacementResult placed = place_held(cluster, preq, held);
+    PlacementResult placed = place_held(cluster, targets, held, [&](std::size_t j) { return res.decisions[j].job; });
     bool dropped = false;
     for (std::size_t i = 0; i < n; ++i) {
-      if (i + kFetchAhead < n && held[i + kFetchAhead] != nullptr) fetch(held[i + kFetchAhead]);
+      if (i + kFetchAhead < n && held[i + kFetchAhead] != nullptr &&
+          placed.status[i + kFetchAhead] != PlacementStatus::kept)
+        fetch(held[i + kFetchAhead]);
       JobDecision& d = res.decisions[i];
-      d.job = std::move(preq[i].job);
       d.placement = std::move(placed.placements[i]);
       d.placement_status = placed.status[i];
       // Same configuration on other GPUs (fragmentation, a failed node, a placement that broke the
-      // rules) is a restart too: `changed`, and listed in `evicted`.
+      // rules) is a restart too: `changed`, and listed in `evicted`. A `kept` placement is the
+      // current one (by node, with the ids it named and those resolved for it): the same GPUs,
+      // not compared (most jobs of a round whose placements are reported).
       const CurrentAllocation* current = held[i];
-      if (placed.status[i] != PlacementStatus::dropped && !d.changed && d.config && current != nullptr &&
-          !current->placement.empty() && !same_gpus(current->placement, d.placement)) {
+      if (placed.status[i] != PlacementStatus::dropped && placed.status[i] != PlacementStatus::kept && !d.changed &&
+          d.config && current != nullptr && !current->placement.empty() &&
+          !same_gpus(current->placement, d.placement)) {
         d.changed = true;
         res.evicted.push_back(d.job);
       }

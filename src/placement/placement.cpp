@@ -23,7 +23,7 @@ constexpr int kFree = -1;
 
 /// One job, resolved and validated. 48 bytes: the per-type passes read the states of 20,000 jobs
 /// several times, and at twice that (the request, the current allocation and `own`'s storage kept
-/// here too) they no longer stayed in the cache between passes. The request is requests[j], and a
+/// here too) they no longer stayed in the cache between passes. The request is targets[j], and a
 /// copy of the current placement lies in the Placer's own storage (`Owned`).
 struct JobState {
   /// req->config, kept here: the placement reads it per job and type, and the requests lie apart
@@ -102,9 +102,9 @@ std::vector<TypeInfo> describe(const ClusterSpec& cluster) {
   return info;
 }
 
-/// Checks the new configuration and the used GPU count of a request.
-void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, const PlacementRequest& r,
-                     JobState& js) {
+/// Checks the new configuration and the used GPU count of job j.
+void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, const detail::PlacementTarget& r,
+                     const detail::JobName& name, std::size_t j, JobState& js) {
   js.config = r.config;
   if (!r.config) {
     js.used = 0;
@@ -112,7 +112,7 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
   }
   const ConfigurationSpec& c = *r.config;
   if (c.type < 0 || c.type >= cluster.num_types())
-    fail("job " + r.job + ": configuration refers to GPU type index " + std::to_string(c.type) +
+    fail("job " + name(j) + ": configuration refers to GPU type index " + std::to_string(c.type) +
          ", which does not exist");
   const TypeInfo& ti = info[static_cast<std::size_t>(c.type)];
   // Written only for an error: a round places thousands of jobs, and a stream per job cost more
@@ -134,26 +134,26 @@ void validate_target(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
         const auto shape = configuration_of_count(c.type, ti.s, ti.nodes, c.gpus, CountMatch::exact);
         return !shape || shape->nodes != c.nodes;
       }())
-    fail("job " + r.job + ": configuration " + shape_text() +
+    fail("job " + name(j) + ": configuration " + shape_text() +
          " is not in the configuration set (single-node: powers of two up to " + std::to_string(ti.s) +
          "; multi-node: n x " + std::to_string(ti.s) + " GPUs on 2.." + std::to_string(ti.nodes) + " nodes)");
   js.used = r.gpus == 0 ? c.gpus : r.gpus;
   if (js.used < 1 || js.used > c.gpus)
-    fail("job " + r.job + ": uses " + std::to_string(r.gpus) + " GPUs, outside 1.." + std::to_string(c.gpus) +
+    fail("job " + name(j) + ": uses " + std::to_string(r.gpus) + " GPUs, outside 1.." + std::to_string(c.gpus) +
          " of its configuration " + shape_text());
   if (c.nodes >= 2 && js.used <= (c.nodes - 1) * ti.s)
-    fail("job " + r.job + ": uses " + std::to_string(js.used) +
+    fail("job " + name(j) + ": uses " + std::to_string(js.used) +
          " GPUs, which fit on fewer nodes than its configuration " + shape_text());
 }
 
 /// Checks a current placement's shape (everything that does not involve other jobs). `current`:
-/// what the job holds now (r.current, or the caller's own copy: detail::place_held).
-void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, const PlacementRequest& r,
-                            const CurrentAllocation* current, JobState& js, Owned& owned) {
+/// what the job holds now (held[j]: the request's, or the caller's own: detail::place_held).
+void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, const detail::JobName& name,
+                            std::size_t j, const CurrentAllocation* current, JobState& js, Owned& owned) {
   if (current == nullptr || current->placement.empty()) return;
   const CurrentAllocation& cur = *current;
   if (cur.type < 0 || cur.type >= cluster.num_types())
-    fail("job " + r.job + ": current allocation refers to GPU type index " + std::to_string(cur.type) +
+    fail("job " + name(j) + ": current allocation refers to GPU type index " + std::to_string(cur.type) +
          ", which does not exist");
   const TypeInfo& ti = info[static_cast<std::size_t>(cur.type)];
   // Node names only for a message: a round checks the placements of thousands of jobs.
@@ -162,17 +162,17 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
   for (std::size_t k = 0; k < cur.placement.size(); ++k) {
     const NodeShare& sh = cur.placement[k];
     if (sh.node < 0 || sh.node >= ti.nodes)
-      fail("job " + r.job + ": current placement on node " + node_text(sh) + ", which does not exist (GPU type " +
+      fail("job " + name(j) + ": current placement on node " + node_text(sh) + ", which does not exist (GPU type " +
            type_name(cluster, cur.type) + " has " + std::to_string(ti.nodes) + " nodes)");
     for (std::size_t e = 0; e < k; ++e)  // a job holds a few nodes: earlier shares, not a set
       if (cur.placement[e].node == sh.node)
-        fail("job " + r.job + ": node " + node_text(sh) + " appears twice in its current placement");
+        fail("job " + name(j) + ": node " + node_text(sh) + " appears twice in its current placement");
     if (sh.gpus < 1 || sh.gpus > ti.size)
-      fail("job " + r.job + ": current placement holds " + std::to_string(sh.gpus) + " GPUs on node " + node_text(sh) +
-           ", which has " + std::to_string(ti.size));
+      fail("job " + name(j) + ": current placement holds " + std::to_string(sh.gpus) + " GPUs on node " +
+           node_text(sh) + ", which has " + std::to_string(ti.size));
     if (!sh.gpu_ids.empty()) {
       if (static_cast<int>(sh.gpu_ids.size()) != sh.gpus)
-        fail("job " + r.job + ": node " + node_text(sh) + " lists " + std::to_string(sh.gpu_ids.size()) +
+        fail("job " + name(j) + ": node " + node_text(sh) + " lists " + std::to_string(sh.gpu_ids.size()) +
              " GPU ids but " + std::to_string(sh.gpus) + " GPUs");
       // Ids seen so far, a bit each (ids are checked to lie in [0, ti.size) first): one word for
       // nodes of up to 64 GPUs, more words only for larger ones.
@@ -180,23 +180,23 @@ void validate_current_shape(const ClusterSpec& cluster, const std::vector<TypeIn
       std::vector<std::uint64_t> large(ti.size > 64 ? (static_cast<std::size_t>(ti.size) + 63) / 64 : 0, 0);
       for (int id : sh.gpu_ids) {
         if (id < 0 || id >= ti.size)
-          fail("job " + r.job + ": GPU " + std::to_string(id) + " of node " + node_text(sh) + " does not exist (" +
+          fail("job " + name(j) + ": GPU " + std::to_string(id) + " of node " + node_text(sh) + " does not exist (" +
                std::to_string(ti.size) + " GPUs)");
         std::uint64_t& w = large.empty() ? small : large[static_cast<std::size_t>(id) / 64];
         const std::uint64_t b = std::uint64_t{1} << (static_cast<unsigned>(id) % 64);
         if ((w & b) != 0)
-          fail("job " + r.job + ": GPU " + std::to_string(id) + " of node " + node_text(sh) + " listed twice");
+          fail("job " + name(j) + ": GPU " + std::to_string(id) + " of node " + node_text(sh) + " listed twice");
         w |= b;
       }
     }
     total += sh.gpus;
   }
   if (total != cur.gpus)
-    fail("job " + r.job + ": current placement holds " + std::to_string(total) + " GPUs (nodes " +
+    fail("job " + name(j) + ": current placement holds " + std::to_string(total) + " GPUs (nodes " +
          cluster.node_name(cur.type, cur.placement.front().node) + ", ...) but its current allocation has " +
          std::to_string(cur.gpus));
   if (cur.nodes > 0 && cur.nodes != static_cast<int>(cur.placement.size()))
-    fail("job " + r.job + ": current placement spans " + std::to_string(cur.placement.size()) + " nodes (first " +
+    fail("job " + name(j) + ": current placement spans " + std::to_string(cur.placement.size()) + " nodes (first " +
          cluster.node_name(cur.type, cur.placement.front().node) + ") but its current allocation has " +
          std::to_string(cur.nodes));
   js.cur_type = cur.type;
@@ -245,8 +245,8 @@ using Grid = std::vector<std::vector<int>>;
 
 /// Resolves unnamed GPU ids and rejects two jobs on one GPU. Explicit ids first (they are facts),
 /// then unnamed shares take the lowest GPUs nobody named, in request order.
-void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& info,
-                     std::span<const PlacementRequest> requests, std::vector<JobState>& jobs, Owned& owned) {
+void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& info, const detail::JobName& name,
+                     std::vector<JobState>& jobs, Owned& owned) {
   Grid owner(info.size());
   for (std::size_t t = 0; t < info.size(); ++t)
     owner[t].assign(static_cast<std::size_t>(info[t].nodes) * static_cast<std::size_t>(info[t].size), kFree);
@@ -260,7 +260,7 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
       for (int id : sh.gpu_ids) {
         int& o = gpus_of(js.cur_type, sh.node)[static_cast<std::size_t>(id)];
         if (o != kFree)
-          fail("jobs " + requests[static_cast<std::size_t>(o)].job + " and " + requests[j].job + " both hold GPU " +
+          fail("jobs " + name(static_cast<std::size_t>(o)) + " and " + name(j) + " both hold GPU " +
                std::to_string(id) + " of node " + cluster.node_name(js.cur_type, sh.node));
         o = static_cast<int>(j);
       }
@@ -280,7 +280,7 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
           sh.gpu_ids.push_back(static_cast<int>(id));
         }
       if (static_cast<int>(sh.gpu_ids.size()) < sh.gpus)
-        fail("job " + requests[j].job + ": node " + cluster.node_name(js.cur_type, sh.node) +
+        fail("job " + name(j) + ": node " + cluster.node_name(js.cur_type, sh.node) +
              " is over-subscribed: the current placements on it hold more than its " +
              std::to_string(info[static_cast<std::size_t>(js.cur_type)].size) + " GPUs");
     }
@@ -661,7 +661,9 @@ class TypePlacer {
         sh.gpu_ids.push_back(id);
       }
     if (static_cast<int>(sh.gpu_ids.size()) < count) throw Error("internal error: node has too few free GPUs");
-    std::sort(sh.gpu_ids.begin(), sh.gpu_ids.end());
+    // (Ascending already when taken from one block or the lowest ids, as for every job placed
+    // afresh: only previous GPUs taken first need the sort.)
+    if (!std::is_sorted(sh.gpu_ids.begin(), sh.gpu_ids.end())) std::sort(sh.gpu_ids.begin(), sh.gpu_ids.end());
     return sh;
   }
 
@@ -705,32 +707,32 @@ void sort_indices(std::vector<int>& v) {
 
 namespace {
 
-PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
-                           std::span<const CurrentAllocation* const> held, const PlacementOptions& options) {
+// `held` as long as `targets`.
+PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const detail::PlacementTarget> targets,
+                           std::span<const CurrentAllocation* const> held, const detail::JobName& name,
+                           const PlacementOptions& options) {
   const std::vector<TypeInfo> info = describe(cluster);
   // Made one by one in the pass that fills them (a vector of n default states first wrote
   // 20,000 states' memory once more, out of the cache by the time the pass came).
   std::vector<JobState> jobs;
-  jobs.reserve(requests.size());
+  jobs.reserve(targets.size());
   Owned owned;
   bool any_held = false;
   // Each type's candidates and movers, in index order, gathered as the jobs are read.
   std::vector<std::vector<int>> cand_of(info.size()), movers_of(info.size());
-  auto current_of = [&](std::size_t j) -> const CurrentAllocation* {
-    return j < held.size() ? held[j] : (requests[j].current ? &*requests[j].current : nullptr);
-  };
-  for (std::size_t j = 0; j < requests.size(); ++j) {
+  auto current_of = [&](std::size_t j) { return held[j]; };
+  for (std::size_t j = 0; j < targets.size(); ++j) {
     // The held placements, fetched ahead as in prefetch_ahead: the allocation 12 jobs ahead, its
     // shares 6 ahead, their first share's ids 3 ahead.
-    if (j + 12 < requests.size()) __builtin_prefetch(current_of(j + 12));
-    if (j + 6 < requests.size())
+    if (j + 12 < targets.size()) __builtin_prefetch(current_of(j + 12));
+    if (j + 6 < targets.size())
       if (const CurrentAllocation* a = current_of(j + 6)) __builtin_prefetch(a->placement.data());
-    if (j + 3 < requests.size())
+    if (j + 3 < targets.size())
       if (const CurrentAllocation* a = current_of(j + 3); a && !a->placement.empty())
         __builtin_prefetch(a->placement.front().gpu_ids.data());
     JobState& js = jobs.emplace_back();
-    validate_target(cluster, info, requests[j], js);
-    validate_current_shape(cluster, info, requests[j], current_of(j), js, owned);
+    validate_target(cluster, info, targets[j], name, j, js);
+    validate_current_shape(cluster, info, name, j, current_of(j), js, owned);
     // Here, while its shares are in the cache (keepable reads no GPU id, which is all that
     // resolve_current may add; nor does it throw, so the errors stay those of the passes' order).
     js.candidate = keepable(info, js);
@@ -740,11 +742,11 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
   }
   // (Nothing to resolve or to find in conflict when no job holds GPUs, as when no placement is
   // reported back: the owners of every GPU of the cluster are then not written.)
-  if (any_held) resolve_current(cluster, info, requests, jobs, owned);
+  if (any_held) resolve_current(cluster, info, name, jobs, owned);
 
   PlacementResult result;
-  result.placements.resize(requests.size());
-  result.status.assign(requests.size(), PlacementStatus::unallocated);
+  result.placements.resize(targets.size());
+  result.status.assign(targets.size(), PlacementStatus::unallocated);
   result.reserved.resize(info.size());
 
   for (int t = 0; t < cluster.num_types(); ++t) {
@@ -843,17 +845,27 @@ PlacementResult place_jobs(const ClusterSpec& cluster, std::span<const Placement
 
 PlacementResult place(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
                       const PlacementOptions& options) {
-  return place_jobs(cluster, requests, {}, options);
+  std::vector<detail::PlacementTarget> targets;
+  std::vector<const CurrentAllocation*> held;
+  targets.reserve(requests.size());
+  held.reserve(requests.size());
+  for (const PlacementRequest& r : requests) {
+    targets.push_back({r.config, r.gpus});
+    held.push_back(r.current ? &*r.current : nullptr);
+  }
+  return place_jobs(
+      cluster, targets, held, [&](std::size_t j) { return requests[j].job; }, options);
 }
 
 namespace detail {
 
-PlacementResult place_held(const ClusterSpec& cluster, std::span<const PlacementRequest> requests,
-                           std::span<const CurrentAllocation* const> held, const PlacementOptions& options) {
-  if (held.size() != requests.size())
+PlacementResult place_held(const ClusterSpec& cluster, std::span<const PlacementTarget> targets,
+                           std::span<const CurrentAllocation* const> held, const JobName& name,
+                           const PlacementOptions& options) {
+  if (held.size() != targets.size())
     throw InvalidArgument("place_held: " + std::to_string(held.size()) + " current allocations for " +
-                          std::to_string(requests.size()) + " requests");
-  return place_jobs(cluster, requests, held, options);
+                          std::to_string(targets.size()) + " jobs");
+  return place_jobs(cluster, targets, held, name, options);
 }
 
 }  // namespace detail

@@ -345,20 +345,22 @@ TEST_CASE("placement.property.random") {
     }
     if (small) check_evictions_minimal(c2, reqs, res2, exhaustive);
     if (iter % 10 == 0) {
-      // The round's entry point: the current allocations by pointer, not in the requests.
-      std::vector<PlacementRequest> bare = reqs;
+      // The round's entry point: configurations and GPUs only, the current allocations by
+      // pointer, the ids on demand.
+      std::vector<detail::PlacementTarget> bare;
       std::vector<const CurrentAllocation*> held(reqs.size(), nullptr);
       for (std::size_t j = 0; j < reqs.size(); ++j) {
-        bare[j].current.reset();
+        bare.push_back({reqs[j].config, reqs[j].gpus});
         if (reqs[j].current) held[j] = &*reqs[j].current;
       }
-      const auto by_pointer = detail::place_held(c2, bare, held);
+      const detail::JobName name = [&](std::size_t j) { return reqs[j].job; };
+      const auto by_pointer = detail::place_held(c2, bare, held, name);
       CHECK(by_pointer.placements == res2.placements);
       CHECK(by_pointer.status == res2.status);
       CHECK(by_pointer.evicted == res2.evicted);
       CHECK(by_pointer.reserved == res2.reserved);
       held.push_back(nullptr);  // one pointer too many
-      CHECK_THROWS_AS((void)detail::place_held(c2, bare, held), InvalidArgument);
+      CHECK_THROWS_AS((void)detail::place_held(c2, bare, held, name), InvalidArgument);
     }
     if (iter % 50 == 0) {
       const auto again = place(c2, reqs);
