@@ -1429,6 +1429,22 @@ TEST_CASE("native.engine.counts_feasible_is_the_definition") {
           want = want && !(U[static_cast<std::size_t>(k)] >
                            p.cap[static_cast<std::size_t>(k)] + cap_tolerance(p.cap[static_cast<std::size_t>(k)]));
         CHECK(counts_feasible(p, cls, nullptr, n) == want);
+        // Through items (repair()'s): each group's last item of a count other than 0 (its first item
+        // when none), then one item per group drawn at random, then a list one short: the same answer.
+        std::vector<int> items(static_cast<std::size_t>(p.num_groups()));
+        for (int g = 0; g < p.num_groups(); ++g) {
+          items[static_cast<std::size_t>(g)] = p.begin(g);
+          for (int it = p.begin(g); it < p.end(g); ++it)
+            if (n[static_cast<std::size_t>(it)] != 0) items[static_cast<std::size_t>(g)] = it;
+        }
+        CHECK(counts_feasible(p, cls, nullptr, n, &items) == want);
+        for (int g = 0; g < p.num_groups(); ++g)
+          if (p.end(g) > p.begin(g))
+            items[static_cast<std::size_t>(g)] =
+                p.begin(g) + static_cast<int>(rng() % static_cast<unsigned>(p.end(g) - p.begin(g)));
+        CHECK(counts_feasible(p, cls, nullptr, n, &items) == want);
+        items.pop_back();
+        CHECK(counts_feasible(p, cls, nullptr, n, &items) == want);
         (want ? feasible : infeasible) += 1;
       }
     }

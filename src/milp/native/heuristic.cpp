@@ -95,12 +95,34 @@ double counts_value(const Problem& p, const Classes& cls, const Counts& n) {
   return v;
 }
 
-bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n) {
+bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n,
+                     const std::vector<int>* items) {
   if (n.size() != p.value.size()) return false;
   const int G = p.num_groups();
   const bool singletons = !b && cls.size() == G;
   std::vector<double> U;
-  if (singletons) {
+  // Every group its own class, and the items the caller found: the counts other than 0 are counted
+  // without a branch, then each group's item is looked at. G of them, each a 1 in its own group, are
+  // all the counts other than 0: what the scan below accepts, with the same usage in the same order
+  // (item order is group order). Items that do not show it leave it to the scan (the same answer
+  // either way; the scan's branches on the counts cost twice as much).
+  bool by_items = singletons && items != nullptr && items->size() == static_cast<std::size_t>(G);
+  if (by_items) {
+    unsigned nonzero = 0;  // (items are numbered by ints: no overflow)
+    for (const int x : n) nonzero += x != 0 ? 1u : 0u;
+    if (nonzero != static_cast<unsigned>(G)) return false;  // (as the scan's count of them)
+    for (int g = 0; g < G && by_items; ++g) {
+      const int it = (*items)[static_cast<std::size_t>(g)];
+      by_items = it >= p.begin(g) && it < p.end(g) && n[static_cast<std::size_t>(it)] == 1;
+    }
+  }
+  if (by_items) {
+    U.assign(static_cast<std::size_t>(p.num_rows), 0.0);
+    for (const int it : *items)
+      for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+        U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+            1 * p.use_val[static_cast<std::size_t>(q)];
+  } else if (singletons) {
     // Every group its own class (of one member): its counts are all 0 but one 1. Only the counts
     // other than 0 are looked at: each must be 1 and the only one of its group, and every group
     // must have one. The rows' usage is summed in the same pass, in usage_of()'s order (the same

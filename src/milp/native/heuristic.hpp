@@ -17,7 +17,10 @@ namespace sia::detail::native {
 [[nodiscard]] double counts_value(const Problem& p, const Classes& cls, const Counts& n);
 
 /// True when the counts give every class exactly its members, respect `b` and the capacities.
-[[nodiscard]] bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n);
+/// `items`: per class the item the caller holds to be its one member's (repair()'s `items`), every
+/// group its own class and no bounds: the counts are then checked through them (the same answer).
+[[nodiscard]] bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n,
+                                   const std::vector<int>* items = nullptr);
 
 /**
  * @brief Builds a feasible assignment near the Lagrangian solution at `lam` (respecting `b`).

@@ -137,7 +137,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     std::vector<int> items;
     if (repair(rel, prices, nullptr, n, v, &red, singletons ? &usage : nullptr, singletons ? &picks : nullptr, true,
                singletons ? &items : nullptr) &&
-        counts_feasible(p, cls, nullptr, n) && v > best) {
+        counts_feasible(p, cls, nullptr, n, &items) && v > best) {
       offer(std::move(n), v);
       // (Checked feasible: one item of count 1 per group, the one improve() found.)
       if (items.size() == static_cast<std::size_t>(G)) best_items = std::move(items);
