@@ -254,7 +254,9 @@ void resolve_current(const ClusterSpec& cluster, const std::vector<TypeInfo>& in
     const auto size = static_cast<std::size_t>(info[static_cast<std::size_t>(t)].size);
     return std::span<int>(owner[static_cast<std::size_t>(t)].data() + static_cast<std::size_t>(node) * size, size);
   };
+  const auto in_order = [](std::size_t k) { return k; };
   for (std::size_t j = 0; j < jobs.size(); ++j) {
+    prefetch_ahead(jobs, in_order, jobs.size(), j);  // (each job's shares and ids lie apart)
     JobState& js = jobs[j];
     for (const NodeShare& sh : js.cur())
       for (int id : sh.gpu_ids) {
@@ -516,10 +518,15 @@ class TypePlacer {
     // the movers' order: one pass over them, not one per slot.
     std::vector<std::vector<int>> by_slot(
         static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(std::max(s, 0)))));
+    // (And whether any of them held GPUs of the type: when none did, as when no placement is
+    // reported, no class has a flow to build, and its jobs' states are not read for one.)
+    bool any_prev = false;
     for (int j : movers) {
-      const int slot = jobs_[static_cast<std::size_t>(j)].item_slot(s);
+      const JobState& js = jobs_[static_cast<std::size_t>(j)];
+      const int slot = js.item_slot(s);
       if (slot >= 1 && slot <= s && (slot & (slot - 1)) == 0)  // (a power of two; no popcount call)
         by_slot[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(slot)))].push_back(j);
+      any_prev = any_prev || !prev_shares(js).empty();
     }
     for (int g = s; g >= 1; g /= 2) {
       const std::vector<int>& cls = by_slot[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(g)))];
@@ -533,7 +540,7 @@ class TypePlacer {
       const int source = 0, sink = 1;
       int next_vertex = 2 + static_cast<int>(cls.size());
       long total = 0;
-      for (std::size_t k = 0; k < cls.size(); ++k) {
+      for (std::size_t k = 0; any_prev && k < cls.size(); ++k) {
         bool any = false;
         for (const NodeShare& sh : prev_shares(jobs_[static_cast<std::size_t>(cls[k])])) {
           if (!ti_.up[static_cast<std::size_t>(sh.node)] || free_[static_cast<std::size_t>(sh.node)] < g) continue;
