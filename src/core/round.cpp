@@ -573,8 +573,9 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     }
     for (double& d : out.result.row_duals) d += 0.0;  // -0 prints as 0
   }
-  if (!res.fallback)
-    res.warm_start = next_warm_start(pb, cluster, jobs, model, out.result, choice, std::move(next_cache));
+  // The next round's warm start: its prices now, each job's allocation with the decisions below.
+  std::optional<WarmStartWriter> next_warm;
+  if (!res.fallback) next_warm.emplace(pb, cluster, jobs.size(), model, out.result, std::move(next_cache));
   res.objective = objective_of(pb, choice);
   // A bound only when the backend proved one for this problem (docs/decision.md): never the
   // objective of a fallback (that would claim a zero gap nobody proved).
@@ -635,6 +636,9 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   res.decisions.reserve(n);
   PendingUse pending_use(pb);  // (for explain_pending)
   const Entry* const entries = pb.valid.all()->data();
+  // The jobs' current allocations by pointer, for placement (place_held), taken here while each
+  // JobSpec is in cache (a pass of their own read every JobSpec again, a cache miss per job).
+  std::vector<const CurrentAllocation*> held_now(options.place ? n : 0, nullptr);
   for (std::size_t i = 0; i < n; ++i) {
     if (i + kFetchAhead < n) {
       const std::size_t a = i + kFetchAhead;
@@ -658,21 +662,32 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
             j.batch_size(cluster.types[static_cast<std::size_t>(c.type)], ConfigurationSpec{c.type, c.nodes, v.gpus});
     }
     d.changed = cfg != pb.current[i];
+    if (next_warm) next_warm->add(d.job, cfg, choice[i]);
+    if (const auto& cur = j.current()) {
+      if (options.place) {
+        if (!cur->placement.empty()) held_now[i] = &*cur;
+      } else if (!d.changed && d.config && on_down_node(cluster, *cur)) {
+        // Without placement, a job whose current placement touches a failed node must still move.
+        d.changed = true;
+        res.evicted.push_back(d.job);
+      }
+    }
   }
+  if (next_warm) res.warm_start = std::move(*next_warm).finish();
   // Placement (placement.hpp): concrete nodes and GPUs, keeping unchanged jobs where they are.
   if (options.place) {
     // Each job's configuration and GPUs (place_held: no request of 100 bytes per job, with the
     // job's id lent to it and handed back), its current allocation by pointer (copies in the
-    // requests were allocations per job), and its id read from its decision only for an error.
-    // An allocation without a placement is none to the Placer, nor compared below: not handed
-    // over, so that neither reads the job again (a cache miss per job when no placement is reported).
+    // requests were allocations per job; taken with the decisions), and its id read from its
+    // decision only for an error. An allocation without a placement is none to the Placer, nor
+    // compared below: not handed over, so that neither reads the job again (a cache miss per job
+    // when no placement is reported).
     std::vector<detail::PlacementTarget> targets;
-    std::vector<const CurrentAllocation*> held(n, nullptr);
+    const std::vector<const CurrentAllocation*>& held = held_now;
     targets.reserve(n);  // (each target written once, not value-initialised first)
     for (std::size_t i = 0; i < n; ++i) {
       const JobDecision& d = res.decisions[i];
       targets.push_back({d.config, d.gpus});
-      if (const auto& cur = jobs[i].current(); cur && !cur->placement.empty()) held[i] = &*cur;
     }
     PlacementResult placed = place_held(cluster, targets, held, [&](std::size_t j) { return res.decisions[j].job; });
     bool dropped = false;
@@ -721,15 +736,6 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     }
   }
 
-  if (!options.place)
-    for (std::size_t i = 0; i < n; ++i) {
-      // Without placement, a job whose current placement touches a failed node must still move.
-      JobDecision& d = res.decisions[i];
-      if (!d.changed && d.config && jobs[i].current() && on_down_node(cluster, *jobs[i].current())) {
-        d.changed = true;
-        res.evicted.push_back(d.job);
-      }
-    }
   // Tenants (docs/decision.md "Tenants"): who waits because of them, and what each tenant holds.
   std::vector<char> held;
   if (!pb.tenants.empty()) {

@@ -155,6 +155,10 @@ struct RoundCache {
   /// position instead of looking every job and GPU type up by name.
   const void* allocations = nullptr;
   std::vector<int> allocated;
+  /// Per job, the entry of its Problem::valid row that `allocated` names (-1: none): where
+  /// apply_warm_start() looks first in this round's row of the job (a job whose row was kept finds
+  /// it there; any other is searched as before).
+  std::vector<int> allocated_entry;
 
   [[nodiscard]] std::string_view id_of(const CachedJob& j) const noexcept {
     return {ids.data() + j.id_begin, j.id_size};

@@ -78,7 +78,8 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
       if (pb.current[f.job_of(c)] == f.entry_of(pb, c).config) out.one(c);
   } else if (const RoundCache* cache = warm.cache.get();
              cache != nullptr && cache->allocations == static_cast<const void*>(warm.allocations.data()) &&
-             cache->allocated.size() == warm.allocations.size() && pb.previous_position.size() == jobs.size()) {
+             cache->allocated.size() == warm.allocations.size() &&
+             cache->allocated_entry.size() == cache->allocated.size() && pb.previous_position.size() == jobs.size()) {
     // The list the cache was made with, on the same cluster (build_problem matched the jobs to it):
     // by position. Same values as the lookups below.
     StartOut out(params, bits, f.cols.size());
@@ -89,11 +90,14 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
       const Entry* const entries = pb.valid.all()->data();
       for (std::size_t i = 0; i < jobs.size(); ++i) {
 #if defined(__GNUC__)
-        // The entries a search reads: a cache miss per job, fetched ahead (a hint only).
+        // The entry read (the previous round's, else the search's first): a cache miss per job,
+        // fetched ahead (a hint only).
         if (i + 8 < jobs.size()) {
           const std::size_t a = pb.valid.begin_of(i + 8), b = pb.valid.begin_of(i + 9);
-          __builtin_prefetch(entries + a);
-          __builtin_prefetch(entries + a + (b - a) / 2);
+          const int ahead = pb.previous_position[i + 8];
+          const int hint = ahead < 0 ? -1 : cache->allocated_entry[static_cast<std::size_t>(ahead)];
+          const std::size_t at = a + static_cast<std::size_t>(std::max(hint, 0));
+          __builtin_prefetch(entries + (at < b ? at : a + (b - a) / 2));
         }
 #endif
         const int at = pb.previous_position[i];
@@ -104,7 +108,12 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
         }
         const int config = cache->allocated[static_cast<std::size_t>(at)];
         if (config < 0) continue;
-        const int k = entry_index(pb.valid[i], config);
+        // The entry the previous round chose, when this round's row has that configuration there
+        // (a row lists each configuration once: the entry a search finds); otherwise the search.
+        const std::span<const Entry> row = pb.valid[i];
+        int k = cache->allocated_entry[static_cast<std::size_t>(at)];
+        if (k < 0 || static_cast<std::size_t>(k) >= row.size() || row[static_cast<std::size_t>(k)].config != config)
+          k = entry_index(row, config);
         if (k >= 0) out.one(first + static_cast<std::size_t>(k));
       }
       return;
@@ -141,43 +150,48 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
   }
 }
 
-std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const ClusterSpec& cluster,
-                                                 std::span<const JobSpec> jobs, const Formulation& f,
-                                                 const MilpResult& result, const Choice& choice,
-                                                 std::shared_ptr<RoundCache> cache) {
-  auto w = std::make_shared<WarmStart>();
+WarmStartWriter::WarmStartWriter(const Problem& pb, const ClusterSpec& cluster, std::size_t jobs, const Formulation& f,
+                                 const MilpResult& result, std::shared_ptr<RoundCache> cache)
+    : pb_(pb), cluster_(cluster), w_(std::make_shared<WarmStart>()), cache_(std::move(cache)) {
   const auto& rows = pb.set.rows;
-  w->allocations.reserve(jobs.size());  // (one per job: room for all at once)
+  w_->allocations.reserve(jobs);  // (one per job: room for all at once)
   if (result.row_duals.size() == static_cast<std::size_t>(f.milp.num_rows()))
     for (std::size_t r = 0; r < rows.size(); ++r)
       if (f.capacity_row[r] >= 0)
-        w->prices.push_back(
+        w_->prices.push_back(
             WarmStart::RowPrice{cluster.types[static_cast<std::size_t>(rows[r].type)].name(), rows[r].min_item_gpus,
                                 price_of_dual(pb, result.row_duals[static_cast<std::size_t>(f.capacity_row[r])])});
-  // Each job's configuration once (the cache keeps the list), then the allocations, built in
-  // place (a temporary per job cost a second copy of its strings).
-  std::vector<int> allocated(jobs.size());
-  for (std::size_t i = 0; i < jobs.size(); ++i) allocated[i] = pb.config_of(choice, i);
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-#if defined(__GNUC__)
-    // Each id is a cache miss (JobSpecs are 320 bytes apart): fetched ahead (a hint only).
-    if (i + 8 < jobs.size()) __builtin_prefetch(&jobs[i + 8].id());
-#endif
-    WarmStart::Allocation& a = w->allocations.emplace_back();
-    a.job = jobs[i].id();
-    const int c = allocated[i];
-    if (c < 0) continue;
-    const ConfigurationSpec& cfg = pb.set.configs[static_cast<std::size_t>(c)];
-    a.gpu_type = cluster.types[static_cast<std::size_t>(cfg.type)].name();
-    a.nodes = cfg.nodes;
-    a.gpus = cfg.gpus;
+  if (cache_ && cache_->jobs.size() != jobs) cache_.reset();
+  if (cache_) {
+    cache_->allocated.clear();
+    cache_->allocated_entry.clear();
+    cache_->allocated.reserve(jobs);
+    cache_->allocated_entry.reserve(jobs);
   }
-  if (cache && cache->jobs.size() == jobs.size()) {
-    cache->allocations = w->allocations.data();
-    cache->allocated = std::move(allocated);
-    w->cache = std::move(cache);
+}
+
+void WarmStartWriter::add(const std::string& id, int config, int entry) {
+  // Built in place (a temporary per job cost a second copy of its strings).
+  WarmStart::Allocation& a = w_->allocations.emplace_back();
+  a.job = id;
+  if (cache_) {
+    // Each job's configuration once (the cache keeps the list, and the entry that names it).
+    cache_->allocated.push_back(config);
+    cache_->allocated_entry.push_back(config < 0 ? -1 : entry);
   }
-  return w;
+  if (config < 0) return;
+  const ConfigurationSpec& cfg = pb_.set.configs[static_cast<std::size_t>(config)];
+  a.gpu_type = cluster_.types[static_cast<std::size_t>(cfg.type)].name();
+  a.nodes = cfg.nodes;
+  a.gpus = cfg.gpus;
+}
+
+std::shared_ptr<const WarmStart> WarmStartWriter::finish() && {
+  if (cache_ && cache_->allocated.size() == w_->allocations.size()) {
+    cache_->allocations = w_->allocations.data();
+    w_->cache = std::move(cache_);
+  }
+  return std::move(w_);
 }
 
 }  // namespace sia::detail

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 
 #include "core/formulation.hpp"
 #include "core/problem.hpp"
@@ -44,12 +45,26 @@ void apply_warm_start(const WarmStart& warm, const Problem& pb, const ClusterSpe
                       std::span<const JobSpec> jobs, const Formulation& f, MilpParams& params,
                       ReadingSolver::StartBits* bits = nullptr);
 
-/// The WarmStart of a solved round: prices from the backend's duals of the capacity rows (none
-/// when it gave none), the allocation `choice`, and the round's rows `cache` (build_problem's
+/// The WarmStart of a solved round, written in steps: the prices from the backend's duals of the
+/// capacity rows (none when it gave none) at once, then each job's allocation as the round's pass
+/// over the jobs (its decisions) comes to it — where the job's id is at hand: a pass of its own read
+/// every JobSpec again, a cache miss per job —, with the round's rows `cache` (build_problem's
 /// `next`; may be null).
-[[nodiscard]] std::shared_ptr<const WarmStart> next_warm_start(const Problem& pb, const ClusterSpec& cluster,
-                                                               std::span<const JobSpec> jobs, const Formulation& f,
-                                                               const MilpResult& result, const Choice& choice,
-                                                               std::shared_ptr<RoundCache> cache);
+class WarmStartWriter {
+ public:
+  WarmStartWriter(const Problem& pb, const ClusterSpec& cluster, std::size_t jobs, const Formulation& f,
+                  const MilpResult& result, std::shared_ptr<RoundCache> cache);
+  /// The next job (input order, every job once): its id, its configuration index (-1: none) and
+  /// the entry of its Problem::valid row that is that configuration (the round's choice).
+  void add(const std::string& id, int config, int entry);
+  /// The warm start, once every job was added (the cache kept only then).
+  [[nodiscard]] std::shared_ptr<const WarmStart> finish() &&;
+
+ private:
+  const Problem& pb_;
+  const ClusterSpec& cluster_;
+  std::shared_ptr<WarmStart> w_;
+  std::shared_ptr<RoundCache> cache_;
+};
 
 }  // namespace sia::detail
