@@ -271,25 +271,35 @@ bool decided_by_ones(const Formulation& f) noexcept {
 
 // The verdict of an answer whose every value is 0 or 1, from its columns at 1 `at_one` (ascending):
 // 1 feasible, 0 not. visit(t, c, f.cols[c]) is called for each (the t-th), whatever the verdict;
-// at_zero(j): is pinned column j at 0.
+// at_zero(j): is pinned column j at 0. `rows`: the problem's entries when the columns are its entries
+// (Formulation::columns_are_entries): each column's (job, entry) is then found by walking the jobs'
+// offsets along the ascending columns instead of read from f.cols (a cache miss per column at 1).
 template <class Visit, class AtZero>
-int verdict_of_ones(const Formulation& f, const std::vector<std::size_t>& at_one, Visit&& visit, AtZero&& at_zero) {
+int verdict_of_ones(const Formulation& f, const std::vector<std::size_t>& at_one, Visit&& visit, AtZero&& at_zero,
+                    const EntryRows* rows = nullptr) {
   constexpr double tol = 1e-6;
   const MilpModel& milp = f.milp;
   // The columns at 1: 1 in its job's choice row, its charges in the capacity rows (formulate).
   // Every value is an integer and every sum stays far below 2^53: exact in any order, as
   // is_feasible's sum over all entries (the columns at 0 add 0) is.
   std::vector<double> act(milp.row_lower.size(), 0.0);
+  std::size_t job = 0;
   constexpr std::size_t ahead = 16;  // (the columns' pairs and charges: cache misses, fetched ahead)
   for (std::size_t t = 0; t < at_one.size(); ++t) {
 #if defined(__GNUC__)
     if (t + ahead < at_one.size()) {
-      __builtin_prefetch(f.cols.data() + at_one[t + ahead]);
+      if (rows == nullptr) __builtin_prefetch(f.cols.data() + at_one[t + ahead]);
       __builtin_prefetch(f.column_charge.data() + at_one[t + ahead]);
     }
 #endif
     const std::size_t j = at_one[t];
-    const Column& col = f.cols[j];
+    Column col;
+    if (rows != nullptr) {
+      while (rows->begin_of(job + 1) <= j) ++job;  // (job: the job of the previous column at 1)
+      col = Column{static_cast<int>(job), static_cast<int>(j - rows->begin_of(job))};
+    } else {
+      col = f.cols[j];
+    }
     const int choice = f.choice_row[static_cast<std::size_t>(col.job)];
     if (choice >= 0) act[static_cast<std::size_t>(choice)] += 1.0;
     for (int q = f.column_charge[j].first; q < f.column_charge[j].second; ++q) {
@@ -311,7 +321,7 @@ int verdict_of_ones(const Formulation& f, const std::vector<std::size_t>& at_one
 // the verdict, when it is not -1.
 template <class Visit>
 int verdict_from_ones(const Formulation& f, const std::vector<double>& x, std::vector<std::size_t>& at_one,
-                      Visit&& visit) {
+                      Visit&& visit, const EntryRows* rows = nullptr) {
   const std::size_t ncols = f.cols.size();
   if (x.size() != ncols || !decided_by_ones(f)) return -1;
   // First every value, without a branch per value (a column at 1 is one in a dozen, at a place no
@@ -338,7 +348,14 @@ int verdict_from_ones(const Formulation& f, const std::vector<double>& x, std::v
     at_one.insert(at_one.end(), listed_here.begin(), listed_here.begin() + static_cast<std::ptrdiff_t>(n));
   }
   if (odd != 0) return -1;
-  return verdict_of_ones(f, at_one, visit, [&x](std::size_t j) { return x[j] == 0.0; });
+  return verdict_of_ones(
+      f, at_one, visit, [&x](std::size_t j) { return x[j] == 0.0; }, rows);
+}
+
+// The problem's entries when they are the formulation's columns (Formulation::columns_are_entries), for
+// verdict_of_ones(); else null.
+const EntryRows* entry_rows(const Problem& pb, const Formulation& m) {
+  return m.columns_are_entries && pb.valid.begin_of(pb.num_jobs()) == m.cols.size() ? &pb.valid : nullptr;
 }
 
 // decode()'s choice and checks, from a verdict: verdict(chosen, visit) lists the columns at 1 in
@@ -413,7 +430,9 @@ bool decode(const Problem& pb, const Formulation& m, const std::vector<double>& 
   if (x.size() != m.cols.size()) return false;
   return decode_by(
       pb, m, req, out,
-      [&](std::vector<std::size_t>& chosen, auto&& visit) { return verdict_from_ones(m, x, chosen, visit); },
+      [&](std::vector<std::size_t>& chosen, auto&& visit) {
+        return verdict_from_ones(m, x, chosen, visit, entry_rows(pb, m));
+      },
       [&]() -> const std::vector<double>& { return x; });
 }
 
@@ -430,9 +449,10 @@ bool decode(const Problem& pb, const Formulation& m, std::span<const int> ones, 
         if (!decided_by_ones(m)) return -1;
         chosen.assign(ones.begin(), ones.end());
         // A pinned column at 0: not listed.
-        return verdict_of_ones(m, chosen, visit, [ones](std::size_t j) {
-          return !std::binary_search(ones.begin(), ones.end(), static_cast<int>(j));
-        });
+        return verdict_of_ones(
+            m, chosen, visit,
+            [ones](std::size_t j) { return !std::binary_search(ones.begin(), ones.end(), static_cast<int>(j)); },
+            entry_rows(pb, m));
       },
       [&]() -> const std::vector<double>& {
         x.assign(ncols, 0.0);
