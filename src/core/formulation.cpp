@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include "core/capacity_use.hpp"
@@ -110,8 +112,8 @@ class ChargeList {
 void recycle(Formulation&& f) noexcept {
   keep(spare.obj, f.milp.obj);
   keep(spare.col_lower, f.milp.col_lower);
-  reuse(spare.col_upper, f.milp.col_upper);
-  reuse(spare.is_integer, f.milp.is_integer);
+  keep(spare.col_upper, f.milp.col_upper);
+  keep(spare.is_integer, f.milp.is_integer);
   keep(spare.entries, f.milp.entries);
   keep(spare.cols, f.cols);
   keep(spare.column_charge, f.column_charge);
@@ -120,14 +122,15 @@ void recycle(Formulation&& f) noexcept {
   keep(spare.cap_begin, f.cap_begin);
 }
 
-Formulation formulate(const Problem& pb, const Requirements& req) {
+Formulation formulate(const Problem& pb, const Requirements& req, bool partial) {
   Formulation m;
   auto& milp = m.milp;
-  // The recycled arrays as they are (keep): each is resized below and then every element written.
+  // The recycled arrays as they are (keep): each is resized below and then every element written
+  // (the columns' bounds and is_integer by complete(), unless the model is left partial).
   keep(milp.obj, spare.obj);
   keep(milp.col_lower, spare.col_lower);
-  reuse(milp.col_upper, spare.col_upper);
-  reuse(milp.is_integer, spare.is_integer);
+  keep(milp.col_upper, spare.col_upper);
+  keep(milp.is_integer, spare.is_integer);
   keep(milp.entries, spare.entries);
   keep(m.cols, spare.cols);
   keep(m.column_charge, spare.column_charge);
@@ -155,8 +158,8 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   m.columns_are_entries = pb.valid.begin_of(0) == 0 && ncols == pb.valid.begin_of(n);
   milp.obj.resize(ncols);
   milp.col_lower.resize(ncols);
-  milp.col_upper.assign(ncols, 1.0);
-  milp.is_integer.assign(ncols, 1);
+  milp.col_upper.resize(ncols);
+  milp.is_integer.resize(ncols);
   m.cols.resize(ncols);
   // A choice row per job and the capacity rows (tenant rows, when there are any, may grow them).
   milp.row_lower.reserve(n + pb.set.rows.size());
@@ -176,7 +179,6 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
   choice.reserve(n);
   std::size_t choice_entries = 0;
   double* const obj = milp.obj.data();
-  double* const lower = milp.col_lower.data();
   Column* const cols = m.cols.data();
   std::pair<int, int>* const column_charge = m.column_charge.data();
   const double shift = maximize ? lambda : -lambda;  // u + λ, or u − λ
@@ -196,7 +198,6 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
       const double c = w * (v.util + shift);
       obj[col] = c;
       big = std::max(big, std::abs(c));  // objective_exponent's fold, in its order
-      lower[col] = pinned ? 1.0 : 0.0;
       cols[col] = Column{static_cast<int>(i), static_cast<int>(k)};
       const std::pair<int, int> q = charges.of(v);
       column_charge[col] = q;
@@ -216,10 +217,9 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
     }
   }
   m.exponent = exponent_of(big);
+  // The choice rows' entries first (written by complete()), then the capacity entries.
   milp.entries.resize(choice_entries + capacity_entries);
-  MilpModel::Entry* entry = milp.entries.data();
-  for (const auto& [row, first, count] : choice)
-    for (int c = first; c < first + count; ++c) *entry++ = {row, c, 1.0};
+  MilpModel::Entry* entry = milp.entries.data() + choice_entries;
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (charges.counts(r)) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
@@ -250,7 +250,49 @@ Formulation formulate(const Problem& pb, const Requirements& req) {
       if (u != 0) milp.add_entry(row, static_cast<int>(c), static_cast<double>(u));
     }
   }
+  // What the layout promises is left out only for a reader of the layout that completes the
+  // model when it needs more (ModelLayout::complete): about a third of what this writes.
+  m.partial = true;
+  if (!partial || !m.layout_known) {
+    m.complete();
+  } else {
+#ifndef NDEBUG
+    // (Values no reader takes for a model's: a reader that reads them before complete() fails.)
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    std::fill(milp.col_lower.begin(), milp.col_lower.end(), nan);
+    std::fill(milp.col_upper.begin(), milp.col_upper.end(), nan);
+    std::fill(milp.is_integer.begin(), milp.is_integer.end(), 0);
+    std::fill(milp.entries.begin(), milp.entries.begin() + static_cast<std::ptrdiff_t>(choice_entries),
+              MilpModel::Entry{-1, -1, nan});
+#endif
+  }
   return m;
+}
+
+void Formulation::complete() {
+  if (!partial) return;
+  const std::size_t ncols = cols.size();
+  milp.col_lower.assign(ncols, 0.0);
+  for (const int j : pinned_cols) milp.col_lower[static_cast<std::size_t>(j)] = 1.0;
+  milp.col_upper.assign(ncols, 1.0);
+  milp.is_integer.assign(ncols, 1);
+  // (formulate(): the choice rows' entries, row by row, before every other.)
+  MilpModel::Entry* entry = milp.entries.data();
+  for (const auto& [row, first, count] : choice)
+    for (int c = first; c < first + count; ++c) *entry++ = {row, c, 1.0};
+  partial = false;
+}
+
+ModelLayout Formulation::layout() const {
+  assert(!partial);
+  return ModelLayout{&milp, milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice, cap_begin, pinned_cols,
+                     {}};
+}
+
+ModelLayout Formulation::reading_layout() {
+  ModelLayout l{&milp, milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice, cap_begin, pinned_cols, {}};
+  if (partial) l.complete = [this] { complete(); };
+  return l;
 }
 
 int objective_exponent(const MilpModel& milp) noexcept {
@@ -393,6 +435,7 @@ bool decode_by(const Problem& pb, const Formulation& m, const Requirements& req,
   });
   if (verdict_is == 0) return false;
   if (verdict_is < 0) {
+    assert(!m.partial);  // (no model is left partial but one whose every answer is decided by its ones)
     const std::vector<double>& values = x();
     if (!m.milp.is_feasible(values, 1e-6)) return false;
     chosen.clear();
@@ -422,6 +465,7 @@ bool decode_by(const Problem& pb, const Formulation& m, const Requirements& req,
 bool answer_feasible(const Formulation& f, const std::vector<double>& x) {
   std::vector<std::size_t> at_one;
   const int verdict = verdict_from_ones(f, x, at_one, [](std::size_t, std::size_t, const Column&) {});
+  assert(verdict >= 0 || !f.partial);
   return verdict < 0 ? f.milp.is_feasible(x, 1e-6) : verdict == 1;
 }
 

@@ -52,12 +52,21 @@ struct Formulation {
   bool layout_known = false;
   std::vector<std::array<int, 3>> choice;
   std::vector<int> cap_begin;
-  /// That layout of `milp` as it is now (describes() it until the model's sizes or address
-  /// change); only when layout_known.
-  [[nodiscard]] ModelLayout layout() const {
-    return ModelLayout{&milp,      milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice, cap_begin,
-                       pinned_cols};
-  }
+  /// formulate(pb, req, true) left out what only a reader of the whole model needs (the choice
+  /// rows' entries, the columns' bounds and is_integer: sized, holding anything) — only while
+  /// layout_known. complete() writes them; every reader of `milp` but the native backend's reading
+  /// with reading_layout() needs them (MilpSolver::solve of any other backend, is_feasible,
+  /// validate, a dump).
+  bool partial = false;
+  /// Writes what formulate() left out (a no-op when `partial` is false): then milp is the whole model.
+  void complete();
+  /// That layout of the whole `milp` as it is now (describes() it until the model's sizes or address
+  /// change); only when layout_known and not partial.
+  [[nodiscard]] ModelLayout layout() const;
+  /// layout(), for a reader that takes partial models (ModelLayout::complete): when `partial`, with
+  /// this formulation's complete() to call before reading more than the layout. `*this` stays where
+  /// it is while the layout is used.
+  [[nodiscard]] ModelLayout reading_layout();
   /// The job of column `c`, and its entry.
   [[nodiscard]] std::size_t job_of(std::size_t c) const { return static_cast<std::size_t>(cols[c].job); }
   [[nodiscard]] const Entry& entry_of(const Problem& pb, std::size_t c) const {
@@ -73,7 +82,10 @@ struct Formulation {
  * to 1. Objective (the constant part in `obj_offset`):
  *   p > 0: max Σ w·A(u+λ) − λW;   p < 0: min Σ w·A(u−λ) + λW   (w: job weights, W = Σ w).
  */
-[[nodiscard]] Formulation formulate(const Problem& pb, const Requirements& req);
+/// `partial`: the model goes only to a reader that takes partial models (ModelLayout::complete,
+/// through reading_layout()): what the layout promises is then left out when the layout is known
+/// (Formulation::partial), else written as always.
+[[nodiscard]] Formulation formulate(const Problem& pb, const Requirements& req, bool partial = false);
 
 /**
  * @brief Hands a formulation back once the round is done with it: its largest arrays are kept, per

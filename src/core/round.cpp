@@ -139,7 +139,10 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
                         double& solve_ms, Formulation& model_out, const WarmStart* warm, const ClusterSpec& cluster,
                         std::span<const JobSpec> jobs) {
   SolveOutcome out;
-  model_out = formulate(pb, req);
+  const auto* reading = dynamic_cast<const ReadingSolver*>(&solver);
+  // A backend that takes a partial model with its layout (the native one) gets it so: what only
+  // a reader of the whole model needs is written when something reads it (Formulation::complete).
+  model_out = formulate(pb, req, reading != nullptr && reading->takes_partial_models());
   if (params.stop.stop_requested() || (params.time_limit && params.time_limit->count() == 0)) {
     // The round's time is up (or it was cancelled): no solve, the greedy fallback answers.
     out.result.status = MilpStatus::no_solution;
@@ -149,7 +152,6 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
   // A backend that takes its start as bits (ReadingSolver::takes_start_bits: the native one) gets
   // it so, instead of a double per column written here and read there again.
   ReadingSolver::StartBits start_bits;
-  const auto* reading = dynamic_cast<const ReadingSolver*>(&solver);
   const bool as_bits = warm != nullptr && reading != nullptr && reading->takes_start_bits();
   // And a backend that gives its answer as the columns at 1 (ReadingSolver::gives_ones) gives it
   // so: decode() then reads those instead of a value per column.
@@ -179,7 +181,7 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
     // formulation knows where it wrote the model's entries (Formulation::layout): a backend that
     // would check its solution against the model and find the layout by reading every entry (the
     // native one) is told so for this call, and only for it.
-    const ModelLayout layout = model_out.layout();
+    const ModelLayout layout = model_out.reading_layout();
     const ScopedCallerHints hints(solver, {.answers_checked = true,
                                            .layout = model_out.layout_known ? &layout : nullptr,
                                            .threads = params.threads,
@@ -196,9 +198,12 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
   }
   solve_ms += std::chrono::duration<double, std::milli>(out.result.wall_time).count();
   const bool has_solution = out.result.status == MilpStatus::optimal || out.result.status == MilpStatus::feasible;
-  if (has_solution)
+  if (has_solution) {
+    // (An answer as values may be checked by MilpModel::is_feasible: the whole model then.)
+    if (!(as_ones && out.result.values.empty())) model_out.complete();
     out.ok = as_ones && out.result.values.empty() ? decode(pb, model_out, answer_ones, req, out.choice)
                                                   : decode(pb, model_out, out.result.values, req, out.choice);
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <span>
 
 namespace sia::detail {
@@ -21,12 +22,26 @@ namespace sia::detail {
 ///  - every column is integer, with bounds [1, 1] for the columns listed in `pinned` (ascending) and
 ///    [0, 1] for every other.
 /// The rows' bounds and the costs are not promised: the reader checks them as usual.
+///
+/// A model may come partial (`complete` set): what the layout promises of the choice rows' entries
+/// (their places in `entries`), of the columns' bounds and of is_integer is then not written yet —
+/// those arrays have their sizes but hold anything. A reader that takes the layout reads only the
+/// rest (the costs, the rows' bounds, the capacity entries); before it reads anything else of the
+/// model, by whatever path, it calls complete(), which writes what is promised (the writer's own
+/// code, idempotent). A round with the native backend so writes a quarter less of its model.
 struct ModelLayout {
   const MilpModel* model = nullptr;                         ///< the model described (by address)
   std::size_t num_rows = 0, num_cols = 0, num_entries = 0;  ///< its sizes when written (a guard)
   std::span<const std::array<int, 3>> choice;               ///< per choice row: (row, first column, columns)
   std::span<const int> cap_begin;                           ///< per column (+1): its capacity entries
   std::span<const int> pinned;                              ///< the columns fixed to 1, ascending
+  /// Set while the model is partial: writes the rest (see above). Empty: the model is whole.
+  std::function<void()> complete;
+
+  /// Makes the model whole (a no-op when it is): before anything but the layout's own reading.
+  void make_whole() const {
+    if (complete) complete();
+  }
 
   /// Does this describe `m` (the same object, of the sizes written)?
   [[nodiscard]] bool describes(const MilpModel& m) const noexcept {

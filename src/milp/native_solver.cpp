@@ -38,6 +38,8 @@ class NativeSolver final : public ReadingSolver {
   std::string_view do_name() const noexcept override { return "native"; }
   [[nodiscard]] bool takes_start_bits() const noexcept override { return true; }
   [[nodiscard]] bool gives_ones() const noexcept override { return true; }
+  // (Every reading here but the layout's makes a partial model whole first: make_whole().)
+  [[nodiscard]] bool takes_partial_models() const noexcept override { return true; }
 
   // The model's checks and its reading in one (native::recognise_checked), kept for do_solve().
   void read_checked(const MilpModel& model) override {
@@ -52,6 +54,7 @@ class NativeSolver final : public ReadingSolver {
     } catch (...) {
       // Anything else (no memory) is do_solve()'s to report: the model is checked, read there again.
       read_.reset();
+      make_whole();
       model.validate();
       return;
     }
@@ -62,6 +65,7 @@ class NativeSolver final : public ReadingSolver {
     MilpResult res;
     const bool have_read = read_model_ == &model && read_.has_value();
     const auto start = have_read ? read_start_ : Clock::now();
+    if (!have_read) make_whole();
     native::Shape shape = have_read ? std::move(*read_) : native::recognise(model);
     read_.reset();
     read_model_ = nullptr;
@@ -69,6 +73,7 @@ class NativeSolver final : public ReadingSolver {
       std::fprintf(stderr, "native: recognised %d columns, %d rows in %.3f ms\n", model.num_cols(), model.num_rows(),
                    std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     if (!shape.round_shaped) {
+      make_whole();
       if (model.num_cols() <= native::kFallbackMaxCols && model.num_rows() <= native::kFallbackMaxRows)
         return native::FallbackBnb(model, params).run();
       res.status = MilpStatus::error;
@@ -199,6 +204,7 @@ class NativeSolver final : public ReadingSolver {
     if (ones_out == nullptr || check) res.values = values_of_ones();
     bool valid = true;
     if (check) {
+      make_whole();  // (the check reads the choice rows' entries and the columns' bounds)
       const auto t_check = Clock::now();
       valid = native::solution_feasible(model, shape.entries, res.values, ones, 1e-6);
       if (debug_)
@@ -263,6 +269,12 @@ class NativeSolver final : public ReadingSolver {
 #else
     return true;
 #endif
+  }
+
+  // A partial model (ModelLayout::complete, from the caller's layout) made whole: before anything
+  // but the reading in layout reads it.
+  void make_whole() const {
+    if (const ModelLayout* l = layout(); l != nullptr) l->make_whole();
   }
 
   // A capacity row is recognised across rounds by its name, else by its index and the row count.

@@ -45,6 +45,9 @@ class ReadingSolver : public MilpSolver {
   /// Does this backend answer through CallerHints::ones when it is set (its solutions' values
   /// then left empty)?
   [[nodiscard]] virtual bool gives_ones() const noexcept { return false; }
+  /// Does this backend take a partial model with its layout (CallerHints::layout with
+  /// ModelLayout::complete set), making it whole before it reads more than the layout's part?
+  [[nodiscard]] virtual bool takes_partial_models() const noexcept { return false; }
 
   /// What a caller that wrote the model (the round) tells the backend about one solve call. Both are
   /// off by default, so that every other caller gets the backend's own reading and check.

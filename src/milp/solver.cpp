@@ -41,7 +41,12 @@ MilpResult MilpSolver::solve(const MilpModel& model, const MilpParams& params) {
     throw InvalidArgument("MilpParams.time_limit must be >= 0 ms");
   const auto start = reading ? read_start : std::chrono::steady_clock::now();
   MilpResult result;
-  const bool lp = std::none_of(model.is_integer.begin(), model.is_integer.end(), [](auto v) { return v != 0; });
+  // (A model its writer's layout describes has integer columns only, as the layout promises: its
+  // is_integer may not be written yet, ModelLayout::complete.)
+  const detail::ModelLayout* const layout = reading != nullptr ? reading->layout() : nullptr;
+  const bool lp = layout != nullptr && layout->describes(model) && model.num_cols() > 0
+                      ? false
+                      : std::none_of(model.is_integer.begin(), model.is_integer.end(), [](auto v) { return v != 0; });
   if (lp && !supports(params.lp_method)) {
     result.status = MilpStatus::error;
     result.message = std::string(name()) + " backend has no " +

@@ -153,7 +153,7 @@ TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
   check_same_shape(read_with(copy, layout), sia::detail::native::recognise_checked(copy), ShapeCheck::whole_reading);
   sia::MilpModel grown = f.milp;
   const auto grown_layout = sia::detail::ModelLayout{
-      &grown, layout.num_rows, layout.num_cols, layout.num_entries, layout.choice, layout.cap_begin, layout.pinned};
+      &grown, layout.num_rows, layout.num_cols, layout.num_entries, layout.choice, layout.cap_begin, layout.pinned, {}};
   CHECK(grown_layout.describes(grown));
   grown.add_entry(static_cast<int>(f.choice.size()), 0, 1.0);
   CHECK_FALSE(grown_layout.describes(grown));
@@ -168,7 +168,7 @@ TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
     sia::MilpModel x = f.milp;
     change(x);
     const sia::detail::ModelLayout lx{
-        &x, layout.num_rows, layout.num_cols, layout.num_entries, layout.choice, layout.cap_begin, layout.pinned};
+        &x, layout.num_rows, layout.num_cols, layout.num_entries, layout.choice, layout.cap_begin, layout.pinned, {}};
     REQUIRE(lx.describes(x));
     const auto with = read_with(x, lx);
     check_same_shape(with, sia::detail::native::recognise_checked(x), ShapeCheck::whole_reading);
@@ -205,6 +205,80 @@ TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
   const auto pt = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, jobs, ot);
   const auto ft = sia::detail::formulate(pt, pt.required);
   CHECK_FALSE(ft.layout_known);
+}
+
+TEST_CASE("native.model_layout.partial_models") {
+  // formulate(pb, req, true) leaves out what the layout promises (Formulation::partial) when the
+  // layout is known; the reading with reading_layout() gives the Shape of the whole model, and
+  // makes the model whole when it reads more than the layout (then, and only then); complete()
+  // writes the whole model formulate(pb, req) writes, bit for bit.
+  auto same_model = [](const sia::MilpModel& a, const sia::MilpModel& b) {
+    CHECK(a.sense == b.sense);
+    CHECK(std::bit_cast<std::uint64_t>(a.obj_offset) == std::bit_cast<std::uint64_t>(b.obj_offset));
+    CHECK(a.obj == b.obj);
+    CHECK(a.col_lower == b.col_lower);
+    CHECK(a.col_upper == b.col_upper);
+    CHECK(a.is_integer == b.is_integer);
+    CHECK(a.row_lower == b.row_lower);
+    CHECK(a.row_upper == b.row_upper);
+    REQUIRE(a.entries.size() == b.entries.size());
+    bool entries = true;
+    for (std::size_t q = 0; q < a.entries.size(); ++q)
+      entries = entries && a.entries[q].row == b.entries[q].row && a.entries[q].col == b.entries[q].col &&
+                a.entries[q].value == b.entries[q].value;
+    CHECK(entries);
+  };
+  int partial = 0, read_partial = 0;
+  for (const std::string& family : sia::bench::instance_families())
+    for (int gpus : {64, 2048}) {
+      CAPTURE(family);
+      CAPTURE(gpus);
+      const auto in = sia::bench::make_instance(family, gpus, 2);
+      sia::RoundOptions o;
+      const auto pb = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, o);
+      const auto whole = sia::detail::formulate(pb, pb.required);
+      CHECK_FALSE(whole.partial);
+      if (whole.cols.empty()) continue;
+      for (const bool index : {true, false}) {
+        auto f = sia::detail::formulate(pb, pb.required, true);
+        CHECK(f.partial == f.layout_known);
+        partial += f.partial ? 1 : 0;
+        const auto l = f.reading_layout();
+        CHECK(static_cast<bool>(l.complete) == f.partial);
+        const auto shape = sia::detail::native::recognise_checked(f.milp, &l, 1, index);
+        const auto whole_layout = whole.layout();
+        check_same_shape(shape, sia::detail::native::recognise_checked(whole.milp, &whole_layout, 1, index),
+                         ShapeCheck::whole_reading);
+        check_same_shape(shape, sia::detail::native::recognise_checked(whole.milp), ShapeCheck::and_why);
+#ifdef NDEBUG
+        // (Builds with assertions check the reading against the whole model: made whole first.)
+        CHECK(f.partial == (shape.from_layout && l.describes(f.milp)));
+#endif
+        read_partial += f.partial ? 1 : 0;
+        f.complete();
+        CHECK_FALSE(f.partial);
+        same_model(f.milp, whole.milp);
+        CHECK(layout_holds(f.milp, f.layout()));
+      }
+    }
+  CHECK(partial > 0);
+  MESSAGE("partial models ", partial, ", still partial after the reading ", read_partial);
+  // A model the reading from the layout does not take (a capacity row of 1 GPU, which could be a
+  // choice row): made whole before it is read otherwise, the same Shape as the whole model's.
+  const auto in = sia::bench::make_instance("tables", 2048, 3);
+  const auto pb = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, {});
+  auto whole = sia::detail::formulate(pb, pb.required);
+  auto f = sia::detail::formulate(pb, pb.required, true);
+  REQUIRE(f.partial);
+  const auto first_cap = f.choice.size();
+  whole.milp.row_upper[first_cap] = 1.0;
+  f.milp.row_upper[first_cap] = 1.0;
+  const auto l = f.reading_layout();
+  const auto shape = sia::detail::native::recognise_checked(f.milp, &l, 1, false);
+  CHECK_FALSE(shape.from_layout);
+  CHECK_FALSE(f.partial);
+  check_same_shape(shape, sia::detail::native::recognise_checked(whole.milp), ShapeCheck::whole_reading);
+  same_model(f.milp, whole.milp);
 }
 
 TEST_CASE("native.model_layout.rounds_alike") {

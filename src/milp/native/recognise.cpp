@@ -469,8 +469,9 @@ bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Cl
     return false;
   // (Where the last choice row's last column comes before the first capacity entry's, the reading
   // in layout would take that row for the capacity part's and hand the model to the general
-  // reading: so does this.)
-  if (!(e[split - 1].col > e[split].col)) return false;
+  // reading: so does this. That column, entry split - 1's, from the layout: a partial model's
+  // choice entries are not written.)
+  if (!(l.choice[nchoice - 1][1] + l.choice[nchoice - 1][2] - 1 > e[split].col)) return false;
   for (std::size_t i = nchoice; i < nru; ++i) {
     const double lo_r = m.row_lower[i], up_r = m.row_upper[i];
     if (!is_capacity_row(true, lo_r) || up_r == MilpModel::inf || is_choice_row(true, true, lo_r, up_r)) return false;
@@ -539,14 +540,22 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
 // layout from the entries (whose numbers it vouches for) when it describes m.
 // `index`: keep the entry index (Shape::entries) where the reading can; false: where it is taken
 // from the layout, leave the members in the layout instead (no index).
+// A partial model (ModelLayout::complete) is made whole before any reading but the layout's.
 Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const ModelLayout* layout = nullptr,
                      int threads = 1, bool index = true) {
-  if (check && !model_sizes_valid(m)) m.validate();
+  const bool laid_out = in_layout_first && layout != nullptr && layout->describes(m);
+  if (layout != nullptr && !laid_out) layout->make_whole();
+  if (check && !model_sizes_valid(m)) {
+    if (layout != nullptr) layout->make_whole();
+    m.validate();
+  }
   Shape s;
   s.sign = m.sense == MilpSense::maximize ? 1.0 : -1.0;
   std::vector<signed char> lo, hi;
   std::vector<int> other_bounds;
-  const bool laid_out = in_layout_first && layout != nullptr && layout->describes(m);
+#ifndef NDEBUG
+  if (laid_out) layout->make_whole();  // (the writer's promise is checked below against the whole model)
+#endif
   const bool bounds_read = laid_out ? read_bounds_from_layout(m, *layout, lo, hi, other_bounds, check)
                                     : read_bounds(m, s, lo, hi, other_bounds, check);
 #ifndef NDEBUG
@@ -558,6 +567,7 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
   }
 #endif
   if (!bounds_read) {
+    if (laid_out) layout->make_whole();
     if (check) {
       m.validate();
       if (s.why.empty()) return recognise_with(m, in_layout_first, false);  // (cannot happen: validate() threw)
@@ -567,13 +577,17 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
   if (check) {
     bool rows = true;
     for (std::size_t i = 0; i < m.row_lower.size(); ++i) rows &= bounds_valid(m.row_lower[i], m.row_upper[i]);
-    if (!rows) m.validate();
+    if (!rows) {
+      if (laid_out) layout->make_whole();
+      m.validate();
+    }
   }
   Classified c;
   bool from_layout = false;
   if (laid_out) {
     from_layout = classify_from_layout(m, *layout, s, c, index);
     if (!from_layout) {
+      layout->make_whole();  // (the entries are read from here on)
       s.cap_rows.clear();
       c = Classified{};
     }
