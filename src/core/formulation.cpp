@@ -31,6 +31,7 @@ struct Spare {
   std::vector<MilpModel::Entry> entries;
   std::vector<Column> cols;
   std::vector<std::pair<int, int>> column_charge, charges;
+  std::vector<MilpModel::Entry> charge_entries;
   std::vector<std::array<int, 3>> choice;
   std::vector<int> cap_begin;
 };
@@ -118,6 +119,7 @@ void recycle(Formulation&& f) noexcept {
   keep(spare.cols, f.cols);
   keep(spare.column_charge, f.column_charge);
   reuse(spare.charges, f.charges);
+  reuse(spare.charge_entries, f.charge_entries);
   reuse(spare.choice, f.choice);
   keep(spare.cap_begin, f.cap_begin);
 }
@@ -135,6 +137,7 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
   keep(m.cols, spare.cols);
   keep(m.column_charge, spare.column_charge);
   reuse(m.charges, spare.charges);
+  reuse(m.charge_entries, spare.charge_entries);
   reuse(m.choice, spare.choice);
   keep(m.cap_begin, spare.cap_begin);
   const bool maximize = pb.p > 0;
@@ -217,23 +220,17 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
     }
   }
   m.exponent = exponent_of(big);
-  // The choice rows' entries first (written by complete()), then the capacity entries.
+  // The choice rows' entries first, then the capacity entries (both written by complete()).
   milp.entries.resize(choice_entries + capacity_entries);
-  MilpModel::Entry* entry = milp.entries.data() + choice_entries;
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (charges.counts(r)) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
+  // Where each column's capacity entries go (written by complete()).
   m.cap_begin.resize(ncols + 1);
   int* const cap_begin = m.cap_begin.data();
-  const int* const capacity_row = m.capacity_row.data();
-  const std::pair<int, int>* const charge = m.charges.data();
   int at = static_cast<int>(choice_entries);
   for (std::size_t c = 0; c < ncols; ++c) {
     cap_begin[c] = at;
-    for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
-      const auto& [r, u] = charge[q];
-      *entry++ = {capacity_row[r], static_cast<int>(c), static_cast<double>(u)};
-    }
     at += column_charge[c].second - column_charge[c].first;
   }
   cap_begin[ncols] = at;
@@ -242,6 +239,15 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
   // reads them as more capacity rows.
   m.tenant_rows = tenant_rows(pb, req);
   m.layout_known = m.tenant_rows.empty() && charges.positive();
+  if (m.layout_known) {
+    // The capacity entries as the charges list them (ModelLayout::charge): a reader of the layout
+    // reads a few kilobytes shared by many columns instead of an entry per column.
+    m.charge_entries.resize(m.charges.size());
+    for (std::size_t q = 0; q < m.charges.size(); ++q) {
+      const auto& [r, u] = m.charges[q];
+      m.charge_entries[q] = {m.capacity_row[static_cast<std::size_t>(r)], -1, static_cast<double>(u)};
+    }
+  }
   for (const TenantRow& tr : m.tenant_rows) {
     const int row = milp.add_row(-MilpModel::inf, static_cast<double>(tr.bound));
     m.tenant_row.push_back(row);
@@ -262,7 +268,8 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
     std::fill(milp.col_lower.begin(), milp.col_lower.end(), nan);
     std::fill(milp.col_upper.begin(), milp.col_upper.end(), nan);
     std::fill(milp.is_integer.begin(), milp.is_integer.end(), 0);
-    std::fill(milp.entries.begin(), milp.entries.begin() + static_cast<std::ptrdiff_t>(choice_entries),
+    std::fill(milp.entries.begin(),
+              milp.entries.begin() + static_cast<std::ptrdiff_t>(choice_entries + capacity_entries),
               MilpModel::Entry{-1, -1, nan});
 #endif
   }
@@ -280,17 +287,27 @@ void Formulation::complete() {
   MilpModel::Entry* entry = milp.entries.data();
   for (const auto& [row, first, count] : choice)
     for (int c = first; c < first + count; ++c) *entry++ = {row, c, 1.0};
+  // Then the capacity entries, column by column, each column's charges in their order (its rows
+  // ascending).
+  const int* const capacity = capacity_row.data();
+  const std::pair<int, int>* const charge = charges.data();
+  for (std::size_t c = 0; c < ncols; ++c)
+    for (int q = column_charge[c].first; q < column_charge[c].second; ++q) {
+      const auto& [r, u] = charge[q];
+      *entry++ = {capacity[r], static_cast<int>(c), static_cast<double>(u)};
+    }
   partial = false;
 }
 
 ModelLayout Formulation::layout() const {
   assert(!partial);
-  return ModelLayout{&milp, milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice, cap_begin, pinned_cols,
-                     {}};
+  return ModelLayout{&milp,     milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice,
+                     cap_begin, pinned_cols,           column_charge,   charge_entries,      {}};
 }
 
 ModelLayout Formulation::reading_layout() {
-  ModelLayout l{&milp, milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice, cap_begin, pinned_cols, {}};
+  ModelLayout l{&milp,     milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice,
+                cap_begin, pinned_cols,           column_charge,   charge_entries,      {}};
   if (partial) l.complete = [this] { complete(); };
   return l;
 }

@@ -52,8 +52,12 @@ struct Formulation {
   bool layout_known = false;
   std::vector<std::array<int, 3>> choice;
   std::vector<int> cap_begin;
+  /// The capacity entries by charge (ModelLayout::charge): charges' (set row, GPUs) as (model row,
+  /// -1, GPUs); only when layout_known.
+  std::vector<MilpModel::Entry> charge_entries;
   /// formulate(pb, req, true) left out what only a reader of the whole model needs (the choice
-  /// rows' entries, the columns' bounds and is_integer: sized, holding anything) — only while
+  /// rows' and the capacity rows' entries, the columns' bounds and is_integer: sized, holding
+  /// anything) — only while
   /// layout_known. complete() writes them; every reader of `milp` but the native backend's reading
   /// with reading_layout() needs them (MilpSolver::solve of any other backend, is_feasible,
   /// validate, a dump).

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <utility>
 
 namespace sia::detail {
 
@@ -24,7 +25,8 @@ namespace sia::detail {
 /// The rows' bounds and the costs are not promised: the reader checks them as usual.
 ///
 /// A model may come partial (`complete` set): what the layout promises of the choice rows' entries
-/// (their places in `entries`), of the columns' bounds and of is_integer is then not written yet —
+/// (their places in `entries`; with `charge`, of the capacity entries too), of the columns' bounds
+/// and of is_integer is then not written yet —
 /// those arrays have their sizes but hold anything. A reader that takes the layout reads only the
 /// rest (the costs, the rows' bounds, the capacity entries); before it reads anything else of the
 /// model, by whatever path, it calls complete(), which writes what is promised (the writer's own
@@ -35,6 +37,12 @@ struct ModelLayout {
   std::span<const std::array<int, 3>> choice;               ///< per choice row: (row, first column, columns)
   std::span<const int> cap_begin;                           ///< per column (+1): its capacity entries
   std::span<const int> pinned;                              ///< the columns fixed to 1, ascending
+  /// Optional (empty: not given): the capacity entries as their writer keeps them, column j's the
+  /// entries charge[q], q in [charge_range[j].first, charge_range[j].second) — the rows and values
+  /// of the model's entries [cap_begin[j], cap_begin[j + 1]), in their order (their `col` not kept).
+  /// A partial model's capacity entries are then not written either.
+  std::span<const std::pair<int, int>> charge_range;
+  std::span<const MilpModel::Entry> charge;
   /// Set while the model is partial: writes the rest (see above). Empty: the model is whole.
   std::function<void()> complete;
 
@@ -47,7 +55,7 @@ struct ModelLayout {
   [[nodiscard]] bool describes(const MilpModel& m) const noexcept {
     return model == &m && num_rows == m.row_lower.size() && num_rows == m.row_upper.size() &&
            num_cols == m.obj.size() && num_entries == m.entries.size() && cap_begin.size() == num_cols + 1 &&
-           choice.size() <= num_rows;
+           choice.size() <= num_rows && (charge_range.empty() || charge_range.size() == num_cols);
   }
 };
 

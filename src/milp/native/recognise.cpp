@@ -116,6 +116,9 @@ struct Classified {
   std::span<const std::array<int, 3>> runs;
   // Per column j (+1): where its usage begins (ubegin's, or the writer's own array).
   const int* ubegin_at = nullptr;
+  // Or per column j its usage [first, second) in entry_uses: the writer's own list of capacity
+  // entries (ModelLayout::charge), with Classified::runs only.
+  const std::pair<int, int>* urange = nullptr;
   [[nodiscard]] std::size_t num_members() const noexcept { return static_cast<std::size_t>(member_begin.back()); }
   // The choice row (model row) column j belongs to, -1 none.
   [[nodiscard]] int choice_row_of(int j) const {
@@ -471,7 +474,11 @@ bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Cl
   // in layout would take that row for the capacity part's and hand the model to the general
   // reading: so does this. That column, entry split - 1's, from the layout: a partial model's
   // choice entries are not written.)
-  if (!(l.choice[nchoice - 1][1] + l.choice[nchoice - 1][2] - 1 > e[split].col)) return false;
+  // Entry split's column, the first with capacity entries, from the layout too (a partial model's
+  // capacity entries are not written either when the layout lists them: ModelLayout::charge).
+  std::size_t first_used = 0;
+  while (l.cap_begin[first_used + 1] == l.cap_begin[first_used]) ++first_used;  // (split < e.size(): one has)
+  if (!(l.choice[nchoice - 1][1] + l.choice[nchoice - 1][2] - 1 > static_cast<int>(first_used))) return false;
   for (std::size_t i = nchoice; i < nru; ++i) {
     const double lo_r = m.row_lower[i], up_r = m.row_upper[i];
     if (!is_capacity_row(true, lo_r) || up_r == MilpModel::inf || is_choice_row(true, true, lo_r, up_r)) return false;
@@ -493,7 +500,14 @@ bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Cl
     }
     c.runs = l.choice;
     c.ubegin_at = l.cap_begin.data();
+    if (!l.charge_range.empty()) {
+      // The capacity entries from the writer's own list: each column's range in it, a few
+      // kilobytes of entries shared by many columns, instead of an entry written per column and read here again.
+      c.urange = l.charge_range.data();
+      c.entry_uses = l.charge.data();
+    }
   } else {
+    l.make_whole();  // (the entry index is the model's entries)
     c.choice_of.assign(nu, -1);
     c.members.resize(split);
     int* const choice_of = c.choice_of.data();
@@ -512,7 +526,7 @@ bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Cl
   }
   c.cap_of_row.assign(nru, -1);
   for (std::size_t i = nchoice; i < nru; ++i) c.cap_of_row[i] = static_cast<int>(i - nchoice);
-  c.entry_uses = m.entries.data();
+  if (c.entry_uses == nullptr) c.entry_uses = m.entries.data();
   c.num_uses = m.entries.size() - split;
   c.entries_exact = !ascending;  // (the entry index is kept from what was written)
   return true;
@@ -653,6 +667,12 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   const MilpModel::Entry* entry_uses = c.entry_uses;
   const int* cap_of_row = c.cap_of_row.data();
   const int* const ubegin = c.ubegin_at != nullptr ? c.ubegin_at : c.ubegin.data();
+  const std::pair<int, int>* const urange = c.urange;
+  // Column j's usage [first, end): in `uses` or entry_uses, from ubegin or urange.
+  auto range_of = [ubegin, urange](std::size_t ju) {
+    return urange != nullptr ? std::pair<std::size_t, std::size_t>(urange[ju].first, urange[ju].second)
+                             : std::pair<std::size_t, std::size_t>(ubegin[ju], ubegin[ju + 1]);
+  };
   // A column's usage, from `uses` or from the model's entries.
   struct UseIter {
     const Use* u;
@@ -678,7 +698,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   };
   auto use_of = [&](int j) {
     const auto ju = static_cast<std::size_t>(j);
-    const auto b = static_cast<std::size_t>(ubegin[ju]), f = static_cast<std::size_t>(ubegin[ju + 1]);
+    const auto [b, f] = range_of(ju);
     if (entry_uses) return Span{{nullptr, entry_uses + b, cap_of_row}, {nullptr, entry_uses + f, cap_of_row}, f - b};
     return Span{{uses + b, nullptr, nullptr}, {uses + f, nullptr, nullptr}, f - b};
   };
@@ -864,6 +884,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     const double sign = s.sign;
     const double* obj = m.obj.data();
     const int* ub = ubegin;
+    const std::pair<int, int>* ur = urange;
     int last_key = -3;
     double best_val = -MilpModel::inf;
     Cand prev{-1, -3, 0.0, 0.0};
@@ -873,7 +894,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       if (!free_cols && (hi[ju] == 0 || lo[ju] == 1)) continue;
       const double v = sign * obj[ju];
       if (!forced && v <= 0.0) continue;
-      const int b = ub[ju], f = ub[ju + 1];
+      const int b = ur != nullptr ? ur[ju].first : ub[ju], f = ur != nullptr ? ur[ju].second : ub[ju + 1];
       Cand x{j, f == b ? -1 : -2, 0.0, v};
       if (f - b == 1) {
         const MilpModel::Entry& en = entry_uses[b];
