@@ -152,16 +152,8 @@ TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
   CHECK_FALSE(layout.describes(copy));
   check_same_shape(read_with(copy, layout), sia::detail::native::recognise_checked(copy), ShapeCheck::whole_reading);
   sia::MilpModel grown = f.milp;
-  const auto grown_layout = sia::detail::ModelLayout{&grown,
-                                                     layout.num_rows,
-                                                     layout.num_cols,
-                                                     layout.num_entries,
-                                                     layout.choice,
-                                                     layout.cap_begin,
-                                                     layout.pinned,
-                                                     {},
-                                                     {},
-                                                     {}};
+  auto grown_layout = layout;  // (the same layout, of the copy)
+  grown_layout.model = &grown;
   CHECK(grown_layout.describes(grown));
   grown.add_entry(static_cast<int>(f.choice.size()), 0, 1.0);
   CHECK_FALSE(grown_layout.describes(grown));
@@ -175,16 +167,8 @@ TEST_CASE("native.model_layout.not_taken_where_it_does_not_hold") {
   auto changed = [&](auto&& change) {
     sia::MilpModel x = f.milp;
     change(x);
-    const sia::detail::ModelLayout lx{&x,
-                                      layout.num_rows,
-                                      layout.num_cols,
-                                      layout.num_entries,
-                                      layout.choice,
-                                      layout.cap_begin,
-                                      layout.pinned,
-                                      {},
-                                      {},
-                                      {}};
+    auto lx = layout;  // (the same layout, of the changed copy)
+    lx.model = &x;
     REQUIRE(lx.describes(x));
     const auto with = read_with(x, lx);
     check_same_shape(with, sia::detail::native::recognise_checked(x), ShapeCheck::whole_reading);
