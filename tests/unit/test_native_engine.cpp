@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -156,6 +157,21 @@ std::optional<double> explicit_lp(const Problem& p) {
 
 std::function<double(double)> gap_tolerance(double gap) {
   return [gap](double z) { return std::max(gap * std::abs(z), 1e-9 * (1.0 + std::abs(z))); };
+}
+
+// Groups a and b of p have the same items: values (+0 = -0), "none" items and usages.
+bool same_groups(const Problem& p, int a, int b) {
+  if (p.end(a) - p.begin(a) != p.end(b) - p.begin(b)) return false;
+  for (int i = p.begin(a), j = p.begin(b); i < p.end(a); ++i, ++j) {
+    const auto iu = static_cast<std::size_t>(i), ju = static_cast<std::size_t>(j);
+    if (p.value[iu] != p.value[ju] || (p.column[iu] < 0) != (p.column[ju] < 0)) return false;
+    if (std::vector<int>(p.use_row.begin() + p.use_begin[iu], p.use_row.begin() + p.use_begin[iu + 1]) !=
+            std::vector<int>(p.use_row.begin() + p.use_begin[ju], p.use_row.begin() + p.use_begin[ju + 1]) ||
+        std::vector<double>(p.use_val.begin() + p.use_begin[iu], p.use_val.begin() + p.use_begin[iu + 1]) !=
+            std::vector<double>(p.use_val.begin() + p.use_begin[ju], p.use_val.begin() + p.use_begin[ju + 1]))
+      return false;
+  }
+  return true;
 }
 
 Spec spec_for(int iter) {
@@ -1148,19 +1164,7 @@ TEST_CASE("native.engine.classes_are_the_first_equal_group") {
       p.close_group(-1);
     }
     std::vector<int> leader(static_cast<std::size_t>(G));
-    auto same = [&](int a, int b) {
-      if (p.end(a) - p.begin(a) != p.end(b) - p.begin(b)) return false;
-      for (int i = p.begin(a), j = p.begin(b); i < p.end(a); ++i, ++j) {
-        const auto iu = static_cast<std::size_t>(i), ju = static_cast<std::size_t>(j);
-        if (p.value[iu] != p.value[ju] || (p.column[iu] < 0) != (p.column[ju] < 0)) return false;
-        if (std::vector<int>(p.use_row.begin() + p.use_begin[iu], p.use_row.begin() + p.use_begin[iu + 1]) !=
-                std::vector<int>(p.use_row.begin() + p.use_begin[ju], p.use_row.begin() + p.use_begin[ju + 1]) ||
-            std::vector<double>(p.use_val.begin() + p.use_begin[iu], p.use_val.begin() + p.use_begin[iu + 1]) !=
-                std::vector<double>(p.use_val.begin() + p.use_begin[ju], p.use_val.begin() + p.use_begin[ju + 1]))
-          return false;
-      }
-      return true;
-    };
+    auto same = [&](int a, int b) { return same_groups(p, a, b); };
     for (int g = 0; g < G; ++g) {
       leader[static_cast<std::size_t>(g)] = g;
       for (int h = 0; h < g; ++h)
@@ -1179,6 +1183,125 @@ TEST_CASE("native.engine.classes_are_the_first_equal_group") {
       for (int g = 0; g < G; ++g) classes += leader[static_cast<std::size_t>(g)] == g ? 1 : 0;
       CHECK(c.size() == classes);
     }
+  }
+}
+
+TEST_CASE("native.engine.classes_of_distinct_groups") {
+  // find_classes() first keys each group by its number of items and first two values and classes
+  // in full only the groups whose key another shares: against the definition (each group joins the
+  // first earlier group with the same items) on rounds of mostly distinct groups, some sharing
+  // their first two values (or their first, or a sign of zero) and differing later, in a usage, in
+  // the "none" item or not at all, groups of one and two items; every field of the classes, and of
+  // singleton_classes() when no two groups are equal; 1 and 4 threads.
+  using Items = std::vector<std::pair<double, std::vector<std::pair<int, double>>>>;
+  std::mt19937 rng(91);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int G = 1 + static_cast<int>(rng() % 3000);
+    const int twins = trial % 4;  // 0: no equal groups at all
+    CAPTURE(trial);
+    CAPTURE(G);
+    std::vector<Items> groups;
+    std::vector<char> nones;
+    Problem p;
+    p.num_rows = 4;
+    p.cap.assign(4, 10.0);
+    for (int g = 0; g < G; ++g) {
+      Items items;
+      bool none = rng() % 4 != 0;
+      if (!groups.empty() && rng() % 5 == 0) {
+        const std::size_t from = rng() % groups.size();
+        items = groups[from];
+        none = nones[from] != 0;
+        switch (rng() % 6) {
+          case 0:  // differs after its first two values
+            if (items.size() > 2)
+              items.back().first = std::nextafter(items.back().first, 1e9);
+            else
+              none = !none;
+            break;
+          case 1:  // another usage
+            items.back().second = {{static_cast<int>(rng() % 4), 7.0}};
+            break;
+          case 2:
+            none = !none;
+            break;
+          case 3:  // the same up to the sign of zero
+            if (items.front().first == 0.0) items.front().first = -items.front().first;
+            break;
+          default:  // equal
+            break;
+        }
+      } else {
+        const int n = 1 + static_cast<int>(rng() % 12);
+        for (int i = 0; i < n; ++i) {
+          std::vector<std::pair<int, double>> use;
+          if (rng() % 8 != 0) use.emplace_back(static_cast<int>(rng() % 4), static_cast<double>(1 + rng() % 4));
+          // (a common first value, as jobs at a floor utility share, and zeros of both signs)
+          const double v = i == 0 && rng() % 3 == 0 ? 0.1
+                           : rng() % 9 == 0         ? (rng() % 2 ? 0.0 : -0.0)
+                                                    : std::ldexp(double(rng() % 100000), -10);
+          items.emplace_back(v, use);
+        }
+      }
+      if (twins == 0) items.back().first += 1.0 + 4096.0 * g;  // (then no two groups are equal)
+      for (const auto& [v, use] : items) p.add_item(v, 0, use);
+      if (none) p.add_none();
+      p.close_group(-1);
+      groups.push_back(items);
+      nones.push_back(static_cast<char>(none));
+    }
+    auto same = [&](int a, int b) { return same_groups(p, a, b); };
+    // The definition: each group's leader is the first group with its exact items (values up to
+    // the sign of zero, the "none" item, usages), found through a map of the items' bits.
+    std::map<std::vector<std::uint64_t>, int> first_of;
+    std::vector<int> leader(static_cast<std::size_t>(G));
+    for (int g = 0; g < G; ++g) {
+      std::vector<std::uint64_t> k;
+      for (int i = p.begin(g); i < p.end(g); ++i) {
+        const auto iu = static_cast<std::size_t>(i);
+        k.push_back(p.value[iu] == 0.0 ? 0 : std::bit_cast<std::uint64_t>(p.value[iu]));
+        k.push_back(p.column[iu] < 0 ? 1 : 2);
+        for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q) {
+          k.push_back(static_cast<std::uint64_t>(p.use_row[static_cast<std::size_t>(q)]) + 3);
+          k.push_back(std::bit_cast<std::uint64_t>(p.use_val[static_cast<std::size_t>(q)]));
+        }
+        k.push_back(~0ULL);
+      }
+      leader[static_cast<std::size_t>(g)] = first_of.emplace(k, g).first->second;
+    }
+    for (int threads : {1, 4}) {
+      Parallel par(threads);
+      const Classes c = find_classes(p, par);
+      REQUIRE(c.class_of.size() == static_cast<std::size_t>(G));
+      int classes = 0;
+      for (int g = 0; g < G; ++g) {
+        const int rep = c.rep[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])];
+        CHECK(rep == leader[static_cast<std::size_t>(g)]);
+        CHECK(same(rep, g));
+        classes += rep == g ? 1 : 0;
+      }
+      CHECK(c.size() == classes);
+      // Members ascending within a class, the classes by their first member.
+      for (int k = 0; k < c.size(); ++k) {
+        CHECK(c.members[static_cast<std::size_t>(c.member_begin[static_cast<std::size_t>(k)])] ==
+              c.rep[static_cast<std::size_t>(k)]);
+        CHECK(c.member_begin[static_cast<std::size_t>(k) + 1] - c.member_begin[static_cast<std::size_t>(k)] ==
+              c.mult[static_cast<std::size_t>(k)]);
+        if (k > 0) CHECK(c.rep[static_cast<std::size_t>(k) - 1] < c.rep[static_cast<std::size_t>(k)]);
+        for (int m = c.member_begin[static_cast<std::size_t>(k)] + 1;
+             m < c.member_begin[static_cast<std::size_t>(k) + 1]; ++m)
+          CHECK(c.members[static_cast<std::size_t>(m) - 1] < c.members[static_cast<std::size_t>(m)]);
+      }
+      if (classes == G) {
+        const Classes s = singleton_classes(p);
+        CHECK(c.rep == s.rep);
+        CHECK(c.mult == s.mult);
+        CHECK(c.member_begin == s.member_begin);
+        CHECK(c.members == s.members);
+        CHECK(c.class_of == s.class_of);
+      }
+    }
+    if (twins == 0) CHECK(first_of.size() == static_cast<std::size_t>(G));
   }
 }
 

@@ -1,5 +1,5 @@
-// Interchangeable groups (classes.hpp): hash every group's items, compare exactly the groups of
-// equal hashes.
+// Interchangeable groups (classes.hpp): a cheap key per group first, then, among the groups whose
+// key another shares, hash their items and compare exactly the groups of equal hashes.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -67,27 +67,38 @@ bool same_items(const Problem& p, int a, int b) {
 
 Classes find_classes(const Problem& p, const Parallel& par) {
   const int G = p.num_groups();
-  std::vector<std::uint64_t> hash(static_cast<std::size_t>(G));
-  // With the hashes, what price_box() needs of the items (its own pass over them cost about as
-  // much as this one): per block, then combined (largest and least values: exact in any order).
+  // What price_box() needs of the items (its own pass over them cost about as much as this one):
+  // per block, then combined (largest and least values: exact in any order). With it, per group a
+  // cheap key of what equal groups share — their number of items and their first two items' values
+  // (+0 = -0) — read in the same pass.
   const auto K = static_cast<std::size_t>(p.num_rows);
   constexpr int kBlock = 1024;
   const auto nb = static_cast<std::size_t>(Parallel::num_blocks(G, kBlock));
   std::vector<double> ratio(nb * K, 0.0), amin(nb * K, kNoBound), spread(static_cast<std::size_t>(G));
+  std::vector<std::uint64_t> key(static_cast<std::size_t>(G));
   par.blocks(G, kBlock, [&](int blk, int b, int e) {
     double* r = ratio.data() + static_cast<std::size_t>(blk) * K;
     double* a = amin.data() + static_cast<std::size_t>(blk) * K;
+    // (The arrays through local pointers: the loop keeps them in registers.)
+    const int* gb = p.group_begin.data();
+    const double* val = p.value.data();
+    const int* ub = p.use_begin.data();
+    const int* ur = p.use_row.data();
+    const double* uv = p.use_val.data();
     for (int g = b; g < e; ++g) {
-      hash[static_cast<std::size_t>(g)] = group_hash(p, g);
+      const int ib = gb[g], ie = gb[g + 1];
+      key[static_cast<std::size_t>(g)] =
+          mix(mix(static_cast<std::uint64_t>(ie - ib) * 0x9E3779B97F4A7C15ULL, ib < ie ? bits(val[ib]) : 0),
+              ib + 1 < ie ? bits(val[ib + 1]) : 0);
       double vmax = -kNoBound, vmin = kNoBound;
-      for (int it = p.begin(g); it < p.end(g); ++it) {
-        const auto iu = static_cast<std::size_t>(it);
-        const double v = p.value[iu];
+      int q = ub[ib];
+      for (int it = ib; it < ie; ++it) {
+        const double v = val[it], vp = std::max(v, 0.0);
         vmax = std::max(vmax, v);
         vmin = std::min(vmin, v);
-        for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q) {
-          const auto k = static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)]);
-          const double u = p.use_val[static_cast<std::size_t>(q)], vp = std::max(v, 0.0);
+        for (const int qe = ub[it + 1]; q < qe; ++q) {
+          const auto k = static_cast<std::size_t>(ur[q]);
+          const double u = uv[q];
           // (vp / u cannot exceed r[k] when vp is below r[k]·u·(1 − 2^-50), a product of two
           // roundings of a normal number: then vp / u < r[k] exactly. Most items are, once a row's
           // largest ratio is found; the division is left out, the same maximum.)
@@ -99,57 +110,95 @@ Classes find_classes(const Problem& p, const Parallel& par) {
       spread[static_cast<std::size_t>(g)] = vmax - vmin;
     }
   });
-  // Each group joins the first earlier group (by index) of its hash that it equals, else heads a
-  // class: the groups' hashes in an open-addressing table (the first head of each hash), the
-  // later heads of a hash chained in index order. Rounds' hashes are nearly all distinct, and a
-  // table costs a fraction of sorting the groups by hash.
-  std::vector<int> leader(static_cast<std::size_t>(G), -1);
+  // Equal groups share a key, so a group whose key no other group has is a class of its own: most
+  // groups of a round (their utilities differ). The keys go into an open-addressing table (the
+  // first group of each key); the groups whose key another group shares are hashed in full and
+  // classed as below, in index order, the others left alone.
   std::size_t cap = 16;
   while (cap < 2 * static_cast<std::size_t>(G)) cap *= 2;
-  std::vector<int> slot(cap, -1), next_head(static_cast<std::size_t>(G), -1);
+  std::vector<int> slot(cap, -1);
+  std::vector<char> shared(static_cast<std::size_t>(G), 0);
+  bool any_shared = false;
   for (int g = 0; g < G; ++g) {
-    const std::uint64_t h = hash[static_cast<std::size_t>(g)];
+    const std::uint64_t h = key[static_cast<std::size_t>(g)];
     std::size_t pos = static_cast<std::size_t>(h) & (cap - 1);
-    while (slot[pos] >= 0 && hash[static_cast<std::size_t>(slot[pos])] != h) pos = (pos + 1) & (cap - 1);
-    int head = slot[pos];
-    if (head < 0) {
+    while (slot[pos] >= 0 && key[static_cast<std::size_t>(slot[pos])] != h) pos = (pos + 1) & (cap - 1);
+    if (slot[pos] < 0) {
       slot[pos] = g;
-      leader[static_cast<std::size_t>(g)] = g;
-      continue;
+    } else {
+      shared[static_cast<std::size_t>(slot[pos])] = 1;
+      shared[static_cast<std::size_t>(g)] = 1;
+      any_shared = true;
     }
-    int found = -1, last = -1;
-    for (; head >= 0; last = head, head = next_head[static_cast<std::size_t>(head)])
-      if (same_items(p, head, g)) {
-        found = head;
-        break;
-      }
-    if (found < 0) {
-      next_head[static_cast<std::size_t>(last)] = g;
-      found = g;
-    }
-    leader[static_cast<std::size_t>(g)] = found;
   }
   Classes c;
-  c.class_of.assign(static_cast<std::size_t>(G), -1);
-  c.rep.reserve(static_cast<std::size_t>(G));  // (at most a class per group: room for all at once)
-  c.mult.reserve(static_cast<std::size_t>(G));
-  for (int g = 0; g < G; ++g) {
-    const int l = leader[static_cast<std::size_t>(g)];
-    if (l == g) {
-      c.class_of[static_cast<std::size_t>(g)] = static_cast<int>(c.rep.size());
-      c.rep.push_back(g);
-      c.mult.push_back(0);
-    } else {
-      c.class_of[static_cast<std::size_t>(g)] = c.class_of[static_cast<std::size_t>(l)];
+  if (!any_shared) {
+    // Every group its own class: what the general construction below gives then.
+    c = singleton_classes(p);
+  } else {
+    // Each shared group joins the first earlier group (by index) of its hash that it equals, else
+    // heads a class: their hashes in an open-addressing table (the first head of each hash), the
+    // later heads of a hash chained in index order. (An equal group is always shared, so the
+    // groups left alone head their own classes.)
+    std::vector<int> leader(static_cast<std::size_t>(G), -1);
+    std::vector<std::uint64_t> hash(static_cast<std::size_t>(G));
+    std::fill(slot.begin(), slot.end(), -1);
+    std::vector<int> next_head(static_cast<std::size_t>(G), -1);
+    int joined = 0;  // groups that joined an earlier one
+    for (int g = 0; g < G; ++g) {
+      if (!shared[static_cast<std::size_t>(g)]) {
+        leader[static_cast<std::size_t>(g)] = g;
+        continue;
+      }
+      const std::uint64_t h = hash[static_cast<std::size_t>(g)] = group_hash(p, g);
+      std::size_t pos = static_cast<std::size_t>(h) & (cap - 1);
+      while (slot[pos] >= 0 && hash[static_cast<std::size_t>(slot[pos])] != h) pos = (pos + 1) & (cap - 1);
+      int head = slot[pos];
+      if (head < 0) {
+        slot[pos] = g;
+        leader[static_cast<std::size_t>(g)] = g;
+        continue;
+      }
+      int found = -1, last = -1;
+      for (; head >= 0; last = head, head = next_head[static_cast<std::size_t>(head)])
+        if (same_items(p, head, g)) {
+          found = head;
+          break;
+        }
+      if (found < 0) {
+        next_head[static_cast<std::size_t>(last)] = g;
+        found = g;
+      }
+      leader[static_cast<std::size_t>(g)] = found;
+      joined += found != g ? 1 : 0;
     }
-    ++c.mult[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])];
+    if (joined == 0) {
+      // (Keys shared, but no two groups equal: every group its own class.)
+      c = singleton_classes(p);
+    } else {
+      c.class_of.assign(static_cast<std::size_t>(G), -1);
+      c.rep.reserve(static_cast<std::size_t>(G));  // (at most a class per group: room for all at once)
+      c.mult.reserve(static_cast<std::size_t>(G));
+      for (int g = 0; g < G; ++g) {
+        const int l = leader[static_cast<std::size_t>(g)];
+        if (l == g) {
+          c.class_of[static_cast<std::size_t>(g)] = static_cast<int>(c.rep.size());
+          c.rep.push_back(g);
+          c.mult.push_back(0);
+        } else {
+          c.class_of[static_cast<std::size_t>(g)] = c.class_of[static_cast<std::size_t>(l)];
+        }
+        ++c.mult[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])];
+      }
+      c.member_begin.assign(c.rep.size() + 1, 0);
+      for (std::size_t k = 0; k < c.rep.size(); ++k) c.member_begin[k + 1] = c.member_begin[k] + c.mult[k];
+      c.members.resize(static_cast<std::size_t>(G));
+      std::vector<int> fill(c.member_begin.begin(), c.member_begin.end() - 1);
+      for (int g = 0; g < G; ++g)
+        c.members[static_cast<std::size_t>(fill[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])]++)] =
+            g;
+    }
   }
-  c.member_begin.assign(c.rep.size() + 1, 0);
-  for (std::size_t k = 0; k < c.rep.size(); ++k) c.member_begin[k + 1] = c.member_begin[k] + c.mult[k];
-  c.members.resize(static_cast<std::size_t>(G));
-  std::vector<int> fill(c.member_begin.begin(), c.member_begin.end() - 1);
-  for (int g = 0; g < G; ++g)
-    c.members[static_cast<std::size_t>(fill[static_cast<std::size_t>(c.class_of[static_cast<std::size_t>(g)])]++)] = g;
   c.box_ratio.assign(K, 0.0);
   c.box_amin.assign(K, kNoBound);
   for (std::size_t blk = 0; blk < nb; ++blk)
