@@ -289,6 +289,8 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
   picks.to.resize(nc);
   picks.key.resize(nc);
   picks.other.resize(nc);
+  picks.row.resize(nc);
+  picks.bound.resize(nc);
   rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
@@ -320,6 +322,14 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
       picks.to[cu] = to;
       picks.key[cu] = key;
       picks.other[cu] = other;
+      // (What the repair's queue reads of the item when a row it uses is over capacity: its row
+      // and score bound here, in order, instead of scattered reads of the item's arrays there.)
+      const int q0 = p.use_begin[static_cast<std::size_t>(it)];
+      const bool single = p.use_begin[static_cast<std::size_t>(it) + 1] - q0 == 1;
+      const double a = single ? p.use_val[static_cast<std::size_t>(q0)] : 0.0;
+      const bool one = single && a > 0.0;
+      picks.row[cu] = one ? p.use_row[static_cast<std::size_t>(q0)] : -1;
+      picks.bound[cu] = one && ri >= other ? (ri - other) / a : -kInf;
     }
   });
 }
@@ -416,6 +426,15 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       picks && !b && picks->item.size() == static_cast<std::size_t>(cls.size()) && cls.size() == p.num_groups();
   std::vector<char> changed(picked ? static_cast<std::size_t>(cls.size()) : 0, 0);
   std::vector<std::vector<std::pair<int, int>>> on_row;
+  // With the picks' rows and bounds (every usage >= 0, the bounded queue): a row's first entries,
+  // [0, first_listed[k]), are the picks' items, each once; an entry there of a class the repair has
+  // not changed holds its one member on its pick (count 1), its amount on row k above 0 and its
+  // bound the picks' — queued from those, without the item's arrays or its stamp (a later entry of
+  // the same item, listed after a move back to it, is known by being the pick).
+  const bool by_row = picked && nonneg && with_other && bounded_queue &&
+                      picks->row.size() == static_cast<std::size_t>(cls.size()) &&
+                      picks->bound.size() == picks->row.size();
+  std::vector<std::size_t> first_listed(picked ? static_cast<std::size_t>(K) : 0, 0);
   auto note_item = [&](int c, int it) {
     for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
       on_row[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])].emplace_back(c, it);
@@ -433,8 +452,24 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       if (saved_at.size() < static_cast<std::size_t>(cls.size())) saved_at.resize(static_cast<std::size_t>(cls.size()));
       if (picked) {
         // The counts are the picks' items (one member each, in class order, so in item order):
-        // the same lists without a pass over the counts.
-        for (int c = 0; c < cls.size(); ++c) note_item(c, picks->item[static_cast<std::size_t>(c)]);
+        // the same lists without a pass over the counts. An item of one row is listed from its
+        // pick's row, the lists sized first (their entries read in order, not from the items).
+        if (by_row) {
+          std::vector<int> listed(static_cast<std::size_t>(K), 0);
+          for (int c = 0; c < cls.size(); ++c)
+            if (const int r = picks->row[static_cast<std::size_t>(c)]; r >= 0) ++listed[static_cast<std::size_t>(r)];
+          for (int r = 0; r < K; ++r)
+            on_row[static_cast<std::size_t>(r)].reserve(listed[static_cast<std::size_t>(r)] + 64);
+        }
+        for (int c = 0; c < cls.size(); ++c) {
+          const int it = picks->item[static_cast<std::size_t>(c)];
+          if (const int r = by_row ? picks->row[static_cast<std::size_t>(c)] : -1; r >= 0)
+            on_row[static_cast<std::size_t>(r)].emplace_back(c, it);
+          else
+            note_item(c, it);
+        }
+        for (int r = 0; r < K; ++r)
+          first_listed[static_cast<std::size_t>(r)] = on_row[static_cast<std::size_t>(r)].size();
       } else if (!b && cls.size() == p.num_groups()) {
         // Every group its own class (class c is group c), no bounds: the items with members are
         // the counts other than 0 (none is negative), found eight at a time, in the same order.
@@ -466,8 +501,31 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
     U0 = U;
     saved.clear();
     const auto& row_items = on_row[static_cast<std::size_t>(k)];
-    for (std::size_t q = 0; q < row_items.size(); ++q) {
+    const std::size_t first = by_row ? first_listed[static_cast<std::size_t>(k)] : 0;
+    for (std::size_t q = 0; q < first; ++q) {
       const auto [c, i] = row_items[q];
+      const auto cu = static_cast<std::size_t>(c);
+      if (!changed[cu] && picks->row[cu] == k && picks->bound[cu] > -kInf) {
+        heap.emplace_back(picks->bound[cu], c, i, -1);
+        continue;
+      }
+      // (Otherwise as below: a class the repair changed, an item of several rows, no bound.)
+      if (seen_st.v[static_cast<std::size_t>(i)] == seen0 + static_cast<unsigned>(round)) continue;
+      seen_st.v[static_cast<std::size_t>(i)] = seen0 + static_cast<unsigned>(round);
+      if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i) || amount(p, i, k) <= 0.0) continue;
+      if (const double lb = score_bound(c, i, k); lb > -kInf) {
+        heap.emplace_back(lb, c, i, -1);
+        continue;
+      }
+      double s = 0.0;
+      const int j = best_to(c, i, k, s);
+      if (j >= 0) heap.emplace_back(s, c, i, j);
+    }
+    for (std::size_t q = first; q < row_items.size(); ++q) {
+      const auto [c, i] = row_items[q];
+      // (A later entry of a pick listed first: seen there.)
+      if (by_row && i == picks->item[static_cast<std::size_t>(c)] && picks->row[static_cast<std::size_t>(c)] >= 0)
+        continue;
       if (q + 8 < row_items.size()) {  // (the entries 8 ahead fetched: each is a cache miss in several arrays)
         const auto [c8, i8] = row_items[q + 8];
         __builtin_prefetch(&seen_st.v[static_cast<std::size_t>(i8)]);

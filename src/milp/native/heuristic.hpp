@@ -44,10 +44,12 @@ void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::
 
 /// Per class, when every group is its own class: the item the warm start gives its member, and that
 /// item's best improving move as improve() collects it from those counts (`to` -1: none), and the
-/// largest reduced value of the class's other items (-inf: none).
+/// largest reduced value of the class's other items (-inf: none). `row`: the one capacity row the
+/// item uses, when it uses exactly one and by an amount above 0 (-1 otherwise); `bound`, then: the
+/// repair's bound of the score of moving it off that row (ri >= other ? (ri - other) / amount : -inf).
 struct WarmPicks {
-  std::vector<int> item, to;
-  std::vector<double> key, other;
+  std::vector<int> item, to, row;
+  std::vector<double> key, other, bound;
 };
 
 /// reduced_values(rel, lam, red, &best) and, every group its own class, the warm start's `picks`
