@@ -877,14 +877,16 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     q.use_val.resize(w.out.uses);
   };
   // (`cols`: a pointer to the columns, or a Run of consecutive columns.)
-  auto build_group_direct = [&](Writer& w, const auto cols, std::size_t ncols, bool forced, int model_row) {
+  // (`range`: column j's usage [first, end) in entry_uses, from ubegin or urange: one loop each.)
+  auto from_begin = [ubegin](std::size_t ju) { return std::pair<int, int>(ubegin[ju], ubegin[ju + 1]); };
+  auto from_range = [urange](std::size_t ju) { return urange[ju]; };
+  auto build_group_direct = [&](Writer& w, const auto cols, std::size_t ncols, bool forced, int model_row,
+                                const auto range) {
     Cursors o = w.out;
     const std::size_t items0 = o.items, uses0 = o.uses;
     const bool free_cols = all_free || (model_row >= 0 && choice_rows_free);
     const double sign = s.sign;
     const double* obj = m.obj.data();
-    const int* ub = ubegin;
-    const std::pair<int, int>* ur = urange;
     int last_key = -3;
     double best_val = -MilpModel::inf;
     Cand prev{-1, -3, 0.0, 0.0};
@@ -894,7 +896,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       if (!free_cols && (hi[ju] == 0 || lo[ju] == 1)) continue;
       const double v = sign * obj[ju];
       if (!forced && v <= 0.0) continue;
-      const int b = ur != nullptr ? ur[ju].first : ub[ju], f = ur != nullptr ? ur[ju].second : ub[ju + 1];
+      const auto [b, f] = range(ju);
       Cand x{j, f == b ? -1 : -2, 0.0, v};
       if (f - b == 1) {
         const MilpModel::Entry& en = entry_uses[b];
@@ -956,9 +958,10 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       if (pins_in_row[static_cast<std::size_t>(i)] > 0) continue;
       const auto b = static_cast<std::size_t>(c.member_begin[r]), e = static_cast<std::size_t>(c.member_begin[r + 1]);
       const bool forced = c.forced_row[static_cast<std::size_t>(i)] != 0;
-      if (!(runs     ? build_group_direct(w, Run{c.runs[r][1]}, e - b, forced, i)
-            : direct ? build_group_direct(w, c.members.data() + b, e - b, forced, i)
-                     : build_group(w, c.members.data() + b, e - b, forced, i)))
+      if (!(runs && urange != nullptr ? build_group_direct(w, Run{c.runs[r][1]}, e - b, forced, i, from_range)
+            : runs                    ? build_group_direct(w, Run{c.runs[r][1]}, e - b, forced, i, from_begin)
+            : direct                  ? build_group_direct(w, c.members.data() + b, e - b, forced, i, from_begin)
+                                      : build_group(w, c.members.data() + b, e - b, forced, i)))
         return static_cast<long>(r);
     }
     return -1;
@@ -1033,7 +1036,8 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   if (c.num_members() < nu) {
     auto single = [&](int j) {
       if (direct)
-        build_group_direct(main, &j, 1, false, -1);
+        urange != nullptr ? build_group_direct(main, &j, 1, false, -1, from_range)
+                          : build_group_direct(main, &j, 1, false, -1, from_begin);
       else
         build_group(main, &j, 1, false, -1);
     };
