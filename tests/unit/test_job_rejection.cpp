@@ -13,7 +13,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -394,4 +396,71 @@ TEST_CASE("rejection.request.strict_and_duplicates") {
       (void)parse_request("{" + cluster + R"(, "jobs": [{"id": "J1", "goodput": []}, {"id": "J1", "kind": "x"}]})",
                           "r.json"),
       doctest::Contains("jobs[1].id: duplicate job id \"J1\""), InvalidArgument);
+}
+
+// A round that is not strict first runs as a strict one (build_problem making the checks in its own
+// pass over the jobs) and runs the checks first only when that throws: the errors, the rejected jobs
+// and their order must be those of the checks made first, whatever each attempt meets first.
+TEST_CASE("rejection.round.checks_in_the_build_as_before") {
+  const ClusterSpec cluster = two_types();
+  JobSpec bad = linear_job("bad", "A", {1, 2});
+  bad.min_gpus(0);
+  JobSpec nan_job("nan");
+  nan_job.goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) { return std::nan(""); });
+  JobSpec odd("odd");  // a goodput that throws what is no InvalidArgument: never a rejection
+  odd.goodput_fn([](const GpuTypeSpec&, const ConfigurationSpec&) -> double { throw std::runtime_error("odd"); });
+  const JobSpec x = linear_job("x", "A", {1, 2});
+  const JobSpec y = linear_job("y", "B", {1, 2});
+  RoundOptions o = options_for("native");
+  // A duplicate after an invalid job (the strict run meets the invalid one first), with and
+  // without a warm start that knows the duplicated id.
+  const std::vector<JobSpec> dup_after_bad = {y, bad, x, x};
+  CHECK_THROWS_WITH_AS((void)run_round(cluster, dup_after_bad, o), "job 'x': duplicate job id", InvalidArgument);
+  RoundOptions warm = o;
+  warm.warm_start = run_round(cluster, std::vector<JobSpec>{x, y}, o).warm_start;
+  REQUIRE(warm.warm_start);
+  CHECK_THROWS_WITH_AS((void)run_round(cluster, dup_after_bad, warm), "job 'x': duplicate job id", InvalidArgument);
+  // A duplicate after a goodput error, and after an invalid tenant list (both met first when strict).
+  CHECK_THROWS_WITH_AS((void)run_round(cluster, std::vector<JobSpec>{nan_job, x, x}, warm), "job 'x': duplicate job id",
+                       InvalidArgument);
+  RoundOptions tenants = warm;
+  tenants.tenants = {TenantSpec{"", std::nullopt, {}, 0}};
+  CHECK_THROWS_WITH_AS((void)run_round(cluster, std::vector<JobSpec>{x, x}, tenants), "job 'x': duplicate job id",
+                       InvalidArgument);
+  // An invalid tenant list with an invalid job: the job rejected, then the list's error.
+  try {
+    (void)run_round(cluster, std::vector<JobSpec>{bad, x}, tenants);
+    FAIL("an invalid tenant list was accepted");
+  } catch (const InvalidArgument& e) {
+    CHECK(std::string(e.what()).find("empty name") != std::string::npos);
+  }
+  // Rejections in input order whichever is met first: a goodput error before an invalid job and
+  // after one, with and without the warm start.
+  for (const RoundOptions& with : {o, warm}) {
+    for (const auto& jobs : {std::vector<JobSpec>{nan_job, bad, y, x}, std::vector<JobSpec>{bad, x, nan_job, y}}) {
+      const RoundResult r = run_round(cluster, jobs, with);
+      REQUIRE(r.rejected.size() == 2);
+      CHECK(r.rejected[0].index < r.rejected[1].index);
+      for (const RejectedJob& rj : r.rejected)
+        CHECK(rj.field == (rj.job == "bad" ? std::string("min_gpus") : std::string("goodput")));
+      REQUIRE(r.decisions.size() == 4);
+      const RoundResult alone = run_round(cluster, std::vector<JobSpec>{x, y}, o);
+      CHECK(r.objective == alone.objective);
+      check_reasons_present(r);
+    }
+  }
+  // An error that is no rejection propagates, with or without invalid jobs before it.
+  CHECK_THROWS_WITH_AS((void)run_round(cluster, std::vector<JobSpec>{x, odd}, o), "odd", std::runtime_error);
+  CHECK_THROWS_WITH_AS((void)run_round(cluster, std::vector<JobSpec>{bad, nan_job, odd, y}, warm), "odd",
+                       std::runtime_error);
+  // Valid rounds: the same result as a strict round.
+  RoundOptions strict = warm;
+  strict.strict = true;
+  const RoundResult loose = run_round(cluster, std::vector<JobSpec>{x, y}, warm);
+  const RoundResult tight = run_round(cluster, std::vector<JobSpec>{x, y}, strict);
+  CHECK(loose.objective == tight.objective);
+  CHECK(loose.rejected.empty());
+  REQUIRE(loose.decisions.size() == tight.decisions.size());
+  for (std::size_t i = 0; i < loose.decisions.size(); ++i)
+    CHECK(loose.decisions[i].config == tight.decisions[i].config);
 }
