@@ -584,7 +584,74 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   // The next round's warm start: its prices now, each job's allocation with the decisions below.
   std::optional<WarmStartWriter> next_warm;
   if (!res.fallback) next_warm.emplace(pb, cluster, jobs.size(), model, out.result, std::move(next_cache));
-  res.objective = objective_of(pb, choice);
+  // Prices: the canonical duals of the capacity rows (above), as the marginal improvement of the
+  // round's objective per extra GPU. MilpResult::row_duals are d(objective)/d(row bound) in the
+  // model's own sense, so a minimisation (p < 0) flips the sign.
+  if (options.compute_prices && out.ok && !res.fallback &&
+      out.result.row_duals.size() == static_cast<std::size_t>(model.milp.num_rows())) {
+    res.prices.assign(static_cast<std::size_t>(cluster.num_types()), 0.0);
+    const double sign = pb.p > 0 ? 1.0 : -1.0;
+    for (std::size_t r = 0; r < pb.set.rows.size(); ++r)
+      if (model.capacity_row[r] >= 0)
+        res.prices[static_cast<std::size_t>(pb.set.rows[r].type)] +=
+            sign * out.result.row_duals[static_cast<std::size_t>(model.capacity_row[r])];
+    for (double& x : res.prices) x += 0.0;
+    if (log) log.emit(RoundEvent(RoundPhase::prices));
+  }
+  recycle(std::move(model));  // (its arrays kept for this thread's next round: formulation.hpp)
+
+  // Decisions, in input order.
+  res.gpus_used.assign(static_cast<std::size_t>(cluster.num_types()), 0);
+  // Each decision made where it is written (a resize first wrote 3 MB of defaults at 100,000 GPUs,
+  // which this pass then wrote again).
+  res.decisions.reserve(n);
+  PendingUse pending_use(pb);  // (for explain_pending)
+  const Entry* const entries = pb.valid.all()->data();
+  // The jobs' current allocations by pointer, for placement (place_held), taken here while each
+  // JobSpec is in cache (a pass of their own read every JobSpec again, a cache miss per job).
+  std::vector<const CurrentAllocation*> held_now(options.place ? n : 0, nullptr);
+  // The objective (objective_of's sum, in its order: the same bits), summed here where each job's
+  // chosen entry is read anyway (a pass of its own over them was a cache miss per job).
+  double objective = 0.0;
+  const double waiting = pb.p > 0 ? -pb.lambda : pb.lambda;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kFetchAhead < n) {
+      const std::size_t a = i + kFetchAhead;
+      fetch_job(jobs[a]);
+      if (choice[a] >= 0) fetch(entries + pb.valid.begin_of(a) + static_cast<std::size_t>(choice[a]));
+    }
+    const JobSpec& j = jobs[i];
+    JobDecision& d = res.decisions.emplace_back();
+    d.job = j.id();
+    int cfg = -1;
+    if (choice[i] < 0) objective += pb.weight[i] * waiting;
+    if (choice[i] >= 0) {
+      const Entry& v = pb.valid[i][static_cast<std::size_t>(choice[i])];
+      objective += pb.weight[i] * v.util;
+      pending_use.add(pb, i, v);
+      cfg = v.config;
+      const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(cfg)];
+      d.config = c;
+      d.gpus = v.gpus;
+      res.gpus_used[static_cast<std::size_t>(c.type)] += v.gpus;
+      if (j.has_batch_size())
+        d.batch =
+            j.batch_size(cluster.types[static_cast<std::size_t>(c.type)], ConfigurationSpec{c.type, c.nodes, v.gpus});
+    }
+    d.changed = cfg != pb.current[i];
+    if (next_warm) next_warm->add(d.job, cfg, choice[i]);
+    if (const auto& cur = j.current()) {
+      if (options.place) {
+        if (!cur->placement.empty()) held_now[i] = &*cur;
+      } else if (!d.changed && d.config && on_down_node(cluster, *cur)) {
+        // Without placement, a job whose current placement touches a failed node must still move.
+        d.changed = true;
+        res.evicted.push_back(d.job);
+      }
+    }
+  }
+  if (next_warm) res.warm_start = std::move(*next_warm).finish();
+  res.objective = objective;
   // A bound only when the backend proved one for this problem (docs/decision.md): never the
   // objective of a fallback (that would claim a zero gap nobody proved).
   res.best_bound = std::numeric_limits<double>::quiet_NaN();
@@ -621,67 +688,6 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
                   (res.message.empty() ? "" : "; " + res.message);
   }
 
-  // Prices: the canonical duals of the capacity rows (above), as the marginal improvement of the
-  // round's objective per extra GPU. MilpResult::row_duals are d(objective)/d(row bound) in the
-  // model's own sense, so a minimisation (p < 0) flips the sign.
-  if (options.compute_prices && out.ok && !res.fallback &&
-      out.result.row_duals.size() == static_cast<std::size_t>(model.milp.num_rows())) {
-    res.prices.assign(static_cast<std::size_t>(cluster.num_types()), 0.0);
-    const double sign = pb.p > 0 ? 1.0 : -1.0;
-    for (std::size_t r = 0; r < pb.set.rows.size(); ++r)
-      if (model.capacity_row[r] >= 0)
-        res.prices[static_cast<std::size_t>(pb.set.rows[r].type)] +=
-            sign * out.result.row_duals[static_cast<std::size_t>(model.capacity_row[r])];
-    for (double& x : res.prices) x += 0.0;
-    if (log) log.emit(RoundEvent(RoundPhase::prices));
-  }
-  recycle(std::move(model));  // (its arrays kept for this thread's next round: formulation.hpp)
-
-  // Decisions, in input order.
-  res.gpus_used.assign(static_cast<std::size_t>(cluster.num_types()), 0);
-  // Each decision made where it is written (a resize first wrote 3 MB of defaults at 100,000 GPUs,
-  // which this pass then wrote again).
-  res.decisions.reserve(n);
-  PendingUse pending_use(pb);  // (for explain_pending)
-  const Entry* const entries = pb.valid.all()->data();
-  // The jobs' current allocations by pointer, for placement (place_held), taken here while each
-  // JobSpec is in cache (a pass of their own read every JobSpec again, a cache miss per job).
-  std::vector<const CurrentAllocation*> held_now(options.place ? n : 0, nullptr);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + kFetchAhead < n) {
-      const std::size_t a = i + kFetchAhead;
-      fetch_job(jobs[a]);
-      if (choice[a] >= 0) fetch(entries + pb.valid.begin_of(a) + static_cast<std::size_t>(choice[a]));
-    }
-    const JobSpec& j = jobs[i];
-    JobDecision& d = res.decisions.emplace_back();
-    d.job = j.id();
-    int cfg = -1;
-    if (choice[i] >= 0) {
-      const Entry& v = pb.valid[i][static_cast<std::size_t>(choice[i])];
-      pending_use.add(pb, i, v);
-      cfg = v.config;
-      const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(cfg)];
-      d.config = c;
-      d.gpus = v.gpus;
-      res.gpus_used[static_cast<std::size_t>(c.type)] += v.gpus;
-      if (j.has_batch_size())
-        d.batch =
-            j.batch_size(cluster.types[static_cast<std::size_t>(c.type)], ConfigurationSpec{c.type, c.nodes, v.gpus});
-    }
-    d.changed = cfg != pb.current[i];
-    if (next_warm) next_warm->add(d.job, cfg, choice[i]);
-    if (const auto& cur = j.current()) {
-      if (options.place) {
-        if (!cur->placement.empty()) held_now[i] = &*cur;
-      } else if (!d.changed && d.config && on_down_node(cluster, *cur)) {
-        // Without placement, a job whose current placement touches a failed node must still move.
-        d.changed = true;
-        res.evicted.push_back(d.job);
-      }
-    }
-  }
-  if (next_warm) res.warm_start = std::move(*next_warm).finish();
   // Placement (placement.hpp): concrete nodes and GPUs, keeping unchanged jobs where they are.
   if (options.place) {
     // Each job's configuration and GPUs (place_held: no request of 100 bytes per job, with the
