@@ -472,10 +472,8 @@ bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Cl
     return false;
   // (Where the last choice row's last column comes before the first capacity entry's, the reading
   // in layout would take that row for the capacity part's and hand the model to the general
-  // reading: so does this. That column, entry split - 1's, from the layout: a partial model's
-  // choice entries are not written.)
-  // Entry split's column, the first with capacity entries, from the layout too (a partial model's
-  // capacity entries are not written either when the layout lists them: ModelLayout::charge).
+  // reading: so does this. Both columns — entry split - 1's, and entry split's, the first column
+  // with capacity entries — from the layout: a partial model's entries are not written.)
   std::size_t first_used = 0;
   while (l.cap_begin[first_used + 1] == l.cap_begin[first_used]) ++first_used;  // (split < e.size(): one has)
   if (!(l.choice[nchoice - 1][1] + l.choice[nchoice - 1][2] - 1 > static_cast<int>(first_used))) return false;
@@ -501,8 +499,8 @@ bool classify_from_layout(const MilpModel& m, const ModelLayout& l, Shape& s, Cl
     c.runs = l.choice;
     c.ubegin_at = l.cap_begin.data();
     if (!l.charge_range.empty()) {
-      // The capacity entries from the writer's own list: each column's range in it, a few
-      // kilobytes of entries shared by many columns, instead of an entry written per column and read here again.
+      // The capacity entries from the writer's own list: each column's range in it, a few entries
+      // shared by many columns, instead of an entry per column written and read here again.
       c.urange = l.charge_range.data();
       c.entry_uses = l.charge.data();
     }
