@@ -299,15 +299,22 @@ void Formulation::complete() {
   partial = false;
 }
 
+namespace {
+// The layout formulate() wrote, whole or partial (no ModelLayout::complete).
+ModelLayout layout_as_written(const Formulation& f) {
+  const MilpModel& m = f.milp;
+  return ModelLayout{&m,          m.row_lower.size(), m.obj.size(),    m.entries.size(), f.choice,
+                     f.cap_begin, f.pinned_cols,      f.column_charge, f.charge_entries, {}};
+}
+}  // namespace
+
 ModelLayout Formulation::layout() const {
   assert(!partial);
-  return ModelLayout{&milp,     milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice,
-                     cap_begin, pinned_cols,           column_charge,   charge_entries,      {}};
+  return layout_as_written(*this);
 }
 
 ModelLayout Formulation::reading_layout() {
-  ModelLayout l{&milp,     milp.row_lower.size(), milp.obj.size(), milp.entries.size(), choice,
-                cap_begin, pinned_cols,           column_charge,   charge_entries,      {}};
+  ModelLayout l = layout_as_written(*this);
   if (partial) l.complete = [this] { complete(); };
   return l;
 }

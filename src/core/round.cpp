@@ -200,10 +200,12 @@ SolveOutcome solve_once(const Problem& pb, const Requirements& req, MilpSolver& 
   solve_ms += std::chrono::duration<double, std::milli>(out.result.wall_time).count();
   const bool has_solution = out.result.status == MilpStatus::optimal || out.result.status == MilpStatus::feasible;
   if (has_solution) {
-    // (An answer as values may be checked by MilpModel::is_feasible: the whole model then.)
-    if (!(as_ones && out.result.values.empty())) model_out.complete();
-    out.ok = as_ones && out.result.values.empty() ? decode(pb, model_out, answer_ones, req, out.choice)
-                                                  : decode(pb, model_out, out.result.values, req, out.choice);
+    if (as_ones && out.result.values.empty()) {
+      out.ok = decode(pb, model_out, answer_ones, req, out.choice);
+    } else {
+      model_out.complete();  // (an answer as values may be checked by MilpModel::is_feasible: the whole model)
+      out.ok = decode(pb, model_out, out.result.values, req, out.choice);
+    }
   }
   return out;
 }
@@ -813,7 +815,8 @@ RoundResult run_round_checked(const ClusterSpec& cluster, std::span<const JobSpe
   {
     bool built = false;
     try {
-      return run_round_impl(set, cluster, jobs, options, solver, start, nullptr, &built);
+      // (The set moved in, not copied: a round without an invalid job needs it no more.)
+      return run_round_impl(std::move(set), cluster, jobs, options, solver, start, nullptr, &built);
     } catch (const JobError&) {
       first_error = std::current_exception();
     } catch (...) {
@@ -821,6 +824,7 @@ RoundResult run_round_checked(const ClusterSpec& cluster, std::span<const JobSpe
       first_error = std::current_exception();
     }
   }
+  set = make_configuration_set(cluster);  // (the first run took it)
   std::vector<RejectedJob> rejected;
   auto reject = [&](const JobError& e, std::size_t index) {
     RejectedJob r;
