@@ -330,6 +330,9 @@ struct PendingUse {
 void explain_pending(const Problem& pb, const ClusterSpec& cluster, std::span<const JobSpec> jobs, const Choice& choice,
                      const std::vector<char>& tenant_held, PendingUse& use, RoundResult& res) {
   const std::size_t n = pb.num_jobs();
+  // Only jobs left without GPUs are explained: none in most large rounds, which then build nothing
+  // here (the tenants' use below was a vector per job).
+  if (std::none_of(choice.begin(), choice.end(), [](int c) { return c < 0; })) return;
   CapacityUse& after_pins = use.after_pins;
   CapacityUse& after_all = use.after_all;
   // The tenants' caps (not their guarantees), filled by the allocation.
@@ -607,11 +610,20 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
   // Each decision made where it is written (a resize first wrote 3 MB of defaults at 100,000 GPUs,
   // which this pass then wrote again).
   res.decisions.reserve(n);
-  PendingUse pending_use(pb);  // (for explain_pending)
+  // The capacity the allocation uses, for explain_pending, which reads it only for jobs left
+  // without GPUs: summed here only when the allocation leaves some job waiting (placement's drops
+  // fill it anew). Most large rounds serve every job, and the sum was a call per job.
+  PendingUse pending_use(pb);
+  const bool any_waiting = std::any_of(choice.begin(), choice.end(), [](int c) { return c < 0; });
   const Entry* const entries = pb.valid.all()->data();
   // The jobs' current allocations by pointer, for placement (place_held), taken here while each
   // JobSpec is in cache (a pass of their own read every JobSpec again, a cache miss per job).
   std::vector<const CurrentAllocation*> held_now(options.place ? n : 0, nullptr);
+  // Each job's configuration and GPUs for placement (place_held: no request of 100 bytes per job,
+  // with the job's id lent to it and handed back), written here with its decision (a pass of its
+  // own read every decision again, a cache miss per job).
+  std::vector<detail::PlacementTarget> targets;
+  if (options.place) targets.reserve(n);  // (each target written once, not value-initialised first)
   // The objective (objective_of's sum, in its order: the same bits), summed here where each job's
   // chosen entry is read anyway (a pass of its own over them was a cache miss per job).
   double objective = 0.0;
@@ -630,7 +642,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     if (choice[i] >= 0) {
       const Entry& v = pb.valid[i][static_cast<std::size_t>(choice[i])];
       objective += pb.weight[i] * v.util;
-      pending_use.add(pb, i, v);
+      if (any_waiting) pending_use.add(pb, i, v);
       cfg = v.config;
       const ConfigurationSpec& c = pb.set.configs[static_cast<std::size_t>(cfg)];
       d.config = c;
@@ -642,6 +654,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
     }
     d.changed = cfg != pb.current[i];
     if (next_warm) next_warm->add(d.job, cfg, choice[i]);
+    if (options.place) targets.push_back({d.config, d.gpus});
     if (const auto& cur = j.current()) {
       if (options.place) {
         if (!cur->placement.empty()) held_now[i] = &*cur;
@@ -692,19 +705,12 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
 
   // Placement (placement.hpp): concrete nodes and GPUs, keeping unchanged jobs where they are.
   if (options.place) {
-    // Each job's configuration and GPUs (place_held: no request of 100 bytes per job, with the
-    // job's id lent to it and handed back), its current allocation by pointer (copies in the
-    // requests were allocations per job; taken with the decisions), and its id read from its
-    // decision only for an error. An allocation without a placement is none to the Placer, nor
+    // Each job's configuration and GPUs (`targets`), its current allocation by pointer (copies in
+    // the requests were allocations per job; both taken with the decisions), and its id read from
+    // its decision only for an error. An allocation without a placement is none to the Placer, nor
     // compared below: not handed over, so that neither reads the job again (a cache miss per job
     // when no placement is reported).
-    std::vector<detail::PlacementTarget> targets;
     const std::vector<const CurrentAllocation*>& held = held_now;
-    targets.reserve(n);  // (each target written once, not value-initialised first)
-    for (std::size_t i = 0; i < n; ++i) {
-      const JobDecision& d = res.decisions[i];
-      targets.push_back({d.config, d.gpus});
-    }
     PlacementResult placed = place_held(cluster, targets, held, [&](std::size_t j) { return res.decisions[j].job; });
     bool dropped = false;
     for (std::size_t i = 0; i < n; ++i) {
@@ -760,10 +766,12 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
       if (held[i]) res.tenant_capped.push_back(res.decisions[i].job);
     res.tenant_gpus = tenant_gpus(pb, choice);
   }
-  // From the final allocation (after tie rules and placement), in input order.
+  // From the final allocation (after tie rules and placement), in input order. A job has a
+  // configuration exactly when `choice` gives it one (placement's drops included): read there, not
+  // in every decision (a cache miss per job).
   for (std::size_t i = 0; i < n; ++i) {
+    if (choice[i] >= 0) continue;
     const JobDecision& d = res.decisions[i];
-    if (d.config) continue;
     if (!jobs[i].preemptible()) res.unmet.push_back(d.job);
     if (jobs[i].current()) res.preempted.push_back(d.job);
   }
