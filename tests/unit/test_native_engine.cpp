@@ -1353,6 +1353,21 @@ TEST_CASE("native.engine.price_box_from_classes") {
       plain.spread.clear();
       const Relaxation gathered(p, c, par), own(p, plain, par);
       CHECK(bits_equal(gathered.price_box(), own.price_box()));
+      // The classes without the box (a warm round's), the box gathered after: the same classes and
+      // the same numbers.
+      Classes later = find_classes(p, par, false);
+      CHECK(later.box_ratio.empty());
+      CHECK(later.box_amin.empty());
+      CHECK(later.spread.empty());
+      CHECK(later.rep == c.rep);
+      CHECK(later.mult == c.mult);
+      CHECK(later.members == c.members);
+      CHECK(later.member_begin == c.member_begin);
+      CHECK(later.class_of == c.class_of);
+      gather_price_box(p, later, par);
+      CHECK(bits_equal(later.box_ratio, c.box_ratio));
+      CHECK(bits_equal(later.box_amin, c.box_amin));
+      CHECK(bits_equal(later.spread, c.spread));
     }
   }
 }
@@ -1393,6 +1408,27 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
         warm_values(rel, lam, red_b, best_b, warm, picks);
         CHECK(bits_equal(red_a, red_b));
         CHECK(best_a == best_b);
+        {  // With the price box gathered in the same pass (a warm round's): the same, and find_classes()' box.
+          std::vector<double> red_c;
+          std::vector<int> best_c;
+          WarmPicks picks_c;
+          PriceBoxParts box;
+          warm_values(rel, lam, red_c, best_c, warm, picks_c, &box);
+          CHECK(bits_equal(red_a, red_c));
+          CHECK(best_a == best_c);
+          CHECK(picks_c.item == picks.item);
+          CHECK(picks_c.to == picks.to);
+          CHECK(picks_c.row == picks.row);
+          CHECK(bits_equal(picks_c.key, picks.key));
+          CHECK(bits_equal(picks_c.other, picks.other));
+          CHECK(bits_equal(picks_c.bound, picks.bound));
+          Classes with_box = cls;
+          box.set_price_box(with_box);
+          const Classes whole = find_classes(p, par);
+          CHECK(bits_equal(with_box.box_ratio, whole.box_ratio));
+          CHECK(bits_equal(with_box.box_amin, whole.box_amin));
+          CHECK(bits_equal(with_box.spread, whole.spread));
+        }
         // search.cpp's warm start: the previous item while within 1e-9 of the best, else the best.
         Counts n(p.value.size(), 0);
         for (int c = 0; c < cls.size(); ++c) {

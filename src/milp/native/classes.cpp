@@ -11,8 +11,6 @@
 namespace sia::detail::native {
 namespace {
 
-constexpr double kNoBound = std::numeric_limits<double>::infinity();
-
 std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
   // splitmix64-style combination: cheap and well spread.
   h ^= x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
@@ -65,7 +63,7 @@ bool same_items(const Problem& p, int a, int b) {
 
 }  // namespace
 
-Classes find_classes(const Problem& p, const Parallel& par) {
+Classes find_classes(const Problem& p, const Parallel& par, bool box) {
   const int G = p.num_groups();
   // What price_box() needs of the items (its own pass over them cost about as much as this one):
   // per block, then combined (largest and least values: exact in any order). With it, per group a
@@ -74,40 +72,19 @@ Classes find_classes(const Problem& p, const Parallel& par) {
   const auto K = static_cast<std::size_t>(p.num_rows);
   constexpr int kBlock = 1024;
   const auto nb = static_cast<std::size_t>(Parallel::num_blocks(G, kBlock));
-  std::vector<double> ratio(nb * K, 0.0), amin(nb * K, kNoBound), spread(static_cast<std::size_t>(G));
+  PriceBoxParts parts(box ? nb : 0, K, box ? static_cast<std::size_t>(G) : 0);
   std::vector<std::uint64_t> key(static_cast<std::size_t>(G));
   par.blocks(G, kBlock, [&](int blk, int b, int e) {
-    double* r = ratio.data() + static_cast<std::size_t>(blk) * K;
-    double* a = amin.data() + static_cast<std::size_t>(blk) * K;
     // (The arrays through local pointers: the loop keeps them in registers.)
     const int* gb = p.group_begin.data();
     const double* val = p.value.data();
-    const int* ub = p.use_begin.data();
-    const int* ur = p.use_row.data();
-    const double* uv = p.use_val.data();
     for (int g = b; g < e; ++g) {
       const int ib = gb[g], ie = gb[g + 1];
       key[static_cast<std::size_t>(g)] =
           mix(mix(static_cast<std::uint64_t>(ie - ib) * 0x9E3779B97F4A7C15ULL, ib < ie ? bits(val[ib]) : 0),
               ib + 1 < ie ? bits(val[ib + 1]) : 0);
-      double vmax = -kNoBound, vmin = kNoBound;
-      int q = ub[ib];
-      for (int it = ib; it < ie; ++it) {
-        const double v = val[it], vp = std::max(v, 0.0);
-        vmax = std::max(vmax, v);
-        vmin = std::min(vmin, v);
-        for (const int qe = ub[it + 1]; q < qe; ++q) {
-          const auto k = static_cast<std::size_t>(ur[q]);
-          const double u = uv[q];
-          // (vp / u cannot exceed r[k] when vp is below r[k]·u·(1 − 2^-50), a product of two
-          // roundings of a normal number: then vp / u < r[k] exactly. Most items are, once a row's
-          // largest ratio is found; the division is left out, the same maximum.)
-          const double below = r[k] * u * (1.0 - 0x1p-50);
-          if (!(vp < below && below > 0x1p-1000)) r[k] = std::max(r[k], vp / u);
-          a[k] = std::min(a[k], u);
-        }
-      }
-      spread[static_cast<std::size_t>(g)] = vmax - vmin;
+      if (box)
+        parts.spread[static_cast<std::size_t>(g)] = gather_group_box(p, g, parts.ratio_of(blk), parts.amin_of(blk));
     }
   });
   // Equal groups share a key, so a group whose key no other group has is a class of its own: most
@@ -199,15 +176,20 @@ Classes find_classes(const Problem& p, const Parallel& par) {
             g;
     }
   }
-  c.box_ratio.assign(K, 0.0);
-  c.box_amin.assign(K, kNoBound);
-  for (std::size_t blk = 0; blk < nb; ++blk)
-    for (std::size_t k = 0; k < K; ++k) {
-      c.box_ratio[k] = std::max(c.box_ratio[k], ratio[blk * K + k]);
-      c.box_amin[k] = std::min(c.box_amin[k], amin[blk * K + k]);
-    }
-  c.spread = std::move(spread);
+  if (box) parts.set_price_box(c);
   return c;
+}
+
+void gather_price_box(const Problem& p, Classes& c, const Parallel& par) {
+  const int G = p.num_groups();
+  constexpr int kBlock = 1024;
+  PriceBoxParts parts(static_cast<std::size_t>(Parallel::num_blocks(G, kBlock)), static_cast<std::size_t>(p.num_rows),
+                      static_cast<std::size_t>(G));
+  par.blocks(G, kBlock, [&](int blk, int b, int e) {
+    for (int g = b; g < e; ++g)
+      parts.spread[static_cast<std::size_t>(g)] = gather_group_box(p, g, parts.ratio_of(blk), parts.amin_of(blk));
+  });
+  parts.set_price_box(c);
 }
 
 Classes singleton_classes(const Problem& p) {

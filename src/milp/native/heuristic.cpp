@@ -274,12 +274,21 @@ void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::
 }
 
 void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red,
-                 std::vector<int>& best, const std::vector<int>& warm_choice, WarmPicks& picks) {
+                 std::vector<int>& best, const std::vector<int>& warm_choice, WarmPicks& picks, PriceBoxParts* box) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
+  constexpr int kBlock = 256;
+  if (box)
+    *box = PriceBoxParts(static_cast<std::size_t>(Parallel::num_blocks(p.num_groups(), kBlock)),
+                         static_cast<std::size_t>(p.num_rows), static_cast<std::size_t>(p.num_groups()));
   if (cls.size() != p.num_groups() || warm_choice.size() != static_cast<std::size_t>(p.num_groups())) {
     reduced_values(rel, lam, red, &best);
     picks = WarmPicks{};
+    if (box)
+      rel.parallel().blocks(p.num_groups(), kBlock, [&](int blk, int beg, int end) {
+        for (int g = beg; g < end; ++g)
+          box->spread[static_cast<std::size_t>(g)] = gather_group_box(p, g, box->ratio_of(blk), box->amin_of(blk));
+      });
     return;
   }
   red.resize(p.value.size());
@@ -291,10 +300,16 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
   picks.other.resize(nc);
   picks.row.resize(nc);
   picks.bound.resize(nc);
-  rel.parallel().blocks(cls.size(), 256, [&](int, int beg, int end) {
+  rel.parallel().blocks(cls.size(), kBlock, [&](int blk, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-      const int bi = class_reduced_values(rel, lam, red, c);
+      // (Class c is group c: with `box`, its reduced values and best item in the same pass.)
+      int bi = -1;
+      if (box)
+        box->spread[static_cast<std::size_t>(c)] =
+            gather_group_box<true>(p, c, box->ratio_of(blk), box->amin_of(blk), lam.data(), red.data(), &bi);
+      else
+        bi = class_reduced_values(rel, lam, red, c);
       const auto cu = static_cast<std::size_t>(c);
       best[cu] = bi;
       // The warm start's item (search.cpp's warm solution, its class's one member) ...

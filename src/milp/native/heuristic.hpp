@@ -55,9 +55,11 @@ struct WarmPicks {
 /// reduced_values(rel, lam, red, &best) and, every group its own class, the warm start's `picks`
 /// in the same pass over the items: a group keeps `warm_choice`'s item while its reduced value is
 /// within 1e-9 (relative) of its best, else takes its best item (its first item when none is above
-/// -inf).
+/// -inf). `box`: also what find_classes(p, par, false) left out of the classes (PriceBoxParts,
+/// sized here), in the same pass (each group's items read from memory once for both).
 void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vector<double>& red,
-                 std::vector<int>& best, const std::vector<int>& warm_choice, WarmPicks& picks);
+                 std::vector<int>& best, const std::vector<int>& warm_choice, WarmPicks& picks,
+                 PriceBoxParts* box = nullptr);
 
 /// The same from a given starting assignment `counts` (every class complete, within `b`, maybe
 /// over capacity), e.g. the previous round's solution. `red`: reduced_values(rel, lam) when the

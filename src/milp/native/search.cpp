@@ -54,9 +54,40 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   const auto t0 = Clock::now();
   const int K = p.num_rows, G = p.num_groups();
   Parallel par(options.threads);
-  const Classes cls = options.symmetry ? find_classes(p, par) : singleton_classes(p);
+  const bool warm = warm_prices && static_cast<int>(warm_prices->size()) == K;
+  const bool warm_start = warm_choice && static_cast<int>(warm_choice->size()) == G;
+  // A warm round: what the price box needs of the items is gathered in warm_values()' pass over
+  // them, not in find_classes()' (each group's items then read from memory once for both).
+  const bool box_later = options.symmetry && warm && warm_start;
+  Classes cls = options.symmetry ? find_classes(p, par, !box_later) : singleton_classes(p);
   res.classes = cls.size();
   Relaxation rel(p, cls, par);
+  // The warm solution's reduced values and best items at its prices, and its picks (warm_values()):
+  // the LP's first evaluation and the relaxation at the LP's prices come from them when those are
+  // the same prices. (The thread's buffers: a fresh one of a round's items cost a page fault per 4 kB.)
+  thread_local std::vector<double> red_scratch;
+  thread_local std::vector<int> best_scratch;
+  WarmPicks picks;
+  std::vector<double> warm_lam;  // the prices they are at (empty: none)
+  bool values_ahead = false;     // warm_values() ran ahead of the warm solution (at warm_lam)
+  // Bit for bit the prices the warm solution's values are at.
+  auto at_warm_lam = [&](const std::vector<double>& lam) {
+    return !warm_lam.empty() && warm_lam.size() == lam.size() &&
+           std::memcmp(warm_lam.data(), lam.data(), lam.size() * sizeof(double)) == 0;
+  };
+  if (box_later) {
+    if (cls.size() == G) {
+      // At the previous round's prices as given: the warm solution's own unless the box clips them
+      // (then computed again at the clipped ones, below).
+      PriceBoxParts parts;
+      warm_values(rel, *warm_prices, red_scratch, best_scratch, *warm_choice, picks, &parts);
+      parts.set_price_box(cls);
+      warm_lam = *warm_prices;
+      values_ahead = true;
+    } else {
+      gather_price_box(p, cls, par);
+    }
+  }
   const auto box = rel.price_box();
   if (options.debug)
     std::fprintf(stderr, "native: %d groups, %d classes, %d items, %d rows (%.2f ms)\n", G, cls.size(), p.num_items(),
@@ -78,24 +109,22 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
 
   // The previous round's solution, completed and repaired at `prices` (groups it does not know
   // take their best item there).
-  // The first warm solution's reduced values and best items at its prices: the LP's first
-  // evaluation and the relaxation at the LP's prices come from them when those are the same prices.
-  // (The thread's buffers: a fresh one of a round's items cost a page fault per 4 kB.)
-  thread_local std::vector<double> red_scratch;
-  thread_local std::vector<int> best_scratch;
-  std::vector<double> warm_lam;  // the prices they are at (empty: none)
   auto try_warm_solution = [&](const std::vector<double>& prices) {
-    if (!warm_choice || static_cast<int>(warm_choice->size()) != G) return;
+    if (!warm_start) return;
     Counts n(p.value.size(), 0);
     // Every group its own class: each class's one member adds its item's usage once, in item order,
     // as the repair's sum over the counts would (the same bits, without that pass), and the items and
     // their improving moves are picked in the pass that computes the reduced values.
     const bool singletons = cls.size() == G;
-    WarmPicks picks;
-    if (singletons)
+    if (singletons && values_ahead && at_warm_lam(prices)) {
+      // (warm_values() at these prices already, with the box)
+    } else if (singletons) {
       warm_values(rel, prices, red_scratch, best_scratch, *warm_choice, picks);
-    else
+    } else {
       reduced_values(rel, prices, red_scratch, &best_scratch);
+      picks = WarmPicks{};
+    }
+    values_ahead = false;
     warm_lam = prices;
     const std::vector<double>& red = red_scratch;
     std::vector<double> usage(singletons ? static_cast<std::size_t>(K) : 0, 0.0);
@@ -148,7 +177,6 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   // the round changed little, the LP's first evaluations already prove it.
   std::vector<double> lam0(static_cast<std::size_t>(K), 0.0);
   std::vector<double> trust;
-  const bool warm = warm_prices && static_cast<int>(warm_prices->size()) == K;
   if (warm) {
     lam0 = *warm_prices;
     for (std::size_t k = 0; k < lam0.size(); ++k) lam0[k] = std::clamp(lam0[k], 0.0, box[k]);
@@ -164,11 +192,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   // 3. The LP relaxation. When its prices are reported it is solved to optimality; otherwise it
   // stops as soon as its bound proves the incumbent (a warm round: after a few evaluations).
   const auto t_lp = Clock::now();
-  // Bit for bit the prices the warm solution's values are at (the LP starts from lam0 as given).
-  auto at_warm_lam = [&](const std::vector<double>& lam) {
-    return !warm_lam.empty() && warm_lam.size() == lam.size() &&
-           std::memcmp(warm_lam.data(), lam.data(), lam.size() * sizeof(double)) == 0;
-  };
+  // (The LP starts from lam0 as given.)
   std::optional<PriceEval> first;
   if (at_warm_lam(lam0)) first = rel.evaluate_from(lam0, red_scratch, best_scratch);
   // With prices asked for, a warm round first runs the LP as without them, up to the evaluation
