@@ -122,7 +122,9 @@ inline void set_limits_key(const JobSpec& j, std::vector<int>& sizes, LimitsKey&
 }
 
 /// Do two jobs' rows depend on the same inputs (the model object included)? `a_sizes`, `b_sizes`:
-/// their pipeline sizes (LimitsKey::sizes_begin and sizes_size in their caches' arrays).
+/// their pipeline sizes (LimitsKey::sizes_begin and sizes_size in their caches' arrays). Two
+/// max_gpus_ever that leave the same configurations count as the same (a rigid job ignores it, and
+/// otherwise only the cap of the 2x rule, effective_max_gpus(), enters the rows).
 [[nodiscard]] bool same_row_inputs(const CachedJob& a, std::span<const int> a_sizes, const CachedJob& b,
                                    std::span<const int> b_sizes) noexcept;
 

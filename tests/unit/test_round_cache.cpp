@@ -322,6 +322,95 @@ TEST_CASE("round.cache.changed_cluster_exponent_and_functions") {
   }
 }
 
+TEST_CASE("round.cache.max_gpus_ever_that_keeps_the_cap") {
+  // A running job's max_gpus_ever grows with its largest allocation. Where the count cap it makes
+  // (the 2x rule, effective_max_gpus) does not move, or the job ignores it (rigid; hybrid counted in
+  // pipelines), the job keeps its rows from the previous round instead of asking its goodputs again;
+  // where the cap moves, the rows are built anew. Either way the problem is bit for bit the one
+  // built without the cache.
+  auto in = sia::bench::make_instance("tables", 512, 6);
+  for (std::size_t k = 0; k < in.jobs.size(); ++k) {
+    sia::JobSpec& j = in.jobs[k];
+    if (k % 6 == 4) j.kind(sia::JobKind::rigid).min_gpus(2).max_gpus(2).current(std::nullopt).preemptible(true);
+    if (k % 6 == 5)
+      j.kind(sia::JobKind::hybrid)
+          .pipeline_size(2)
+          .min_gpus(2)
+          .max_gpus(std::max(2, j.max_gpus()))
+          .max_pipelines_ever(3)
+          .current(std::nullopt)
+          .preemptible(true);
+  }
+  // Per job (by position, k % 6): its max_gpus_ever before and after, M its max_gpus. Kept: 0 (none
+  // -> ceil(M / 2): the cap stays M), 1 (M -> M + 3), 4 (rigid), 5 (hybrid with max_pipelines_ever);
+  // built anew where the cap moves below M: 2 (none -> 1), 3 (2 -> 0).
+  auto set_ever = [](sia::bench::RoundInstance& round, bool after) {
+    for (std::size_t k = 0; k < round.jobs.size(); ++k) {
+      sia::JobSpec& j = round.jobs[k];
+      const int m = j.max_gpus();
+      switch (k % 6) {
+        case 0:
+          j.max_gpus_ever(after ? std::optional<int>((m + 1) / 2) : std::nullopt);
+          break;
+        case 1:
+          j.max_gpus_ever(after ? m + 3 : m);
+          break;
+        case 2:
+          j.max_gpus_ever(after ? std::optional<int>(1) : std::nullopt);
+          break;
+        case 3:
+          j.max_gpus_ever(after ? 0 : 2);
+          break;
+        case 4:
+          j.max_gpus_ever(after ? std::optional<int>(7) : std::nullopt);
+          break;
+        default:
+          j.max_gpus_ever(after ? std::optional<int>(5) : std::nullopt);
+          break;
+      }
+    }
+  };
+  set_ever(in, false);
+  sia::RoundOptions o = options();
+  o.place = false;
+  const auto r0 = sia::run_round(in.cluster, in.jobs, o);
+  auto in1 = sia::bench::next_round(in, given(r0), 0.0, 11, 512);
+  set_ever(in1, false);
+  o.warm_start = r0.warm_start;
+  const auto r1 = sia::run_round(in1.cluster, in1.jobs, o);
+  REQUIRE(r1.warm_start);
+  const sia::detail::RoundCache* cache = r1.warm_start->cache.get();
+  REQUIRE(cache != nullptr);
+  auto in2 = sia::bench::next_round(in1, given(r1), 0.0, 12, 512);
+  set_ever(in2, true);
+  o.warm_start = r1.warm_start;
+  const auto cold = sia::detail::build_problem(sia::make_configuration_set(in2.cluster), in2.cluster, in2.jobs, o);
+  std::shared_ptr<sia::detail::RoundCache> next;
+  const auto warm = sia::detail::build_problem(sia::make_configuration_set(in2.cluster), in2.cluster, in2.jobs, o,
+                                               nullptr, cache, &next);
+  check_same_problem(cold, warm);
+  REQUIRE(next != nullptr);
+  REQUIRE(next->jobs.size() == in2.jobs.size());
+  // A job kept its rows when they lie in a block of an earlier round (this round's is the last).
+  const auto own = static_cast<std::uint32_t>(next->blocks.size() - 1);
+  std::size_t kept[6] = {}, jobs[6] = {};
+  for (std::size_t k = 0; k < in2.jobs.size(); ++k) {
+    ++jobs[k % 6];
+    kept[k % 6] += next->jobs[k].has_rows && next->jobs[k].block != own ? 1 : 0;
+  }
+  for (std::size_t c : {0, 1, 4, 5}) {
+    CAPTURE(c);
+    CHECK(jobs[c] > 10);
+    CHECK(kept[c] == jobs[c]);
+  }
+  // (Category 2 keeps the jobs whose max_gpus is 2 at most, category 3 those of max_gpus 1.)
+  CHECK(kept[2] < jobs[2] / 2);
+  CHECK(kept[3] < jobs[3] / 2);
+  // And the whole round, from the cache, is the round without it.
+  const auto cached = sia::run_round(in2.cluster, in2.jobs, options(r1.warm_start));
+  check_same_decision(cached, sia::run_round(in2.cluster, in2.jobs, options(without_cache(r1.warm_start))));
+}
+
 TEST_CASE("round.cache.errors_are_the_same") {
   auto in = sia::bench::make_instance("tables", 64, 3);
   const auto r0 = sia::run_round(in.cluster, in.jobs, options());
