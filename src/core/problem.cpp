@@ -148,8 +148,12 @@ double append_entries(std::span<const ValidConfig> stored, std::span<const doubl
   }
   for (std::size_t k = 0; k < stored.size(); ++k) {
     const ValidConfig& v = stored[k];
-    const double g = normalised[k];
     const double rk = current >= 0 && v.config != current ? r : 1.0;  // (no current configuration: r = 1)
+    // With r = 0 (a job restarted more often than its age pays for, a quarter of the running jobs
+    // in the bench's rounds) only its current configuration is usable: r·G > 0 fails for any G,
+    // so the goodputs of the others are not read (each a miss: they are not fetched ahead).
+    if (rk == 0.0) continue;
+    const double g = normalised[k];
     if (!(g * rk > 0.0)) continue;
     const double u = powered.empty()
                          ? sia::detail::utility_of(g * rk, p, options.round_utilities, 0, v.config, ids)
@@ -446,9 +450,21 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     // job whose model is the previous round's passed both checks then).
     auto take_current = [&] {
       if (!j.current() || pb.current[i] >= 0) return;
-      pb.current[i] = checked != nullptr ? checked->current[i] : current_config_index(pb.set, cluster, j, i);
+      const CurrentAllocation& cur = *j.current();
+      // A job holding what it held in the previous round (same type and count, same rigid count)
+      // holds the configuration found then: find_held is a function of those and of the cluster's
+      // shape, which is the previous round's (`prev`). (Looking it up again cost about 25 ns a
+      // job, most jobs of a warm round.)
+      if (checked != nullptr)
+        pb.current[i] = checked->current[i];
+      else if (was != nullptr && was->current >= 0 && cur.gpus == was->current_gpus &&
+               cur.type == pb.set.configs[static_cast<std::size_t>(was->current)].type &&
+               b.limits.kind == was->limits.kind && b.limits.min_gpus == was->limits.min_gpus)
+        pb.current[i] = was->current;
+      else
+        pb.current[i] = current_config_index(pb.set, cluster, j, i);
       b.current = pb.current[i];
-      b.current_gpus = j.current()->gpus;
+      b.current_gpus = cur.gpus;
     };
     b.preemptible = j.preemptible();
     // (By address: a job that keeps its rows leaves its model's reference count alone — counting it
