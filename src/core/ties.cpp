@@ -695,31 +695,35 @@ class CanonicalSearch {
         waiting_(pb.p > 0 ? -pb.lambda : pb.lambda),
         usage_(pb.set),
         tenant_rows_(tenant_rows(pb, req)) {
-    for (std::size_t i = 0; i < n_; ++i) forced_waiting_ += req.forced[i] && given[i] < 0;
-    // Each job's entry in the given allocation, read once here (fetched a few jobs ahead): the objective
-    // below, the given terms (number_given) and class 1's first path (by_sum_out_of_reach) read it
-    // again, and each read was a cache miss (the entries, 3.9 MB at 20,000 jobs, are rarely in cache
-    // after the backend). The same values: the same result.
+    // Each job's entry in the given allocation, read once here (fetched a few jobs ahead): the
+    // objective, the given terms (number_given) and class 1's first path (by_sum_out_of_reach) read
+    // it again, and each read was a cache miss (the entries, 3.9 MB at 20,000 jobs, are rarely in
+    // cache after the backend). The same values: the same result. In the same pass: the forced jobs
+    // without GPUs, value_of(given) (its sum in its order: the same bits) and the decision order.
+    // Decision order: running jobs first (the status quo wins ties: a waiting job never displaces a
+    // running one that could stay), each group in input order (the waiting ones kept aside first).
     held_.resize(n_);
+    order_.reserve(n_);
+    std::vector<std::size_t> waiting_jobs;
+    double v = 0.0;
     constexpr std::size_t kAhead = 8;
     for (std::size_t i = 0; i < n_; ++i) {
 #if defined(__GNUC__)
       if (i + kAhead < n_ && given[i + kAhead] >= 0)
         __builtin_prefetch(pb.valid[i + kAhead].data() + given[i + kAhead]);
 #endif
-      held_[i] = given[i] < 0 ? Entry{-1, 0, 0.0} : pb.valid[i][static_cast<std::size_t>(given[i])];
+      if (given[i] < 0) {
+        held_[i] = Entry{-1, 0, 0.0};
+        forced_waiting_ += req.forced[i] ? 1 : 0;
+        v += value_term(i, -1);
+      } else {
+        held_[i] = pb.valid[i][static_cast<std::size_t>(given[i])];
+        v += pb.weight[i] * held_[i].util;
+      }
+      (pb.current[i] >= 0 ? order_ : waiting_jobs).push_back(i);
     }
-    // value_of(given), from the entries read above.
-    double v = 0.0;
-    for (std::size_t i = 0; i < n_; ++i) v += given[i] < 0 ? value_term(i, -1) : pb.weight[i] * held_[i].util;
     target_ = v;
-    // Decision order: running jobs first (the status quo wins ties: a waiting job never displaces a
-    // running one that could stay), each group in input order.
-    order_.reserve(n_);
-    for (std::size_t i = 0; i < n_; ++i)
-      if (pb.current[i] >= 0) order_.push_back(i);
-    for (std::size_t i = 0; i < n_; ++i)
-      if (pb.current[i] < 0) order_.push_back(i);
+    order_.insert(order_.end(), waiting_jobs.begin(), waiting_jobs.end());
     given_ = given;
   }
 
