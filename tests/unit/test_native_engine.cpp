@@ -1383,7 +1383,7 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
   // bit, as the repair and improvement collecting every move themselves; from random previous items
   // (some groups unknown) at random prices, on 1 and 2 threads.
   std::mt19937 rng(57);
-  int repaired = 0;
+  int repaired = 0, exact_usage = 0;
   for (int iter = 0; iter < 120; ++iter) {
     Spec s = spec_for(iter);
     s.groups = iter % 3 == 0 ? 700 : 3 + iter % 40;
@@ -1448,6 +1448,43 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
         std::vector<int> items;
         const bool rb = repair(rel, lam, nullptr, nb, vb, &red_b, nullptr, &picks, true, &items);
         CHECK(ra == rb);
+        {  // With the usage summed from the picks (search.cpp's), whole amounts or not: the same
+           // answer, and when the final usage comes back it is the sum over the final counts.
+          Counts nc = n;
+          double vc = 0.0;
+          std::vector<int> items_c;
+          std::vector<double> usage(static_cast<std::size_t>(p.num_rows), 0.0), after;
+          bool whole = true;
+          for (int c = 0; c < cls.size(); ++c) {
+            const int it = picks.item[static_cast<std::size_t>(c)];
+            for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+                 ++q) {
+              usage[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                  1 * p.use_val[static_cast<std::size_t>(q)];
+              whole = whole && whole_amount(p.use_val[static_cast<std::size_t>(q)]);
+            }
+          }
+          const bool rc = repair(rel, lam, nullptr, nc, vc, &red_b, &usage, &picks, true, &items_c, whole, &after);
+          CHECK(rc == rb);
+          if (rc && rb) {
+            CHECK(nc == nb);
+            CHECK(std::bit_cast<std::uint64_t>(vc) == std::bit_cast<std::uint64_t>(vb));
+            CHECK(items_c == items);
+            if (!after.empty()) {
+              CHECK(whole);
+              ++exact_usage;
+              std::vector<double> sum(static_cast<std::size_t>(p.num_rows), 0.0);
+              for (std::size_t it = 0; it < nc.size(); ++it)
+                for (int q = p.use_begin[it]; q < p.use_begin[it + 1]; ++q)
+                  if (nc[it] != 0)
+                    sum[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                        nc[it] * p.use_val[static_cast<std::size_t>(q)];
+              CHECK(bits_equal(after, sum));
+              CHECK(counts_feasible(p, cls, nullptr, nc, &items_c, &after) ==
+                    counts_feasible(p, cls, nullptr, nc, &items_c));
+            }
+          }
+        }
         if (!ra || !rb) continue;
         ++repaired;
         CHECK(na == nb);
@@ -1464,7 +1501,8 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
     }
   }
   CHECK(repaired > 100);
-  MESSAGE(repaired << " warm solutions repaired and improved");
+  CHECK(exact_usage > 20);
+  MESSAGE(repaired << " warm solutions repaired and improved, " << exact_usage << " with their usage kept exact");
 }
 
 TEST_CASE("native.engine.evaluate_from_is_evaluate") {

@@ -46,6 +46,14 @@ long long fit_count(const Problem& p, int i, int j, const std::vector<double>& U
   return std::max<long long>(n, 0);
 }
 
+// Are all of item `it`'s amounts whole (whole_amount())?
+bool whole_item(const Problem& p, int it) {
+  bool whole = true;
+  for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+    whole = whole && whole_amount(p.use_val[static_cast<std::size_t>(q)]);
+  return whole;
+}
+
 void apply_move(const Problem& p, Counts& n, std::vector<double>& U, int i, int j, long long cnt) {
   n[static_cast<std::size_t>(i)] -= static_cast<int>(cnt);
   n[static_cast<std::size_t>(j)] += static_cast<int>(cnt);
@@ -96,7 +104,7 @@ double counts_value(const Problem& p, const Classes& cls, const Counts& n) {
 }
 
 bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n,
-                     const std::vector<int>* items) {
+                     const std::vector<int>* items, const std::vector<double>* usage) {
   if (n.size() != p.value.size()) return false;
   const int G = p.num_groups();
   const bool singletons = !b && cls.size() == G;
@@ -116,7 +124,9 @@ bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, cons
       by_items = it >= p.begin(g) && it < p.end(g) && n[static_cast<std::size_t>(it)] == 1;
     }
   }
-  if (by_items) {
+  if (by_items && usage != nullptr && usage->size() == static_cast<std::size_t>(p.num_rows)) {
+    U = *usage;  // (the same bits as the sum below)
+  } else if (by_items) {
     U.assign(static_cast<std::size_t>(p.num_rows), 0.0);
     for (const int it : *items)
       for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
@@ -351,10 +361,14 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
 
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
             const std::vector<double>* red_given, std::vector<double>* usage_given, const WarmPicks* picks,
-            bool bounded_queue, std::vector<int>* items) {
+            bool bounded_queue, std::vector<int>* items, bool whole_usage, std::vector<double>* usage_after) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<double> U = usage_given ? std::move(*usage_given) : usage_of(p, cls, counts);
+  // U is bit for bit the sum over the counts, also after the moves below, while it sums whole
+  // amounts (exactly, in any order) and every item moved has whole amounts.
+  bool exact = usage_given != nullptr && whole_usage && usage_after != nullptr && cls.size() < (1 << 21);
+  if (usage_after) usage_after->clear();
   const int K = p.num_rows;
   // The reduced values, computed once (the same bits as rel.reduced()).
   std::vector<double> red_own;
@@ -594,6 +608,7 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
       const bool j_had = counts[static_cast<std::size_t>(j)] > lo_in(b, c, j);
       save_class(c, round);
       apply_move(p, counts, U, i, j, cnt);
+      exact = exact && whole_item(p, i) && whole_item(p, j);
       if (picked) changed[static_cast<std::size_t>(c)] = 1;
       if (!j_had) note_item(c, j);  // (j may have been noted before: its stamp skips repeats)
       // Members left on i, and those that moved to a smaller item still on row k, can move on.
@@ -607,14 +622,15 @@ bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds*
   }
   for (int k = 0; k < K; ++k)
     if (over(p, U, k)) return false;
-  improve(rel, lam, b, counts, value, &red, picked ? picks : nullptr, picked ? &changed : nullptr,
-          items);  // (sets `value`)
+  if (exact) *usage_after = std::move(U);
+  improve(rel, lam, b, counts, value, &red, picked ? picks : nullptr, picked ? &changed : nullptr, items,
+          exact ? usage_after : nullptr);  // (sets `value`)
   return true;
 }
 
 void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
              const std::vector<double>* red_given, const WarmPicks* picks, const std::vector<char>* changed,
-             std::vector<int>* items) {
+             std::vector<int>* items, std::vector<double>* usage) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<double> red_own;
@@ -622,7 +638,11 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   const std::vector<double>& red = red_given ? *red_given : red_own;
   // The rows' usage, usage_of(counts): summed in the first pass over the classes below, which
   // reads every count in usage_of()'s order (the same bits, without a pass of its own).
-  std::vector<double> U(static_cast<std::size_t>(p.num_rows), 0.0);
+  // (Given: the same bits.)
+  const bool usage_given = usage != nullptr && usage->size() == static_cast<std::size_t>(p.num_rows);
+  std::vector<double> U =
+      usage_given ? std::move(*usage) : std::vector<double>(static_cast<std::size_t>(p.num_rows), 0.0);
+  bool exact = usage_given;
   // Candidate moves (one per used item): the destination with the best reduced gain among those
   // that gain true value; applied best reduced gain first, as many members as fit.
   struct Move {
@@ -672,16 +692,17 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
         if (picked && !(*changed)[static_cast<std::size_t>(c)]) {
           // The class's one member on its picked item (count 1): its usage, and its move as picked.
           const int it = picks->item[static_cast<std::size_t>(c)];
-          for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
-               ++q)
-            U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
-                1 * p.use_val[static_cast<std::size_t>(q)];
+          if (!usage_given)
+            for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+                 ++q)
+              U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                  1 * p.use_val[static_cast<std::size_t>(q)];
           if (const int to = picks->to[static_cast<std::size_t>(c)]; to >= 0)
             moves.push_back({picks->key[static_cast<std::size_t>(c)], c, it, to, -1});
           continue;
         }
         const int f = cls.first_item(p, c), e = f + cls.items(p, c);
-        for (int it = f; it < e; ++it) {
+        for (int it = f; it < e && !usage_given; ++it) {
           const int cnt = counts[static_cast<std::size_t>(it)];
           if (cnt == 0) continue;
           for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
@@ -752,6 +773,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       for (int q = ub; q < ue; ++q)
         before.push_back(U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])]);
       apply_move(p, counts, U, m.i, best, cnt);
+      exact = exact && whole_item(p, m.i) && whole_item(p, best);
       if (picked) moved[static_cast<std::size_t>(m.c)] = 1;
       ++applied;
       for (int q = ub; q < ue; ++q)
@@ -765,6 +787,10 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       }
     }
     if (!changed) break;
+  }
+  if (usage != nullptr) {
+    usage->clear();
+    if (exact) *usage = std::move(U);
   }
   if (!picked) {
     value = counts_value(p, cls, counts);

@@ -19,8 +19,17 @@ namespace sia::detail::native {
 /// True when the counts give every class exactly its members, respect `b` and the capacities.
 /// `items`: per class the item the caller holds to be its one member's (repair()'s `items`), every
 /// group its own class and no bounds: the counts are then checked through them (the same answer).
+/// `usage`, with `items`: the rows' usage of `n` as a sum over the counts would give it (repair()'s
+/// `usage_after`), taken instead of that sum.
 [[nodiscard]] bool counts_feasible(const Problem& p, const Classes& cls, const Bounds* b, const Counts& n,
-                                   const std::vector<int>* items = nullptr);
+                                   const std::vector<int>* items = nullptr, const std::vector<double>* usage = nullptr);
+
+/// Is `amount` a whole number in [0, 2^32]? Sums of fewer than 2^21 of them, and differences of
+/// such sums, are exact in doubles: the same bits in any order.
+[[nodiscard]] inline bool whole_amount(double amount) noexcept {
+  // (Converted only when in range, where the conversion is defined.)
+  return (amount >= 0.0) & (amount <= 0x1p32) && amount == static_cast<double>(static_cast<long long>(amount));
+}
 
 /**
  * @brief Builds a feasible assignment near the Lagrangian solution at `lam` (respecting `b`).
@@ -70,18 +79,27 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
 /// `bounded_queue` false: every candidate's move is found when its row's repair starts (the
 /// definition, for tests; the default finds a move only when a bound of its score comes first,
 /// with the same result). `items`: improve()'s (with `picks`).
+/// `whole_usage`: `usage` sums whole amounts (whole_amount()) of fewer than 2^21 items; then, with
+/// `usage_after`, the rows' usage of the final counts goes there when every item moved has whole
+/// amounts too (the same bits as a sum over the counts: every sum and difference exact), else it is
+/// left empty.
 bool repair(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
             const std::vector<double>* red = nullptr, std::vector<double>* usage = nullptr,
-            const WarmPicks* picks = nullptr, bool bounded_queue = true, std::vector<int>* items = nullptr);
+            const WarmPicks* picks = nullptr, bool bounded_queue = true, std::vector<int>* items = nullptr,
+            bool whole_usage = false, std::vector<double>* usage_after = nullptr);
 
 /// Improves a feasible assignment in place by single moves that gain true value and fit. `red`:
 /// reduced_values(rel, lam) when the caller has them.
 /// `picks` with `changed` (per class): a class not changed holds its one member on `picks->item`,
 /// whose move is `picks`' (what collecting it would find). `items`, with them: per class its item
 /// of count other than 0 (the last such; -1: none), found while the value is summed.
+/// `usage`: the rows' usage of `counts`, bit for bit the sum over them, of whole amounts (repair()'s
+/// `whole_usage`): taken instead of that sum, and left as the usage of the final counts — emptied
+/// when an item moved has amounts that are not whole.
 void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds* b, Counts& counts, double& value,
              const std::vector<double>* red = nullptr, const WarmPicks* picks = nullptr,
-             const std::vector<char>* changed = nullptr, std::vector<int>* items = nullptr);
+             const std::vector<char>* changed = nullptr, std::vector<int>* items = nullptr,
+             std::vector<double>* usage = nullptr);
 
 // Calls f(it, count) for every item of the representatives with a count other than 0, in item
 // order (the classes' order: by first member, so by item). When every group is its own class (as in

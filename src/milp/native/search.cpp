@@ -128,15 +128,19 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     warm_lam = prices;
     const std::vector<double>& red = red_scratch;
     std::vector<double> usage(singletons ? static_cast<std::size_t>(K) : 0, 0.0);
+    bool whole = true;  // (the picks' amounts whole: repair()'s whole_usage)
     // (warm_values()' picks are the items found below: taken as they are.)
     const bool by_picks = singletons && picks.item.size() == static_cast<std::size_t>(G);
     for (int c = 0; c < cls.size(); ++c) {
       if (by_picks) {
         const int it = picks.item[static_cast<std::size_t>(c)];
         ++n[static_cast<std::size_t>(it)];
-        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
+             ++q) {
           usage[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
               1 * p.use_val[static_cast<std::size_t>(q)];
+          whole &= whole_amount(p.use_val[static_cast<std::size_t>(q)]);
+        }
         continue;
       }
       const int f = cls.first_item(p, c);
@@ -164,9 +168,11 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     }
     double v = 0.0;
     std::vector<int> items;
+    // (The final counts' usage, when exact: the check takes it instead of its own sum.)
+    std::vector<double> usage_after;
     if (repair(rel, prices, nullptr, n, v, &red, singletons ? &usage : nullptr, singletons ? &picks : nullptr, true,
-               singletons ? &items : nullptr) &&
-        counts_feasible(p, cls, nullptr, n, &items) && v > best) {
+               singletons ? &items : nullptr, by_picks && whole, &usage_after) &&
+        counts_feasible(p, cls, nullptr, n, &items, usage_after.empty() ? nullptr : &usage_after) && v > best) {
       offer(std::move(n), v);
       // (Checked feasible: one item of count 1 per group, the one improve() found.)
       if (items.size() == static_cast<std::size_t>(G)) best_items = std::move(items);
