@@ -10,7 +10,9 @@
 #include <sia/gpu_type_spec.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <sstream>
@@ -125,6 +127,23 @@ class GoodputTable {
     return out;
   }
   [[nodiscard]] bool empty() const noexcept { return types_.empty(); }
+
+  /// The same table: the same entries with the same values bit for bit (so 0 and -0 differ, as
+  /// their goodputs' bits would). Two equal tables give every round the same goodputs and limits.
+  friend bool operator==(const GoodputTable& a, const GoodputTable& b) noexcept {
+    if (a.types_.size() != b.types_.size() || a.cells_.size() != b.cells_.size()) return false;
+    for (std::size_t t = 0; t < a.types_.size(); ++t) {
+      const Type &x = a.types_[t], &y = b.types_[t];
+      if (x.name != y.name || x.limit != y.limit || x.end - x.begin != y.end - y.begin) return false;
+      // (By type: where a type's cells lie depends on the order the table was written in.)
+      const std::span<const Cell> xc = a.cells_of(x), yc = b.cells_of(y);
+      for (std::size_t c = 0; c < xc.size(); ++c)
+        if (xc[c].gpus != yc[c].gpus || xc[c].nodes != yc[c].nodes ||
+            std::bit_cast<std::uint64_t>(xc[c].value) != std::bit_cast<std::uint64_t>(yc[c].value))
+          return false;
+    }
+    return true;
+  }
 
  private:
   // Flat arrays, not maps of maps: a round asks every new job's table for its count limit per

@@ -6,6 +6,7 @@
 #include <sia/concepts/goodput_model.hpp>
 #include <sia/concepts/job.hpp>
 #include <sia/configuration.hpp>
+#include <sia/error.hpp>
 #include <sia/gpu_type_spec.hpp>
 
 #include <climits>
@@ -145,7 +146,15 @@ class JobSpec {
   /// previous round asked of the same model object (goodput_model_identity()).
   template <class M>
   requires GoodputModel<M, GpuTypeSpec, ConfigurationSpec> JobSpec& goodput_model(M model) {
-    auto shared = std::make_shared<const M>(std::move(model));
+    return goodput_model(std::make_shared<const M>(std::move(model)));
+  }
+  /// The same, with a model object that is already shared: JobSpecs given one object (of this
+  /// round or of the next) share its identity, so a round started from a warm start reuses what
+  /// the previous round built for a job holding the same object (a job read again from JSON with an
+  /// unchanged table, in sia::JsonSession). Null throws InvalidArgument.
+  template <class M>
+  requires GoodputModel<M, GpuTypeSpec, ConfigurationSpec> JobSpec& goodput_model(std::shared_ptr<const M> shared) {
+    if (!shared) throw InvalidArgument("job " + id_ + ": goodput_model: null model");
     model_ = shared;
     goodput_ = [shared](const GpuTypeSpec& t, const ConfigurationSpec& c) {
       return static_cast<double>(shared->goodput(t, c));

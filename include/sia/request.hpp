@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,6 +92,40 @@ struct RequestLimits {
  * @param pretty  indent with two spaces instead of printing one line
  */
 [[nodiscard]] std::string decision_to_json(const Request& request, const RoundResult& result, bool pretty = false);
+
+/**
+ * @brief Rounds one after another from JSON requests in one process (`sia_allocate --serve`).
+ *
+ * parse() reads a request as parse_request() does and run() runs it as run_round() does, with the
+ * same results bit for bit; what differs is what they keep from one request to the next:
+ * - a job whose id and goodput table are those of the previous request parse() read keeps that
+ *   request's goodput model object (JobSpec::goodput_model_identity());
+ * - a request whose `warm_start` was read from JSON (no WarmStart::cache) gets what the previous
+ *   round run() ran built for each job (its usable configurations and utilities).
+ * A round started from the previous decision's `warm_start` then rebuilds only the jobs that
+ * changed, as a C++ caller passing RoundResult::warm_start on does. A job given as a `model`
+ * (Pollux's) is rebuilt every round. Not thread-safe: one session per thread of rounds.
+ */
+class JsonSession {
+ public:
+  JsonSession();
+  ~JsonSession();
+  JsonSession(JsonSession&&) noexcept;
+  JsonSession& operator=(JsonSession&&) noexcept;
+  JsonSession(const JsonSession&) = delete;
+  JsonSession& operator=(const JsonSession&) = delete;
+  /// parse_request(), reusing the previous request's goodput model objects where the tables are
+  /// the same. A request that throws leaves the session as it was.
+  [[nodiscard]] Request parse(std::string_view json_text, std::string_view source_name = "request");
+  /// run_round() on `request`, its JSON warm start completed with the previous round's cache.
+  [[nodiscard]] RoundResult run(const Request& request);
+  /// Forgets the previous request and round.
+  void clear() noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 /// @brief Exit status of `sia_allocate` for a round status (<sia/exit_code.hpp>): 0 (done) optimal or
 /// feasible, 3 (not solved) otherwise (`error`: the backend failed; `infeasible`: non-preemptible

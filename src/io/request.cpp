@@ -413,8 +413,15 @@ int type_of(const json& value, const std::string& path, const ClusterSpec& clust
   return t;
 }
 
+// The goodput tables of the previous request a JsonSession parsed (`previous`, by job id) and
+// this request's (`next`, filled while parsing).
+struct TableReuse {
+  const std::unordered_map<std::string, std::shared_ptr<const GoodputTable>>& previous;
+  std::unordered_map<std::string, std::shared_ptr<const GoodputTable>> next;
+};
+
 void parse_goodput(const json& value, const std::string& path, JobSpec& job, const ClusterSpec& cluster,
-                   const ConfigIndex& index, const JsonContext& ctx) {
+                   const ConfigIndex& index, const JsonContext& ctx, TableReuse* reuse) {
   const json& arr = as_array(value, path, ctx, static_cast<std::size_t>(RequestLimits::max_gpus_per_type));
   GoodputTable table;
   std::map<std::tuple<int, int, int>, std::size_t> seen;  // configuration -> position in the array
@@ -442,7 +449,15 @@ void parse_goodput(const json& value, const std::string& path, JobSpec& job, con
     // for the configuration itself; the node count is only needed to tell shapes apart.
     table.set(cluster.types[static_cast<std::size_t>(t)].name(), nodes.value_or(0), gpus, v);
   }
-  job.goodput_model(std::move(table));
+  auto shared = std::make_shared<const GoodputTable>(std::move(table));
+  if (reuse != nullptr) {
+    // The previous request's object when the table is the same (JsonSession): its identity lets
+    // the round reuse what the previous round built for this job.
+    if (const auto it = reuse->previous.find(job.id()); it != reuse->previous.end() && *it->second == *shared)
+      shared = it->second;
+    reuse->next.emplace(job.id(), shared);
+  }
+  job.goodput_model(std::move(shared));
 }
 
 // GPUs held on one node by the current placements of the jobs seen so far.
@@ -544,7 +559,7 @@ CurrentAllocation parse_current(const json& value, const std::string& path, cons
 }
 
 JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec& cluster, const ConfigIndex& index,
-                  PlacementState& placements, const JsonContext& ctx) {
+                  PlacementState& placements, const JsonContext& ctx, TableReuse* reuse) {
   ObjectReader j(value, path, ctx,
                  {"id", "min_gpus", "max_gpus", "kind", "pipeline_size", "preemptible", "age_s", "restarts",
                   "restart_cost_s", "max_gpus_ever", "current", "goodput", "model", "weight", "tenant"});
@@ -598,7 +613,7 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
   if (goodput != nullptr && model != nullptr)
     ctx.fail(j.path("model"), "give either \"goodput\" or \"model\", not both");
   if (goodput != nullptr) {
-    parse_goodput(*goodput, j.path("goodput"), job, cluster, index, ctx);
+    parse_goodput(*goodput, j.path("goodput"), job, cluster, index, ctx, reuse);
   } else if (model != nullptr) {
     // Pollux's model per GPU type (issue 3); its parser names the field, the source is added here.
     try {
@@ -679,9 +694,9 @@ nlohmann::ordered_json number_or_null(double v) {
   return nullptr;
 }
 
-}  // namespace
-
-Request parse_request(std::string_view json_text, std::string_view source_name) {
+// parse_request(), with the goodput tables of the previous request of a JsonSession (`reuse`; null:
+// none).
+Request parse_request_reusing(std::string_view json_text, std::string_view source_name, TableReuse* reuse) {
   const JsonContext ctx{std::string(source_name)};
   const json doc = detail::parse_json_strict(json_text, ctx, RequestLimits::max_depth);
   ObjectReader root(doc, "", ctx, {"cluster", "policy", "jobs", "warm_start", "options"});
@@ -721,7 +736,7 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::string p = path_index(jobs_path, i);
     try {
-      JobSpec job = parse_job(jobs[i], p, req.cluster, index, placements, ctx);
+      JobSpec job = parse_job(jobs[i], p, req.cluster, index, placements, ctx, reuse);
       check_job_tenant(job, req.options.tenants, path_key(p, "tenant"), ctx);
       req.jobs.push_back(std::move(job));
     } catch (const InvalidArgument& e) {
@@ -741,6 +756,48 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
   // Scheduling rule of the core: a job whose configuration failed nodes took away restarts.
   (void)forget_lost_allocations(req.cluster, req.jobs);
   return req;
+}
+
+}  // namespace
+
+Request parse_request(std::string_view json_text, std::string_view source_name) {
+  return parse_request_reusing(json_text, source_name, nullptr);
+}
+
+struct JsonSession::State {
+  // The goodput tables of the last request parsed, by job id; what the last round built.
+  std::unordered_map<std::string, std::shared_ptr<const GoodputTable>> tables;
+  decltype(WarmStart::cache) cache;
+};
+
+JsonSession::JsonSession() : state_(std::make_unique<State>()) {}
+JsonSession::~JsonSession() = default;
+JsonSession::JsonSession(JsonSession&&) noexcept = default;
+JsonSession& JsonSession::operator=(JsonSession&&) noexcept = default;
+
+Request JsonSession::parse(std::string_view json_text, std::string_view source_name) {
+  TableReuse reuse{state_->tables, {}};
+  Request req = parse_request_reusing(json_text, source_name, &reuse);
+  state_->tables = std::move(reuse.next);  // (only the last request's: memory stays one request's)
+  return req;
+}
+
+RoundResult JsonSession::run(const Request& request) {
+  RoundOptions options = request.options;
+  if (options.warm_start && !options.warm_start->cache && state_->cache) {
+    auto warm = std::make_shared<WarmStart>(*options.warm_start);
+    warm->cache = state_->cache;
+    options.warm_start = std::move(warm);
+  }
+  state_->cache.reset();  // (let go before the round builds its own)
+  RoundResult result = run_round(request.cluster, request.jobs, options);
+  if (result.warm_start) state_->cache = result.warm_start->cache;
+  return result;
+}
+
+void JsonSession::clear() noexcept {
+  state_->tables.clear();
+  state_->cache.reset();
 }
 
 namespace {
