@@ -58,12 +58,17 @@ inline std::optional<int> parse(CLI::App& app, const std::string& program, int a
   }
 }
 
-/// Prints `<program>: <what>` and returns the exit status of an exception that ended the work.
+/// What an exception that ended the work says: "out of memory" for std::bad_alloc (whose what() is
+/// the standard library's own, e.g. "std::bad_alloc"), what() otherwise. Every message a program
+/// prints for an exception, on standard error or in a `--serve` error line, is worded here.
+inline std::string error_message(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) return "out of memory";
+  return e.what();
+}
+
+/// Prints `<program>: <error_message(e)>` and returns the exit status of an exception that ended the work.
 inline int report(std::string_view program, const std::exception& e) {
-  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr)
-    std::cerr << program << ": out of memory\n";
-  else
-    std::cerr << program << ": " << e.what() << '\n';
+  std::cerr << program << ": " << error_message(e) << '\n';
   return to_int(exit_code_for(e));
 }
 

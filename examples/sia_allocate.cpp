@@ -91,14 +91,17 @@ struct Overrides {
   bool verbose = false;
 };
 
-// Applies the overrides to a request just read; throws InvalidArgument for an unknown backend.
+// Throws InvalidArgument for an unknown --backend. Checked once per run (before the first line of
+// --serve: a backend that is not there is not there for any line either).
+void check_backend(const Overrides& o) {
+  if (o.backend && !sia::has_milp_solver(*o.backend))
+    throw sia::InvalidArgument("--backend: unknown MILP backend " + sia::programs::quoted(*o.backend) +
+                               " (available: " + backend_list() + ", default)");
+}
+
+// Applies the overrides (check_backend() passed) to a request just read.
 void apply(const Overrides& o, sia::Request& request, const std::string& prefix) {
-  if (o.backend) {
-    if (!sia::has_milp_solver(*o.backend))
-      throw sia::InvalidArgument("--backend: unknown MILP backend " + sia::programs::quoted(*o.backend) +
-                                 " (available: " + backend_list() + ", default)");
-    request.options.backend = *o.backend;
-  }
+  if (o.backend) request.options.backend = *o.backend;
   if (o.time_limit_ms) request.options.time_limit = std::chrono::milliseconds(*o.time_limit_ms);
   if (o.verbose)
     request.options.log = [prefix](const sia::RoundEvent& e) { std::cerr << prefix << sia::format(e) << '\n'; };
@@ -128,7 +131,8 @@ bool next_line(std::istream& in, std::string& line, std::size_t max_bytes, bool&
 // one-round program decides on the same line. A line that cannot be run gives
 // `{"error": {"exit_status": N, "message": "..."}}` instead (N the one-round program's exit status),
 // and the next line is read: one bad request never ends the session. Blank lines are skipped.
-// Exits 0 at the end of the input, 1 if a line cannot be written.
+// Exits 0 at the end of the input, 1 if a line cannot be written (an unknown --backend is found
+// before: main exits 2 without reading a line).
 int serve(const Overrides& o, std::size_t max_bytes) {
   sia::JsonSession session;
   std::string line;
@@ -145,8 +149,7 @@ int serve(const Overrides& o, std::size_t max_bytes) {
       apply(o, request, "sia_allocate: " + source + ": ");
       out = sia::decision_to_json(request, session.run(request), false);
     } catch (const std::exception& e) {
-      const bool no_memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
-      std::string message = no_memory ? "out of memory" : e.what();
+      std::string message = sia::programs::error_message(e);
       // (Errors the round finds name no source: prefixed as the one-round program does.)
       if (message.rfind(source, 0) != 0) message = source + ": " + message;
       std::cerr << "sia_allocate: " << message << '\n';
@@ -205,12 +208,18 @@ int main(int argc, char** argv) {
                 << sia::programs::quoted(input) << "\nRun with --help for more information.\n";
       return exit_rejected;
     }
+    try {
+      check_backend(o);
+    } catch (const std::exception& e) {  // as the one-round form reports it: 2
+      return sia::programs::report("sia_allocate", e);
+    }
     return serve(o, max_bytes);
   }
 
   sia::Request request;
   try {
     request = sia::load_request(input, max_bytes);
+    check_backend(o);
     apply(o, request, "sia_allocate: ");
   } catch (const std::exception& e) {  // InvalidArgument naming the field: 2; out of memory: 1
     return sia::programs::report("sia_allocate", e);

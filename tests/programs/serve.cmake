@@ -85,4 +85,9 @@ if(TARGET sia_allocate)
                    ARGS --serve ${PROJECT_SOURCE_DIR}/examples/requests/table1.json
                    STDERR "--serve reads its requests from standard input")
   sia_program_test(program.sia_allocate.serve.pretty sia_allocate RC 2 ARGS --serve --pretty STDERR "excludes")
+  # An unknown --backend is found once, before any line is read: the one-round program's message,
+  # once, exit 2, no error line per request (table1.json's lines would each give one).
+  sia_program_test(program.sia_allocate.serve.backend sia_allocate RC 2 ARGS --serve --backend nope
+                   STDIN ${PROJECT_SOURCE_DIR}/examples/requests/table1.json STDOUT_EMPTY
+                   STDERR "^sia_allocate: --backend: unknown MILP backend 'nope' \\(available: [^)]*, default\\)[^a-z]*$")
 endif()
