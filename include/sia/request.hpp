@@ -99,12 +99,15 @@ struct RequestLimits {
  * parse() reads a request as parse_request() does and run() runs it as run_round() does, with the
  * same results bit for bit; what differs is what they keep from one request to the next:
  * - a job whose id and goodput table are those of the previous request parse() read keeps that
- *   request's goodput model object (JobSpec::goodput_model_identity());
+ *   request's goodput model object (JobSpec::goodput_model_identity()); so does a job given as a
+ *   `model` (Pollux's) whose `model` value is bitwise the same (the same fields in the same order,
+ *   numbers written the same way: 1 and 1.0 differ) with the same kind, pipeline size and node
+ *   sizes of its GPU types;
  * - a request whose `warm_start` was read from JSON (no WarmStart::cache) gets what the previous
  *   round run() ran built for each job (its usable configurations and utilities).
  * A round started from the previous decision's `warm_start` then rebuilds only the jobs that
- * changed, as a C++ caller passing RoundResult::warm_start on does. A job given as a `model`
- * (Pollux's) is rebuilt every round. Not thread-safe: one session per thread of rounds.
+ * changed, as a C++ caller passing RoundResult::warm_start on does. Not thread-safe: one session
+ * per thread of rounds.
  */
 class JsonSession {
  public:
@@ -114,8 +117,8 @@ class JsonSession {
   JsonSession& operator=(JsonSession&&) noexcept;
   JsonSession(const JsonSession&) = delete;
   JsonSession& operator=(const JsonSession&) = delete;
-  /// parse_request(), reusing the previous request's goodput model objects where the tables are
-  /// the same. A request that throws leaves the session as it was.
+  /// parse_request(), reusing the previous request's goodput model objects where the tables (or
+  /// `model`s) are the same. A request that throws leaves the session as it was.
   [[nodiscard]] Request parse(std::string_view json_text, std::string_view source_name = "request");
   /// run_round() on `request`, its JSON warm start completed with the previous round's cache.
   [[nodiscard]] RoundResult run(const Request& request);

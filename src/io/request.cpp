@@ -2,6 +2,7 @@
 #include <sia/configuration_set.hpp>
 #include <sia/error.hpp>
 #include <sia/exit_code.hpp>
+#include <sia/goodput/job_model.hpp>
 #include <sia/goodput_table.hpp>
 #include <sia/lost_allocations.hpp>
 #include <sia/milp/factory.hpp>
@@ -9,9 +10,11 @@
 #include <sia/warm_start.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <ios>
@@ -413,15 +416,48 @@ int type_of(const json& value, const std::string& path, const ClusterSpec& clust
   return t;
 }
 
-// The goodput tables of the previous request a JsonSession parsed (`previous`, by job id) and
-// this request's (`next`, filled while parsing).
-struct TableReuse {
-  const std::unordered_map<std::string, std::shared_ptr<const GoodputTable>>& previous;
-  std::unordered_map<std::string, std::shared_ptr<const GoodputTable>> next;
+// The goodput model object a JsonSession keeps for a job from one request to the next: its
+// `goodput` table, or its `model` (Pollux's) with what parse_model_json() built it from.
+struct KeptModel {
+  std::shared_ptr<const GoodputTable> table;
+  std::shared_ptr<const JobModel> model;
+  json model_json;  // the job's `model` as read
+  JobKind kind = JobKind::adaptive;
+  int pipeline_size = 1;
 };
 
+// The models of the previous request a JsonSession parsed (`previous`, by job id) and this
+// request's (`next`, filled while parsing).
+struct ModelReuse {
+  const std::unordered_map<std::string, KeptModel>& previous;
+  std::unordered_map<std::string, KeptModel> next;
+};
+
+// The same JSON value bit for bit: the same keys in the same order, numbers of the same kind with
+// the same bits (1 and 1.0, 0 and -0.0 differ: conservative, a value read differently is never
+// taken for the same).
+bool same_bits(const json& a, const json& b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case json::value_t::object:
+      if (a.size() != b.size()) return false;
+      for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y)
+        if (x.key() != y.key() || !same_bits(x.value(), y.value())) return false;
+      return true;
+    case json::value_t::array:
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (!same_bits(a[i], b[i])) return false;
+      return true;
+    case json::value_t::number_float:
+      return std::bit_cast<std::uint64_t>(a.get<double>()) == std::bit_cast<std::uint64_t>(b.get<double>());
+    default:  // null, booleans, strings, integers
+      return a == b;
+  }
+}
+
 void parse_goodput(const json& value, const std::string& path, JobSpec& job, const ClusterSpec& cluster,
-                   const ConfigIndex& index, const JsonContext& ctx, TableReuse* reuse) {
+                   const ConfigIndex& index, const JsonContext& ctx, ModelReuse* reuse) {
   const json& arr = as_array(value, path, ctx, static_cast<std::size_t>(RequestLimits::max_gpus_per_type));
   GoodputTable table;
   std::map<std::tuple<int, int, int>, std::size_t> seen;  // configuration -> position in the array
@@ -453,9 +489,35 @@ void parse_goodput(const json& value, const std::string& path, JobSpec& job, con
   if (reuse != nullptr) {
     // The previous request's object when the table is the same (JsonSession): its identity lets
     // the round reuse what the previous round built for this job.
-    if (const auto it = reuse->previous.find(job.id()); it != reuse->previous.end() && *it->second == *shared)
-      shared = it->second;
-    reuse->next.emplace(job.id(), shared);
+    if (const auto it = reuse->previous.find(job.id());
+        it != reuse->previous.end() && it->second.table && *it->second.table == *shared)
+      shared = it->second.table;
+    reuse->next.emplace(job.id(), KeptModel{shared, nullptr, nullptr, job.kind(), job.pipeline_size()});
+  }
+  job.goodput_model(std::move(shared));
+}
+
+// A job's `model` (Pollux's, io/model_json.hpp) as its goodput model; set kind and pipeline size
+// first. In a JsonSession, the previous request's object when the model would be built the same.
+void parse_model(const json& value, const std::string& path, JobSpec& job, const ClusterSpec& cluster,
+                 ModelReuse* reuse) {
+  auto shared =
+      std::make_shared<const JobModel>(detail::parse_model_json(value, cluster, path, job.kind(), job.pipeline_size()));
+  if (reuse != nullptr) {
+    // parse_model_json() reads the `model` value, the job's kind and pipeline size, and of the
+    // cluster the node size of each type the model names (the names were checked): the same of
+    // all four builds the same JobModel, whose answers then are the same bit for bit.
+    const auto same_model = [&](const KeptModel& k) {
+      if (!k.model || k.kind != job.kind() || k.pipeline_size != job.pipeline_size() ||
+          !same_bits(k.model_json, value) || k.model->types().size() != shared->types().size())
+        return false;
+      for (std::size_t t = 0; t < shared->types().size(); ++t)
+        if (k.model->types()[t].gpus_per_node != shared->types()[t].gpus_per_node) return false;
+      return true;
+    };
+    if (const auto it = reuse->previous.find(job.id()); it != reuse->previous.end() && same_model(it->second))
+      shared = it->second.model;
+    reuse->next.emplace(job.id(), KeptModel{nullptr, shared, value, job.kind(), job.pipeline_size()});
   }
   job.goodput_model(std::move(shared));
 }
@@ -559,7 +621,7 @@ CurrentAllocation parse_current(const json& value, const std::string& path, cons
 }
 
 JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec& cluster, const ConfigIndex& index,
-                  PlacementState& placements, const JsonContext& ctx, TableReuse* reuse) {
+                  PlacementState& placements, const JsonContext& ctx, ModelReuse* reuse) {
   ObjectReader j(value, path, ctx,
                  {"id", "min_gpus", "max_gpus", "kind", "pipeline_size", "preemptible", "age_s", "restarts",
                   "restart_cost_s", "max_gpus_ever", "current", "goodput", "model", "weight", "tenant"});
@@ -617,7 +679,7 @@ JobSpec parse_job(const json& value, const std::string& path, const ClusterSpec&
   } else if (model != nullptr) {
     // Pollux's model per GPU type (issue 3); its parser names the field, the source is added here.
     try {
-      detail::apply_model_json(job, *model, cluster, j.path("model"));
+      parse_model(*model, j.path("model"), job, cluster, reuse);
     } catch (const InvalidArgument& e) {
       ctx.fail("", e.what());
     }
@@ -694,9 +756,9 @@ nlohmann::ordered_json number_or_null(double v) {
   return nullptr;
 }
 
-// parse_request(), with the goodput tables of the previous request of a JsonSession (`reuse`; null:
+// parse_request(), with the goodput models of the previous request of a JsonSession (`reuse`; null:
 // none).
-Request parse_request_reusing(std::string_view json_text, std::string_view source_name, TableReuse* reuse) {
+Request parse_request_reusing(std::string_view json_text, std::string_view source_name, ModelReuse* reuse) {
   const JsonContext ctx{std::string(source_name)};
   const json doc = detail::parse_json_strict(json_text, ctx, RequestLimits::max_depth);
   ObjectReader root(doc, "", ctx, {"cluster", "policy", "jobs", "warm_start", "options"});
@@ -765,8 +827,8 @@ Request parse_request(std::string_view json_text, std::string_view source_name) 
 }
 
 struct JsonSession::State {
-  // The goodput tables of the last request parsed, by job id; what the last round built.
-  std::unordered_map<std::string, std::shared_ptr<const GoodputTable>> tables;
+  // The goodput models of the last request parsed, by job id; what the last round built.
+  std::unordered_map<std::string, KeptModel> models;
   decltype(WarmStart::cache) cache;
 };
 
@@ -776,9 +838,9 @@ JsonSession::JsonSession(JsonSession&&) noexcept = default;
 JsonSession& JsonSession::operator=(JsonSession&&) noexcept = default;
 
 Request JsonSession::parse(std::string_view json_text, std::string_view source_name) {
-  TableReuse reuse{state_->tables, {}};
+  ModelReuse reuse{state_->models, {}};
   Request req = parse_request_reusing(json_text, source_name, &reuse);
-  state_->tables = std::move(reuse.next);  // (only the last request's: memory stays one request's)
+  state_->models = std::move(reuse.next);  // (only the last request's: memory stays one request's)
   return req;
 }
 
@@ -796,7 +858,7 @@ RoundResult JsonSession::run(const Request& request) {
 }
 
 void JsonSession::clear() noexcept {
-  state_->tables.clear();
+  state_->models.clear();
   state_->cache.reset();
 }
 

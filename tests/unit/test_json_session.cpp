@@ -50,6 +50,39 @@ json make_request(int n, unsigned seed) {
   return {{"cluster", {{"gpu_types", types}}}, {"policy", {{"p", -0.5}, {"lambda", 1.1}}}, {"jobs", jobs}};
 }
 
+// The same cluster, `n` adaptive jobs given as a `model` (Pollux's): a fitted model on one type,
+// seed models on the others.
+json make_model_request(int n, unsigned seed) {
+  json request = make_request(0, seed);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  const char* types[] = {"t4", "rtx", "a100"};
+  for (int i = 0; i < n; ++i) {
+    const std::string fitted = types[i % 3];
+    json perf = {{"alpha_c", 0.02 * u(rng)}, {"beta_c", 4e-4 * u(rng)},  {"alpha_n", 0.01 * u(rng)},
+                 {"beta_n", 5e-4 * u(rng)},  {"alpha_r", 0.01 * u(rng)}, {"beta_r", 1e-3 * u(rng)},
+                 {"gamma", 1.5 + u(rng) / 2}};
+    json seeds = json::object(), local = json::object();
+    for (const char* t : types) {
+      if (t != fitted) seeds[t] = {{"alpha_c", 0.02 * u(rng)}, {"beta_c", 5e-4 * u(rng)}};
+      local[t] = {16, 512};
+    }
+    request["jobs"].push_back({{"id", "m" + std::to_string(i)},
+                               {"min_gpus", 1},
+                               {"max_gpus", 16},
+                               {"kind", "adaptive"},
+                               {"restart_cost_s", 30},
+                               {"model",
+                                {{"init_batch_size", 128},
+                                 {"max_batch_size", 4096},
+                                 {"grad", {{"sqr", 0.5 * u(rng)}, {"var", 20.0 * u(rng)}}},
+                                 {"perf", {{fitted, perf}}},
+                                 {"seed", seeds},
+                                 {"local_batch", local}}}});
+  }
+  return request;
+}
+
 std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 
 // Every job's configuration, GPUs and placement, the objective, bound and prices: bit for bit.
@@ -69,37 +102,99 @@ void check_same_round(const sia::RoundResult& a, const sia::RoundResult& b) {
   }
 }
 
-}  // namespace
-
-TEST_CASE("io.json_session.rounds_as_alone") {
+// Rounds 1 to `rounds` from `text` in one session, each checked bit for bit against the same request
+// parsed and run alone; `check(round, request, alone)` looks at the requests before the round,
+// `change(round, next)` edits the next round's request (the jobs advanced by this decision, its warm
+// start passed on).
+template <class Check, class Change>
+void check_rounds(std::string text, int rounds, Check check, Change change) {
   sia::JsonSession session;
-  std::string text = make_request(120, 11).dump();
-  std::shared_ptr<const void> kept_model, changed_model;
-  for (int round = 1; round <= 4; ++round) {
+  for (int round = 1; round <= rounds; ++round) {
     INFO("round " << round);
     const sia::Request alone = sia::parse_request(text, "alone");
     const sia::Request req = session.parse(text, "session");
+    if (round >= 2) REQUIRE(req.options.warm_start);
+    check(round, req, alone);
+    const sia::RoundResult a = sia::run_round(alone.cluster, alone.jobs, alone.options);
+    const sia::RoundResult s = session.run(req);
+    check_same_round(a, s);
+    json next = json::parse(sia::next_request_json(text, sia::decision_to_json(req, s), 360.0));
+    change(round, next);
+    text = next.dump();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("io.json_session.rounds_as_alone") {
+  std::shared_ptr<const void> kept_model, changed_model;
+  const auto check = [&](int round, const sia::Request& req, const sia::Request& alone) {
     if (round == 3) {
       // job0's table is the previous request's: the same object; job5's changed: a new one.
       CHECK(req.jobs[0].goodput_model_identity() == kept_model);
       CHECK(req.jobs[5].goodput_model_identity() != changed_model);
       CHECK(req.jobs[0].goodput_model_identity() != alone.jobs[0].goodput_model_identity());
     }
-    if (round >= 2) REQUIRE(req.options.warm_start);
-    const sia::RoundResult a = sia::run_round(alone.cluster, alone.jobs, alone.options);
-    const sia::RoundResult s = session.run(req);
-    check_same_round(a, s);
     kept_model = req.jobs[0].goodput_model_identity();
     changed_model = req.jobs[5].goodput_model_identity();
-    // The next round: the jobs advanced by this decision, its warm start passed on; before round 3,
-    // job5's table changes (re-estimated) and job7 leaves.
-    json next = json::parse(sia::next_request_json(text, sia::decision_to_json(req, s), 360.0));
-    if (round == 2) {
-      for (auto& g : next["jobs"][5]["goodput"]) g["value"] = g["value"].get<double>() * 1.25;
-      next["jobs"].erase(7);
+  };
+  // Before round 3, job5's table changes (re-estimated) and job7 leaves.
+  check_rounds(make_request(120, 11).dump(), 4, check, [](int round, json& next) {
+    if (round != 2) return;
+    for (auto& g : next["jobs"][5]["goodput"]) g["value"] = g["value"].get<double>() * 1.25;
+    next["jobs"].erase(7);
+  });
+}
+
+TEST_CASE("io.json_session.model_jobs_kept") {
+  // Jobs given as a `model`: an unchanged one keeps its object (and the round its rows), a changed
+  // one gets a new one; every round decides what the same request alone decides, bit for bit.
+  std::shared_ptr<const void> kept_model, changed_model;
+  const auto check = [&](int round, const sia::Request& req, const sia::Request& alone) {
+    REQUIRE(req.jobs.size() == 24);
+    if (round >= 2) {
+      CHECK(req.jobs[0].goodput_model_identity() == kept_model);
+      CHECK(req.jobs[0].goodput_model_identity() != alone.jobs[0].goodput_model_identity());
+      // Before round 3 job 2's gradient statistics changed.
+      CHECK((req.jobs[2].goodput_model_identity() == changed_model) == (round == 2));
     }
-    text = next.dump();
-  }
+    kept_model = req.jobs[0].goodput_model_identity();
+    changed_model = req.jobs[2].goodput_model_identity();
+  };
+  check_rounds(make_model_request(24, 5).dump(), 3, check, [](int round, json& next) {
+    if (round == 2)
+      next["jobs"][2]["model"]["grad"]["var"] = next["jobs"][2]["model"]["grad"]["var"].get<double>() * 1.5;
+  });
+}
+
+TEST_CASE("io.json_session.model_compared_bitwise") {
+  // The same model written otherwise (1.0 for 1, -0.0 for 0), or for a job of another kind, is
+  // not taken for the same: a new object, as a lone parse would build.
+  const json base = make_model_request(1, 9);
+  sia::JsonSession session;
+  const auto identity = [&session](const json& request) {
+    return session.parse(request.dump()).jobs.at(0).goodput_model_identity();
+  };
+  const auto first = identity(base);
+  CHECK(identity(base) == first);
+  json other = base;
+  other["jobs"][0]["model"]["init_batch_size"] = 128.0;
+  const auto as_float = identity(other);
+  CHECK(as_float != first);
+  CHECK(identity(other) == as_float);
+  other["jobs"][0]["model"]["grad"]["sqr"] = -0.0;
+  const auto negative_zero = identity(other);
+  other["jobs"][0]["model"]["grad"]["sqr"] = 0.0;
+  CHECK(identity(other) != negative_zero);
+  other = base;
+  other["jobs"][0]["kind"] = "strong-scaling";
+  CHECK(identity(other) != first);
+  // A job whose model becomes a table, and back: new objects.
+  other = base;
+  other["jobs"][0].erase("model");
+  other["jobs"][0]["goodput"] = json::array({{{"gpu_type", "t4"}, {"gpus", 1}, {"value", 1.0}}});
+  CHECK(identity(other) != first);
+  CHECK(identity(base) != first);
 }
 
 TEST_CASE("io.json_session.a_rejected_request_changes_nothing") {
