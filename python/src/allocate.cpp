@@ -1,5 +1,5 @@
-// sia.allocate / sia.allocate_json: the program sia_allocate as a function (and sia.next_request /
-// sia.next_request_json: its second form, --next-request). The request goes through the same
+// sia.allocate / sia.allocate_json: the program sia_allocate as a function (sia.next_request /
+// sia.next_request_json: its second form, --next-request; sia.JsonSession: its --serve form). The request goes through the same
 // library calls as the program (parse_request, run_round, decision_to_json), so the decision is the program's by
 // construction, byte for byte apart from the timing fields; the dict form is that same JSON text read back by
 // Python's json module (every number is printed so that it reads back as the same double).
@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,15 +94,25 @@ struct AllocateArgs {
   PythonLog* log = nullptr;
 };
 
-// Parse, override, run, print: examples/sia_allocate.cpp's steps. Runs without the GIL.
-std::string run(const std::string& text, const AllocateArgs& args) {
-  sia::Request request = sia::parse_request(text, args.source);
+// sia.JsonSession: a sia::JsonSession (not thread-safe) and the lock that lets one Python thread at a time
+// use it while the GIL is released.
+struct Session {
+  sia::JsonSession session;
+  std::mutex mutex;
+};
+
+// Parse, override, run, print: examples/sia_allocate.cpp's steps, in `session` when there is one (what
+// sia_allocate --serve does for each line). Runs without the GIL.
+std::string run(const std::string& text, const AllocateArgs& args, Session* session) {
+  std::unique_lock<std::mutex> lock;
+  if (session) lock = std::unique_lock<std::mutex>(session->mutex);
+  sia::Request request = session ? session->session.parse(text, args.source) : sia::parse_request(text, args.source);
   if (args.backend) request.options.backend = *args.backend;
   if (args.time_limit_ms) request.options.time_limit = std::chrono::milliseconds(*args.time_limit_ms);
   if (args.log) request.options.log = [log = args.log](const sia::RoundEvent& e) { (*log)(e); };
   sia::RoundResult result;
   try {
-    result = sia::run_round(request.cluster, request.jobs, request.options);
+    result = session ? session->session.run(request) : sia::run_round(request.cluster, request.jobs, request.options);
   } catch (const sia::InvalidArgument& e) {  // checks only the round can make: named by the source, as the program does
     throw sia::InvalidArgument(args.source + ": " + e.what());
   }
@@ -110,7 +121,7 @@ std::string run(const std::string& text, const AllocateArgs& args) {
 
 std::string allocate_text(const py::object& request, const std::optional<std::string>& backend,
                           const std::optional<long long>& time_limit_ms, const std::string& source, bool pretty,
-                          const py::object& log) {
+                          const py::object& log, Session* session = nullptr) {
   // The keyword checks of the program's command line, with its messages (the option named without "--").
   if (backend && !sia::has_milp_solver(*backend))
     throw sia::InvalidArgument("backend: unknown MILP backend " + quoted_value(*backend) +
@@ -126,7 +137,7 @@ std::string allocate_text(const py::object& request, const std::optional<std::st
   std::string decision;
   {
     py::gil_scoped_release release;  // the round may take seconds: other Python threads run meanwhile
-    decision = run(text, args);
+    decision = run(text, args, session);
   }
   if (python_log) python_log->rethrow();
   return decision;
@@ -150,6 +161,19 @@ Keyword arguments, as the program's options:
 Raises ValueError for a rejected request, with the program's message naming the source, line, column, field
 and value (e.g. ``request:1:90: jobs[0].min_gpus: must be >= 1, got 0``); RuntimeError when no backend could
 run. The GIL is released while the round runs.)doc";
+
+constexpr const char* session_doc = R"doc(Rounds one after another: ``sia_allocate --serve`` as an object.
+
+``allocate(request)`` takes and returns what ``sia.allocate`` does, with the same keyword arguments and
+errors, and decides what ``sia.allocate`` decides for the same request, bit for bit (``solve_ms`` and
+``total_ms`` aside). What differs is what the session keeps from one request to the next: a job whose
+``goodput`` table (or ``model``) is the same as in the previous request keeps its model object, and a
+request carrying the previous decision's ``warm_start`` (``sia.next_request`` writes it) gets what the
+previous round built for each job, so a round rebuilds only the jobs that changed. A rejected request
+raises and leaves the session as it was.
+
+One round at a time: calls from several threads wait for each other (the GIL is released while a round
+runs).)doc";
 
 // sia_allocate REQUEST --next-request DECISION --elapsed S: the same library call (round_state_json.hpp).
 std::string next_request_text(const py::object& request, const py::object& decision, double elapsed_s,
@@ -213,6 +237,36 @@ void bind_allocate(py::module_& m) {
       },
       py::arg("request"), py::arg("decision"), py::arg("elapsed_s"), py::kw_only(),
       py::arg("request_source") = "request", py::arg("decision_source") = "decision", next_request_doc);
+  py::class_<Session>(m, "JsonSession", session_doc)
+      .def(py::init<>())
+      .def(
+          "allocate",
+          [](Session& self, const py::object& request, const std::optional<std::string>& backend,
+             const std::optional<long long>& time_limit_ms, const std::string& source, const py::object& log) {
+            const std::string decision = allocate_text(request, backend, time_limit_ms, source, false, log, &self);
+            return py::module_::import("json").attr("loads")(decision);
+          },
+          py::arg("request"), py::kw_only(), py::arg("backend") = py::none(), py::arg("time_limit_ms") = py::none(),
+          py::arg("source") = "request", py::arg("log") = py::none(),
+          "sia.allocate() in this session: the decision as a dict.")
+      .def(
+          "allocate_json",
+          [](Session& self, const py::object& request, const std::optional<std::string>& backend,
+             const std::optional<long long>& time_limit_ms, const std::string& source, bool pretty,
+             const py::object& log) {
+            return allocate_text(request, backend, time_limit_ms, source, pretty, log, &self);
+          },
+          py::arg("request"), py::kw_only(), py::arg("backend") = py::none(), py::arg("time_limit_ms") = py::none(),
+          py::arg("source") = "request", py::arg("pretty") = false, py::arg("log") = py::none(),
+          "sia.allocate_json() in this session: the decision as JSON text.")
+      .def(
+          "clear",
+          [](Session& self) {
+            py::gil_scoped_release release;  // (a round of another thread may hold the session)
+            const std::lock_guard<std::mutex> lock(self.mutex);
+            self.session.clear();
+          },
+          "Forgets the previous request and round: the next request builds every job anew.");
   m.def("available_backends", &sia::available_milp_solvers,
         "Names of the MILP backends compiled into this build, the default (native) first.");
 }

@@ -7,7 +7,8 @@ namespace sia::python {
 
 // sia::InvalidArgument -> ValueError, other sia::Error -> RuntimeError, with the C++ message unchanged.
 void bind_errors(pybind11::module_& m);
-// sia.allocate(request): the sia_allocate request (dict or JSON text) in, the decision as a dict out.
+// sia.allocate(request): the sia_allocate request (dict or JSON text) in, the decision as a dict out;
+// sia.JsonSession: the same, rounds one after another.
 void bind_allocate(pybind11::module_& m);
 // The round: cluster, jobs, options, tenants, the decision with reasons and prices, the round-state helper.
 void bind_round(pybind11::module_& m);
