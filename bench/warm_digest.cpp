@@ -5,10 +5,18 @@
 //    two builds that print the same digest gave the same answer (compare a change's digests with main's);
 //  - profiling one phase: the measured round repeats `rounds` times over the same inputs (perf record around it),
 //    and the median CPU time a round is printed.
-// Usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed]
+// Usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed] [chain N]
 // The round is the bench's: a fresh instance, solved, three unchanged rounds (each from the previous one's warm
 // start), then 5 % of the jobs changed; the measured round is that last round, warm (from the previous warm start)
 // or cold. `prices` asks for prices (RoundOptions::compute_prices), `placed` makes every job report its placement.
+// `chain N` measures a scheduler's rounds instead: after the same set-up, N changed rounds in a row (the first is
+// the bench's changed round), each made from the one before by next_round (5 % of the jobs changed) and, warm,
+// started from its warm start. Each round then reads a fresh cache, as a scheduler's rounds do; the repeated round
+// reads one cache again and again, so what a cache builds once per use it builds once in all. Printed: the median
+// CPU ms of the chain's rounds (`rounds` is not used), of freeing a round's result when the next one replaces it, and
+// a digest of every round's result. A re-estimated job gets a new goodput model object with the same goodputs (as a
+// scheduler keeping its JobSpecs gives it, or sia::JsonSession for a changed table) instead of next_round's goodput
+// function, whose job would be rebuilt in every later round (2.5 % more of the jobs each round).
 #include "round_instances.hpp"
 #include "warm_sequence.hpp"
 
@@ -23,7 +31,9 @@
 #include <ctime>
 #include <exception>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -97,8 +107,78 @@ double process_cpu_ms() {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed]\n");
+  std::fprintf(stderr,
+               "usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed] [chain N]\n");
   return 2;
+}
+
+// A job re-estimated by next_round (a goodput function over its previous JobSpec) as a model object: the same
+// goodputs and count limits, a new identity.
+struct Reestimated {
+  JobSpec job;
+  [[nodiscard]] double goodput(const GpuTypeSpec& t, const ConfigurationSpec& c) const { return job.goodput(t, c); }
+};
+struct ReestimatedLimited : Reestimated {
+  [[nodiscard]] int gpu_limit(const GpuTypeSpec& t) const { return job.gpu_limit(t); }
+};
+
+std::vector<std::optional<ConfigurationSpec>> given_by(const RoundResult& res) {
+  std::vector<std::optional<ConfigurationSpec>> g;
+  for (const auto& d : res.decisions) g.push_back(d.config);
+  return g;
+}
+
+// Gives every job without a goodput model object (in the bench's instances, every job re-estimated by next_round:
+// a goodput function over its previous JobSpec) a model object with the same goodputs and count limits.
+void reestimates_as_models(RoundInstance& in) {
+  for (JobSpec& j : in.jobs) {
+    if (j.goodput_model_identity() != nullptr) continue;
+    if (j.has_gpu_limit())
+      j.goodput_model(ReestimatedLimited{Reestimated{j}});
+    else
+      j.goodput_model(Reestimated{j});
+  }
+}
+
+// The chain's round after `prev` (decided as `res`): next_round, its re-estimated jobs given model objects.
+RoundInstance chain_step(const RoundInstance& prev, const RoundResult& res, unsigned seed, int gpus, bool placed) {
+  std::vector<std::vector<NodeShare>> where;
+  if (placed)
+    for (const auto& d : res.decisions) where.push_back(d.placement);
+  RoundInstance in = next_round(prev, given_by(res), 0.05, seed, gpus, placed ? &where : nullptr);
+  reestimates_as_models(in);
+  return in;
+}
+
+// The chain mode (see the head of this file): returns the exit code.
+int run_chain(const std::string& family, int gpus, bool warm, unsigned seed, bool prices, bool placed, int length,
+              const RoundOptions& o, WarmSequence seq) {
+  RoundInstance in = std::move(seq.changed);
+  reestimates_as_models(in);
+  RoundResult last = std::move(seq.last);
+  std::vector<double> cpu, freeing;
+  Digest all;
+  for (int k = 0; k < length; ++k) {
+    if (k > 0) in = chain_step(in, last, seed * 100 + 60 + static_cast<unsigned>(k), gpus, placed);
+    RoundOptions oc = o;
+    if (warm) oc.warm_start = last.warm_start;
+    const double c0 = process_cpu_ms();
+    RoundResult m = run_round(in.cluster, in.jobs, oc);
+    const double c1 = process_cpu_ms();
+    oc.warm_start.reset();
+    last = std::move(m);  // the previous round's result (and its cache) freed
+    const double c2 = process_cpu_ms();
+    cpu.push_back(c1 - c0);
+    freeing.push_back(c2 - c1);
+    all.i64(static_cast<long long>(digest_of(last)));
+  }
+  std::sort(cpu.begin(), cpu.end());
+  std::sort(freeing.begin(), freeing.end());
+  std::printf("%s %d %s seed %u%s%s chain %d digest %016llx cpu_ms median %.2f min %.2f max %.2f free_ms median %.2f\n",
+              family.c_str(), gpus, warm ? "warm" : "cold", seed, prices ? " prices" : "", placed ? " placed" : "",
+              length, static_cast<unsigned long long>(all.h), cpu[cpu.size() / 2], cpu.front(), cpu.back(),
+              freeing[freeing.size() / 2]);
+  return 0;
 }
 
 }  // namespace
@@ -111,11 +191,14 @@ int main(int argc, char** argv) try {
   const bool warm = std::atoi(argv[4]) != 0;
   const auto seed = static_cast<unsigned>(std::strtoul(argv[5], nullptr, 10));
   bool prices = false, placed = false;
+  int chain = 0;
   for (int a = 6; a < argc; ++a) {
     if (std::strcmp(argv[a], "prices") == 0)
       prices = true;
     else if (std::strcmp(argv[a], "placed") == 0)
       placed = true;
+    else if (std::strcmp(argv[a], "chain") == 0 && a + 1 < argc && std::atoi(argv[a + 1]) > 0)
+      chain = std::atoi(argv[++a]);
     else
       return usage();
   }
@@ -125,7 +208,8 @@ int main(int argc, char** argv) try {
   RoundOptions o;
   o.time_limit = std::chrono::milliseconds(60000);
   o.compute_prices = prices;
-  const WarmSequence seq = warm_sequence(family, gpus, seed, o, placed);
+  WarmSequence seq = warm_sequence(family, gpus, seed, o, placed);
+  if (chain > 0) return run_chain(family, gpus, warm, seed, prices, placed, chain, o, std::move(seq));
   const RoundInstance& changed = seq.changed;
   const RoundResult& r = seq.last;
   RoundOptions om = o;
