@@ -109,9 +109,11 @@ class IdIndex {
 
   /// Adds `id` at `position` unless an equal id is already there: returns npos when added, else
   /// the position of the id added first (which stays).
-  std::size_t insert(std::string_view id, std::size_t position) {
+  std::size_t insert(std::string_view id, std::size_t position) { return insert(id, position, hash_id(id)); }
+  /// The same, for an id whose hash_id() the caller has (`hash`).
+  std::size_t insert(std::string_view id, std::size_t position, std::size_t hash) {
     ids_.push_back(Item{id, position});
-    const std::size_t first = table_.insert(hash_id(id), ids_.size() - 1, id_of());
+    const std::size_t first = table_.insert(hash, ids_.size() - 1, id_of());
     if (first == npos) return npos;
     ids_.pop_back();
     return ids_[first].position;

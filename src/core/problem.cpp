@@ -316,9 +316,11 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   std::vector<int> type_limit;
   bool any_model = false;
   std::vector<ValidConfig> candidates;  // per job, its capacity kept from job to job
-  // The next cache's ids and pipeline sizes (RoundCache::ids, pipeline_sizes).
+  // The next cache's ids, their hashes and pipeline sizes (RoundCache::ids, id_hashes, pipeline_sizes).
   std::string ids;
   std::vector<int> sizes;
+  std::vector<std::size_t> id_hashes;
+  if (out) id_hashes.reserve(n);
   if (out && prev != nullptr) ids.reserve(prev->ids.size() + prev->ids.size() / 8);
 
   // With the previous round's rows, each job's entries (restart factors and utilities,
@@ -401,10 +403,10 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       if (prev->entries) __builtin_prefetch(prev->entries->data() + ahead.entries_begin);
     }
     const CachedJob* was = nullptr;
-    std::size_t id_hash = 0;  // hash_id(j.id()) when `hashed`
-    bool hashed = false;
+    std::size_t id_hash = 0;  // hash_id(j.id()), when the next cache is made (`out`) or the id looked up
     if (prev == nullptr) {
-      if (checked == nullptr && seen.insert(j.id(), i) != IdIndex::npos)
+      if (out) id_hash = hash_id(j.id());
+      if (checked == nullptr && (out ? seen.insert(j.id(), i, id_hash) : seen.insert(j.id(), i)) != IdIndex::npos)
         throw InvalidArgument(job_label(j, i) + ": duplicate job id");
     } else {
       std::size_t at = cursor;
@@ -414,21 +416,17 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         was = &prev->jobs[++at];  // the job before it left (ids are distinct: what find() would say)
       } else {
         id_hash = hash_id(j.id());
-        hashed = true;
         was = prev->find(j.id(), id_hash, at);
       }
-      if (was != nullptr && !hashed) {  // (hashed once, in its first round after a cold one)
-        id_hash = was->hashed ? was->id_hash : hash_id(j.id());
-        hashed = true;
-      }
       if (was != nullptr) {
+        id_hash = prev->id_hashes[at];  // (the same id: its hash carried, not computed again)
         if (checked == nullptr) {
           if (taken[at]) throw InvalidArgument(job_label(j, i) + ": duplicate job id");
           taken[at] = 1;
         }
         cursor = at + 1;
         pb.previous_position[i] = static_cast<int>(at);
-      } else if (checked == nullptr && seen.insert(j.id(), i) != IdIndex::npos) {
+      } else if (checked == nullptr && seen.insert(j.id(), i, id_hash) != IdIndex::npos) {
         throw InvalidArgument(job_label(j, i) + ": duplicate job id");
       }
     }
@@ -439,8 +437,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
       b.id_begin = static_cast<std::uint32_t>(ids.size());  // (a cache of 2^32 id bytes or more is not kept)
       b.id_size = static_cast<std::uint32_t>(j.id().size());
       ids += j.id();
-      b.id_hash = id_hash;
-      b.hashed = hashed;
+      id_hashes.push_back(id_hash);
     }
     set_limits_key(j, sizes, b.limits);
     JobLimits lim;  // the job's limits, when its rows are built
@@ -587,6 +584,7 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     keep_rows(built, prev, own, std::move(block), block_rows, block_jobs, *out);
     out->jobs = std::move(built);
     out->ids = std::move(ids);
+    out->id_hashes = std::move(id_hashes);
     out->pipeline_sizes = std::move(sizes);
     *next = std::move(out);
   }

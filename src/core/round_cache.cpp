@@ -71,10 +71,8 @@ const CachedJob* RoundCache::find(std::string_view id, std::size_t hash, std::si
   const auto id_of = [this](std::size_t k) { return this->id_of(jobs[k]); };
   std::call_once(indexed_, [&] {
     by_id_.reserve(jobs.size(), id_of);
-    for (std::size_t k = 0; k < jobs.size(); ++k) {
-      const CachedJob& j = jobs[k];
-      by_id_.insert(j.hashed ? j.id_hash : hash_id(id_of(k)), k, id_of);  // (a repeated id: the first stays)
-    }
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+      by_id_.insert(id_hashes[k], k, id_of);  // (a repeated id: the first stays)
   });
   const std::size_t k = by_id_.find(id, hash, id_of);
   if (k == IdTable::npos) return nullptr;
