@@ -144,9 +144,10 @@ struct RoundCache {
   std::string ids;
   std::vector<int> pipeline_sizes;
   /// Every job's rows (CachedJob::block): this round's own block last, before it the blocks of
-  /// earlier rounds still at least half used by this round's jobs (the jobs of a block used less
-  /// have their rows copied into this round's, so the blocks hold at most about twice the rows in
-  /// use).
+  /// earlier rounds still at least a quarter used by this round's jobs (the jobs of a block used
+  /// less have their rows copied into this round's, so the blocks hold at most four times the rows
+  /// in use), each under the number it had; null: a number no job uses (at most half of them, or
+  /// 16: then they are renumbered).
   std::vector<std::shared_ptr<const RowBlock>> blocks;
   std::size_t rows = 0;  ///< the rows of every job, summed
   /// Every job's usable entries, one range per job (CachedJob): the round's own Problem::valid,

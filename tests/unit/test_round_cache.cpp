@@ -190,10 +190,12 @@ TEST_CASE("round.cache.problem_is_bit_identical") {
 
 TEST_CASE("round.cache.row_blocks_shared_and_bounded") {
   // A job that keeps its rows reads them in the block an earlier round wrote (RoundCache::blocks)
-  // instead of a copy; a block less than half used has its jobs' rows copied into the new round's
-  // block. Long chains of rounds with heavy churn (so that blocks fall below half and are copied
-  // out or dropped): the same problem and decision as without the cache every round, every job's
-  // model held by its block, and the blocks never holding more than twice the rows in use.
+  // instead of a copy; a block less than a quarter used has its jobs' rows copied into the new
+  // round's block, and a block no job uses leaves its number empty (null) until most numbers are.
+  // Long chains of rounds with heavy churn (so that blocks fall below a quarter and are copied out
+  // or dropped): the same problem and decision as without the cache every round, every job's model
+  // held by its block, the blocks never holding more than four times the rows in use, and never
+  // more than half of the numbers (and 16) empty.
   for (const std::string family : {"tables", "helios", "batch", "identical"})
     for (int gpus : {64, 512}) {
       CAPTURE(family);
@@ -211,12 +213,16 @@ TEST_CASE("round.cache.row_blocks_shared_and_bounded") {
         REQUIRE(r.warm_start);
         const sia::detail::RoundCache* cache = r.warm_start->cache.get();
         REQUIRE(cache != nullptr);
-        std::size_t held = 0;
-        for (const auto& block : cache->blocks) held += block->stored.size();
-        CHECK(held <= 2 * cache->rows);
+        std::size_t held = 0, live = 0;
+        for (const auto& block : cache->blocks)
+          if (block != nullptr) held += block->stored.size(), ++live;
+        CHECK(held <= 4 * cache->rows);
+        CHECK(cache->blocks.size() <= 2 * live + 16);
+        REQUIRE(cache->blocks.back() != nullptr);  // this round's
         std::size_t misheld = 0;
         for (const auto& j : cache->jobs) {
           REQUIRE(j.block < cache->blocks.size());
+          REQUIRE(cache->blocks[j.block] != nullptr);
           const auto& block = *cache->blocks[j.block];
           misheld += j.rows_end <= block.stored.size() && j.model_slot < block.models.size() &&
                              block.models[j.model_slot].get() == j.model
@@ -224,8 +230,8 @@ TEST_CASE("round.cache.row_blocks_shared_and_bounded") {
                          : 1;
         }
         CHECK(misheld == 0);
-        if (cache->blocks.size() <= previous_blocks) ++shrunk;
-        previous_blocks = cache->blocks.size();
+        if (live <= previous_blocks) ++shrunk;
+        previous_blocks = live;
         sia::RoundOptions ow = options(r.warm_start);
         const auto cold = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow);
         const auto warm = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow,
@@ -238,6 +244,39 @@ TEST_CASE("round.cache.row_blocks_shared_and_bounded") {
       }
       CHECK(shrunk > 0);  // blocks were copied out or dropped
     }
+}
+
+TEST_CASE("round.cache.empty_block_numbers_made_dense") {
+  // A block no job uses leaves its number empty; once most numbers are empty they are made dense
+  // again (every job's block number changed, this round's block the last). A long chain with half
+  // of the jobs changed each round: every round the problem the cache gives is the one without it.
+  auto in = sia::bench::make_instance("tables", 64, 5);
+  sia::RoundOptions o = options();
+  o.place = false;
+  auto r = sia::run_round(in.cluster, in.jobs, o);
+  int compacted = 0;
+  std::size_t previous_size = 0;
+  for (unsigned round = 0; round < 60; ++round) {
+    CAPTURE(round);
+    in = sia::bench::next_round(in, given(r), 0.5, 300 + round, 64);
+    REQUIRE(r.warm_start);
+    const sia::detail::RoundCache* cache = r.warm_start->cache.get();
+    REQUIRE(cache != nullptr);
+    std::size_t live = 0;
+    for (const auto& block : cache->blocks) live += block != nullptr ? 1 : 0;
+    CHECK(cache->blocks.size() <= 2 * live + 16);
+    if (cache->blocks.size() < previous_size) ++compacted;
+    previous_size = cache->blocks.size();
+    for (const auto& j : cache->jobs) REQUIRE((j.block < cache->blocks.size() && cache->blocks[j.block] != nullptr));
+    sia::RoundOptions ow = options(r.warm_start);
+    ow.place = false;
+    const auto cold = sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow);
+    const auto warm =
+        sia::detail::build_problem(sia::make_configuration_set(in.cluster), in.cluster, in.jobs, ow, nullptr, cache);
+    check_same_problem(cold, warm);
+    r = sia::run_round(in.cluster, in.jobs, ow);
+  }
+  CHECK(compacted > 0);
 }
 
 TEST_CASE("round.cache.decisions_are_identical_on_every_backend") {
