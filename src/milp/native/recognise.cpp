@@ -188,22 +188,27 @@ bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std
   return true;
 }
 
+// Are all the costs finite (cost_valid())? Eight at a time, as read_bounds() tests them.
+bool costs_valid(const MilpModel& m) {
+  const std::size_t nu = m.obj.size();
+  for (std::size_t b = 0; b < nu; b += 8) {
+    const std::size_t f = std::min(nu, b + 8);
+    bool costs = true;
+    for (std::size_t j = b; j < f; ++j) costs &= cost_valid(m.obj[j]);
+    if (!costs) return false;
+  }
+  return true;
+}
+
 // read_bounds() from what the model's writer promises of its columns (ModelLayout: all integer,
-// the pinned ones' bounds [1, 1], every other's [0, 1]): the same lo, hi and other, only the costs
-// read (and checked when `check`; false at a cost that fails, as read_bounds()).
-bool read_bounds_from_layout(const MilpModel& m, const ModelLayout& l, std::vector<signed char>& lo,
-                             std::vector<signed char>& hi, std::vector<int>& other, bool check) {
+// the pinned ones' bounds [1, 1], every other's [0, 1]): the same lo, hi and other, without reading
+// the model (its costs are checked by the caller: costs_valid(), or finish()'s pass).
+void read_bounds_from_layout(const MilpModel& m, const ModelLayout& l, std::vector<signed char>& lo,
+                             std::vector<signed char>& hi, std::vector<int>& other) {
   const std::size_t nu = m.obj.size();
   lo.clear();
   hi.clear();
   other.clear();
-  if (check)
-    for (std::size_t b = 0; b < nu; b += 8) {
-      const std::size_t f = std::min(nu, b + 8);
-      bool costs = true;
-      for (std::size_t j = b; j < f; ++j) costs &= cost_valid(m.obj[j]);
-      if (!costs) return false;
-    }
   if (!l.pinned.empty()) {
     lo.assign(nu, 0);
     hi.assign(nu, 1);
@@ -212,7 +217,6 @@ bool read_bounds_from_layout(const MilpModel& m, const ModelLayout& l, std::vect
       lo[static_cast<std::size_t>(j)] = 1;
     }
   }
-  return true;
 }
 
 // Is a row of these properties a choice row (all ones over columns of no earlier choice row,
@@ -540,14 +544,17 @@ bool same_classified(const Shape& a, const Classified& x, const Shape& b, const 
 }
 #endif
 
+// `costs_finite`: also checks every cost (cost_valid()) in its pass over the columns; true there
+// when it read them all and all are finite (false: not all read, or one is not finite).
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
-             const std::vector<int>& other_bounds, const Classified& c, int threads = 1);
+             const std::vector<int>& other_bounds, const Classified& c, int threads = 1, bool* costs_finite = nullptr);
 
 // Both readings share the bounds and the finish; `in_layout_first` tries the round's own layout before the
 // general reading by rows. `check`: the model has not been validated; the reading in layout checks
-// every number MilpModel::validate() checks as it reads it (costs and bounds with the bounds, the
-// rows' bounds, each entry as the layout is read), and any other way through calls validate()
-// first (which throws for an invalid model) — before anything reads a number it has not checked.
+// every number MilpModel::validate() checks as it reads it (costs and bounds with the bounds — from
+// the writer's layout, the costs in finish()'s pass —, the rows' bounds, each entry as the layout is
+// read), and any other way through calls validate() first (which throws for an invalid model) —
+// before anything reads a number it has not checked (but finish() the costs it checks).
 // `layout`: the writer's promise about m's layout (ModelLayout), taken instead of reading the
 // layout from the entries (whose numbers it vouches for) when it describes m.
 // `index`: keep the entry index (Shape::entries) where the reading can; false: where it is taken
@@ -568,14 +575,27 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
 #ifndef NDEBUG
   if (laid_out) layout->make_whole();  // (the writer's promise is checked below against the whole model)
 #endif
-  const bool bounds_read = laid_out ? read_bounds_from_layout(m, *layout, lo, hi, other_bounds, check)
-                                    : read_bounds(m, s, lo, hi, other_bounds, check);
+  // Read from the writer's layout, the costs are checked in finish()'s pass over the columns, which
+  // reads every cost anyway (a pass of their own before it cost about 0.3 ms at 240,000 columns);
+  // a reading that does not get there checks them first, as any other reading does: a cost that is
+  // not finite then fails as it did (validate() throws), before the reading goes on.
+  bool costs_pending = laid_out && check;
+  auto costs_failed = [&] {  // (read_bounds()'s failure: validate() throws)
+    layout->make_whole();
+    m.validate();
+    return recognise_with(m, in_layout_first, false);  // (cannot happen: validate() threw)
+  };
+  bool bounds_read = true;
+  if (laid_out)
+    read_bounds_from_layout(m, *layout, lo, hi, other_bounds);
+  else
+    bounds_read = read_bounds(m, s, lo, hi, other_bounds, check);
 #ifndef NDEBUG
-  if (laid_out && bounds_read) {  // (the writer's promise, checked in builds with assertions)
+  if (laid_out) {  // (the writer's promise, checked in builds with assertions; the costs are not promised)
     Shape s2;
     std::vector<signed char> lo2, hi2;
     std::vector<int> other2;
-    assert(read_bounds(m, s2, lo2, hi2, other2, check) && lo2 == lo && hi2 == hi && other2 == other_bounds);
+    assert(read_bounds(m, s2, lo2, hi2, other2, false) && lo2 == lo && hi2 == hi && other2 == other_bounds);
   }
 #endif
   if (!bounds_read) {
@@ -611,11 +631,17 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
     }
 #endif
   }
+  if (costs_pending && !from_layout) {
+    if (!costs_valid(m)) return costs_failed();
+    costs_pending = false;
+  }
   if (in_layout_first) {
     if (from_layout || classify_in_layout(m, s, c)) {
       s.in_layout = true;
       s.from_layout = from_layout;
-      Shape out = finish(m, std::move(s), lo, hi, other_bounds, c, threads);
+      bool finite = false;
+      Shape out = finish(m, std::move(s), lo, hi, other_bounds, c, threads, costs_pending ? &finite : nullptr);
+      if (costs_pending && !finite && !costs_valid(m)) return costs_failed();
       if (c.entries_exact && out.round_shaped && !out.infeasible) {
         out.entries.cap_begin = std::move(c.ubegin);
         out.entries.choice_of = std::move(c.choice_of);
@@ -649,10 +675,11 @@ Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false, fa
 namespace {
 
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
-             const std::vector<int>& other_bounds, const Classified& c, int threads) {
+             const std::vector<int>& other_bounds, const Classified& c, int threads, bool* costs_finite) {
   const int n = m.num_cols(), nr = m.num_rows();
   const auto nu = static_cast<std::size_t>(n);
   s.round_shaped = true;
+  if (costs_finite != nullptr) *costs_finite = false;
 
   Problem& p = s.problem;
   const int K = static_cast<int>(s.cap_rows.size());
@@ -759,6 +786,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     std::vector<Cand> cand;
     std::vector<int> kept;
     std::vector<int> run_cols;  // (a Run's columns, for build_group())
+    bool costs = true;          // (every cost build_group_direct() read finite)
   };
   // Columns first, first + 1, ...: a choice row's members as the layout gives them (Classified::runs).
   struct Run {
@@ -885,26 +913,43 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     const bool free_cols = all_free || (model_row >= 0 && choice_rows_free);
     const double sign = s.sign;
     const double* obj = m.obj.data();
-    int last_key = -3;
-    double best_val = -MilpModel::inf;
-    Cand prev{-1, -3, 0.0, 0.0};
+    // (What the loop reads and writes through, its cursors and the previous candidate in locals:
+    // read through the closure's references, and the candidate as a Cand, they were loaded again
+    // for every column.)
+    const MilpModel::Entry* const eu = entry_uses;
+    const int* const kmap = cap_of_row;
+    double* const value_out = o.value;
+    int* const column_out = o.column;
+    int* const use_begin_out = o.use_begin;
+    int* const use_row_out = o.use_row;
+    double* const use_val_out = o.use_val;
+    std::size_t items = o.items, uses = o.uses;
+    int last_key = -3, prev_key = -3;  // (-3: no candidate yet, below every key)
+    double best_val = -MilpModel::inf, prev_amount = 0.0, prev_v = 0.0;
+    bool costs = true;  // (every cost read finite: cost_valid())
     for (std::size_t q = 0; q < ncols; ++q) {
       const int j = cols[q];
       const auto ju = static_cast<std::size_t>(j);
+      const double cost = obj[ju];
+      costs &= cost_valid(cost);
       if (!free_cols && (hi[ju] == 0 || lo[ju] == 1)) continue;
-      const double v = sign * obj[ju];
+      const double v = sign * cost;
       if (!forced && v <= 0.0) continue;
       const auto [b, f] = range(ju);
-      Cand x{j, f == b ? -1 : -2, 0.0, v};
+      int key = f == b ? -1 : -2;
+      double amount = 0.0;
       if (f - b == 1) {
-        const MilpModel::Entry& en = entry_uses[b];
-        x.key = cap_of_row[en.row];
-        x.amount = en.value;
+        const MilpModel::Entry& en = eu[b];
+        key = kmap[en.row];
+        amount = en.value;
       }
-      if (prev.key != -3 && before(x, prev)) {
+      // (before(x, prev), x this candidate; false for the first.)
+      if (key != prev_key ? key < prev_key : key != -2 && (amount != prev_amount ? amount < prev_amount : v > prev_v)) {
         w.out.items = items0;
         w.out.uses = uses0;
         close_cursors(w);
+        for (std::size_t t = q; t < ncols; ++t) costs &= cost_valid(obj[static_cast<std::size_t>(cols[t])]);
+        w.costs &= costs;
         bool built = false;
         if constexpr (std::is_pointer_v<decltype(cols)>) {
           built = build_group(w, cols, ncols, forced, model_row);
@@ -916,24 +961,29 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
         open_cursors(w);
         return built;
       }
-      prev = x;
-      if (x.key != last_key) {
-        last_key = x.key;
+      prev_key = key;
+      prev_amount = amount;
+      prev_v = v;
+      if (key != last_key) {
+        last_key = key;
         best_val = -MilpModel::inf;
       }
-      if (x.key == -2 || v > best_val) {
-        o.value[o.items] = v;
-        o.column[o.items] = j;
+      if (key == -2 || v > best_val) {
+        value_out[items] = v;
+        column_out[items] = j;
         for (int e = b; e < f; ++e) {
-          const MilpModel::Entry& en = entry_uses[e];
-          o.use_row[o.uses] = cap_of_row[en.row];
-          o.use_val[o.uses] = en.value;
-          ++o.uses;
+          const MilpModel::Entry& en = eu[e];
+          use_row_out[uses] = kmap[en.row];
+          use_val_out[uses] = en.value;
+          ++uses;
         }
-        o.use_begin[++o.items] = static_cast<int>(o.uses);
-        if (x.key != -2) best_val = v;
+        use_begin_out[++items] = static_cast<int>(uses);
+        if (key != -2) best_val = v;
       }
     }
+    o.items = items;
+    o.uses = uses;
+    w.costs &= costs;
     const bool empty = o.items == items0;
     if (forced && empty) return false;
     if (!forced && empty) return true;  // nothing worth choosing: the group stays empty
@@ -953,8 +1003,14 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   auto build_rows = [&](Writer& w, std::size_t r0, std::size_t r1) -> long {
     for (std::size_t r = r0; r < r1; ++r) {
       const int i = c.choice_rows[r];
-      if (pins_in_row[static_cast<std::size_t>(i)] > 0) continue;
       const auto b = static_cast<std::size_t>(c.member_begin[r]), e = static_cast<std::size_t>(c.member_begin[r + 1]);
+      if (pins_in_row[static_cast<std::size_t>(i)] > 0) {
+        // (No group reads this row's columns: their costs checked here.)
+        for (std::size_t t = b; t < e; ++t)
+          w.costs &= cost_valid(
+              m.obj[static_cast<std::size_t>(c.runs.empty() ? c.members[t] : c.runs[r][1] + static_cast<int>(t - b))]);
+        continue;
+      }
       const bool forced = c.forced_row[static_cast<std::size_t>(i)] != 0;
       if (!(runs && urange != nullptr ? build_group_direct(w, Run{c.runs[r][1]}, e - b, forced, i, from_range)
             : runs                    ? build_group_direct(w, Run{c.runs[r][1]}, e - b, forced, i, from_begin)
@@ -1004,6 +1060,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
         });
     if (failed < 0 && side_read) {
       failed = side_failed;
+      main.costs &= side.costs;
       // side_p's groups after main's: its items, usage and groups' offsets shifted by main's.
       const std::size_t items0 = main.out.items, uses0 = main.out.uses, n_items = side.out.items,
                         n_uses = side.out.uses;
@@ -1052,6 +1109,8 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     }
   }
   if (direct) close_cursors(main);
+  // (Every column read by build_group_direct() or above: each choice row's, each outside them.)
+  if (costs_finite != nullptr) *costs_finite = direct && main.costs;
   return s;
 }
 
