@@ -45,10 +45,18 @@ class NativeSolver final : public ReadingSolver {
   void read_checked(const MilpModel& model) override {
     read_model_ = nullptr;
     read_.reset();
+    read_bits_ = nullptr;
     read_start_ = Clock::now();
     try {
-      // (ReadingSolver::CallerHints; no entry index when do_solve() will not check its answer.)
-      read_ = native::recognise_checked(model, layout(), hints().threads, checks_answer());
+      // (ReadingSolver::CallerHints; no entry index when do_solve() will not check its answer. The
+      // start's item of each group found as the reading writes the items, not in a pass of
+      // do_solve()'s over them.)
+      const StartBits* const bits = hints().start;
+      read_bits_ = bits != nullptr && bits->fits(static_cast<std::size_t>(model.num_cols())) ? bits : nullptr;
+      const native::StartView start{read_bits_ != nullptr ? read_bits_->ones.data() : nullptr,
+                                    read_bits_ != nullptr ? read_bits_->unknown.data() : nullptr};
+      read_ = native::recognise_checked(model, layout(), hints().threads, checks_answer(),
+                                        read_bits_ != nullptr ? &start : nullptr);
     } catch (const InvalidArgument&) {
       throw;  // (validate()'s, as MilpSolver::solve() would throw it)
     } catch (...) {
@@ -67,8 +75,10 @@ class NativeSolver final : public ReadingSolver {
     const auto start = have_read ? read_start_ : Clock::now();
     if (!have_read) make_whole();
     native::Shape shape = have_read ? std::move(*read_) : native::recognise(model);
+    const StartBits* const read_bits = read_bits_;  // (the start the reading found shape.start_items of)
     read_.reset();
     read_model_ = nullptr;
+    read_bits_ = nullptr;
     if (debug_)
       std::fprintf(stderr, "native: recognised %d columns, %d rows in %.3f ms\n", model.num_cols(), model.num_rows(),
                    std::chrono::duration<double, std::milli>(Clock::now() - start).count());
@@ -144,8 +154,11 @@ class NativeSolver final : public ReadingSolver {
     const StartBits* const bits = hints().start;
     if (bits != nullptr && bits->fits(static_cast<std::size_t>(model.num_cols()))) {
       // (CallerHints::start: the same start as bits, 1 for > 0.5 and unknown for NaN.)
-      start_choice([bits](std::size_t c) { return bits->one(c); },
-                   [bits](std::size_t c) { return !bits->is_unknown(c); });
+      if (have_read && read_bits == bits && shape.start_items.size() == static_cast<std::size_t>(prob.num_groups()))
+        warm_choice = std::move(shape.start_items);  // (native::start_item(), the same per group)
+      else
+        start_choice([bits](std::size_t c) { return bits->one(c); },
+                     [bits](std::size_t c) { return !bits->is_unknown(c); });
     } else if (params.start_values.size() == static_cast<std::size_t>(model.num_cols())) {
       const double* const v = params.start_values.data();
       start_choice([v](std::size_t c) { return v[c] > 0.5; }, [v](std::size_t c) { return !std::isnan(v[c]); });
@@ -294,6 +307,7 @@ class NativeSolver final : public ReadingSolver {
   // What read_checked() read of the model solve() is solving, and when it started.
   std::optional<native::Shape> read_;
   const MilpModel* read_model_ = nullptr;
+  const StartBits* read_bits_ = nullptr;  // the start given to that reading (CallerHints::start)
   Clock::time_point read_start_{};
   std::unordered_map<std::string, double> last_prices_;
   std::unordered_set<std::string> last_ones_;

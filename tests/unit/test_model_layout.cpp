@@ -92,6 +92,29 @@ sia::detail::native::Shape read_with(const sia::MilpModel& m, const sia::detail:
   CHECK(lean.in_layout == shape.in_layout);
   CHECK(lean.from_layout == shape.from_layout);
   CHECK((lean.from_layout ? lean.entries.empty() : lean.entries.cap_begin == shape.entries.cap_begin));
+  // With a start (a column in twelve at 1, one in twenty unknown): the same Shape, and each group's
+  // start item native::start_item()'s, found as the items are written.
+  const auto words = (static_cast<std::size_t>(m.num_cols()) + 63) / 64;
+  std::vector<std::uint64_t> ones(words, 0), unknown(words, 0);
+  std::mt19937 rng(static_cast<unsigned>(m.num_cols()));
+  for (std::size_t j = 0; j < static_cast<std::size_t>(m.num_cols()); ++j) {
+    const auto r = rng() % 240;
+    if (r < 20) ones[j >> 6] |= std::uint64_t{1} << (j & 63);
+    if (r >= 228) unknown[j >> 6] |= std::uint64_t{1} << (j & 63);
+  }
+  const sia::detail::native::StartView start{ones.data(), unknown.data()};
+  for (const bool index : {false, true})
+    for (const int threads : {1, 3}) {
+      const auto started = sia::detail::native::recognise_checked(m, &l, threads, index, &start);
+      check_same_shape(started, shape, ShapeCheck::and_why);
+      if (!started.round_shaped || started.infeasible || !started.in_layout) continue;
+      const auto& p = started.problem;
+      REQUIRE(started.start_items.size() == static_cast<std::size_t>(p.num_groups()));
+      int differ = 0;
+      for (int g = 0; g < p.num_groups(); ++g)
+        differ += started.start_items[static_cast<std::size_t>(g)] != sia::detail::native::start_item(p, start, g);
+      CHECK(differ == 0);
+    }
   return shape;
 }
 

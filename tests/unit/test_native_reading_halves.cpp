@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <random>
@@ -58,12 +59,53 @@ std::vector<ChoiceRow> choice_rows(const sia::MilpModel& m) {
   return rows;
 }
 
+// A start for m's columns as bits: about one column in twelve at 1, one in twenty unknown, and
+// now and then 64 columns unknown at once (groups none of whose columns the start knows).
+struct StartBits {
+  std::vector<std::uint64_t> ones, unknown;
+};
+StartBits random_start(const sia::MilpModel& m, std::mt19937& rng) {
+  const auto words = (static_cast<std::size_t>(m.num_cols()) + 63) / 64;
+  StartBits s{std::vector<std::uint64_t>(words, 0), std::vector<std::uint64_t>(words, 0)};
+  for (std::size_t j = 0; j < static_cast<std::size_t>(m.num_cols()); ++j) {
+    const auto r = rng() % 240;
+    if (r < 20) s.ones[j >> 6] |= std::uint64_t{1} << (j & 63);
+    if (r >= 228) s.unknown[j >> 6] |= std::uint64_t{1} << (j & 63);
+  }
+  for (auto& w : s.unknown)
+    if (rng() % 40 == 0) w = ~std::uint64_t{0};
+  return s;
+}
+
 void check_every_thread_count(const sia::MilpModel& m) {
   const auto one = sia::detail::native::recognise_checked(m, nullptr, 1);
   for (int threads : {0, 2, 3, 8}) {
     CAPTURE(threads);
     sia::test::check_same_shape(one, sia::detail::native::recognise_checked(m, nullptr, threads),
                                 sia::test::ShapeCheck::whole_reading);
+  }
+  // With a start: the same Shape, and each group's start item as native::start_item() finds it in
+  // the items read (of every kind: a group -1, its "none", an item).
+  static std::mt19937 rng(31);
+  const StartBits bits = random_start(m, rng);
+  const sia::detail::native::StartView start{bits.ones.data(), bits.unknown.data()};
+  for (int threads : {1, 0, 3}) {
+    CAPTURE(threads);
+    const auto shape = sia::detail::native::recognise_checked(m, nullptr, threads, true, &start);
+    sia::test::check_same_shape(one, shape, sia::test::ShapeCheck::whole_reading);
+    if (!one.round_shaped || one.infeasible) continue;
+    const auto& p = shape.problem;
+    REQUIRE(shape.start_items.size() == static_cast<std::size_t>(p.num_groups()));
+    int differ = 0, kinds[3] = {0, 0, 0};
+    for (int g = 0; g < p.num_groups(); ++g) {
+      const int it = sia::detail::native::start_item(p, start, g);
+      differ += shape.start_items[static_cast<std::size_t>(g)] != it ? 1 : 0;
+      ++kinds[it < 0 ? 0 : p.column[static_cast<std::size_t>(it)] < 0 ? 1 : 2];
+    }
+    CHECK(differ == 0);
+    CHECK(kinds[0] > 0);
+    CHECK(kinds[1] > 0);
+    CHECK(kinds[2] > 0);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <sia/milp/model.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -116,6 +117,33 @@ struct EntryIndex {
   [[nodiscard]] bool empty() const noexcept { return cap_begin.empty(); }
 };
 
+/// A start as a bit per column (ReadingSolver::StartBits' arrays, sized for the model's columns):
+/// `ones` marks the columns at 1, `unknown` those the start does not know.
+struct StartView {
+  const std::uint64_t* ones = nullptr;
+  const std::uint64_t* unknown = nullptr;
+  [[nodiscard]] bool one(std::size_t c) const noexcept { return ((ones[c >> 6] >> (c & 63)) & 1) != 0; }
+  [[nodiscard]] bool is_unknown(std::size_t c) const noexcept { return ((unknown[c >> 6] >> (c & 63)) & 1) != 0; }
+};
+
+/// The start's item of group g of `p`: its first item whose column the start has at 1; else, when
+/// the start knows a column of one of its items, its "none" item (-1 if it has none); else -1.
+[[nodiscard]] inline int start_item(const Problem& p, const StartView& start, int g) noexcept {
+  int none = -1;
+  bool known = false;
+  for (int it = p.begin(g); it < p.end(g); ++it) {
+    const int c = p.column[static_cast<std::size_t>(it)];
+    if (c < 0) {
+      none = it;
+      continue;
+    }
+    const auto cu = static_cast<std::size_t>(c);
+    known = known || !start.is_unknown(cu);
+    if (start.one(cu)) return it;
+  }
+  return known ? none : -1;
+}
+
 /// What recognition found in the model.
 struct Shape {
   bool round_shaped = false;
@@ -128,6 +156,9 @@ struct Shape {
   bool from_layout = false;      ///< that layout taken from its writer's ModelLayout, not from the entries
   EntryIndex entries;            ///< when read in layout with every row kept, else empty
   Problem problem;
+  /// Per group, start_item() of the start given to the reading (recognise_checked()'s `start`),
+  /// found as the items are written; empty when none was given or the reading did not find them.
+  std::vector<int> start_items;
 };
 
 /**
@@ -153,8 +184,10 @@ struct Shape {
 /// `index` false: no entry index (Shape::entries) is kept where the layout is taken from `layout`,
 /// whose runs of columns are then read in place (the same Shape otherwise): for a caller that does
 /// not check the solution with solution_feasible().
-[[nodiscard]] Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads = 1,
-                                      bool index = true);
+/// `start` (sized for m's columns): Shape::start_items is filled where the reading in layout writes
+/// the items (the same Shape otherwise).
+[[nodiscard]] Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads = 1, bool index = true,
+                                      const StartView* start = nullptr);
 
 /// MilpModel::is_feasible(x, tol), the same answer, for a model that recognise() read: with an
 /// entry index (Shape::entries) and values of 0 and 1, only the entries of the columns at 1 are

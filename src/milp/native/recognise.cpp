@@ -546,8 +546,10 @@ bool same_classified(const Shape& a, const Classified& x, const Shape& b, const 
 
 // `costs_finite`: also checks every cost (cost_valid()) in its pass over the columns; true there
 // when it read them all and all are finite (false: not all read, or one is not finite).
+// `start`: Shape::start_items found as the groups are written.
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
-             const std::vector<int>& other_bounds, const Classified& c, int threads = 1, bool* costs_finite = nullptr);
+             const std::vector<int>& other_bounds, const Classified& c, int threads = 1, bool* costs_finite = nullptr,
+             const StartView* start = nullptr);
 
 // Both readings share the bounds and the finish; `in_layout_first` tries the round's own layout before the
 // general reading by rows. `check`: the model has not been validated; the reading in layout checks
@@ -561,7 +563,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
 // from the layout, leave the members in the layout instead (no index).
 // A partial model (ModelLayout::complete) is made whole before any reading but the layout's.
 Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const ModelLayout* layout = nullptr,
-                     int threads = 1, bool index = true) {
+                     int threads = 1, bool index = true, const StartView* start = nullptr) {
   const bool laid_out = in_layout_first && layout != nullptr && layout->describes(m);
   if (layout != nullptr && !laid_out) layout->make_whole();
   if (check && !model_sizes_valid(m)) {
@@ -640,7 +642,7 @@ Shape recognise_with(const MilpModel& m, bool in_layout_first, bool check, const
       s.in_layout = true;
       s.from_layout = from_layout;
       bool finite = false;
-      Shape out = finish(m, std::move(s), lo, hi, other_bounds, c, threads, costs_pending ? &finite : nullptr);
+      Shape out = finish(m, std::move(s), lo, hi, other_bounds, c, threads, costs_pending ? &finite : nullptr, start);
       if (costs_pending && !finite && !costs_valid(m)) return costs_failed();
       if (c.entries_exact && out.round_shaped && !out.infeasible) {
         out.entries.cap_begin = std::move(c.ubegin);
@@ -666,8 +668,9 @@ Shape recognise(const MilpModel& m) { return recognise_with(m, true, false); }
 
 Shape recognise_checked(const MilpModel& m) { return recognise_with(m, true, true); }
 
-Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads, bool index) {
-  return recognise_with(m, true, true, layout, threads, index);
+Shape recognise_checked(const MilpModel& m, const ModelLayout* layout, int threads, bool index,
+                        const StartView* start) {
+  return recognise_with(m, true, true, layout, threads, index, start);
 }
 
 Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false, false); }
@@ -675,7 +678,8 @@ Shape recognise_by_rows(const MilpModel& m) { return recognise_with(m, false, fa
 namespace {
 
 Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, const std::vector<signed char>& hi,
-             const std::vector<int>& other_bounds, const Classified& c, int threads, bool* costs_finite) {
+             const std::vector<int>& other_bounds, const Classified& c, int threads, bool* costs_finite,
+             const StartView* start) {
   const int n = m.num_cols(), nr = m.num_rows();
   const auto nu = static_cast<std::size_t>(n);
   s.round_shaped = true;
@@ -787,6 +791,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     std::vector<int> kept;
     std::vector<int> run_cols;  // (a Run's columns, for build_group())
     bool costs = true;          // (every cost build_group_direct() read finite)
+    std::vector<int> start;     // (per group written, its start item: with `start`)
   };
   // Columns first, first + 1, ...: a choice row's members as the layout gives them (Classified::runs).
   struct Run {
@@ -866,6 +871,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     if (!forced && empty) return true;  // nothing worth choosing: the group stays empty
     if (!forced) p.add_none();
     p.close_group(model_row);
+    if (start != nullptr) w.start.push_back(start_item(p, *start, p.num_groups() - 1));
     return true;
   };
 
@@ -927,6 +933,12 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     int last_key = -3, prev_key = -3;  // (-3: no candidate yet, below every key)
     double best_val = -MilpModel::inf, prev_amount = 0.0, prev_v = 0.0;
     bool costs = true;  // (every cost read finite: cost_valid())
+    // start_item() of the group, found as its items are written (they are in column order): its
+    // first item at 1, and whether the start knows one of its items' columns.
+    const std::uint64_t* const start_ones = start != nullptr ? start->ones : nullptr;
+    const std::uint64_t* const start_unknown = start != nullptr ? start->unknown : nullptr;
+    int start_hit = -1;
+    bool start_known = false;
     for (std::size_t q = 0; q < ncols; ++q) {
       const int j = cols[q];
       const auto ju = static_cast<std::size_t>(j);
@@ -977,6 +989,11 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
           use_val_out[uses] = en.value;
           ++uses;
         }
+        if (start_ones != nullptr) {
+          const std::uint64_t bit = std::uint64_t{1} << (ju & 63);
+          if (start_hit < 0 && (start_ones[ju >> 6] & bit) != 0) start_hit = static_cast<int>(items);
+          start_known = start_known || (start_unknown[ju >> 6] & bit) == 0;
+        }
         use_begin_out[++items] = static_cast<int>(uses);
         if (key != -2) best_val = v;
       }
@@ -987,11 +1004,13 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
     const bool empty = o.items == items0;
     if (forced && empty) return false;
     if (!forced && empty) return true;  // nothing worth choosing: the group stays empty
-    if (!forced) {                      // (Problem::add_none())
+    const int none = forced ? -1 : static_cast<int>(o.items);
+    if (!forced) {  // (Problem::add_none())
       o.value[o.items] = 0.0;
       o.column[o.items] = -1;
       o.use_begin[++o.items] = static_cast<int>(o.uses);
     }
+    if (start_ones != nullptr) w.start.push_back(start_hit >= 0 ? start_hit : start_known ? none : -1);
     w.out = o;
     w.q->group_begin.push_back(static_cast<int>(o.items));  // (Problem::close_group())
     w.q->group_row.push_back(model_row);
@@ -1076,6 +1095,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
       for (std::size_t g = 1; g < side_p.group_begin.size(); ++g)
         p.group_begin.push_back(side_p.group_begin[g] + static_cast<int>(items0));
       p.group_row.insert(p.group_row.end(), side_p.group_row.begin(), side_p.group_row.end());
+      for (const int it : side.start) main.start.push_back(it >= 0 ? it + static_cast<int>(items0) : it);
     }
   } else {
     failed = build_rows(main, 0, nrows);
@@ -1111,6 +1131,8 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   if (direct) close_cursors(main);
   // (Every column read by build_group_direct() or above: each choice row's, each outside them.)
   if (costs_finite != nullptr) *costs_finite = direct && main.costs;
+  if (start != nullptr && main.start.size() == static_cast<std::size_t>(p.num_groups()))
+    s.start_items = std::move(main.start);
   return s;
 }
 
