@@ -132,24 +132,8 @@ class NativeSolver final : public ReadingSolver {
     auto start_choice = [&](auto&& at_one, auto&& known_at) {
       // Groups the start gives no column of keep -1: the search completes them.
       warm_choice.assign(static_cast<std::size_t>(prob.num_groups()), -1);
-      for (int g = 0; g < prob.num_groups(); ++g) {
-        int none = -1, hit = -1;
-        bool known = false;
-        for (int it = prob.begin(g); it < prob.end(g); ++it) {
-          const int c = prob.column[static_cast<std::size_t>(it)];
-          if (c < 0) {
-            none = it;
-            continue;
-          }
-          const auto cu = static_cast<std::size_t>(c);
-          known = known || known_at(cu);
-          if (at_one(cu)) {  // (the first such item; "none", the group's last item, is not needed then)
-            hit = it;
-            break;
-          }
-        }
-        warm_choice[static_cast<std::size_t>(g)] = hit >= 0 ? hit : (known ? none : -1);
-      }
+      for (int g = 0; g < prob.num_groups(); ++g)
+        warm_choice[static_cast<std::size_t>(g)] = native::start_item(prob, g, at_one, known_at);
     };
     const StartBits* const bits = hints().start;
     if (bits != nullptr && bits->fits(static_cast<std::size_t>(model.num_cols()))) {

@@ -126,9 +126,11 @@ struct StartView {
   [[nodiscard]] bool is_unknown(std::size_t c) const noexcept { return ((unknown[c >> 6] >> (c & 63)) & 1) != 0; }
 };
 
-/// The start's item of group g of `p`: its first item whose column the start has at 1; else, when
-/// the start knows a column of one of its items, its "none" item (-1 if it has none); else -1.
-[[nodiscard]] inline int start_item(const Problem& p, const StartView& start, int g) noexcept {
+/// The start's item of group g of `p`: its first item whose column the start has at 1 (`at_one(c)`);
+/// else, when the start knows a column of one of its items (`known_at(c)`), its "none" item (-1 if
+/// it has none); else -1. For any start: bits (StartView), values (> 0.5 and not NaN).
+template <class AtOne, class KnownAt>
+[[nodiscard]] int start_item(const Problem& p, int g, AtOne&& at_one, KnownAt&& known_at) {
   int none = -1;
   bool known = false;
   for (int it = p.begin(g); it < p.end(g); ++it) {
@@ -138,10 +140,14 @@ struct StartView {
       continue;
     }
     const auto cu = static_cast<std::size_t>(c);
-    known = known || !start.is_unknown(cu);
-    if (start.one(cu)) return it;
+    known = known || known_at(cu);
+    if (at_one(cu)) return it;  // (the first such item; "none", the group's last item, is not needed then)
   }
   return known ? none : -1;
+}
+[[nodiscard]] inline int start_item(const Problem& p, const StartView& start, int g) noexcept {
+  return start_item(
+      p, g, [&start](std::size_t c) { return start.one(c); }, [&start](std::size_t c) { return !start.is_unknown(c); });
 }
 
 /// What recognition found in the model.
