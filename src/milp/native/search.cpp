@@ -290,7 +290,9 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     double v = 0.0;
     std::vector<double> x;
     std::vector<int> split;
-    rel.primal_counts(root, nullptr, x, split);
+    // (The LP's solution only for its rounding: not when the warm solution at the LP's prices is
+    // proven already — a pass over every item per cut, more than the rest of a warm round's search.)
+    if (!(L <= target())) rel.primal_counts(root, nullptr, x, split);
     if (!(L <= target()) && round_lp_and_repair(rel, lam, nullptr, x, n, v) && counts_feasible(p, cls, nullptr, n))
       offer(n, v);
     if (!(L <= target()) && round_and_repair(rel, lam, nullptr, n, v) && counts_feasible(p, cls, nullptr, n))
