@@ -208,28 +208,57 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   // minimum is the same up to the LP's tolerance, its prices other optimal duals where the LP is
   // degenerate (they seed the next round's warm start).
   const bool two_phase = options.exact_prices && warm && best > -kInf;
-  KelleyResult root =
-      rel.minimise(lam0, box, nullptr, options.exact_prices && !two_phase ? -kInf : target(), 100 + 40 * K,
-                   options.deadline, true, trust.empty() ? nullptr : &trust, first ? &*first : nullptr);
+  // The LP's minimum by exact LPs over small regions (minimise_locally) from `from`: a region of
+  // 3 % around it first (it moves and widens where the minimum lies beyond it): at 100,000 GPUs the
+  // minimum lies 1-3 % from the previous round's prices, and the region leaves about 5 % of the
+  // classes active. Up to a quarter of the classes, and 3,000, active: the region's model is then
+  // evaluated in a small part of L's time, over the candidates of its active classes.
   std::vector<int> local_best;
-  bool local = false;
-  // The first phase's bound proved the warm solution (then it stands, as without prices, whatever
-  // the rounding of the minimum found after).
-  bool proved_first = false;
-  if (two_phase && !root.infeasible && root.L <= target()) {
-    proved_first = true;
-    const int it1 = root.iterations;
+  auto locate = [&](const std::vector<double>& from) {
     std::vector<double> radius;
     double top = 0.0;
-    for (double x : root.lam) top = std::max(top, x);
-    // A region of 3 % around them first (it moves and widens where the minimum lies beyond it): at
-    // 100,000 GPUs the minimum lies 1-3 % from the previous round's prices, and the region leaves
-    // about 5 % of the classes active.
-    for (double x : root.lam) radius.push_back(std::max(0.03 * x, 1e-3 * top + 1e-12));
-    // Up to a quarter of the classes, and 3,000, active: the region's model is then evaluated in
-    // a small part of L's time, over the candidates of its active classes.
+    for (double x : from) top = std::max(top, x);
+    for (double x : from) radius.push_back(std::max(0.03 * x, 1e-3 * top + 1e-12));
     const int max_active = std::min(3000, cls.size() / 4);
-    KelleyResult fin = rel.minimise_locally(root.lam, box, radius, max_active, options.deadline, &local_best);
+    return rel.minimise_locally(from, box, radius, max_active, options.deadline, &local_best);
+  };
+  bool local = false;
+  // A warm round whose first evaluation does not prove its warm solution: that solution, repaired
+  // at the previous round's prices, falls a little short (5 % of the jobs changed move the prices by
+  // 1-3 %), and Kelley's method would run to the LP's optimum (60-75 evaluations) for a bound it
+  // cannot reach. The LP's minimum is located first, the warm solution repaired at its prices (as
+  // step 4 does at the LP's prices); when that proves it, the minimum stands as the LP's result
+  // (and as the prices asked for: minimise_locally's exact minimum). Otherwise Kelley's method runs
+  // as before, towards the higher target.
+  bool located = false;
+  KelleyResult root_located;
+  if (warm && warm_start && first && first->L != -kInf && !(first->L <= target()) &&
+      (two_phase || !options.exact_prices)) {
+    KelleyResult fin = locate(lam0);
+    if (!fin.infeasible && fin.lower > -kInf) {
+      try_warm_solution(fin.lam);
+      if (fin.L <= target()) {
+        located = true;
+        local = true;
+        root_located = std::move(fin);
+        ++root_located.iterations;  // (the first evaluation's)
+      }
+    }
+    if (options.debug)
+      std::fprintf(stderr, "native: LP minimum located first, warm solution there %.12g, %s\n", best,
+                   located ? "proven" : "not proven");
+  }
+  KelleyResult root =
+      located ? std::move(root_located)
+              : rel.minimise(lam0, box, nullptr, options.exact_prices && !two_phase ? -kInf : target(), 100 + 40 * K,
+                             options.deadline, true, trust.empty() ? nullptr : &trust, first ? &*first : nullptr);
+  // The first phase's bound proved the warm solution (then it stands, as without prices, whatever
+  // the rounding of the minimum found after).
+  bool proved_first = located && two_phase;
+  if (two_phase && !located && !root.infeasible && root.L <= target()) {
+    proved_first = true;
+    const int it1 = root.iterations;
+    KelleyResult fin = locate(root.lam);
     // (Its minimum is at most L at the proving prices but for rounding; were it above the target,
     // or L -inf there — which the first phase's evaluations rule out —, the proven answer would be
     // dropped: then, as when it gives up, Kelley's method from those prices.)
@@ -258,7 +287,10 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   // The relaxation at the LP's prices: the group duals, and the modular bound and the core DP below
   // start from it.
   AtPrices at_lam;
-  const bool from_warm = first && first->L != -kInf && at_warm_lam(lam);  // (then evaluate() would find these)
+  // (Then evaluate() would find these; not where the warm solution was tried again at the located
+  // minimum.)
+  const bool from_warm = first && first->L != -kInf && at_warm_lam(lam) &&
+                         std::memcmp(lam.data(), lam0.data(), lam.size() * sizeof(double)) == 0;
   if (from_warm) {
     at_lam.L = first->L;
     at_lam.best = best_scratch;
