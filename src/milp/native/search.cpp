@@ -273,6 +273,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     root.iterations += it1;
   }
   res.lp_iterations = root.iterations;
+  res.lp_located = located;
   if (options.debug)
     std::fprintf(stderr, "native: LP %.3f ms, %d evaluations, L %.12g\n", ms(t_lp), root.iterations, root.L);
   if (root.infeasible) {  // a class with nothing admissible: cannot happen for recognised problems

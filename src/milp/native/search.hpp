@@ -47,6 +47,8 @@ struct SearchResult {
   int classes = 0;
   int lp_iterations = 0;
   bool dp_used = false, bnb_used = false;
+  bool lp_located =
+      false;  ///< a warm start its first evaluation left unproven, proven at the LP's minimum located first
   std::size_t dp_peak_states = 0;
 };
 
