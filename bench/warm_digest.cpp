@@ -5,7 +5,8 @@
 //    two builds that print the same digest gave the same answer (compare a change's digests with main's);
 //  - profiling one phase: the measured round repeats `rounds` times over the same inputs (perf record around it),
 //    and the median CPU time a round is printed.
-// Usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed] [chain N]
+// Usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed] [chain N] [verbose]
+//        [default-malloc]
 // The round is the bench's: a fresh instance, solved, three unchanged rounds (each from the previous one's warm
 // start), then 5 % of the jobs changed; the measured round is that last round, warm (from the previous warm start)
 // or cold. `prices` asks for prices (RoundOptions::compute_prices), `placed` makes every job report its placement.
@@ -17,10 +18,18 @@
 // a digest of every round's result. A re-estimated job gets a new goodput model object with the same goodputs (as a
 // scheduler keeping its JobSpecs gives it, or sia::JsonSession for a changed table) instead of next_round's goodput
 // function, whose job would be rebuilt in every later round (2.5 % more of the jobs each round).
+// `verbose` (with `chain`) prints each round's CPU ms, freeing ms and minor page faults, and its phases as
+// RoundOptions::log gives them. Like a scheduler's long run of rounds (sia_allocate --serve), the program keeps
+// freed memory for the next round (sia::retain_freed_memory); `default-malloc` leaves glibc's policy as it is,
+// under which a round now and then takes its pages back from the system (docs/performance.md, eleventh session).
 #include "round_instances.hpp"
 #include "warm_sequence.hpp"
 
+#include <sia/memory.hpp>
 #include <sia/round.hpp>
+#include <sia/round_log.hpp>
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <bit>
@@ -106,9 +115,17 @@ double process_cpu_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
 }
 
+// Minor page faults of the process so far: a page taken back from the system (10.7 us each on this project's VMs).
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
 int usage() {
   std::fprintf(stderr,
-               "usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed] [chain N]\n");
+               "usage: sia_warm_digest <family> <gpus> <rounds> <warm 1|cold 0> <seed> [prices] [placed] [chain N] "
+               "[verbose] [default-malloc]\n");
   return 2;
 }
 
@@ -152,7 +169,7 @@ RoundInstance chain_step(const RoundInstance& prev, const RoundResult& res, unsi
 
 // The chain mode (see the head of this file): returns the exit code.
 int run_chain(const std::string& family, int gpus, bool warm, unsigned seed, bool prices, bool placed, int length,
-              const RoundOptions& o, WarmSequence seq) {
+              bool verbose, const RoundOptions& o, WarmSequence seq) {
   RoundInstance in = std::move(seq.changed);
   reestimates_as_models(in);
   RoundResult last = std::move(seq.last);
@@ -162,14 +179,21 @@ int run_chain(const std::string& family, int gpus, bool warm, unsigned seed, boo
     if (k > 0) in = chain_step(in, last, seed * 100 + 60 + static_cast<unsigned>(k), gpus, placed);
     RoundOptions oc = o;
     if (warm) oc.warm_start = last.warm_start;
+    std::string phases;
+    if (verbose) oc.log = [&phases](const RoundEvent& e) { phases += "  " + format(e) + "\n"; };
+    const long faults0 = minor_faults();
     const double c0 = process_cpu_ms();
     RoundResult m = run_round(in.cluster, in.jobs, oc);
     const double c1 = process_cpu_ms();
+    const long faults = minor_faults() - faults0;
     oc.warm_start.reset();
     last = std::move(m);  // the previous round's result (and its cache) freed
     const double c2 = process_cpu_ms();
     cpu.push_back(c1 - c0);
     freeing.push_back(c2 - c1);
+    if (verbose)
+      std::printf("round %d cpu_ms %.2f free_ms %.2f minor_faults %ld\n%s", k, c1 - c0, c2 - c1, faults,
+                  phases.c_str());
     all.i64(static_cast<long long>(digest_of(last)));
   }
   // The mean too: where a third to a half of the rounds take a slower path (a warm solution its
@@ -198,6 +222,7 @@ int main(int argc, char** argv) try {
   const auto seed = static_cast<unsigned>(std::strtoul(argv[5], nullptr, 10));
   bool prices = false, placed = false;
   int chain = 0;
+  bool verbose = false, default_malloc = false;
   for (int a = 6; a < argc; ++a) {
     if (std::strcmp(argv[a], "prices") == 0)
       prices = true;
@@ -205,17 +230,22 @@ int main(int argc, char** argv) try {
       placed = true;
     else if (std::strcmp(argv[a], "chain") == 0 && a + 1 < argc && std::atoi(argv[a + 1]) > 0)
       chain = std::atoi(argv[++a]);
+    else if (std::strcmp(argv[a], "verbose") == 0)
+      verbose = true;
+    else if (std::strcmp(argv[a], "default-malloc") == 0)
+      default_malloc = true;
     else
       return usage();
   }
   if (gpus <= 0) return usage();
+  if (!default_malloc) (void)retain_freed_memory();
 
   // The same sequence as bench_solver.cpp's run_warm.
   RoundOptions o;
   o.time_limit = std::chrono::milliseconds(60000);
   o.compute_prices = prices;
   WarmSequence seq = warm_sequence(family, gpus, seed, o, placed);
-  if (chain > 0) return run_chain(family, gpus, warm, seed, prices, placed, chain, o, std::move(seq));
+  if (chain > 0) return run_chain(family, gpus, warm, seed, prices, placed, chain, verbose, o, std::move(seq));
   const RoundInstance& changed = seq.changed;
   const RoundResult& r = seq.last;
   RoundOptions om = o;

@@ -15,6 +15,7 @@
 // decision (or an error) per line of standard output, what each round built kept for the next.
 #include <sia/error.hpp>
 #include <sia/exit_code.hpp>
+#include <sia/memory.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 #include <sia/round.hpp>
@@ -134,6 +135,8 @@ bool next_line(std::istream& in, std::string& line, std::size_t max_bytes, bool&
 // Exits 0 at the end of the input, 1 if a line cannot be written (an unknown --backend is found
 // before: main exits 2 without reading a line).
 int serve(const Overrides& o, std::size_t max_bytes) {
+  // A long run of rounds: what one round frees, the next takes again (memory.hpp).
+  (void)sia::retain_freed_memory();
   sia::JsonSession session;
   std::string line;
   bool too_long = false;

@@ -9,7 +9,7 @@ Layers, low to high (docs/architecture.md, "The dependency rule"):
   2 configurations  configuration_set.hpp, valid_configs.hpp, src/core/configuration_set.cpp
   3 blocks       MILP layer, goodput estimator, placement: three siblings that may not include
                  each other
-  4 round        round.hpp, generic_round.hpp, lost_allocations.hpp, round_state.hpp, round_log.hpp, version.hpp,
+  4 round        round.hpp, generic_round.hpp, lost_allocations.hpp, round_state.hpp, round_log.hpp, version.hpp, memory.hpp,
                  the rest of src/core
   5 io           request.hpp, json_reader.hpp, round_state_json.hpp, src/io (JSON in and out; translates only)
   6 umbrella     sia.hpp
@@ -78,7 +78,7 @@ BLOCKS = {  # rank-3 siblings: group -> path patterns
 }
 ROUND = [r"include/sia/round\.hpp", r"include/sia/generic_round\.hpp", r"include/sia/lost_allocations\.hpp",
          r"include/sia/round_state\.hpp", r"include/sia/warm_start\.hpp", r"include/sia/round_log\.hpp",
-         r"include/sia/version\.hpp",
+         r"include/sia/version\.hpp", r"include/sia/memory\.hpp",
          r"src/core/"]
 IO = [r"include/sia/request\.hpp", r"include/sia/json_reader\.hpp", r"include/sia/round_state_json\.hpp", r"src/io/"]
 SIA_PRIVATE_DIRS = ("core", "goodput", "io", "milp", "placement")

@@ -24,6 +24,7 @@
 #include <sia/gpu_type_spec.hpp>
 #include <sia/job_spec.hpp>
 #include <sia/lost_allocations.hpp>
+#include <sia/memory.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/milp/model.hpp>
 #include <sia/milp/solver.hpp>

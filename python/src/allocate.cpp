@@ -4,6 +4,7 @@
 // construction, byte for byte apart from the timing fields; the dict form is that same JSON text read back by
 // Python's json module (every number is printed so that it reads back as the same double).
 #include <sia/error.hpp>
+#include <sia/memory.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/request.hpp>
 #include <sia/round.hpp>
@@ -267,6 +268,21 @@ void bind_allocate(py::module_& m) {
             self.session.clear();
           },
           "Forgets the previous request and round: the next request builds every job anew.");
+  m.def(
+      "retain_freed_memory",
+      [](std::size_t keep_bytes) {
+        const sia::MemoryPolicy p = sia::retain_freed_memory(keep_bytes);
+        py::dict d;
+        d["applied"] = p.applied;
+        d["keep_bytes"] = p.keep_bytes;
+        d["mmap_threshold"] = p.mmap_threshold;
+        d["note"] = p.note;
+        return d;
+      },
+      py::arg("keep_bytes") = sia::default_kept_memory,
+      "Keeps up to keep_bytes of freed memory in the process for the next round (glibc's malloc thresholds; "
+      "process-wide, so never applied by sia itself): a long run of rounds, e.g. a JsonSession's, then takes "
+      "no pages back from the system. Returns {applied, keep_bytes, mmap_threshold, note}.");
   m.def("available_backends", &sia::available_milp_solvers,
         "Names of the MILP backends compiled into this build, the default (native) first.");
 }

@@ -135,3 +135,15 @@ def test_sessions_are_independent():
     expected = without_timing(sia.allocate(requests[1]))
     assert without_timing(b.allocate(requests[1])) == expected
     assert without_timing(a.allocate(requests[1])) == expected
+
+
+def test_retain_freed_memory():
+    """sia.retain_freed_memory: glibc's thresholds set and reported; a bad size raises ValueError."""
+    policy = sia.retain_freed_memory(64 << 20)
+    assert set(policy) == {"applied", "keep_bytes", "mmap_threshold", "note"}
+    if policy["applied"]:
+        assert policy["keep_bytes"] == 64 << 20 and policy["mmap_threshold"] == 32 << 20 and policy["note"] == ""
+    else:
+        assert policy["note"]
+    with pytest.raises(ValueError, match="keep_bytes 0"):
+        sia.retain_freed_memory(0)

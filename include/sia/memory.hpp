@@ -1,0 +1,41 @@
+#pragma once
+/// @file memory.hpp
+/// @brief The process's allocator policy for a long run of rounds: memory a round frees kept for the next one.
+///
+/// A round allocates and frees tens of megabytes at 100,000 GPUs (the problem's rows, the backend's arrays, the
+/// result). With glibc's default policy, freed blocks above a size that adapts to the program are returned to the
+/// system (munmap, or trimming the heap's top), and the next round takes them back page by page. Each such page
+/// costs a page fault: about 0.5-1 us on bare metal, but 10.7 us on the virtual machines this project's
+/// measurements ran on (docs/performance.md), where a round after a trim took 105-200 ms instead of 20-30.
+///
+/// retain_freed_memory() tells the C library to keep up to `keep_bytes` of freed memory in the process and to
+/// serve every block below 32 MiB from the heap, so that a scheduler's rounds reuse the same pages. The setting is
+/// **process-wide** (it changes malloc for every thread and library of the process), so sia never applies it by
+/// itself: a scheduler calls it once at start-up if it wants it. `sia_allocate --serve`, `sia_simulate` and the
+/// benches call it. The cost is memory: up to `keep_bytes` more resident between rounds.
+
+#include <cstddef>
+#include <string>
+
+namespace sia {
+
+/// What retain_freed_memory() did.
+struct MemoryPolicy {
+  bool applied = false;            ///< the C library took the setting
+  std::size_t keep_bytes = 0;      ///< freed memory kept in the process (the heap is not trimmed below it)
+  std::size_t mmap_threshold = 0;  ///< smallest block given its own mapping (returned to the system when freed)
+  std::string note;                ///< why it was not applied (another C library, or the C library refused)
+};
+
+/// Default of retain_freed_memory(): 256 MiB, a few rounds' worth at 100,000 GPUs and 20,000 jobs.
+inline constexpr std::size_t default_kept_memory = std::size_t{256} << 20;
+
+/// @brief Keeps up to `keep_bytes` of freed memory in the process for the next round (see the file's comment).
+///
+/// On glibc: malloc's trim threshold becomes `keep_bytes` and its mmap threshold 32 MiB (the largest glibc
+/// accepts), which also stops glibc's dynamic adjustment of both. On another C library nothing changes and the
+/// result says why. Safe to call from any thread, more than once (the last call wins).
+/// @throws InvalidArgument when `keep_bytes` is 0 or above 2 GiB - 1 (glibc takes an int).
+MemoryPolicy retain_freed_memory(std::size_t keep_bytes = default_kept_memory);
+
+}  // namespace sia
