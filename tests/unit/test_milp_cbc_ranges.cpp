@@ -126,9 +126,9 @@ TEST_CASE("milp.cbc.huge_objective_range.node_above_cutoff_solves_in_process") {
 // no CBC-side seconds limit: the third trigger of the header comment of src/milp/cbc/cbc_solver.cpp — the node's
 // passes ran out (CbcModel allows 5 a node) in a pass that took the "free non-integer" fallback, and CBC read
 // its candidate list at the fallback's object index (uninitialised: the instruction that faults is that read,
-// `whichObject[bestChoice]`, seen in the disassembly). On objectives spanning more than 1e6, as this one, the
-// backend now adds an object that never branches (InertObject), so that CbcModel::allDynamic() is false and the
-// fallback is never taken: none of the three triggers can reach the list.
+// `whichObject[bestChoice]`, seen in the disassembly). The backend now adds an object that never branches
+// (InertObject), so that CbcModel::allDynamic() is false and the fallback is never taken: none of the three
+// triggers can reach the list.
 TEST_CASE("milp.cbc.huge_objective_range.passes_run_out_solves_in_process") {
   solves_in_process("milp_ranges-cbc-passes-1.bin");
 }
