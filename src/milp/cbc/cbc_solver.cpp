@@ -38,10 +38,8 @@
 //   limit is left to the event handlers (b). The third trigger of (b), the node's passes running out (CbcModel
 //   allows a node 5; strong branching that fixes variables starts another), crashed fuzz_milp_ranges in CI on
 //   2026-12-02. The fallback is taken only when every object of the model is a dynamic pseudo-cost integer
-//   (CbcModel::allDynamic()), so on objectives spanning more than 1e6 the backend adds one object that never
-//   branches (InertObject, below): the fallback, and with it every path to the unwritten list, is gone there.
-//   (Not on every model: with it, a round ILP's cached and rebuilt solves once differed under ASan and load in
-//   CI, a search that depends on more than its input, unexplained.) Optima are unchanged (the whole test
+//   (CbcModel::allDynamic()), so the backend adds one object that never branches (InertObject, below): the
+//   fallback, and with it every path to the unwritten list, is gone. Optima are unchanged (the whole test
 //   suite, conformance included); node-limited incumbents can differ (another search order): see
 //   docs/reliability.md, "CBC on huge objective ranges".
 // * No SIGABRT in CbcBranchDynamicDecision::betterBranch (found by fuzz_milp_ranges, 2026-11-30): once an
@@ -179,10 +177,6 @@ class ClampedDynamicDecision final : public CbcBranchDynamicDecision {
 // never takes its "free non-integer" fallback, the one path that leaves an object index where its candidate list
 // is read (header comment: the SIGSEGVs in chooseDynamicBranch, (a) and (b)). allDynamic() otherwise only lets
 // chooseDynamicBranch reuse one branching object for its candidates (RANGING is compiled out in 2.10.8).
-// Above this ratio of the largest to the smallest nonzero |objective coefficient| the backend adds an InertObject.
-// The fallback was taken in 3 of 60 generated models at 1e9 and in none of 120 at 1e3 and 1e6 (docs/reliability.md).
-constexpr double kInertObjectRange = 1e6;
-
 class InertObject final : public CbcObject {
  public:
   explicit InertObject(CbcModel* model) : CbcObject(model) {}
@@ -412,11 +406,8 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
         result.message = "bound " + std::to_string(b) + " is beyond CBC's safe range [-1e20, 1e20]";
         return result;
       }
-  double biggest = 0.0, smallest = 0.0;  // (smallest: of the nonzero |coefficients|)
-  for (double c : model.obj) {
-    biggest = std::max(biggest, std::abs(c));
-    if (c != 0.0 && (smallest == 0.0 || std::abs(c) < smallest)) smallest = std::abs(c);
-  }
+  double biggest = 0.0;
+  for (double c : model.obj) biggest = std::max(biggest, std::abs(c));
   const int exponent = biggest > 1e6 ? std::ilogb(biggest) : 0;  // cost = obj * 2^-exponent
 
   const StopRule rule{
@@ -557,16 +548,11 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   cbc.addHeuristic(&dive_fractional, "DiveFractional");
   cbc.addHeuristic(&greedy_cover, "GreedyCover");
 
-  // On objectives spanning more than six orders of magnitude, where CBC's "free non-integer" fallback is taken
-  // (header comment), an object that never branches turns that fallback off. Only there: elsewhere CBC searches
-  // exactly as before (the round's ILPs, whose coefficients span far less, and the tests that compare their
-  // decisions bit for bit). (After the integers are found, so that branchAndBound keeps them and this object.)
+  // (After the integers are found, so that branchAndBound keeps them and this object; header comment.)
+  cbc.findIntegers(false);
   InertObject inert(&cbc);
-  if (smallest > 0.0 && biggest / smallest > kInertObjectRange) {
-    cbc.findIntegers(false);
-    OsiObject* extra[] = {&inert};
-    cbc.addObjects(1, extra);  // (cloned)
-  }
+  OsiObject* extra[] = {&inert};
+  cbc.addObjects(1, extra);  // (cloned)
 
   cbc.branchAndBound();
 
