@@ -1,8 +1,7 @@
 // The CBC backend on objectives whose coefficients span many orders of magnitude (Shockwave-like planning
-// MILPs, tests/unit/huge_range_milp.hpp). Before the guards in src/milp/cbc/cbc_solver.cpp (numberBeforeTrust
-// 11, no CBC-side seconds limit, an object that never branches) CBC 2.10.8 crashed the process on some of them:
-// SIGSEGV in CbcNode::chooseDynamicBranch, which used an uninitialised entry of its candidate list as an object
-// index.
+// MILPs, tests/unit/huge_range_milp.hpp). Before the guard in src/milp/cbc/cbc_solver.cpp (numberBeforeTrust
+// 11, no CBC-side seconds limit) CBC 2.10.8 crashed the process on some of them: SIGSEGV in
+// CbcNode::chooseDynamicBranch, which used an uninitialised entry of its candidate list as an object index.
 #include <doctest/doctest.h>
 
 #include <sia/build_config.hpp>
@@ -73,12 +72,14 @@ TEST_CASE("milp.cbc.huge_objective_range.former_crashes_solve_in_process") {
   }
 }
 
-namespace {
-
-/// A model saved by fuzz_milp_ranges (tests/fuzz/regressions/<file>), solved by CBC with the fuzzer's parameters
-/// and then with no node limit: in the process, a valid solution, and with no limit CBC's optimum equal to GLPK's.
-void solves_in_process(const std::string& file) {
-  const std::string path = std::string(SIA_SOURCE_DIR) + "/tests/fuzz/regressions/" + file;
+// An input of fuzz_milp_ranges (CI, 2026-11-30; tests/fuzz/regressions/milp_ranges-cbc-betterbranch-1.bin) on
+// which Debian's CBC 2.10.8 aborted the process: `assert(distance >= 0.0)` in
+// CbcBranchDynamicDecision::betterBranch, where distance is the cutoff minus the node's LP value once an
+// incumbent exists, and a node's value can lie above the cutoff (coin-or/Cbc#713). The backend's own branching
+// decision (src/milp/cbc/cbc_solver.cpp, ClampedDynamicDecision) treats that distance as zero, as CBC does after
+// 2.10. Solved with the fuzzer's parameters, then with no node limit (to its optimum, equal to GLPK's).
+TEST_CASE("milp.cbc.huge_objective_range.node_above_cutoff_solves_in_process") {
+  const std::string path = std::string(SIA_SOURCE_DIR) + "/tests/fuzz/regressions/milp_ranges-cbc-betterbranch-1.bin";
   std::ifstream in(path, std::ios::binary);
   REQUIRE_MESSAGE(in.good(), path);
   const std::vector<char> raw{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -107,30 +108,6 @@ void solves_in_process(const std::string& file) {
     MESSAGE("cbc " << r.objective << ", glpk " << glpk.objective << ", largest |coefficient| " << largest(*m));
     CHECK(std::abs(r.objective - glpk.objective) <= 1e-8 * largest(*m));  // the backends' resolution (below)
   }
-}
-
-}  // namespace
-
-// An input of fuzz_milp_ranges (CI, 2026-11-30; tests/fuzz/regressions/milp_ranges-cbc-betterbranch-1.bin) on
-// which Debian's CBC 2.10.8 aborted the process: `assert(distance >= 0.0)` in
-// CbcBranchDynamicDecision::betterBranch, where distance is the cutoff minus the node's LP value once an
-// incumbent exists, and a node's value can lie above the cutoff (coin-or/Cbc#713). The backend's own branching
-// decision (src/milp/cbc/cbc_solver.cpp, ClampedDynamicDecision) treats that distance as zero, as CBC does after
-// 2.10.
-TEST_CASE("milp.cbc.huge_objective_range.node_above_cutoff_solves_in_process") {
-  solves_in_process("milp_ranges-cbc-betterbranch-1.bin");
-}
-
-// An input of fuzz_milp_ranges (CI, 2026-12-02; tests/fuzz/regressions/milp_ranges-cbc-passes-1.bin) on which
-// CBC 2.10.8 still crashed the process (SIGSEGV in CbcNode::chooseDynamicBranch) with numberBeforeTrust 11 and
-// no CBC-side seconds limit: the third trigger of the header comment of src/milp/cbc/cbc_solver.cpp — the node's
-// passes ran out (CbcModel allows 5 a node) in a pass that took the "free non-integer" fallback, and CBC read
-// its candidate list at the fallback's object index (uninitialised: the instruction that faults is that read,
-// `whichObject[bestChoice]`, seen in the disassembly). The backend now adds an object that never branches
-// (InertObject), so that CbcModel::allDynamic() is false and the fallback is never taken: none of the three
-// triggers can reach the list.
-TEST_CASE("milp.cbc.huge_objective_range.passes_run_out_solves_in_process") {
-  solves_in_process("milp_ranges-cbc-passes-1.bin");
 }
 
 // The same models under a wall-clock limit (CBC's own seconds limit opened a second path to the uninitialised

@@ -35,13 +35,10 @@
 //   frequent on objectives spanning ~1e9 (the Shockwave planning MILP with weights to 7.7e7 crashed at node
 //   300; 3 of 60 generated ones took it, none at ranges 1e3/1e6), and the objective's power-of-two scaling
 //   cannot help (CBC sees the same coefficients up to 2^k). So numberBeforeTrust is 11 (a) and the time
-//   limit is left to the event handlers (b). The third trigger of (b), the node's passes running out (CbcModel
-//   allows a node 5; strong branching that fixes variables starts another), crashed fuzz_milp_ranges in CI on
-//   2026-12-02. The fallback is taken only when every object of the model is a dynamic pseudo-cost integer
-//   (CbcModel::allDynamic()), so the backend adds one object that never branches (InertObject, below): the
-//   fallback, and with it every path to the unwritten list, is gone. Optima are unchanged (the whole test
-//   suite, conformance included); node-limited incumbents can differ (another search order): see
-//   docs/reliability.md, "CBC on huge objective ranges".
+//   limit is left to the event handlers (b); the remaining trigger, passes running out, needs strong
+//   branching to fix variables twice at one node and the fallback on the third pass (never seen).
+//   Optima are unchanged (the whole test suite, conformance included); node-limited incumbents can differ
+//   (another search order): see docs/reliability.md, "CBC on huge objective ranges".
 // * No SIGABRT in CbcBranchDynamicDecision::betterBranch (found by fuzz_milp_ranges, 2026-11-30): once an
 //   incumbent exists, CBC's default branching decision asserts that the node's LP value is not above the cutoff
 //   (`distance >= 0.0`, CbcBranchDynamic.cpp), and Debian builds CBC with its asserts on. It can be above: a
@@ -168,30 +165,6 @@ class ClampedDynamicDecision final : public CbcBranchDynamicDecision {
                                                            change_down, infeasible_down);
     node->setObjectiveValue(value);
     return way;
-  }
-};
-
-// An object of the model that never asks for a branch: its infeasibility is always 0, so CBC never branches on
-// it, never counts it unsatisfied and never asks it for a branch. Its only effect is that not every object of the
-// model is a dynamic pseudo-cost integer, so CbcModel::allDynamic() is false and CbcNode::chooseDynamicBranch
-// never takes its "free non-integer" fallback, the one path that leaves an object index where its candidate list
-// is read (header comment: the SIGSEGVs in chooseDynamicBranch, (a) and (b)). allDynamic() otherwise only lets
-// chooseDynamicBranch reuse one branching object for its candidates (RANGING is compiled out in 2.10.8).
-class InertObject final : public CbcObject {
- public:
-  explicit InertObject(CbcModel* model) : CbcObject(model) {}
-  CbcObject* clone() const override { return new InertObject(*this); }
-  using CbcObject::infeasibility;
-  double infeasibility(const OsiBranchingInformation* /*info*/, int& preferred_way) const override {
-    preferred_way = 1;
-    return 0.0;
-  }
-  using CbcObject::feasibleRegion;
-  void feasibleRegion() override {}
-  using CbcObject::createCbcBranch;
-  CbcBranchingObject* createCbcBranch(OsiSolverInterface* /*solver*/, const OsiBranchingInformation* /*info*/,
-                                      int /*way*/) override {
-    return nullptr;  // never called: never infeasible
   }
 };
 
@@ -547,12 +520,6 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   cbc.addHeuristic(&dive_coefficient, "DiveCoefficient");
   cbc.addHeuristic(&dive_fractional, "DiveFractional");
   cbc.addHeuristic(&greedy_cover, "GreedyCover");
-
-  // (After the integers are found, so that branchAndBound keeps them and this object; header comment.)
-  cbc.findIntegers(false);
-  InertObject inert(&cbc);
-  OsiObject* extra[] = {&inert};
-  cbc.addObjects(1, extra);  // (cloned)
 
   cbc.branchAndBound();
 
