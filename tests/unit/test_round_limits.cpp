@@ -4,6 +4,7 @@
 // measures the 10 % + 100 ms claim).
 #include <doctest/doctest.h>
 
+#include <sia/build_config.hpp>
 #include <sia/goodput_table.hpp>
 #include <sia/milp/factory.hpp>
 #include <sia/round.hpp>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <stop_token>
 #include <string>
@@ -177,3 +179,31 @@ TEST_CASE("milp.stop_requested_before_the_solve") {
     CHECK(r.status == MilpStatus::no_solution);
   }
 }
+
+#if SIA_HAS_CBC
+// A fault of CBC's in its child process (injected: tests/unit/test_milp_cbc_isolation.cpp) ends the round with a
+// valid allocation and a clear status, never the host.
+TEST_CASE("round.limits.cbc_faults_leave_a_valid_allocation") {
+  const auto c = cluster();
+  const auto js = jobs();
+  ::setenv("SIA_CBC_INJECT_FAULT", "all", 1);
+  RoundOptions o;
+  o.backend = "cbc";
+  const auto r = run_round(c, js, o);
+  ::unsetenv("SIA_CBC_INJECT_FAULT");
+  INFO(r.message);
+  CHECK(r.status == RoundStatus::error);
+  CHECK(r.fallback);
+  CHECK(r.message.find("SIGSEGV") != std::string::npos);
+  REQUIRE(r.decisions.size() == js.size());
+  int used[2] = {0, 0};
+  for (const auto& d : r.decisions)
+    if (d.config) used[d.config->type] += d.config->gpus;
+  CHECK(used[0] <= 16);
+  CHECK(used[1] <= 16);
+  // The same round without the fault: CBC's own answer.
+  const auto again = run_round(c, js, o);
+  CHECK(again.status == RoundStatus::optimal);
+  CHECK_FALSE(again.fallback);
+}
+#endif

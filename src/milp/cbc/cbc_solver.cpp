@@ -57,10 +57,21 @@
 #include <sia/error.hpp>
 #include <sia/milp/solver.hpp>
 
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -88,6 +99,7 @@
 #include <ClpEventHandler.hpp>
 #include <ClpSimplex.hpp>
 #include <ClpSolve.hpp>
+#include <CoinError.hpp>
 #include <CoinMessageHandler.hpp>
 #include <OsiClpSolverInterface.hpp>
 
@@ -119,11 +131,15 @@ void quiet(CoinMessageHandler* h, bool verbose) {
 // heuristics and cut passes) at the deadline or when a stop is requested from another thread. CBC's
 // own seconds limit (no longer set: header comment) is checked only between nodes, after the root (cuts
 // included) is done, which let a 1 s limit run 48.7 s on a 20,000-job round.
+// In the child process of an isolated search (below) the caller's stop token is a copy that no other thread
+// can reach; the parent raises `flag`, in memory both processes share, when a stop is requested.
 struct StopRule {
   std::optional<std::chrono::steady_clock::time_point> at;
   std::stop_token stop;
+  const std::atomic<int>* flag = nullptr;
   [[nodiscard]] bool reached() const noexcept {
-    return stop.stop_requested() || (at && std::chrono::steady_clock::now() > *at);
+    return stop.stop_requested() || (flag != nullptr && flag->load(std::memory_order_relaxed) != 0) ||
+           (at && std::chrono::steady_clock::now() > *at);
   }
 };
 
@@ -168,6 +184,31 @@ class ClampedDynamicDecision final : public CbcBranchDynamicDecision {
   }
 };
 
+// An object of the model that never asks for a branch: its infeasibility is always 0, so CBC never branches on
+// it, never counts it unsatisfied and never asks it for a branch. Its only effect is that not every object of the
+// model is a dynamic pseudo-cost integer, so CbcModel::allDynamic() is false and CbcNode::chooseDynamicBranch
+// never takes its "free non-integer" fallback, the one path that leaves an object index where its candidate list
+// is read (header comment). Used only for a second search after the first died in its child process: with it on
+// every model, two identical solves of one round ILP gave two different answers under AddressSanitizer in CI
+// (2026-12-02, unexplained; docs/reliability.md), so the first search is CBC's own.
+class InertObject final : public CbcObject {
+ public:
+  explicit InertObject(CbcModel* model) : CbcObject(model) {}
+  CbcObject* clone() const override { return new InertObject(*this); }
+  using CbcObject::infeasibility;
+  double infeasibility(const OsiBranchingInformation* /*info*/, int& preferred_way) const override {
+    preferred_way = 1;
+    return 0.0;
+  }
+  using CbcObject::feasibleRegion;
+  void feasibleRegion() override {}
+  using CbcObject::createCbcBranch;
+  CbcBranchingObject* createCbcBranch(OsiSolverInterface* /*solver*/, const OsiBranchingInformation* /*info*/,
+                                      int /*way*/) override {
+    return nullptr;  // never called: never infeasible
+  }
+};
+
 class CbcStop final : public CbcEventHandler {
  public:
   explicit CbcStop(StopRule rule) : rule_(std::move(rule)) {}
@@ -180,6 +221,204 @@ class CbcStop final : public CbcEventHandler {
  private:
   StopRule rule_;
 };
+
+/// What the result is built from once CBC's branch and bound has ended: read from the CbcModel in process, or
+/// in the child process and handed back through shared memory (trivially copyable for that reason).
+struct SearchOutcome {
+  long long nodes = 0;
+  double best_possible = std::numeric_limits<double>::quiet_NaN();  ///< CBC's, on its scaled objective
+  int status = 0, secondary = 0;
+  bool has_solution = false, proven_optimal = false, node_limit_reached = false, proven_infeasible = false,
+       continuous_unbounded = false, stopped = false;
+};
+
+/// Runs the search and reads what the result needs; the best solution (when there is one) goes to `values`,
+/// which has room for the model's `columns`.
+SearchOutcome run_search(CbcModel& cbc, const StopRule& rule, int columns, double* values) {
+  cbc.branchAndBound();
+  SearchOutcome o;
+  o.nodes = cbc.getNodeCount();
+  if (const double* best = cbc.bestSolution(); best != nullptr) {
+    o.has_solution = true;
+    std::copy(best, best + columns, values);
+  }
+  o.best_possible = cbc.getBestPossibleObjValue();
+  o.proven_optimal = cbc.isProvenOptimal();
+  o.node_limit_reached = cbc.isNodeLimitReached();
+  o.status = cbc.status();
+  o.secondary = cbc.secondaryStatus();
+  o.proven_infeasible = cbc.isProvenInfeasible();
+  o.continuous_unbounded = cbc.isContinuousUnbounded();
+  o.stopped = rule.reached();
+  return o;
+}
+
+// ---- The search in a child process -------------------------------------------------------------------------
+// CBC 2.10.8 has faults that no setting of its API avoids for certain (header comment: three triggers of one
+// uninitialised read in chooseDynamicBranch, the last found by fuzzing after two guards were in place). A fault
+// in the host's process takes the whole scheduler down with it, so the branch and bound runs in a child made by
+// fork(): it shares the parent's pages copy-on-write (the model, the root LP and CbcModel are built once, in the
+// parent), writes its outcome and solution to an anonymous shared mapping and leaves with _exit. A child that
+// dies of a signal, throws or ends without writing its outcome gives MilpStatus::error naming why; the host
+// carries on (the round then uses its fallback). Optima, search order and time limits are the in-process ones:
+// the child runs the very same code on the very same state. Off with SIA_CBC_IN_PROCESS=1 (to debug CBC in
+// gdb), and where fork() or the mapping fails (the search then runs in process, as before).
+
+/// The shared mapping's head; the best solution's values follow it.
+struct ChildReport {
+  std::atomic<int> stop{0};  ///< raised by the parent when a stop is requested; read by the child's StopRule
+  std::atomic<int> done{0};  ///< 1: `outcome` and the values are written; 2: the search threw (`message`)
+  SearchOutcome outcome;
+  std::array<char, 512> message{};
+};
+static_assert(std::atomic<int>::is_always_lock_free, "the stop flag is shared between two processes");
+
+/// Fault injection for the tests (tests/unit/test_milp_cbc_isolation.cpp): SIA_CBC_INJECT_FAULT=first makes
+/// the first child of each solve die of SIGSEGV before it searches, =all every child.
+enum class InjectedFault { none, first, all };
+InjectedFault injected_fault() noexcept {
+  const char* v = std::getenv("SIA_CBC_INJECT_FAULT");  // NOLINT(concurrency-mt-unsafe): read, never set, here
+  if (v == nullptr) return InjectedFault::none;
+  const std::string_view s(v);
+  return s == "first" ? InjectedFault::first : s == "all" ? InjectedFault::all : InjectedFault::none;
+}
+
+bool isolation_wanted() noexcept {
+  const char* v = std::getenv("SIA_CBC_IN_PROCESS");  // NOLINT(concurrency-mt-unsafe): read, never set, here
+  return v == nullptr || std::string_view(v).empty() || std::string_view(v) == "0";
+}
+
+/// An anonymous mapping shared with the child: the report, then one double per column.
+class SharedArea {
+ public:
+  static std::unique_ptr<SharedArea> make(int columns) {
+    const std::size_t bytes = values_offset() + sizeof(double) * static_cast<std::size_t>(columns);
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    return std::unique_ptr<SharedArea>(new SharedArea(p, bytes));
+  }
+  SharedArea(const SharedArea&) = delete;
+  SharedArea& operator=(const SharedArea&) = delete;
+  ~SharedArea() {
+    report().~ChildReport();
+    ::munmap(base_, bytes_);
+  }
+  ChildReport& report() noexcept { return *static_cast<ChildReport*>(base_); }
+  double* values() noexcept { return reinterpret_cast<double*>(static_cast<char*>(base_) + values_offset()); }
+
+ private:
+  SharedArea(void* base, std::size_t bytes) : base_(base), bytes_(bytes) { new (base_) ChildReport(); }
+  static constexpr std::size_t values_offset() noexcept {
+    return (sizeof(ChildReport) + alignof(double) - 1) / alignof(double) * alignof(double);
+  }
+  void* base_;
+  std::size_t bytes_;
+};
+
+/// Raises the shared stop flag; registered on the caller's stop token while the child searches.
+struct RaiseFlag {
+  std::atomic<int>* flag;
+  void operator()() const noexcept { flag->store(1, std::memory_order_relaxed); }
+};
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "signal " + std::to_string(sig);
+  }
+}
+
+void copy_message(std::array<char, 512>& to, std::string_view what) {
+  const std::size_t k = std::min(what.size(), to.size() - 1);
+  std::memcpy(to.data(), what.data(), k);
+  to[k] = '\0';
+}
+
+/// The child's whole life: search, report, leave without running the parent's exit handlers (no stdio
+/// flush, no leak check of a copy of the parent's heap).
+[[noreturn]] void child_search(CbcModel& cbc, const StopRule& rule, int columns, SharedArea& area, bool fault) {
+  // Die of the signal itself, quietly, whatever the host installed (a test framework's crash report, a
+  // sanitizer's): the parent names the signal. And leave no core file for a fault the parent survives.
+  struct sigaction plain {};
+  plain.sa_handler = SIG_DFL;
+  sigemptyset(&plain.sa_mask);
+  for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::sigaction(sig, &plain, nullptr);
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  if (fault) ::raise(SIGSEGV);
+  ChildReport& report = area.report();
+  try {
+    report.outcome = run_search(cbc, rule, columns, area.values());
+    report.done.store(1, std::memory_order_release);
+  } catch (const CoinError& e) {
+    copy_message(report.message,
+                 "CBC threw CoinError in " + e.className() + "::" + e.methodName() + ": " + e.message());
+    report.done.store(2, std::memory_order_release);
+  } catch (const std::exception& e) {
+    copy_message(report.message, std::string("CBC threw: ") + e.what());
+    report.done.store(2, std::memory_order_release);
+  } catch (...) {
+    copy_message(report.message, "CBC threw an unknown exception");
+    report.done.store(2, std::memory_order_release);
+  }
+  ::_exit(0);
+}
+
+/// Why a child gave no outcome: `message` empty when no child could be made (the caller searches in process).
+struct ChildFailure {
+  std::string message;
+  bool died = false;  ///< of a signal (a fault of CBC's), not an exception or an exit
+};
+
+/// The search in a child (see above). Returns the outcome with the best solution in `values`, or std::nullopt
+/// with the reason in `failure`.
+std::optional<SearchOutcome> search_in_child(CbcModel& cbc, const StopRule& rule, SharedArea& area,
+                                             const std::stop_token& stop, std::vector<double>& values,
+                                             ChildFailure& failure, bool fault) {
+  area.report().done.store(0, std::memory_order_relaxed);
+  const std::stop_callback<RaiseFlag> on_stop(stop, RaiseFlag{&area.report().stop});
+  const pid_t pid = ::fork();
+  if (pid < 0) return std::nullopt;
+  if (pid == 0) child_search(cbc, rule, static_cast<int>(values.size()), area, fault);
+  int wstatus = 0;
+  pid_t waited = -1;
+  do {
+    waited = ::waitpid(pid, &wstatus, 0);
+  } while (waited < 0 && errno == EINTR);
+  // A host that ignores SIGCHLD has its children reaped by the kernel (waitpid: ECHILD); the report alone
+  // then says whether the child finished.
+  const int done = area.report().done.load(std::memory_order_acquire);
+  const bool exited_cleanly = waited < 0 || (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+  if (done == 1 && exited_cleanly) {
+    const SearchOutcome outcome = area.report().outcome;
+    if (outcome.has_solution) values.assign(area.values(), area.values() + values.size());
+    return outcome;
+  }
+  if (done == 2) {
+    failure.message = area.report().message.data();
+  } else if (waited >= 0 && WIFSIGNALED(wstatus)) {
+    failure.died = true;
+    failure.message = "CBC's branch and bound died of " + signal_name(WTERMSIG(wstatus)) + " in its child process";
+  } else {
+    failure.message = "CBC's branch and bound ended in its child process without a result (exit status " +
+                      std::to_string(waited >= 0 && WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) + ")";
+  }
+  return std::nullopt;
+}
 
 /// The final simplex basis of an LP, by the names of its columns and rows (Clp's status codes).
 struct NamedBasis {
@@ -383,9 +622,13 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   for (double c : model.obj) biggest = std::max(biggest, std::abs(c));
   const int exponent = biggest > 1e6 ? std::ilogb(biggest) : 0;  // cost = obj * 2^-exponent
 
+  const bool is_lp = std::none_of(model.is_integer.begin(), model.is_integer.end(), [](char v) { return v != 0; });
+  const bool lp_alone = is_lp && params.lp_method != LpMethod::automatic;
+  // The branch and bound's child process shares this mapping (made before the stop rule, which reads its flag).
+  const std::unique_ptr<SharedArea> area = !lp_alone && isolation_wanted() ? SharedArea::make(n) : nullptr;
   const StopRule rule{
       params.time_limit ? std::optional(std::chrono::steady_clock::now() + *params.time_limit) : std::nullopt,
-      params.stop};
+      params.stop, area ? &area->report().stop : nullptr};
   const ClpStop clp_stop(rule);
   OsiClpSolverInterface lp;
   lp.getModelPtr()->passInEventHandler(&clp_stop);  // copied, and copied on with the model into CBC
@@ -426,8 +669,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   for (int j = 0; j < n; ++j)
     if (model.is_integer[static_cast<std::size_t>(j)]) lp.setInteger(j);
 
-  const bool is_lp = std::none_of(model.is_integer.begin(), model.is_integer.end(), [](char v) { return v != 0; });
-  if (is_lp && params.lp_method != LpMethod::automatic) return solve_lp(lp, model, params, sign, exponent, basis_);
+  if (lp_alone) return solve_lp(lp, model, params, sign, exponent, basis_);
 
   // Root LP relaxation: detects infeasible/unbounded relaxations early and gives the duals.
   lp.initialSolve();
@@ -521,16 +763,41 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   cbc.addHeuristic(&dive_fractional, "DiveFractional");
   cbc.addHeuristic(&greedy_cover, "GreedyCover");
 
-  cbc.branchAndBound();
+  std::vector<double> found(static_cast<std::size_t>(n));
+  std::optional<SearchOutcome> searched;
+  std::string retried;  // why the search was run a second time, for the result's message
+  if (area) {
+    const InjectedFault inject = injected_fault();
+    ChildFailure failure;
+    searched = search_in_child(cbc, rule, *area, params.stop, found, failure, inject != InjectedFault::none);
+    if (failure.died && !rule.reached()) {
+      // A fault of CBC's (header comment): search again, in a new child, without the fallback that leads to the
+      // known one (InertObject). The parent's CbcModel has not searched yet: the child's search was on its copy.
+      retried = failure.message + "; searched again with CBC's free-non-integer fallback off";
+      cbc.findIntegers(false);  // (first, so that branchAndBound keeps the integers and the object)
+      InertObject inert(&cbc);
+      OsiObject* extra[] = {&inert};
+      cbc.addObjects(1, extra);  // (cloned)
+      failure = ChildFailure{};
+      searched = search_in_child(cbc, rule, *area, params.stop, found, failure, inject == InjectedFault::all);
+    }
+    if (!failure.message.empty()) {
+      result.status = MilpStatus::error;
+      result.message = retried.empty() ? failure.message : retried + ": " + failure.message;
+      result.message += " (this process is unharmed; docs/reliability.md)";
+      result.best_bound = root_bound;
+      return result;
+    }
+  }
+  const SearchOutcome outcome = searched ? *searched : run_search(cbc, rule, n, found.data());
 
-  result.nodes = cbc.getNodeCount();
-  const double* best = cbc.bestSolution();
+  result.nodes = outcome.nodes;
   // Stopped by CbcStop/ClpStop: an LP cut short may have been taken for an infeasible node, so
   // neither "infeasible" nor CBC's best possible value can be trusted; the root LP's bound can.
-  const bool stopped = rule.reached();
-  const bool limited = cbc.isNodeLimitReached() || cbc.status() == 1 || stopped;
-  if (best != nullptr) {
-    result.values.assign(best, best + n);
+  const bool stopped = outcome.stopped;
+  const bool limited = outcome.node_limit_reached || outcome.status == 1 || stopped;
+  if (outcome.has_solution) {
+    result.values = std::move(found);
     polish_values(model, result.values);
     if (!solution_is_valid(model, result.values)) {  // never hand a wrong allocation to the round
       result.values.clear();
@@ -539,11 +806,11 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
       return result;
     }
     result.objective = model.objective_of(result.values);
-    const double bound = cbc.getBestPossibleObjValue();
+    const double bound = outcome.best_possible;
     if (std::isfinite(bound) && std::abs(bound) < 1e49)
       result.best_bound = std::ldexp(sign * bound, exponent) + model.obj_offset;
     if (stopped) result.best_bound = root_bound;
-    bool proven = cbc.isProvenOptimal() && !limited;
+    bool proven = outcome.proven_optimal && !limited;
     if (proven) {
       // A finished search proves only what its pruning allowed: nodes within the allowable gaps of
       // the incumbent were discarded, and getBestPossibleObjValue() may then report the incumbent
@@ -573,10 +840,10 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   } else if (stopped) {
     result.status = MilpStatus::no_solution;
     result.message = "stopped at the time limit or on request without an integer solution";
-  } else if (cbc.isProvenInfeasible() || (cbc.status() == 0 && !limited)) {
+  } else if (outcome.proven_infeasible || (outcome.status == 0 && !limited)) {
     result.status = MilpStatus::infeasible;
     result.message = "no integer solution exists";
-  } else if (cbc.isContinuousUnbounded()) {
+  } else if (outcome.continuous_unbounded) {
     result.status = MilpStatus::unbounded;
     result.message = "the LP relaxation is unbounded";
   } else if (limited) {
@@ -584,9 +851,10 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
     result.message = "time limit reached without an integer solution";
   } else {
     result.status = MilpStatus::error;
-    result.message = "CBC stopped with status " + std::to_string(cbc.status()) + "/" +
-                     std::to_string(cbc.secondaryStatus()) + " and no solution";
+    result.message = "CBC stopped with status " + std::to_string(outcome.status) + "/" +
+                     std::to_string(outcome.secondary) + " and no solution";
   }
+  if (!retried.empty()) result.message = result.message.empty() ? retried : retried + "; " + result.message;
   return result;
 }
 
