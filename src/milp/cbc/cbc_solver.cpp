@@ -36,7 +36,8 @@
 //   300; 3 of 60 generated ones took it, none at ranges 1e3/1e6), and the objective's power-of-two scaling
 //   cannot help (CBC sees the same coefficients up to 2^k). So numberBeforeTrust is 11 (a) and the time
 //   limit is left to the event handlers (b); the remaining trigger, passes running out, needs strong
-//   branching to fix variables twice at one node and the fallback on the third pass (never seen).
+//   branching to fix variables twice at one node and the fallback on the last pass (found by fuzzing in CI on
+//   2026-12-02). No setting avoids that one for every model, so the search runs in a child process (below).
 //   Optima are unchanged (the whole test suite, conformance included); node-limited incumbents can differ
 //   (another search order): see docs/reliability.md, "CBC on huge objective ranges".
 // * No SIGABRT in CbcBranchDynamicDecision::betterBranch (found by fuzz_milp_ranges, 2026-11-30): once an
