@@ -1,26 +1,22 @@
 // The CBC backend's branch and bound runs in a child process (src/milp/cbc/cbc_solver.cpp, "The search in a
 // child process"): a fault of CBC's kills the child, never the host. The faults themselves are injected
 // (SIA_CBC_INJECT_FAULT: the child raises SIGSEGV before it searches) so that these tests do not depend on
-// which garbage CBC reads; the real input that faulted is tests/fuzz/regressions/milp_ranges-cbc-passes-1.bin.
+// which garbage CBC reads; the real input that faulted is tested in tests/unit/test_milp_cbc_ranges.cpp.
 #include <doctest/doctest.h>
 
 #include <sia/build_config.hpp>
 #include <sia/milp/factory.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "unit/huge_range_milp.hpp"
 #include "unit/milp_test_support.hpp"
 
 using namespace sia;
@@ -124,43 +120,4 @@ TEST_CASE("milp.cbc.isolation.a_stop_reaches_the_child") {
   CHECK(r.wall_time < std::chrono::seconds(60));  // a hang bound, not a speed claim
 }
 
-// An input of fuzz_milp_ranges (CI, 2026-12-02) on which CBC 2.10.8 crashed the process with SIGSEGV in
-// CbcNode::chooseDynamicBranch: the node's passes ran out in a pass that took the "free non-integer" fallback,
-// and CBC read its candidate list at an uninitialised index (docs/reliability.md). Whether it faults depends on
-// the heap's garbage (it did under AddressSanitizer); either way the solve returns, and with a valid solution:
-// the second search (without the fallback) when the first died. Solved with the fuzzer's parameters, then with
-// no node limit (to its optimum, equal to GLPK's).
-TEST_CASE("milp.cbc.huge_objective_range.passes_run_out_leave_the_host_alive") {
-  const std::string path = std::string(SIA_SOURCE_DIR) + "/tests/fuzz/regressions/milp_ranges-cbc-passes-1.bin";
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), path);
-  const std::vector<char> raw{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const std::vector<std::uint8_t> bytes(raw.begin(), raw.end());
-  const auto m = test::huge_range_model_from_bytes(bytes.data(), bytes.size());
-  REQUIRE(m.has_value());
-  for (const long long nodes : {300LL, 0LL}) {
-    CAPTURE(nodes);
-    MilpParams p;
-    p.relative_gap = 0.0;
-    p.node_limit = nodes;
-    p.threads = 1;
-    p.time_limit = std::chrono::milliseconds(60000);  // a safety net only
-    const auto r = make_milp_solver("cbc")->solve(*m, p);
-    INFO(r.message);
-    MESSAGE("nodes " << nodes << ": " << (r.message.empty() ? "no message" : r.message));
-    REQUIRE((r.status == MilpStatus::optimal || r.status == MilpStatus::feasible));
-    REQUIRE(r.values.size() == static_cast<std::size_t>(m->num_cols()));
-    CHECK(m->is_feasible(r.values, 1e-6));
-    CHECK(r.best_bound >= r.objective);  // maximisation
-    if (nodes != 0) continue;
-    CHECK(r.status == MilpStatus::optimal);
-    const auto backends = test::real_milp_backends();
-    if (std::find(backends.begin(), backends.end(), "glpk") == backends.end()) continue;
-    const auto glpk = make_milp_solver("glpk")->solve(*m, p);
-    REQUIRE(glpk.status == MilpStatus::optimal);
-    double largest = 0;
-    for (double c : m->obj) largest = std::max(largest, std::abs(c));
-    CHECK(std::abs(r.objective - glpk.objective) <= 1e-8 * largest);  // the backends' resolution
-  }
-}
 #endif

@@ -48,6 +48,16 @@ std::vector<JobSpec> jobs() {
   return out;
 }
 
+// One decision per job, and the cluster's 16 GPUs of each type never exceeded.
+void check_capacity(const RoundResult& r, const std::vector<JobSpec>& js) {
+  REQUIRE(r.decisions.size() == js.size());
+  int used[2] = {0, 0};
+  for (const auto& d : r.decisions)
+    if (d.config) used[d.config->type] += d.config->gpus;
+  CHECK(used[0] <= 16);
+  CHECK(used[1] <= 16);
+}
+
 // The allocation fits the cluster (GPUs per type) and running jobs kept what they had.
 void check_status_quo(const RoundResult& r, const std::vector<JobSpec>& js) {
   CHECK(r.status == RoundStatus::feasible);
@@ -151,12 +161,7 @@ TEST_CASE("round.limits.cancelled_from_another_thread") {
   canceller.join();
   CHECK(r.status == RoundStatus::feasible);
   CHECK(r.fallback);
-  REQUIRE(r.decisions.size() == js.size());
-  int used[2] = {0, 0};
-  for (const auto& d : r.decisions)
-    if (d.config) used[d.config->type] += d.config->gpus;
-  CHECK(used[0] <= 16);
-  CHECK(used[1] <= 16);
+  check_capacity(r, js);
   // Every job was evaluated before the solve: the non-preemptible waiting job is served first.
   CHECK(r.decisions[6].config.has_value());
 }
@@ -195,12 +200,7 @@ TEST_CASE("round.limits.cbc_faults_leave_a_valid_allocation") {
   CHECK(r.status == RoundStatus::error);
   CHECK(r.fallback);
   CHECK(r.message.find("SIGSEGV") != std::string::npos);
-  REQUIRE(r.decisions.size() == js.size());
-  int used[2] = {0, 0};
-  for (const auto& d : r.decisions)
-    if (d.config) used[d.config->type] += d.config->gpus;
-  CHECK(used[0] <= 16);
-  CHECK(used[1] <= 16);
+  check_capacity(r, js);
   // The same round without the fault: CBC's own answer.
   const auto again = run_round(c, js, o);
   CHECK(again.status == RoundStatus::optimal);
