@@ -58,6 +58,10 @@ fi
 [[ -n "$(ls -A "$work/profiles")" ]] || printf '\x00placement,local_bsz,step_time,sync_time\n1,32,0.1,0.0\n' > "$work/profiles/seed.csv"
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+# CBC's search in a child process even here: libFuzzer's RSS monitor thread would otherwise keep this sanitizer
+# build's searches in process (SIA_CBC_ISOLATION=auto), where CBC 2.10.8's own faults end the fuzzer. The
+# monitor only sleeps and calls getrusage, so no allocator lock is held when the search forks.
+export SIA_CBC_ISOLATION=fork
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # fuzz_one <target>: runs one target; its exit status in $work/fuzz_<target>.rc.
 fuzz_one() {

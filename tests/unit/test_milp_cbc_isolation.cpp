@@ -7,6 +7,7 @@
 #include <sia/build_config.hpp>
 #include <sia/milp/factory.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -61,6 +62,7 @@ MilpModel knapsack(int items, int rows, std::uint32_t seed) {
 }  // namespace
 
 TEST_CASE("milp.cbc.isolation.a_fault_is_searched_again") {
+  const ScopedEnv isolation("SIA_CBC_ISOLATION", "fork");  // a sanitizer build forks only when asked
   const MilpModel m = knapsack(12, 3, 7);
   const auto optimum = test::brute_force_optimum(m);
   REQUIRE(optimum.has_value());
@@ -75,6 +77,7 @@ TEST_CASE("milp.cbc.isolation.a_fault_is_searched_again") {
 }
 
 TEST_CASE("milp.cbc.isolation.faults_give_a_clear_error_and_the_host_lives_on") {
+  const ScopedEnv isolation("SIA_CBC_ISOLATION", "fork");
   const MilpModel m = knapsack(12, 3, 7);
   const ScopedEnv fault("SIA_CBC_INJECT_FAULT", "all");
   auto cbc = make_milp_solver("cbc");
@@ -104,6 +107,8 @@ TEST_CASE("milp.cbc.isolation.in_process_when_asked") {
 // The caller's stop token is a copy in the child that no thread of the host can reach: the stop travels through
 // the shared mapping. Without that the child would search this knapsack to its end (minutes).
 TEST_CASE("milp.cbc.isolation.a_stop_reaches_the_child") {
+  // Forced: with the stopper thread below a sanitizer build would otherwise search in process.
+  const ScopedEnv isolation("SIA_CBC_ISOLATION", "fork");
   const MilpModel m = knapsack(300, 20, 11);
   std::stop_source source;
   MilpParams p;
@@ -118,6 +123,42 @@ TEST_CASE("milp.cbc.isolation.a_stop_reaches_the_child") {
   CHECK((r.status == MilpStatus::feasible || r.status == MilpStatus::no_solution));
   if (r.status == MilpStatus::feasible) CHECK(m.is_feasible(r.values, 1e-9));
   CHECK(r.wall_time < std::chrono::seconds(60));  // a hang bound, not a speed claim
+}
+
+// A child that hangs (a lock another thread of the host held at fork time, a loop of CBC's) is killed by the
+// parent once it outlives its time limit by the grace period (10 s): the solve ends with a clear error.
+TEST_CASE("milp.cbc.isolation.a_hanging_child_is_killed") {
+  const ScopedEnv isolation("SIA_CBC_ISOLATION", "fork");
+  const ScopedEnv fault("SIA_CBC_INJECT_FAULT", "hang");
+  const MilpModel m = knapsack(12, 3, 7);
+  MilpParams p;
+  p.time_limit = std::chrono::milliseconds(200);
+  const auto r = make_milp_solver("cbc")->solve(m, p);
+  INFO(r.message);
+  CHECK(r.status == MilpStatus::error);
+  CHECK(r.values.empty());
+  CHECK(r.message.find("the child was killed") != std::string::npos);
+  CHECK(r.wall_time < std::chrono::seconds(60));  // a hang bound, not a speed claim
+  // And the same solver goes on: the next child searches.
+  ::unsetenv("SIA_CBC_INJECT_FAULT");
+  const auto again = make_milp_solver("cbc")->solve(m);
+  CHECK(again.status == MilpStatus::optimal);
+}
+
+// In a sanitizer build with other threads running, the default keeps the search in process (those runtimes
+// deadlock in a child forked while another thread allocates); everywhere else the default forks. Either way
+// the answer is CBC's.
+TEST_CASE("milp.cbc.isolation.default_with_other_threads") {
+  const MilpModel m = knapsack(12, 3, 7);
+  std::atomic<bool> quit{false};
+  std::jthread busy([&] {
+    while (!quit.load()) std::vector<double> churn(1000, 1.0);  // allocates without pause
+  });
+  const auto r = make_milp_solver("cbc")->solve(m);
+  quit = true;
+  INFO(r.message);
+  REQUIRE(r.status == MilpStatus::optimal);
+  CHECK(r.objective == doctest::Approx(*test::brute_force_optimum(m)));
 }
 
 #endif

@@ -58,8 +58,10 @@
 #include <sia/error.hpp>
 #include <sia/milp/solver.hpp>
 
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -275,18 +277,71 @@ struct ChildReport {
 static_assert(std::atomic<int>::is_always_lock_free, "the stop flag is shared between two processes");
 
 /// Fault injection for the tests (tests/unit/test_milp_cbc_isolation.cpp): SIA_CBC_INJECT_FAULT=first makes
-/// the first child of each solve die of SIGSEGV before it searches, =all every child.
-enum class InjectedFault { none, first, all };
+/// the first child of each solve die of SIGSEGV before it searches, =all every child, =hang makes the first
+/// child wait forever instead (the parent's watchdog must kill it).
+enum class InjectedFault { none, first, all, hang };
 InjectedFault injected_fault() noexcept {
   const char* v = std::getenv("SIA_CBC_INJECT_FAULT");  // NOLINT(concurrency-mt-unsafe): read, never set, here
   if (v == nullptr) return InjectedFault::none;
   const std::string_view s(v);
-  return s == "first" ? InjectedFault::first : s == "all" ? InjectedFault::all : InjectedFault::none;
+  return s == "first"  ? InjectedFault::first
+         : s == "all"  ? InjectedFault::all
+         : s == "hang" ? InjectedFault::hang
+                       : InjectedFault::none;
 }
 
-bool isolation_wanted() noexcept {
-  const char* v = std::getenv("SIA_CBC_IN_PROCESS");  // NOLINT(concurrency-mt-unsafe): read, never set, here
-  return v == nullptr || std::string_view(v).empty() || std::string_view(v) == "0";
+/// What one child does instead of searching, for the tests.
+enum class ChildFault { none, segv, hang };
+
+/// Whether this library was built with a sanitizer whose runtime is not fork-safe in a multi-threaded process:
+/// the sanitizers of clang 14 (Debian 12) take no allocator locks around fork(), so a child forked while
+/// another thread allocates can wait forever on a lock that no thread of the child will release (the clean
+/// clone CI of 2026-12-02 hung in milp.threads.*: four threads forking CBC children at once). glibc's own
+/// malloc is safe there: fork() takes and releases its arena locks.
+constexpr bool fork_unsafe_runtime() noexcept {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+/// The number of threads of this process (/proc/self/stat, field 20); 0 when it cannot be read.
+int thread_count() noexcept {
+  std::FILE* f = std::fopen("/proc/self/stat", "r");
+  if (f == nullptr) return 0;
+  std::array<char, 1024> buf{};
+  const std::size_t k = std::fread(buf.data(), 1, buf.size() - 1, f);
+  std::fclose(f);
+  const std::string_view stat(buf.data(), k);
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so fields count from the last ')'.
+  std::size_t at = stat.rfind(')');
+  if (at == std::string_view::npos) return 0;
+  for (int field = 2; field < 20; ++field) {  // field 2 is comm; skip to the space before field 20
+    at = stat.find(' ', at + 1);
+    if (at == std::string_view::npos) return 0;
+  }
+  return std::atoi(stat.data() + at + 1);
+}
+
+/// Whether this search goes to a child process. SIA_CBC_ISOLATION: `fork` always, `off` never (also
+/// SIA_CBC_IN_PROCESS=1, to debug CBC in gdb), `auto` (the default) always but where the runtime is not
+/// fork-safe (a sanitizer build) and other threads run.
+bool fork_wanted() noexcept {
+  const auto set = [](const char* name) {
+    const char* v = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read, never set, here
+    return std::string_view(v == nullptr ? "" : v);
+  };
+  const std::string_view in_process = set("SIA_CBC_IN_PROCESS"), mode = set("SIA_CBC_ISOLATION");
+  if ((!in_process.empty() && in_process != "0") || mode == "off") return false;
+  if (mode == "fork") return true;
+  return !fork_unsafe_runtime() || thread_count() == 1;
 }
 
 /// An anonymous mapping shared with the child: the report, then one double per column.
@@ -351,7 +406,7 @@ void copy_message(std::array<char, 512>& to, std::string_view what) {
 
 /// The child's whole life: search, report, leave without running the parent's exit handlers (no stdio
 /// flush, no leak check of a copy of the parent's heap).
-[[noreturn]] void child_search(CbcModel& cbc, const StopRule& rule, int columns, SharedArea& area, bool fault) {
+[[noreturn]] void child_search(CbcModel& cbc, const StopRule& rule, int columns, SharedArea& area, ChildFault fault) {
   // Die of the signal itself, quietly, whatever the host installed (a test framework's crash report, a
   // sanitizer's): the parent names the signal. And leave no core file for a fault the parent survives.
   struct sigaction plain {};
@@ -360,7 +415,8 @@ void copy_message(std::array<char, 512>& to, std::string_view what) {
   for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::sigaction(sig, &plain, nullptr);
   const rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
-  if (fault) ::raise(SIGSEGV);
+  if (fault == ChildFault::segv) ::raise(SIGSEGV);
+  while (fault == ChildFault::hang) ::pause();
   ChildReport& report = area.report();
   try {
     report.outcome = run_search(cbc, rule, columns, area.values());
@@ -385,21 +441,78 @@ struct ChildFailure {
   bool died = false;  ///< of a signal (a fault of CBC's), not an exception or an exit
 };
 
+/// How the parent's wait for its child ended.
+struct ChildEnd {
+  pid_t waited = -1;  ///< waitpid's answer: the child's pid, or -1 (ECHILD: a host that ignores SIGCHLD)
+  int wstatus = 0;
+  bool killed = false;  ///< by the parent, for outliving its deadline or a stop by kChildGrace
+};
+
+/// How long a child may outlive its search's deadline, or a requested stop, before it is killed. The child
+/// checks both at every simplex iteration and node, so only a child that hangs gets near it.
+constexpr std::chrono::seconds kChildGrace{10};
+
+/// Waits for the child, never forever when there is a deadline or a stop: a child that hangs (a lock held by
+/// another thread of the host at fork time, a loop of CBC's) is killed kChildGrace after either, and the round
+/// goes on without it. Wakes when the child ends through a pidfd (Linux 5.3), else polls every 2 ms.
+ChildEnd wait_for_child(pid_t pid, std::optional<std::chrono::steady_clock::time_point> deadline,
+                        const std::stop_token& stop) {
+  using Clock = std::chrono::steady_clock;
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  std::optional<Clock::time_point> kill_at;
+  if (deadline) kill_at = *deadline + kChildGrace;
+  bool stop_seen = false;
+  ChildEnd end;
+  for (;;) {
+    end.waited = ::waitpid(pid, &end.wstatus, WNOHANG);
+    if (end.waited == pid || (end.waited < 0 && errno != EINTR)) break;  // ended (ECHILD: reaped by the kernel)
+    const auto now = Clock::now();
+    if (!stop_seen && stop.stop_requested()) {
+      stop_seen = true;
+      if (!kill_at || now + kChildGrace < *kill_at) kill_at = now + kChildGrace;
+    }
+    if (kill_at && now >= *kill_at) {
+      ::kill(pid, SIGKILL);
+      end.killed = true;
+      do {
+        end.waited = ::waitpid(pid, &end.wstatus, 0);
+      } while (end.waited < 0 && errno == EINTR);
+      break;
+    }
+    if (pidfd >= 0) {
+      // Wake at least every 100 ms to see a stop (its callback cannot reach this wait) and the kill time.
+      long long ms = 100;
+      if (kill_at) ms = std::min<long long>(ms, std::chrono::ceil<std::chrono::milliseconds>(*kill_at - now).count());
+      pollfd p{pidfd, POLLIN, 0};
+      ::poll(&p, 1, static_cast<int>(std::max<long long>(ms, 1)));
+    } else {
+      const timespec pause{0, 2'000'000};
+      ::nanosleep(&pause, nullptr);
+    }
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  return end;
+}
+
 /// The search in a child (see above). Returns the outcome with the best solution in `values`, or std::nullopt
 /// with the reason in `failure`.
 std::optional<SearchOutcome> search_in_child(CbcModel& cbc, const StopRule& rule, SharedArea& area,
                                              const std::stop_token& stop, std::vector<double>& values,
-                                             ChildFailure& failure, bool fault) {
+                                             ChildFailure& failure, ChildFault fault) {
   area.report().done.store(0, std::memory_order_relaxed);
   const std::stop_callback<RaiseFlag> on_stop(stop, RaiseFlag{&area.report().stop});
   const pid_t pid = ::fork();
   if (pid < 0) return std::nullopt;
   if (pid == 0) child_search(cbc, rule, static_cast<int>(values.size()), area, fault);
-  int wstatus = 0;
-  pid_t waited = -1;
-  do {
-    waited = ::waitpid(pid, &wstatus, 0);
-  } while (waited < 0 && errno == EINTR);
+  const ChildEnd end = wait_for_child(pid, rule.at, stop);
+  const pid_t waited = end.waited;
+  const int wstatus = end.wstatus;
+  if (end.killed) {
+    failure.message = "CBC's branch and bound was still running in its child process " +
+                      std::to_string(kChildGrace.count()) + " s after its " +
+                      (stop.stop_requested() ? "stop was requested" : "time limit") + "; the child was killed";
+    return std::nullopt;
+  }
   // A host that ignores SIGCHLD has its children reaped by the kernel (waitpid: ECHILD); the report alone
   // then says whether the child finished.
   const int done = area.report().done.load(std::memory_order_acquire);
@@ -626,7 +739,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   const bool is_lp = std::none_of(model.is_integer.begin(), model.is_integer.end(), [](char v) { return v != 0; });
   const bool lp_alone = is_lp && params.lp_method != LpMethod::automatic;
   // The branch and bound's child process shares this mapping (made before the stop rule, which reads its flag).
-  const std::unique_ptr<SharedArea> area = !lp_alone && isolation_wanted() ? SharedArea::make(n) : nullptr;
+  const std::unique_ptr<SharedArea> area = !lp_alone && fork_wanted() ? SharedArea::make(n) : nullptr;
   const StopRule rule{
       params.time_limit ? std::optional(std::chrono::steady_clock::now() + *params.time_limit) : std::nullopt,
       params.stop, area ? &area->report().stop : nullptr};
@@ -770,7 +883,10 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   if (area) {
     const InjectedFault inject = injected_fault();
     ChildFailure failure;
-    searched = search_in_child(cbc, rule, *area, params.stop, found, failure, inject != InjectedFault::none);
+    searched = search_in_child(cbc, rule, *area, params.stop, found, failure,
+                               inject == InjectedFault::hang   ? ChildFault::hang
+                               : inject != InjectedFault::none ? ChildFault::segv
+                                                               : ChildFault::none);
     if (failure.died && !rule.reached()) {
       // A fault of CBC's (header comment): search again, in a new child, without the fallback that leads to the
       // known one (InertObject). The parent's CbcModel has not searched yet: the child's search was on its copy.
@@ -780,7 +896,8 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
       OsiObject* extra[] = {&inert};
       cbc.addObjects(1, extra);  // (cloned)
       failure = ChildFailure{};
-      searched = search_in_child(cbc, rule, *area, params.stop, found, failure, inject == InjectedFault::all);
+      searched = search_in_child(cbc, rule, *area, params.stop, found, failure,
+                                 inject == InjectedFault::all ? ChildFault::segv : ChildFault::none);
     }
     if (!failure.message.empty()) {
       result.status = MilpStatus::error;
