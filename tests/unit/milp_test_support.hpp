@@ -6,11 +6,34 @@
 #include <sia/milp/solver.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace sia::test {
+
+/// Sets an environment variable for one scope and then puts back what was there (the tests of one process run
+/// one at a time). For the CBC backend's switches: SIA_CBC_ISOLATION, SIA_CBC_INJECT_FAULT.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;  // NOLINT(concurrency-mt-unsafe): one thread here
+    ::setenv(name, value, 1);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ScopedEnv() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 /// Backends from available_milp_solvers() that actually solve (skips stubs reporting "not implemented"
 /// and the deliberately partial backends that tests register under names starting with "test-").

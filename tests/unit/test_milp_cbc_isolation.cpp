@@ -25,17 +25,7 @@ using namespace sia;
 #if SIA_HAS_CBC
 namespace {
 
-/// Sets an environment variable for one scope (the tests run one at a time).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
+using test::ScopedEnv;
 
 /// A multi-dimensional knapsack of `items` binaries and `rows` capacity rows, random weights: small ones
 /// solve at once, large ones keep CBC searching for a long time with no gap allowed.
@@ -140,7 +130,7 @@ TEST_CASE("milp.cbc.isolation.a_hanging_child_is_killed") {
   CHECK(r.message.find("the child was killed") != std::string::npos);
   CHECK(r.wall_time < std::chrono::seconds(60));  // a hang bound, not a speed claim
   // And the same solver goes on: the next child searches.
-  ::unsetenv("SIA_CBC_INJECT_FAULT");
+  const ScopedEnv no_fault("SIA_CBC_INJECT_FAULT", "none");
   const auto again = make_milp_solver("cbc")->solve(m);
   CHECK(again.status == MilpStatus::optimal);
 }

@@ -128,6 +128,7 @@ TEST_CASE("milp.cbc.huge_objective_range.node_above_cutoff_solves_in_process") {
 // SIGABRT from an assert in Release); the search runs in a child process, and when the child dies it runs again
 // without the fallback (tests/unit/test_milp_cbc_isolation.cpp): the solve returns a valid solution either way.
 TEST_CASE("milp.cbc.huge_objective_range.passes_run_out_leave_the_host_alive") {
+  const test::ScopedEnv isolation("SIA_CBC_ISOLATION", "fork");  // in process this input takes the host down
   solves_to_glpk_optimum("milp_ranges-cbc-passes-1.bin");
 }
 

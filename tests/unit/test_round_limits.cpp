@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "unit/milp_test_support.hpp"
+
 namespace {
 
 using namespace sia;
@@ -191,13 +193,13 @@ TEST_CASE("milp.stop_requested_before_the_solve") {
 TEST_CASE("round.limits.cbc_faults_leave_a_valid_allocation") {
   const auto c = cluster();
   const auto js = jobs();
-  ::setenv("SIA_CBC_INJECT_FAULT", "all", 1);
-  ::setenv("SIA_CBC_ISOLATION", "fork", 1);  // a sanitizer build forks only when asked
   RoundOptions o;
   o.backend = "cbc";
-  const auto r = run_round(c, js, o);
-  ::unsetenv("SIA_CBC_INJECT_FAULT");
-  ::unsetenv("SIA_CBC_ISOLATION");
+  const auto r = [&] {
+    const test::ScopedEnv fault("SIA_CBC_INJECT_FAULT", "all");
+    const test::ScopedEnv isolation("SIA_CBC_ISOLATION", "fork");  // a sanitizer build forks only when asked
+    return run_round(c, js, o);
+  }();
   INFO(r.message);
   CHECK(r.status == RoundStatus::error);
   CHECK(r.fallback);
