@@ -276,22 +276,18 @@ struct ChildReport {
 };
 static_assert(std::atomic<int>::is_always_lock_free, "the stop flag is shared between two processes");
 
-/// Fault injection for the tests (tests/unit/test_milp_cbc_isolation.cpp): SIA_CBC_INJECT_FAULT=first makes
-/// the first child of each solve die of SIGSEGV before it searches, =all every child, =hang makes the first
-/// child wait forever instead (the parent's watchdog must kill it).
-enum class InjectedFault { none, first, all, hang };
-InjectedFault injected_fault() noexcept {
-  const char* v = std::getenv("SIA_CBC_INJECT_FAULT");  // NOLINT(concurrency-mt-unsafe): read, never set, here
-  if (v == nullptr) return InjectedFault::none;
-  const std::string_view s(v);
-  return s == "first"  ? InjectedFault::first
-         : s == "all"  ? InjectedFault::all
-         : s == "hang" ? InjectedFault::hang
-                       : InjectedFault::none;
-}
-
 /// What one child does instead of searching, for the tests.
 enum class ChildFault { none, segv, hang };
+
+/// Fault injection for the tests (tests/unit/test_milp_cbc_isolation.cpp), for child `k` (0: the first) of a
+/// solve: SIA_CBC_INJECT_FAULT=first makes the first child die of SIGSEGV before it searches, =all every child,
+/// =hang makes the first child wait forever instead (the parent's watchdog must kill it).
+ChildFault injected_fault(int k) noexcept {
+  const char* v = std::getenv("SIA_CBC_INJECT_FAULT");  // NOLINT(concurrency-mt-unsafe): read, never set, here
+  const std::string_view s(v == nullptr ? "" : v);
+  if (s == "all" || (k == 0 && s == "first")) return ChildFault::segv;
+  return k == 0 && s == "hang" ? ChildFault::hang : ChildFault::none;
+}
 
 /// Whether this library was built with a sanitizer whose runtime is not fork-safe in a multi-threaded process:
 /// the sanitizers of clang 14 (Debian 12) take no allocator locks around fork(), so a child forked while
@@ -497,8 +493,8 @@ ChildEnd wait_for_child(pid_t pid, std::optional<std::chrono::steady_clock::time
 /// The search in a child (see above). Returns the outcome with the best solution in `values`, or std::nullopt
 /// with the reason in `failure`.
 std::optional<SearchOutcome> search_in_child(CbcModel& cbc, const StopRule& rule, SharedArea& area,
-                                             const std::stop_token& stop, std::vector<double>& values,
-                                             ChildFailure& failure, ChildFault fault) {
+                                             std::vector<double>& values, ChildFailure& failure, ChildFault fault) {
+  const std::stop_token& stop = rule.stop;
   area.report().done.store(0, std::memory_order_relaxed);
   const std::stop_callback<RaiseFlag> on_stop(stop, RaiseFlag{&area.report().stop});
   const pid_t pid = ::fork();
@@ -881,12 +877,8 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
   std::optional<SearchOutcome> searched;
   std::string retried;  // why the search was run a second time, for the result's message
   if (area) {
-    const InjectedFault inject = injected_fault();
     ChildFailure failure;
-    searched = search_in_child(cbc, rule, *area, params.stop, found, failure,
-                               inject == InjectedFault::hang   ? ChildFault::hang
-                               : inject != InjectedFault::none ? ChildFault::segv
-                                                               : ChildFault::none);
+    searched = search_in_child(cbc, rule, *area, found, failure, injected_fault(0));
     if (failure.died && !rule.reached()) {
       // A fault of CBC's (header comment): search again, in a new child, without the fallback that leads to the
       // known one (InertObject). The parent's CbcModel has not searched yet: the child's search was on its copy.
@@ -896,8 +888,7 @@ MilpResult CbcSolver::do_solve(const MilpModel& model, const MilpParams& params)
       OsiObject* extra[] = {&inert};
       cbc.addObjects(1, extra);  // (cloned)
       failure = ChildFailure{};
-      searched = search_in_child(cbc, rule, *area, params.stop, found, failure,
-                                 inject == InjectedFault::all ? ChildFault::segv : ChildFault::none);
+      searched = search_in_child(cbc, rule, *area, found, failure, injected_fault(1));
     }
     if (!failure.message.empty()) {
       result.status = MilpStatus::error;
