@@ -289,7 +289,7 @@ void check_fields(const OracleInstance& in, const OracleProblem& pb, double opti
 }  // namespace
 
 TEST_CASE("decision.recompute.random_and_adversarial_rounds") {
-  const long rounds = env_long("SIA_RECOMPUTE_ROUNDS", 120);
+  const long rounds = test::count("SIA_RECOMPUTE_ROUNDS", 120, 40);
   const auto seed = static_cast<std::uint32_t>(env_long("SIA_RECOMPUTE_SEED", 1));
   std::mt19937 rng(seed);
   const auto backends = real_milp_backends();

@@ -31,7 +31,7 @@ using sia::test::env_long;
 }  // namespace
 
 TEST_CASE("hardening.invariants.random_rounds") {
-  const long rounds = env_long("SIA_INVARIANT_ROUNDS", 60);
+  const long rounds = sia::test::count("SIA_INVARIANT_ROUNDS", 60, 20);
   const auto seed = static_cast<std::uint64_t>(env_long("SIA_INVARIANT_SEED", 1));
   std::mt19937_64 rng(seed);
   std::vector<std::string> others;

@@ -29,6 +29,7 @@
 #include "unit/brute_force_solver.hpp"
 #include "unit/fault_solver.hpp"
 #include "unit/round_oracle.hpp"
+#include "unit/test_env.hpp"
 
 namespace {
 
@@ -84,10 +85,7 @@ std::vector<std::string> real_backends() {
   return out;
 }
 
-int instance_count() {
-  if (const char* e = std::getenv("SIA_CONFORMANCE_INSTANCES")) return std::max(1, std::atoi(e));
-  return 300;
-}
+int instance_count() { return static_cast<int>(test::count("SIA_CONFORMANCE_INSTANCES", 300, 100)); }
 
 std::vector<OracleConfig> chosen_of(const RoundResult& r) {
   std::vector<OracleConfig> out;
@@ -188,7 +186,8 @@ TEST_CASE("round.conformance.backends_agree") {
     return;
   }
   std::mt19937 rng(7);
-  for (int k = 0; k < 40; ++k) {
+  const int instances = test::count(40, 12);
+  for (int k = 0; k < instances; ++k) {
     OracleInstance in = oracle_instance(rng, 8, 30, 6, true);
     in.options.relative_gap = 1e-7;
     CAPTURE(k);

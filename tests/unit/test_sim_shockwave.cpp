@@ -4,6 +4,7 @@
 
 #include "unit/fault_solver.hpp"
 #include "unit/sim_test_support.hpp"
+#include "unit/test_env.hpp"
 
 #include <sia/error.hpp>
 #include <sia/milp/factory.hpp>
@@ -222,7 +223,7 @@ TEST_CASE("sim.shockwave.deterministic_limit") {
   // and a limit of one node still gives a plan within capacity.
   if (!sia::has_milp_solver("cbc")) return;
   std::mt19937_64 rng(7);
-  auto jobs = random_jobs(rng, 40, 16);
+  auto jobs = random_jobs(rng, sia::test::count(40, 20), 16);
   for (auto& q : jobs) q.elapsed_s *= 20;  // some jobs far behind their fair finish time
   ShockwaveOptions o;
   o.backend = "cbc";
@@ -246,7 +247,7 @@ TEST_CASE("sim.shockwave.wall_clock_never_changes_the_plan") {
   if (!sia::has_milp_solver("cbc")) return;
   std::mt19937_64 rng(7);
   int node_limited = 0;
-  for (int trial = 0; trial < 4; ++trial) {
+  for (int trial = 0; trial < sia::test::count(4, 2); ++trial) {
     auto jobs = random_jobs(rng, 40, 16);
     for (auto& q : jobs) q.elapsed_s *= trial % 2 == 0 ? 20 : 1;  // far behind their fair finish times, or not
     ShockwaveOptions o;
@@ -289,7 +290,7 @@ TEST_CASE("sim.shockwave.policy_independent_of_the_wall_clock") {
     o.backend = "cbc";
     o.time_limit = net;
     ShockwavePolicy sw(o);
-    auto out = tiny.run(sw, 6);
+    auto out = tiny.run(sw, sia::test::count(6, 3));
     slow = sw.slow_solves();
     stops = sw.wall_clock_stops();
     return out;
@@ -324,7 +325,7 @@ TEST_CASE("sim.shockwave.cbc_same_plan_across_threads") {
   auto other = random_jobs(rng, 25, 8);
   ShockwaveOptions o;
   o.backend = "cbc";
-  o.node_limit = 50;
+  o.node_limit = sia::test::count(50, 15);
   const auto first = shockwave_plan(jobs, 48, o);
   (void)shockwave_plan(other, 32, o);
   const auto again = shockwave_plan(jobs, 48, o);

@@ -32,6 +32,7 @@
 #include "unit/milp_test_support.hpp"
 #include "unit/round_oracle.hpp"
 #include "unit/tenant_oracle.hpp"
+#include "unit/test_env.hpp"
 
 namespace {
 
@@ -53,10 +54,7 @@ void check_same_decision(std::string& reference, const Request& req, const Round
     CHECK(text == reference);
 }
 
-int round_count() {
-  if (const char* e = std::getenv("SIA_TIE_ROUNDS")) return std::max(1, std::atoi(e));
-  return 150;
-}
+int round_count() { return static_cast<int>(test::count("SIA_TIE_ROUNDS", 150, 90)); }
 
 unsigned round_seed() {
   if (const char* e = std::getenv("SIA_TIE_SEED")) return static_cast<unsigned>(std::atoi(e));
