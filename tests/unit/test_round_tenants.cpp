@@ -23,6 +23,7 @@
 #include "unit/milp_test_support.hpp"
 #include "unit/round_oracle.hpp"
 #include "unit/tenant_oracle.hpp"
+#include "unit/test_env.hpp"
 
 namespace {
 
@@ -65,10 +66,7 @@ std::vector<std::string> backends_under_test() {
   return out;
 }
 
-int instance_count() {
-  if (const char* e = std::getenv("SIA_TENANT_INSTANCES")) return std::max(1, std::atoi(e));
-  return 120;
-}
+int instance_count() { return static_cast<int>(test::count("SIA_TENANT_INSTANCES", 120, 40)); }
 
 // Objective of product.md §2 step 4 with weights, and a single-job cluster round.
 JobSpec flat_job(const std::string& id, double per_gpu, int max_gpus) {
