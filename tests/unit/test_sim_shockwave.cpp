@@ -223,10 +223,11 @@ TEST_CASE("sim.shockwave.deterministic_limit") {
   // and a limit of one node still gives a plan within capacity.
   if (!sia::has_milp_solver("cbc")) return;
   std::mt19937_64 rng(7);
-  auto jobs = random_jobs(rng, sia::test::count(40, 20), 16);
+  auto jobs = random_jobs(rng, 40, 16);
   for (auto& q : jobs) q.elapsed_s *= 20;  // some jobs far behind their fair finish time
   ShockwaveOptions o;
   o.backend = "cbc";
+  o.node_limit = sia::test::count(500, 100);  // the default, or a shorter search in a short run
   const auto a = shockwave_plan(jobs, 64, o), b = shockwave_plan(jobs, 64, o);
   CHECK(a.x == b.x);
   CHECK(a.objective == b.objective);
@@ -288,6 +289,7 @@ TEST_CASE("sim.shockwave.policy_independent_of_the_wall_clock") {
     sia::test::TinyRigidJobs tiny(2, 4, {4, 2, 2, 2, 1, 1, 3}, 512);
     ShockwaveOptions o;
     o.backend = "cbc";
+    o.node_limit = sia::test::count(500, 100);
     o.time_limit = net;
     ShockwavePolicy sw(o);
     auto out = tiny.run(sw, sia::test::count(6, 3));
