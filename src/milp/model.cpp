@@ -54,8 +54,10 @@ namespace {
 // branches; the sizes must already agree.
 bool valid_quickly(const MilpModel& m) noexcept {
   bool ok = true;
-  for (std::size_t j = 0; j < m.obj.size(); ++j)
-    ok &= detail::cost_valid(m.obj[j]) & detail::bounds_valid(m.col_lower[j], m.col_upper[j]);
+  for (std::size_t j = 0; j < m.obj.size(); ++j) {
+    ok &= detail::cost_valid(m.obj[j]);  // (no branch per value: one flag over all of them)
+    ok &= detail::bounds_valid(m.col_lower[j], m.col_upper[j]);
+  }
   for (std::size_t i = 0; i < m.row_lower.size(); ++i) ok &= detail::bounds_valid(m.row_lower[i], m.row_upper[i]);
   const auto rows = static_cast<unsigned>(m.num_rows()), cols = static_cast<unsigned>(m.num_cols());
   for (const auto& e : m.entries) ok &= detail::entry_valid(e, rows, cols);

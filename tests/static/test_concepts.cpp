@@ -67,7 +67,7 @@ static_assert(!GpuType<int>);
 struct ConfigNoType {
   int num_nodes() const;
   int num_gpus() const;
-  friend bool operator==(const ConfigNoType&, const ConfigNoType&) = default;
+  [[maybe_unused]] friend bool operator==(const ConfigNoType&, const ConfigNoType&) = default;
 };
 struct ConfigNotComparable {
   int num_nodes() const;

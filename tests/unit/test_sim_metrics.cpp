@@ -21,8 +21,8 @@ JobRecord job(double sub, double end, int restarts, double gpu_h, double ftf = 0
   j.ftf = ftf;
   return j;
 }
-RoundLog round(double t, int active, double ms) {
-  RoundLog l;
+sim::RoundLog round(double t, int active, double ms) {
+  sim::RoundLog l;
   l.time = t;
   l.active = active;
   l.policy_ms = ms;

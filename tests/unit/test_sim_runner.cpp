@@ -210,7 +210,7 @@ TEST_CASE("sim.runner.first_failure_wins_whatever_the_threads") {
   for (int threads : {1, 3}) {
     RunnerOptions ro;
     ro.threads = threads;
-    CHECK_THROWS_WITH_AS(run_simulations(specs, ro), "failure of simulation 1", InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)run_simulations(specs, ro), "failure of simulation 1", InvalidArgument);
   }
 }
 
@@ -218,10 +218,10 @@ TEST_CASE("sim.runner.bad_specs") {
   const Inputs in;
   auto specs = specs_of(in, {"sia"}, 1);
   specs[0].policy = "no-such-policy";
-  CHECK_THROWS_AS(run_simulations(specs), InvalidArgument);
+  CHECK_THROWS_AS((void)run_simulations(specs), InvalidArgument);
   specs = specs_of(in, {"sia"}, 1);
   specs[0].workload.reset();
-  CHECK_THROWS_AS(run_simulations(specs), InvalidArgument);
+  CHECK_THROWS_AS((void)run_simulations(specs), InvalidArgument);
   CHECK(run_simulations(std::span<const SimulationSpec>{}).empty());
   CHECK(effective_threads(3) == 3);
   CHECK(effective_threads(0) >= 1);
@@ -251,7 +251,7 @@ TEST_CASE("sim.runner.progress_and_cancel") {
   std::atomic<int> polls{0};
   ro.on_progress = nullptr;
   ro.cancelled = [&] { return ++polls > 10; };
-  CHECK_THROWS_AS(run_simulations(specs, ro), SimulationCancelled);
+  CHECK_THROWS_AS((void)run_simulations(specs, ro), SimulationCancelled);
 }
 
 // Issue 19: the fits are memoised per simulation by their exact observations; a fit is a pure function of

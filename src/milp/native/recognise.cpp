@@ -150,8 +150,11 @@ bool read_bounds(const MilpModel& m, Shape& s, std::vector<signed char>& lo, std
     // block with any other column is read column by column.
     const std::size_t f = std::min(nu, b + 8);
     bool all_free = true;
-    for (std::size_t j = b; j < f; ++j)
-      all_free &= (m.is_integer[j] != 0) & (m.col_lower[j] == 0.0) & (m.col_upper[j] == 1.0);
+    for (std::size_t j = b; j < f; ++j) {
+      all_free &= m.is_integer[j] != 0;
+      all_free &= m.col_lower[j] == 0.0;
+      all_free &= m.col_upper[j] == 1.0;
+    }
     if (check) {
       // (Bounds 0 and 1 are valid ones: a free column's cost is all there is to check.)
       bool costs = true;
@@ -1043,9 +1046,16 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   // (Room for every column's item and usage and a "none" item per group: a choice row's, or a
   // column's outside them.)
   const std::size_t nrows = c.choice_rows.size();
-  Writer main{
-      &p, p.value.size() + nu + nrows + (nu - std::min(nu, c.num_members())), p.use_row.size() + c.num_uses, {}, {}, {},
-      {}};
+  // (A writer into `q` with room for `items` items and `uses` usages; the rest of its members as declared.)
+  const auto writer = [](Problem* q, std::size_t items, std::size_t uses) {
+    Writer w;
+    w.q = q;
+    w.item_room = items;
+    w.use_room = uses;
+    return w;
+  };
+  Writer main =
+      writer(&p, p.value.size() + nu + nrows + (nu - std::min(nu, c.num_members())), p.use_row.size() + c.num_uses);
   if (direct) open_cursors(main);
   long failed = -1;
   // A round's many groups are read in two halves side by side (threads > 1): the second half
@@ -1059,7 +1069,7 @@ Shape finish(const MilpModel& m, Shape s, const std::vector<signed char>& lo, co
   if (direct && par.threads() > 1 && nrows >= kSplitRows) {
     Problem side_p;
     const auto side_cols = static_cast<std::size_t>(c.member_begin[nrows] - c.member_begin[half]);
-    Writer side{&side_p, side_cols + (nrows - half), c.num_uses, {}, {}, {}, {}};
+    Writer side = writer(&side_p, side_cols + (nrows - half), c.num_uses);
     long side_failed = -1;
     std::atomic<bool> taken{false};
     bool side_read = false;
