@@ -1422,6 +1422,7 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
           CHECK(bits_equal(picks_c.key, picks.key));
           CHECK(bits_equal(picks_c.other, picks.other));
           CHECK(bits_equal(picks_c.bound, picks.bound));
+          CHECK(bits_equal(picks_c.need, picks.need));
           Classes with_box = cls;
           box.set_price_box(with_box);
           const Classes whole = find_classes(p, par);
@@ -1448,6 +1449,22 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
         std::vector<int> items;
         const bool rb = repair(rel, lam, nullptr, nb, vb, &red_b, nullptr, &picks, true, &items);
         CHECK(ra == rb);
+        {  // The improvement's room test (a move whose destinations all need more room than any row
+           // has is not looked at) skips only moves that would find no destination: without the
+           // picks' needs (then never skipped), the same answer bit for bit.
+          WarmPicks no_need = picks;
+          no_need.need.clear();
+          Counts nd = n;
+          double vd = 0.0;
+          std::vector<int> items_d;
+          const bool rd = repair(rel, lam, nullptr, nd, vd, &red_b, nullptr, &no_need, true, &items_d);
+          CHECK(rd == rb);
+          if (rd && rb) {
+            CHECK(nd == nb);
+            CHECK(std::bit_cast<std::uint64_t>(vd) == std::bit_cast<std::uint64_t>(vb));
+            CHECK(items_d == items);
+          }
+        }
         {  // With the usage summed from the picks (search.cpp's), whole amounts or not: the same
            // answer, and when the final usage comes back it is the sum over the final counts.
           Counts nc = n;

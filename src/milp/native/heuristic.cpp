@@ -46,6 +46,18 @@ long long fit_count(const Problem& p, int i, int j, const std::vector<double>& U
   return std::max<long long>(n, 0);
 }
 
+// The most item j uses of any row beyond what item i uses there (0 when it uses no row more): the
+// largest `e` of fit_count(p, i, j, ...), the same doubles. One member fits from i to j only where
+// some row has at least about that much room (improve()'s test before it reads a class's items).
+double extra_need(const Problem& p, int i, int j) {
+  double need = 0.0;
+  for (int q = p.use_begin[static_cast<std::size_t>(j)]; q < p.use_begin[static_cast<std::size_t>(j) + 1]; ++q) {
+    const double e = p.use_val[static_cast<std::size_t>(q)] - amount(p, i, p.use_row[static_cast<std::size_t>(q)]);
+    if (e > need) need = e;
+  }
+  return need;
+}
+
 // Are all of item `it`'s amounts whole (whole_amount())?
 bool whole_item(const Problem& p, int it) {
   bool whole = true;
@@ -310,6 +322,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
   picks.other.resize(nc);
   picks.row.resize(nc);
   picks.bound.resize(nc);
+  picks.need.resize(nc);
   rel.parallel().blocks(cls.size(), kBlock, [&](int blk, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
@@ -333,11 +346,12 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
       // (their bound, the class's one member, never refuses them).
       const double vi = p.value[static_cast<std::size_t>(it)], ri = red[static_cast<std::size_t>(it)];
       int to = -1;
-      double key = -kInf, other = -kInf;
+      double key = -kInf, other = -kInf, need = kInf;
       for (int j = f; j < e; ++j) {
         if (j == it) continue;
         other = std::max(other, red[static_cast<std::size_t>(j)]);
         if (p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
+        need = std::min(need, extra_need(p, it, j));
         const double k = red[static_cast<std::size_t>(j)] - ri;
         if (k > key) {
           key = k;
@@ -347,6 +361,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
       picks.to[cu] = to;
       picks.key[cu] = key;
       picks.other[cu] = other;
+      picks.need[cu] = need;
       // (What the repair's queue reads of the item when a row it uses is over capacity: its row
       // and score bound here, in order, instead of scattered reads of the item's arrays there.)
       const int q0 = p.use_begin[static_cast<std::size_t>(it)];
@@ -649,6 +664,11 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
     double key;
     int c, i, j;
     long long failed;  // the number of moves applied when it last found no destination, -1: not so
+    // The least extra_need(p, i, j') over the destinations j' that gain true value, whatever their
+    // counts (+inf: none; 0: one needs no room). While no row has at least about that much room,
+    // the move finds no destination: the loop below says so without reading the class's items,
+    // each a cache miss (most of a warm round's thousands of moves find no room: 0-3 GPUs left).
+    double need;
   };
   std::vector<Move> moves;
   auto collect = [&](int c) {
@@ -657,9 +677,10 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       if (counts[static_cast<std::size_t>(i)] <= lo_in(b, c, i)) continue;
       const double vi = p.value[static_cast<std::size_t>(i)], ri = red[static_cast<std::size_t>(i)];
       int best = -1;
-      double key = -kInf;
+      double key = -kInf, need = kInf;
       for (int j = f; j < e; ++j) {
         if (j == i || p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
+        need = std::min(need, extra_need(p, i, j));
         if (counts[static_cast<std::size_t>(j)] >= hi_of(b, cls, c, j)) continue;
         const double k = red[static_cast<std::size_t>(j)] - ri;
         if (k > key) {
@@ -667,7 +688,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
           best = j;
         }
       }
-      if (best >= 0) moves.push_back({key, c, i, best, -1});
+      if (best >= 0) moves.push_back({key, c, i, best, -1, need});
     }
   };
   // A class's candidate moves depend on its own counts only: after the first pass, only the classes
@@ -685,6 +706,17 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   const bool picked = picks && changed && !b && picks->item.size() == static_cast<std::size_t>(cls.size()) &&
                       changed->size() == picks->item.size();
   std::vector<char> moved(picked ? static_cast<std::size_t>(cls.size()) : 0, 0);  // (classes a move here changed)
+  // (The picks' needs, where warm_values() found them; else 0, which never stops a move.)
+  const bool with_need = picked && picks->need.size() == picks->item.size();
+  // The most room any row has (fit_count()'s room, the same doubles): a move whose every destination
+  // needs more on some row (Move::need, with a margin for fit_count()'s rounding) finds none.
+  auto most_room = [&] {
+    double most = -kInf;
+    for (int k = 0; k < p.num_rows; ++k)
+      most = std::max(most, p.cap[static_cast<std::size_t>(k)] + cap_tolerance(p.cap[static_cast<std::size_t>(k)]) -
+                                U[static_cast<std::size_t>(k)]);
+    return most;
+  };
   for (int pass = 0; pass < 3; ++pass) {
     std::size_t sorted = 0;  // moves[0, sorted) are in order already
     if (pass == 0) {
@@ -698,7 +730,8 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
               U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
                   1 * p.use_val[static_cast<std::size_t>(q)];
           if (const int to = picks->to[static_cast<std::size_t>(c)]; to >= 0)
-            moves.push_back({picks->key[static_cast<std::size_t>(c)], c, it, to, -1});
+            moves.push_back({picks->key[static_cast<std::size_t>(c)], c, it, to, -1,
+                             with_need ? picks->need[static_cast<std::size_t>(c)] : 0.0});
           continue;
         }
         const int f = cls.first_item(p, c), e = f + cls.items(p, c);
@@ -734,8 +767,15 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       std::sort(moves.begin(), moves.end(), by_key);
     }
     bool changed = false;
+    double room_left = most_room();
     for (Move& m : moves) {
       if (m.failed >= 0 && !dirty[static_cast<std::size_t>(m.c)] && last_room <= m.failed) continue;
+      // No row has the room its destinations need: the scan below would find none (a destination j
+      // fits only where room_k / e + 1e-12 >= 1 for its largest e, so room_k >= e (1 - 1e-11) at least).
+      if (m.need > 0.0 && !(room_left >= m.need * (1.0 - 1e-11))) {
+        m.failed = applied;
+        continue;
+      }
       // The destination may have filled up since: take the best destination that still fits.
       const int f = cls.first_item(p, m.c), e = f + cls.items(p, m.c);
       long long avail = counts[static_cast<std::size_t>(m.i)] - lo_in(b, m.c, m.i);
@@ -773,6 +813,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
       for (int q = ub; q < ue; ++q)
         before.push_back(U[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])]);
       apply_move(p, counts, U, m.i, best, cnt);
+      room_left = most_room();
       exact = exact && whole_item(p, m.i) && whole_item(p, best);
       if (picked) moved[static_cast<std::size_t>(m.c)] = 1;
       ++applied;
