@@ -21,6 +21,7 @@
 
 #include "core/id_index.hpp"
 #include "core/input_checks.hpp"
+#include "core/prefetch.hpp"
 #include "core/round_cache.hpp"
 
 namespace sia::detail {
@@ -398,6 +399,10 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
   };
 
   for (std::size_t i = 0; i < n; ++i) {
+    // The jobs ahead: every line of each is read below, and its id (compared with the previous
+    // round's) lies apart when it is longer than std::string's inline buffer.
+    if (i + kFetchAhead < n) fetch_job(jobs[i + kFetchAhead]);
+    if (i + kFetchAhead / 2 < n) fetch_id(jobs[i + kFetchAhead / 2]);
     const JobSpec& j = jobs[i];
     if (checked == nullptr) validate_job(j, i, cluster.num_types());
     // The rows and entries of the previous round's job a few places ahead (the jobs usually come in

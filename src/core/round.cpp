@@ -26,6 +26,7 @@
 #include "core/greedy.hpp"
 #include "core/id_index.hpp"
 #include "core/input_checks.hpp"
+#include "core/prefetch.hpp"
 #include "core/problem.hpp"
 #include "core/tenants.hpp"
 #include "core/ties.hpp"
@@ -81,21 +82,12 @@ double ms_since(Clock::time_point start) {
 }
 
 // Passes over the jobs read a line or two of each JobSpec (320 bytes), and the chosen entries of
-// Problem::valid, scattered over megabytes: each a cache miss, fetched this many jobs ahead (a
-// hint only).
-constexpr std::size_t kFetchAhead = 8;
-inline void fetch(const void* p) noexcept {
-#if defined(__GNUC__)
-  __builtin_prefetch(p);
-#else
-  (void)p;
-#endif
-}
-// Every line of job `j`.
-inline void fetch_job(const JobSpec& j) noexcept {
-  const char* const p = reinterpret_cast<const char*>(&j);
-  for (std::size_t at = 0; at < sizeof(JobSpec); at += 64) fetch(p + at);
-}
+// Problem::valid, scattered over megabytes: each a cache miss, fetched kFetchAhead jobs ahead
+// (core/prefetch.hpp).
+using detail::fetch;
+using detail::fetch_id;
+using detail::fetch_job;
+using detail::kFetchAhead;
 
 // RoundOptions::log: one event per phase, built only when a log is set (round_log.hpp).
 class PhaseLog {
@@ -634,6 +626,7 @@ RoundResult run_round_impl(ConfigurationSet set, const ClusterSpec& cluster, std
       fetch_job(jobs[a]);
       if (choice[a] >= 0) fetch(entries + pb.valid.begin_of(a) + static_cast<std::size_t>(choice[a]));
     }
+    if (i + kFetchAhead / 2 < n) fetch_id(jobs[i + kFetchAhead / 2]);  // (its id copied below)
     const JobSpec& j = jobs[i];
     JobDecision& d = res.decisions.emplace_back();
     d.job = j.id();
