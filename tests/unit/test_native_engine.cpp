@@ -1423,6 +1423,7 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
           CHECK(bits_equal(picks_c.other, picks.other));
           CHECK(bits_equal(picks_c.bound, picks.bound));
           CHECK(bits_equal(picks_c.need, picks.need));
+          CHECK(bits_equal(picks_c.value, picks.value));
           Classes with_box = cls;
           box.set_price_box(with_box);
           const Classes whole = find_classes(p, par);
@@ -1450,10 +1451,12 @@ TEST_CASE("native.engine.warm_picks_are_the_repair_and_improvement") {
         const bool rb = repair(rel, lam, nullptr, nb, vb, &red_b, nullptr, &picks, true, &items);
         CHECK(ra == rb);
         {  // The improvement's room test (a move whose destinations all need more room than any row
-           // has is not looked at) skips only moves that would find no destination: without the
-           // picks' needs (then never skipped), the same answer bit for bit.
+           // has is not looked at) skips only moves that would find no destination, and the picks'
+           // values are the items': without the picks' needs (then never skipped) and values, the
+           // same answer bit for bit.
           WarmPicks no_need = picks;
           no_need.need.clear();
+          no_need.value.clear();
           Counts nd = n;
           double vd = 0.0;
           std::vector<int> items_d;

@@ -323,6 +323,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
   picks.row.resize(nc);
   picks.bound.resize(nc);
   picks.need.resize(nc);
+  picks.value.resize(nc);
   rel.parallel().blocks(cls.size(), kBlock, [&](int blk, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
@@ -362,6 +363,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
       picks.key[cu] = key;
       picks.other[cu] = other;
       picks.need[cu] = need;
+      picks.value[cu] = vi;
       // (What the repair's queue reads of the item when a row it uses is over capacity: its row
       // and score bound here, in order, instead of scattered reads of the item's arrays there.)
       const int q0 = p.use_begin[static_cast<std::size_t>(it)];
@@ -708,6 +710,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   std::vector<char> moved(picked ? static_cast<std::size_t>(cls.size()) : 0, 0);  // (classes a move here changed)
   // (The picks' needs, where warm_values() found them; else 0, which never stops a move.)
   const bool with_need = picked && picks->need.size() == picks->item.size();
+  const bool with_value = picked && picks->value.size() == picks->item.size();
   // The most room any row has (fit_count()'s room, the same doubles): a move whose every destination
   // needs more on some row (Move::need, with a margin for fit_count()'s rounding) finds none.
   auto most_room = [&] {
@@ -845,7 +848,8 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   for (int c = 0; c < cls.size(); ++c) {
     const auto cu = static_cast<std::size_t>(c);
     if (!(*changed)[cu] && !moved[cu]) {
-      v += 1 * p.value[static_cast<std::size_t>(picks->item[cu])];
+      // (Its value as warm_values() read it: the same bits, without a cache miss per class.)
+      v += 1 * (with_value ? picks->value[cu] : p.value[static_cast<std::size_t>(picks->item[cu])]);
       if (items) (*items)[cu] = picks->item[cu];
       continue;
     }

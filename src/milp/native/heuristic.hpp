@@ -59,7 +59,8 @@ void reduced_values(const Relaxation& rel, const std::vector<double>& lam, std::
 struct WarmPicks {
   std::vector<int> item, to, row;
   std::vector<double> key, other, bound;
-  std::vector<double> need;  ///< improve()'s Move::need of the picked item's move
+  std::vector<double> need;   ///< improve()'s Move::need of the picked item's move
+  std::vector<double> value;  ///< the picked item's value
 };
 
 /// reduced_values(rel, lam, red, &best) and, every group its own class, the warm start's `picks`
