@@ -411,10 +411,19 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
     if (prev != nullptr && cursor + 6 < prev->jobs.size()) {
       const CachedJob& ahead = prev->jobs[cursor + 6];
       if (ahead.has_rows) {
+        // (Every line of its rows: a row of 16 configurations is two lines of each array, and the
+        // second was a cache miss when only the first was fetched.)
         const RowBlock& rows = *prev->blocks[ahead.block];
-        if (!ahead.rows_at_least_half) __builtin_prefetch(rows.goodput.data() + ahead.rows_begin);
-        __builtin_prefetch(rows.stored.data() + ahead.rows_begin);
-        if (!rows.powered.empty()) __builtin_prefetch(rows.powered.data() + ahead.rows_begin);
+        const std::size_t b = ahead.rows_begin, e = ahead.rows_end;
+        auto lines = [b, e](const auto* data) {
+          const char* const from = reinterpret_cast<const char*>(data + b);
+          const char* const to = reinterpret_cast<const char*>(data + e);
+          for (const char* at = from; at < to; at += 64) __builtin_prefetch(at);
+          if (e > b) __builtin_prefetch(to - 1);  // (the last line, where the row does not start a line)
+        };
+        if (!ahead.rows_at_least_half) lines(rows.goodput.data());
+        lines(rows.stored.data());
+        if (!rows.powered.empty()) lines(rows.powered.data());
       }
       if (prev->entries) __builtin_prefetch(prev->entries->data() + ahead.entries_begin);
     }
