@@ -242,6 +242,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     KelleyResult fin = locate(lam0);
     const double locate_ms = ms(t_locate);
     const auto t_again = Clock::now();
+    const double at_minimum = fin.L;  // (for the debug output)
     if (!fin.infeasible && fin.lower > -kInf) {
       try_warm_solution(fin.lam);
       if (fin.L <= target()) {
@@ -252,8 +253,12 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
       }
     }
     if (options.debug)
-      std::fprintf(stderr, "native: LP minimum located first (%.3f ms), warm solution there %.12g (%.3f ms), %s\n",
-                   locate_ms, best, ms(t_again), located ? "proven" : "not proven");
+      // (L at the previous prices and at the minimum: whether the warm solution repaired there
+      // would have been proven at the first evaluation.)
+      std::fprintf(stderr,
+                   "native: LP minimum located first (%.3f ms), warm solution there %.12g (%.3f ms), %s; L at the "
+                   "previous prices %.12g, at the minimum %.12g, tolerance %.3g\n",
+                   locate_ms, best, ms(t_again), located ? "proven" : "not proven", first->L, at_minimum, tol(best));
   }
   KelleyResult root =
       located ? std::move(root_located)
