@@ -1927,7 +1927,7 @@ TEST_CASE("native.engine.warm_prices_same_bits_on_any_thread_count") {
 TEST_CASE("native.engine.warm_unproven_locates_the_lp_minimum") {
   std::mt19937 rng(61);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  int located = 0, unproven_first = 0;
+  int located = 0, unproven_first = 0, restricted = 0;
   for (int iter = 0; iter < 24; ++iter) {
     Spec s;
     s.rows = 3 + iter % 3;
@@ -1966,6 +1966,8 @@ TEST_CASE("native.engine.warm_unproven_locates_the_lp_minimum") {
     if (w0.lp_iterations > 1) ++unproven_first;
     if (!w.lp_located) continue;
     ++located;
+    restricted += w.lp_located_restricted ? 1 : 0;
+    CHECK(w.lp_located_restricted == w0.lp_located_restricted);
     CHECK(w.prices_exact);
     if (cold.prices_exact) CHECK(w.root_bound == doctest::Approx(cold.root_bound).epsilon(1e-9));
     for (int threads : {2, 3}) {
@@ -1979,8 +1981,10 @@ TEST_CASE("native.engine.warm_unproven_locates_the_lp_minimum") {
       CHECK(r.prices == w.prices);
     }
   }
-  MESSAGE(unproven_first << " warm solves not proven by their first evaluation, " << located << " located");
+  MESSAGE(unproven_first << " warm solves not proven by their first evaluation, " << located << " located, "
+                         << restricted << " of them proven by the repair over the region's active classes");
   CHECK(located >= 4);
+  CHECK(restricted >= 1);
 }
 
 TEST_CASE("native.engine.repair_bounded_queue_is_the_definition") {

@@ -830,7 +830,7 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
 
 KelleyResult Relaxation::minimise_locally(std::vector<double> lam0, const std::vector<double>& box,
                                           std::vector<double> radius, int max_active, const Deadline& deadline,
-                                          std::vector<int>* best) const {
+                                          std::vector<int>* best, std::vector<int>* active) const {
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
   KelleyResult out;
@@ -848,6 +848,7 @@ KelleyResult Relaxation::minimise_locally(std::vector<double> lam0, const std::v
   std::vector<char> held_k(Ku);
   PriceEval e;
   int shrinks = 0;
+  std::vector<char> active_mark;  // (per class: listed in `active` already)
   for (int region = 0; region < 8; ++region) {
     if (deadline.passed()) return out;
     for (std::size_t k = 0; k < Ku; ++k) {
@@ -856,6 +857,16 @@ KelleyResult Relaxation::minimise_locally(std::vector<double> lam0, const std::v
     }
     const Screen sc = screen(lo, hi);
     ++out.iterations;
+    if (active != nullptr && static_cast<int>(sc.active.size()) <= max_active) {
+      // (Each class once: the regions overlap. Marked in a per-class array only when there is one.)
+      if (active_mark.size() != static_cast<std::size_t>(c_.size()))
+        active_mark.assign(static_cast<std::size_t>(c_.size()), 0);
+      for (const int c : sc.active)
+        if (!active_mark[static_cast<std::size_t>(c)]) {
+          active_mark[static_cast<std::size_t>(c)] = 1;
+          active->push_back(c);
+        }
+    }
     if (static_cast<int>(sc.active.size()) > max_active) {
       // Too many classes change their best item in this region: a smaller one, at first.
       if (region > 0 || ++shrinks > 2) return out;

@@ -155,8 +155,10 @@ class Relaxation {
   /// and `lower` the master's bound; `lower` is -inf when it gives up (more than `max_active`
   /// classes active in a region, no convergence, eight regions, the deadline): the caller then runs
   /// minimise().
+  /// `active`, when given: receives every class active in some region it screened (each once).
   KelleyResult minimise_locally(std::vector<double> lam0, const std::vector<double>& box, std::vector<double> radius,
-                                int max_active, const Deadline& deadline, std::vector<int>* best = nullptr) const;
+                                int max_active, const Deadline& deadline, std::vector<int>* best = nullptr,
+                                std::vector<int>* active = nullptr) const;
 
   /// The LP's primal counts from a KelleyResult's convex combination: per problem item of the
   /// representatives, sum_s w_s n_s (fractional). Only classes whose inner solutions differ are

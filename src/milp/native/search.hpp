@@ -49,6 +49,8 @@ struct SearchResult {
   bool dp_used = false, bnb_used = false;
   bool lp_located =
       false;  ///< a warm start its first evaluation left unproven, proven at the LP's minimum located first
+  /// ... by the warm solution repaired there over the located region's active classes only
+  bool lp_located_restricted = false;
   std::size_t dp_peak_states = 0;
 };
 
