@@ -46,6 +46,17 @@ std::vector<int> expand(const Problem& p, const Classes& cls, const Counts& n) {
   return choice;
 }
 
+// One member on item `it`: its count, and its usage added row by row (`whole`: every amount added so
+// far is whole, whole_amount()).
+void add_member(const Problem& p, int it, Counts& n, std::vector<double>& usage, bool& whole) {
+  ++n[static_cast<std::size_t>(it)];
+  for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q) {
+    usage[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+        1 * p.use_val[static_cast<std::size_t>(q)];
+    whole &= whole_amount(p.use_val[static_cast<std::size_t>(q)]);
+  }
+}
+
 }  // namespace
 
 SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& tol, const SearchOptions& options,
@@ -136,14 +147,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     const bool by_picks = singletons && picks.item.size() == static_cast<std::size_t>(G);
     for (int c = 0; c < cls.size(); ++c) {
       if (by_picks) {
-        const int it = picks.item[static_cast<std::size_t>(c)];
-        ++n[static_cast<std::size_t>(it)];
-        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1];
-             ++q) {
-          usage[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
-              1 * p.use_val[static_cast<std::size_t>(q)];
-          whole &= whole_amount(p.use_val[static_cast<std::size_t>(q)]);
-        }
+        add_member(p, picks.item[static_cast<std::size_t>(c)], n, usage, whole);
         continue;
       }
       const int f = cls.first_item(p, c);
@@ -248,16 +252,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     Counts n(sub.value.size(), 0);
     std::vector<double> usage(static_cast<std::size_t>(K), 0.0);
     bool whole = true;
-    for (std::size_t t = 0; t < act.size(); ++t) {
-      const int it = picks_sub.item[t];
-      ++n[static_cast<std::size_t>(it)];
-      for (int q = sub.use_begin[static_cast<std::size_t>(it)]; q < sub.use_begin[static_cast<std::size_t>(it) + 1];
-           ++q) {
-        usage[static_cast<std::size_t>(sub.use_row[static_cast<std::size_t>(q)])] +=
-            1 * sub.use_val[static_cast<std::size_t>(q)];
-        whole &= whole_amount(sub.use_val[static_cast<std::size_t>(q)]);
-      }
-    }
+    for (std::size_t t = 0; t < act.size(); ++t) add_member(sub, picks_sub.item[t], n, usage, whole);
     double v = 0.0;
     std::vector<int> items;
     std::vector<double> after;
