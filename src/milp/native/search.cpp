@@ -353,13 +353,11 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     const double locate_ms = ms(t_locate);
     const auto t_again = Clock::now();
     const double at_minimum = fin.L;  // (for the debug output)
-    bool restricted = false;
     if (!fin.infeasible && fin.lower > -kInf) {
       // First the second repair over the region's active classes (a few hundred); the whole second
       // repair, a pass over every item, only where that one is not proven.
-      restricted = try_restricted(fin.lam, region_active) && fin.L <= target();
-      restricted_proof = restricted;
-      if (!restricted) try_warm_solution(fin.lam);
+      restricted_proof = try_restricted(fin.lam, region_active) && fin.L <= target();
+      if (!restricted_proof) try_warm_solution(fin.lam);
       if (fin.L <= target()) {
         located = true;
         local = true;
@@ -373,7 +371,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
       std::fprintf(stderr,
                    "native: LP minimum located first (%.3f ms), warm solution there %.12g (%.3f ms, %s), %s; L at the "
                    "previous prices %.12g, at the minimum %.12g, tolerance %.3g\n",
-                   locate_ms, best, ms(t_again), restricted ? "its active classes" : "every class",
+                   locate_ms, best, ms(t_again), restricted_proof ? "its active classes" : "every class",
                    located ? "proven" : "not proven", first->L, at_minimum, tol(best));
   }
   KelleyResult root =
@@ -402,7 +400,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   }
   res.lp_iterations = root.iterations;
   res.lp_located = located;
-  res.lp_located_restricted = located && restricted_proof;
+  res.lp_located_restricted = restricted_proof;  // (proven there: located too)
   if (options.debug)
     std::fprintf(stderr, "native: LP %.3f ms, %d evaluations, L %.12g\n", ms(t_lp), root.iterations, root.L);
   if (root.infeasible) {  // a class with nothing admissible: cannot happen for recognised problems
