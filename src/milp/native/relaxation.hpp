@@ -81,6 +81,8 @@ struct KelleyResult {
   double lower = -kInf;     ///< the master's lower bound on min L (converged: lower ~ L)
   bool infeasible = false;  ///< no admissible assignment at all (counts contradict)
   int iterations = 0;
+  /// minimise_locally(): regions narrowed after a move (too many classes active where it went).
+  int narrowed = 0;
   // Convex combination of the inner solutions that the last master found optimal.
   std::vector<std::vector<double>> cut_lam;
   std::vector<double> cut_weight;
@@ -150,11 +152,13 @@ class Relaxation {
   /// region (0 and the box are the problem's own bounds) has a multiplier in the final master, the
   /// master's minimum is the cuts' minimum over the whole box, a lower bound on L's, and the best
   /// point's L (evaluate()'s bits, from the region's screen) meets it: that point minimises L.
-  /// Otherwise the region moves to the master's minimiser, four times wider across the held edges.
+  /// Otherwise the region moves to the master's minimiser, four times wider across the held edges
+  /// (and half as wide again, up to twice, where more than `max_active` classes are active there).
   /// Returns that point with L there (`best`, when given, receives evaluate()'s best items there)
   /// and `lower` the master's bound; `lower` is -inf when it gives up (more than `max_active`
-  /// classes active in a region, no convergence, eight regions, the deadline): the caller then runs
-  /// minimise().
+  /// classes active in the first region narrowed twice to a quarter, or in a moved one narrowed
+  /// twice; a narrowed first region that does not hold the minimum; no convergence; eight regions;
+  /// the deadline): the caller then runs minimise().
   /// `active`, when given: receives every class active in some region it screened (each once).
   KelleyResult minimise_locally(std::vector<double> lam0, const std::vector<double>& box, std::vector<double> radius,
                                 int max_active, const Deadline& deadline, std::vector<int>* best = nullptr,
