@@ -4,7 +4,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config git python3
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libnlopt-dev libcli11-dev libqhull-dev
-  libtbb-dev coinor-libcbc-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev libglpk-dev
+  libtbb-dev libjemalloc-dev coinor-libcbc-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev libglpk-dev
   doctest-dev libbenchmark-dev gnuplot-nox clang clang-format libclang-rt-14-dev libc++-14-dev libc++abi-14-dev
   python3-jsonschema
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-pandas python3-matplotlib

@@ -276,13 +276,15 @@ void bind_allocate(py::module_& m) {
         d["applied"] = p.applied;
         d["keep_bytes"] = p.keep_bytes;
         d["mmap_threshold"] = p.mmap_threshold;
+        d["allocator"] = p.allocator;
         d["note"] = p.note;
         return d;
       },
       py::arg("keep_bytes") = sia::default_kept_memory,
-      "Keeps up to keep_bytes of freed memory in the process for the next round (glibc's malloc thresholds; "
-      "process-wide, so never applied by sia itself): a long run of rounds, e.g. a JsonSession's, then takes "
-      "no pages back from the system. Returns {applied, keep_bytes, mmap_threshold, note}.");
+      "Keeps up to keep_bytes of freed memory in the process for the next round (glibc's malloc thresholds, or "
+      "jemalloc's decay times when it is the process's malloc, e.g. preloaded; process-wide, so never applied by "
+      "sia itself): a long run of rounds, e.g. a JsonSession's, then takes no pages back from the system. Returns "
+      "{applied, keep_bytes, mmap_threshold, allocator, note}.");
   m.def("available_backends", &sia::available_milp_solvers,
         "Names of the MILP backends compiled into this build, the default (native) first.");
 }

@@ -54,6 +54,7 @@ TEST_CASE("memory.retain_freed_memory: bounds checked, with the value named") {
 
 TEST_CASE("memory.retain_freed_memory: a freed block comes back without page faults") {
   const sia::MemoryPolicy p = sia::retain_freed_memory(std::size_t{64} << 20);
+  CHECK(p.allocator == sia::process_allocator());
 #if defined(__GLIBC__)
   if (own_allocator) {  // its mallopt refuses every setting: reported as such, nothing claimed
     CHECK_FALSE(p.applied);
@@ -61,8 +62,18 @@ TEST_CASE("memory.retain_freed_memory: a freed block comes back without page fau
     return;
   }
   REQUIRE_MESSAGE(p.applied, p.note);
-  CHECK(p.keep_bytes == (std::size_t{64} << 20));
-  CHECK(p.mmap_threshold == (std::size_t{32} << 20));
+#if defined(SIA_TEST_JEMALLOC)
+  // (sia_memory_jemalloc_tests: this file linked with jemalloc, as SIA_PROGRAM_MALLOC links the programs)
+  REQUIRE(p.allocator == "jemalloc");
+#endif
+  if (p.allocator == "jemalloc") {  // its decay times: no thresholds
+    CHECK(p.keep_bytes == 0);
+    CHECK(p.mmap_threshold == 0);
+  } else {
+    CHECK(p.allocator == "glibc");
+    CHECK(p.keep_bytes == (std::size_t{64} << 20));
+    CHECK(p.mmap_threshold == (std::size_t{32} << 20));
+  }
   CHECK(p.note.empty());
   // 16 MiB: above glibc's default mmap threshold (128 KiB at start), so by default it is mapped for itself and
   // unmapped when freed, and every page faults again on the next allocation.
