@@ -870,13 +870,15 @@ KelleyResult Relaxation::minimise_locally(std::vector<double> lam0, const std::v
     if (static_cast<int>(sc.active.size()) > max_active) {
       // Too many classes change their best item in this region: a smaller one. The first region
       // shrinks to a quarter (twice at most); a region moved towards the minimum, widened across
-      // its held edges, half as wide (three times at most) — any region is valid, the cuts of the
+      // its held edges, half as wide (twice at most) — any region is valid, the cuts of the
       // earlier ones are kept, and giving up costs Kelley's method over all of L (70-110 full
       // evaluations, 17-45 ms at 100,000 GPUs, where a region costs 2-3 ms).
       if (debug)
         std::fprintf(stderr, "local region %d: %zu active, more than %d: smaller\n", region, sc.active.size(),
                      max_active);
-      if (region == 0 ? ++shrinks > 2 : ++out.narrowed > 2) return out;
+      int& narrowings = region == 0 ? shrinks : out.narrowed;
+      if (narrowings == 2) return out;
+      ++narrowings;
       for (double& r : radius) r *= region == 0 ? 0.25 : 0.5;
       --region;
       continue;
