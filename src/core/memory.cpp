@@ -43,9 +43,10 @@ MemoryPolicy retain_freed_memory(std::size_t keep_bytes) {
     throw InvalidArgument("retain_freed_memory: keep_bytes " + std::to_string(keep_bytes) + " is outside 1.." +
                           std::to_string(INT_MAX) + " (glibc's mallopt takes an int)");
   MemoryPolicy p;
-  p.allocator = process_allocator();
 #if defined(__GLIBC__)
-  if (const Mallctl mallctl = jemalloc_mallctl()) {
+  const Mallctl mallctl = jemalloc_mallctl();  // (looked up once: process_allocator()'s answer too)
+  p.allocator = mallctl != nullptr ? "jemalloc" : "glibc";
+  if (mallctl != nullptr) {
     // jemalloc returns freed pages to the system after its decay time (10 s by default: between two rounds of a
     // scheduler, which then fault them in again). Decay -1 keeps them: the default of the arenas made later, and
     // each arena there is (its own setting; one not made yet, EFAULT, takes the default when it is). Nothing
@@ -80,6 +81,7 @@ MemoryPolicy retain_freed_memory(std::size_t keep_bytes) {
     p.note =
         std::string("glibc's mallopt refused ") + (trim ? "" : "M_TRIM_THRESHOLD ") + (mmap ? "" : "M_MMAP_THRESHOLD");
 #else
+  p.allocator = process_allocator();
   p.note = "not glibc: the C library's allocator policy is left as it is";
 #endif
   return p;

@@ -418,14 +418,14 @@ Problem build_problem(ConfigurationSet set, const ClusterSpec& cluster, std::spa
         auto lines = [b, e](const auto* data) {
           const char* const from = reinterpret_cast<const char*>(data + b);
           const char* const to = reinterpret_cast<const char*>(data + e);
-          for (const char* at = from; at < to; at += 64) __builtin_prefetch(at);
-          if (e > b) __builtin_prefetch(to - 1);  // (the last line, where the row does not start a line)
+          for (const char* at = from; at < to; at += 64) fetch(at);
+          if (e > b) fetch(to - 1);  // (the last line, where the row does not start a line)
         };
         if (!ahead.rows_at_least_half) lines(rows.goodput.data());
         lines(rows.stored.data());
         if (!rows.powered.empty()) lines(rows.powered.data());
       }
-      if (prev->entries) __builtin_prefetch(prev->entries->data() + ahead.entries_begin);
+      if (prev->entries) fetch(prev->entries->data() + ahead.entries_begin);
     }
     const CachedJob* was = nullptr;
     std::size_t id_hash = 0;  // hash_id(j.id()), when the next cache is made (`out`) or the id looked up
