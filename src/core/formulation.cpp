@@ -150,13 +150,21 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
   const std::size_t n = pb.num_jobs();
   // Sizes first, so that every array is sized once and then written through a pointer (no
   // push_back's test and stored end per element: a round has hundreds of thousands of columns).
-  std::size_t ncols = 0;
+  // And the choice rows' entries, so that each column's first capacity entry (cap_begin: after every
+  // choice row's) is written with the column instead of in a pass of its own. A job has a choice row
+  // when it has two columns or more, or one and is forced (both loops ask has_choice_row).
+  const auto has_choice_row = [&req](std::size_t count, std::size_t i) {
+    return count > 1 || (count == 1 && req.forced[i] != 0);
+  };
+  std::size_t ncols = 0, choice_entries_ahead = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (!req.pinned[i]) {
-      ncols += pb.valid[i].size();
-      continue;
-    }
-    for (const Entry& v : pb.valid[i]) ncols += v.config == pb.current[i] ? 1 : 0;
+    std::size_t count = 0;
+    if (!req.pinned[i])
+      count = pb.valid[i].size();
+    else
+      for (const Entry& v : pb.valid[i]) count += v.config == pb.current[i] ? 1 : 0;
+    ncols += count;
+    if (has_choice_row(count, i)) choice_entries_ahead += count;
   }
   m.columns_are_entries = pb.valid.begin_of(0) == 0 && ncols == pb.valid.begin_of(n);
   milp.obj.resize(ncols);
@@ -173,6 +181,9 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
   ChargeList charges(pb.set, m.charges);
   m.column_charge.resize(ncols);  // per column: [first, end) in m.charges
   std::size_t capacity_entries = 0;
+  // Where each column's capacity entries go (written by complete()).
+  m.cap_begin.resize(ncols + 1);
+  int* const cap_begin = m.cap_begin.data();
   // Columns are written to the model's arrays directly (what add_col does, without a call and a
   // name per column). The choice rows are numbered here, their entries written below (the same
   // order: every choice row's entries, job by job, before the capacity rows'), once the number of
@@ -204,12 +215,12 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
       cols[col] = Column{static_cast<int>(i), static_cast<int>(k)};
       const std::pair<int, int> q = charges.of(v);
       column_charge[col] = q;
+      cap_begin[col] = static_cast<int>(choice_entries_ahead + capacity_entries);
       capacity_entries += static_cast<std::size_t>(q.second - q.first);
       ++col;
     }
     const int count = static_cast<int>(col - first);
-    if (count == 0) continue;
-    if (count > 1 || req.forced[i]) {
+    if (has_choice_row(col - first, i)) {
       // (MilpModel::add_row without a name)
       const int row = static_cast<int>(milp.row_lower.size());
       milp.row_lower.push_back(req.forced[i] ? 1.0 : 0.0);
@@ -225,15 +236,8 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (charges.counts(r)) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
-  // Where each column's capacity entries go (written by complete()).
-  m.cap_begin.resize(ncols + 1);
-  int* const cap_begin = m.cap_begin.data();
-  int at = static_cast<int>(choice_entries);
-  for (std::size_t c = 0; c < ncols; ++c) {
-    cap_begin[c] = at;
-    at += column_charge[c].second - column_charge[c].first;
-  }
-  cap_begin[ncols] = at;
+  assert(choice_entries == choice_entries_ahead);
+  cap_begin[ncols] = static_cast<int>(choice_entries + capacity_entries);
   // Tenant rows (tenants.hpp) after the capacity rows: caps and guarantees have the capacity rows'
   // shape (non-negative GPU counts, an upper bound), so every backend, the native one included,
   // reads them as more capacity rows.
