@@ -1769,6 +1769,73 @@ TEST_CASE("native.engine.screen_candidates_are_every_item") {
   CHECK(pruned > 0);
 }
 
+// A screen with warm_values()' hint (ScreenHint: the classes whose gap at the hint's prices shows
+// them settled in the box are not read) is the screen without it, bit for bit: boxes small and
+// large around the hint's prices and beside them, on 1 and 2 threads (search.cpp's warm round
+// screens its regions so).
+TEST_CASE("native.engine.screen_hint_is_the_screen") {
+  std::mt19937 rng(67);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int screens = 0, settled = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    Spec s = spec_for(iter);
+    s.rows = 1 + iter % 5;
+    s.groups = iter % 3 == 0 ? 700 : 20 + 7 * (iter % 40);
+    const Problem p = random_problem(rng, s);
+    CAPTURE(iter);
+    for (int threads : {1, 2}) {
+      Parallel par(threads);
+      const Classes cls = threads == 2 ? find_classes(p, par) : singleton_classes(p);
+      if (cls.size() != p.num_groups()) continue;
+      Relaxation rel(p, cls, par);
+      const auto box = rel.price_box();
+      const auto K = static_cast<std::size_t>(p.num_rows);
+      if (std::any_of(cls.box_amin.begin(), cls.box_amin.end(), [](double a) { return a < 0.0; })) continue;
+      std::vector<double> at(K);
+      for (std::size_t k = 0; k < K; ++k) at[k] = (0.05 + 0.5 * unit(rng)) * box[k];
+      std::vector<int> warm(static_cast<std::size_t>(p.num_groups()));
+      for (int g = 0; g < p.num_groups(); ++g)
+        warm[static_cast<std::size_t>(g)] =
+            p.begin(g) + static_cast<int>(rng() % static_cast<unsigned>(p.end(g) - p.begin(g)));
+      std::vector<double> red;
+      std::vector<int> best;
+      WarmPicks picks;
+      warm_values(rel, at, red, best, warm, picks);
+      REQUIRE(picks.hint.size() == static_cast<std::size_t>(cls.size()));
+      ScreenHint hint;
+      hint.at = &at;
+      hint.cls = &picks.hint;
+      hint.best = &best;
+      for (int trial = 0; trial < 6; ++trial) {
+        // (Around the hint's prices, 0.1 % to 50 % wide; the last two beside them.)
+        const double w = std::pow(10.0, -3.0 + 2.7 * unit(rng));
+        std::vector<double> lo(K), hi(K);
+        for (std::size_t k = 0; k < K; ++k) {
+          const double centre = trial < 4 ? at[k] : at[k] * (1.0 + (unit(rng) - 0.5) * 4.0 * w);
+          lo[k] = std::max(0.0, centre - w * at[k] * (0.5 + unit(rng)));
+          hi[k] = std::min(box[k], centre + w * at[k] * (0.5 + unit(rng)));
+          if (hi[k] < lo[k]) std::swap(lo[k], hi[k]);
+        }
+        const auto a = rel.screen(lo, hi);
+        const auto b = rel.screen(lo, hi, &hint);
+        ++screens;
+        settled += cls.size() - static_cast<int>(a.active.size());
+        CHECK(a.active == b.active);
+        CHECK(std::memcmp(&a.fixed_value, &b.fixed_value, sizeof(double)) == 0);
+        CHECK(bits_equal(a.fixed_use, b.fixed_use));
+        CHECK(a.cand_begin == b.cand_begin);
+        CHECK(a.cand == b.cand);
+        CHECK(bits_equal(a.cand_value, b.cand_value));
+        CHECK(a.cand_row == b.cand_row);
+        CHECK(bits_equal(a.cand_amount, b.cand_amount));
+      }
+    }
+  }
+  MESSAGE(screens << " screens, " << settled << " settled classes");
+  CHECK(screens > 500);
+  CHECK(settled > 0);
+}
+
 namespace {
 // A random problem of iter's shape (1-5 rows, groups + iter % span groups, 2-7 items) and its
 // explicit LP's value; none when that LP has none.

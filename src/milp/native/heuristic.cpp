@@ -324,6 +324,7 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
   picks.bound.resize(nc);
   picks.need.resize(nc);
   picks.value.resize(nc);
+  picks.hint.resize(nc);
   rel.parallel().blocks(cls.size(), kBlock, [&](int blk, int beg, int end) {
     for (int c = beg; c < end; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
@@ -348,7 +349,12 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
       const double vi = p.value[static_cast<std::size_t>(it)], ri = red[static_cast<std::size_t>(it)];
       int to = -1;
       double key = -kInf, other = -kInf, need = kInf;
+      // (And the class's ScreenHint, its numbers read here anyway: the largest |value| and cost.)
+      double vabs = 0.0, cost = 0.0;
       for (int j = f; j < e; ++j) {
+        const double vj = p.value[static_cast<std::size_t>(j)];
+        vabs = std::max(vabs, std::abs(vj));
+        cost = std::max(cost, vj - red[static_cast<std::size_t>(j)]);
         if (j == it) continue;
         other = std::max(other, red[static_cast<std::size_t>(j)]);
         if (p.value[static_cast<std::size_t>(j)] <= vi + 1e-12 * (1.0 + std::abs(vi))) continue;
@@ -364,6 +370,14 @@ void warm_values(const Relaxation& rel, const std::vector<double>& lam, std::vec
       picks.other[cu] = other;
       picks.need[cu] = need;
       picks.value[cu] = vi;
+      // (The hint's second: `other` when the warm item is the best, as it mostly is.)
+      double second = other;
+      if (it != bi) {
+        second = -kInf;
+        for (int j = f; j < e; ++j)
+          if (j != bi) second = std::max(second, red[static_cast<std::size_t>(j)]);
+      }
+      picks.hint[cu] = ScreenHint::Class{top, second, vabs, cost};
       // (What the repair's queue reads of the item when a row it uses is over capacity: its row
       // and score bound here, in order, instead of scattered reads of the item's arrays there.)
       const int q0 = p.use_begin[static_cast<std::size_t>(it)];

@@ -61,6 +61,8 @@ struct WarmPicks {
   std::vector<double> key, other, bound;
   std::vector<double> need;   ///< improve()'s Move::need of the picked item's move
   std::vector<double> value;  ///< the picked item's value
+  /// Per class what a screen may read instead of its items (ScreenHint::cls), at the same prices.
+  std::vector<ScreenHint::Class> hint;
 };
 
 /// reduced_values(rel, lam, red, &best) and, every group its own class, the warm start's `picks`

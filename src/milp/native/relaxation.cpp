@@ -299,7 +299,8 @@ PriceEval Relaxation::evaluate_from(const std::vector<double>& lam, const std::v
   return out;
 }
 
-Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::vector<double>& hi) const {
+Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::vector<double>& hi,
+                                      const ScreenHint* hint) const {
   Screen sc;
   sc.lo = lo;
   sc.hi = hi;
@@ -312,6 +313,11 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
   // Likewise each class's candidates: a block's in cand[first item of the block, ...) (the classes'
   // items follow one another in class order), their number per class in ncand.
   thread_local std::vector<int> act_scratch, count_scratch, cand_scratch, ncand_scratch;
+  // And beside each candidate its value, row and amount (PriceScreen::cand_value, ...), written as its
+  // item is read: found in a pass of their own over the candidates, each item was read again, out of
+  // the cache (about a third of a warm round's screen).
+  thread_local std::vector<double> cval_scratch, camt_scratch;
+  thread_local std::vector<int> crow_scratch;
   std::vector<double>& part = part_scratch;
   std::vector<double>& use = use_scratch;
   std::vector<int>& act = act_scratch;
@@ -323,63 +329,121 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
   act.resize(static_cast<std::size_t>(C));
   ncand.resize(static_cast<std::size_t>(C));
   cand.resize(p_.value.size());
+  cval_scratch.resize(p_.value.size());
+  camt_scratch.resize(p_.value.size());
+  crow_scratch.resize(p_.value.size());
+  // (The calling thread's: the blocks run on other threads too, whose thread_local are others.)
+  double* const cval = cval_scratch.data();
+  double* const camt = camt_scratch.data();
+  int* const crow = crow_scratch.data();
   count.assign(static_cast<std::size_t>(nb), 0);
+  // (The arrays the passes read, in locals: read through the vectors, their data pointers were
+  // loaded again for every item, the compiler not knowing the stores below leave them alone.)
+  const double* const val = p_.value.data();
+  const int* const ub = p_.use_begin.data();
+  const int* const ur = p_.use_row.data();
+  const double* const uv = p_.use_val.data();
+  const double* const lo_p = lo.data();
+  const double* const hi_p = hi.data();
+  const int* const mult = c_.mult.data();
+  int* const ncand_p = ncand.data();
+  // The hint's test (ScreenHint): a class whose gap at the hint's prices exceeds twice its cost
+  // times the largest relative price change `rho` to the box, plus a margin, is settled on its best
+  // item. (Every amount and price >= 0: an item's value moves from the hint's prices by at most
+  // sum_k a_k |lambda_k - at_k| <= rho sum_k a_k at_k, its cost but for rounding.) The margin covers
+  // the rounding of the values (at the hint's prices and in the box: each within (K + 1) units of
+  // the last place of (1 + rho) (vabs + cost), K <= 256) and of the test. So settled, its item's
+  // least value in the box beats every other item's largest as the screen computes them: the
+  // screen's own test finds it settled on that item.
+  const ScreenHint::Class* hint_cls =
+      hint != nullptr && Ku <= 256 && hint->cls->size() == static_cast<std::size_t>(C) && hint->at->size() == Ku &&
+              hint->best->size() == static_cast<std::size_t>(C)
+          ? hint->cls->data()
+          : nullptr;
+  double rho = 0.0;
+  for (std::size_t k = 0; hint_cls != nullptr && k < Ku; ++k) {
+    const double at = (*hint->at)[k], d = std::max(std::abs(hi[k] - at), std::abs(lo[k] - at));
+    if (!(at >= 0.0) || (d != 0.0 && !(at > 0.0)))
+      hint_cls = nullptr;  // (a price below 0, or 0 that moves: no bound from the cost)
+    else if (d != 0.0)
+      rho = std::max(rho, d / at);
+  }
+  const int* const hint_best = hint_cls != nullptr ? hint->best->data() : nullptr;
   par_.blocks(C, kBlock, [&](int blk, int beg, int end) {
     int* const a = act.data() + beg;
-    int* cw = cand.data() + (beg < end ? c_.first_item(p_, beg) : 0);
+    const std::size_t at0 = beg < end ? static_cast<std::size_t>(c_.first_item(p_, beg)) : 0;
+    int* cw = cand.data() + at0;
+    double* vw = cval + at0;
+    double* aw = camt + at0;
+    int* rw = crow + at0;
+    // (A candidate, with its value and, when it uses one row, that row and amount.)
+    auto emit = [&](int it) {
+      *cw++ = it;
+      const int u0 = ub[it];
+      const bool one = ub[it + 1] == u0 + 1;
+      *vw++ = val[it];
+      *rw++ = one ? ur[u0] : -1;
+      *aw++ = one ? uv[u0] : 0.0;
+    };
     int n_act = 0;
-    double* u = use.data() + static_cast<std::size_t>(blk) * Ku;
+    double* const u = use.data() + static_cast<std::size_t>(blk) * Ku;
     double sum = 0.0;
     for (int c = beg; c < end; ++c) {
       const int first = c_.first_item(p_, c), last = first + c_.items(p_, c);
-      // Per item, the range of its reduced value over the box; the item with the largest least
-      // value is the class's best everywhere when no other item's largest value exceeds it.
+      // (The hint's settled classes first: their items are not read.)
       int bi = -1;
-      double best_min = -kInf, second_max = -kInf, best_max = -kInf;
-      for (int it = first; it < last; ++it) {
-        const auto iu = static_cast<std::size_t>(it);
-        double rmin = p_.value[iu], rmax = p_.value[iu];
-        for (int q = p_.use_begin[iu]; q < p_.use_begin[iu + 1]; ++q) {
-          const auto k = static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)]);
-          const double aq = p_.use_val[static_cast<std::size_t>(q)];
-          rmin -= aq * hi[k];
-          rmax -= aq * lo[k];
-        }
-        if (rmin > best_min) {
-          if (bi >= 0) second_max = std::max(second_max, best_max);
-          best_min = rmin;
-          best_max = rmax;
-          bi = it;
-        } else {
-          second_max = std::max(second_max, rmax);
-        }
+      if (hint_cls != nullptr) {
+        const ScreenHint::Class& h = hint_cls[c];
+        const int b = hint_best[c];
+        if (b >= first && b < last &&
+            h.top - h.second > 2.0 * rho * h.cost * (1.0 + 1e-12) + 1e-12 * (1.0 + rho) * (1.0 + h.vabs + h.cost))
+          bi = b;
       }
-      if (bi < 0 || second_max >= best_min) {
-        // Its candidates: the items whose largest value in the box reaches the largest least value
-        // (another item's value is below that one's everywhere in the box, so it is never the first
-        // item of largest value there). The margin covers rounding: the values at any prices of the
-        // box are computed as here, the same operations in the same order, monotone in the prices.
-        int n = 0;
+      if (bi < 0) {
+        // Per item, the range of its reduced value over the box; the item with the largest least
+        // value is the class's best everywhere when no other item's largest value exceeds it.
+        double best_min = -kInf, second_max = -kInf, best_max = -kInf;
         for (int it = first; it < last; ++it) {
-          const auto iu = static_cast<std::size_t>(it);
-          double rmax = p_.value[iu];
-          for (int q = p_.use_begin[iu]; q < p_.use_begin[iu + 1]; ++q)
-            rmax -= p_.use_val[static_cast<std::size_t>(q)] *
-                    lo[static_cast<std::size_t>(p_.use_row[static_cast<std::size_t>(q)])];
-          if (bi < 0 || rmax >= best_min - 1e-9 * (1.0 + std::abs(best_min) + std::abs(rmax) + std::abs(p_.value[iu])))
-            cw[n++] = it;
+          double rmin = val[it], rmax = val[it];
+          for (int q = ub[it]; q < ub[it + 1]; ++q) {
+            const auto k = static_cast<std::size_t>(ur[q]);
+            const double aq = uv[q];
+            rmin -= aq * hi_p[k];
+            rmax -= aq * lo_p[k];
+          }
+          if (rmin > best_min) {
+            if (bi >= 0) second_max = std::max(second_max, best_max);
+            best_min = rmin;
+            best_max = rmax;
+            bi = it;
+          } else {
+            second_max = std::max(second_max, rmax);
+          }
         }
-        cw += n;
-        ncand[static_cast<std::size_t>(c)] = n;
-        a[n_act++] = c;
-        continue;
+        if (bi < 0 || second_max >= best_min) {
+          // Its candidates: the items whose largest value in the box reaches the largest least value
+          // (another item's value is below that one's everywhere in the box, so it is never the first
+          // item of largest value there). The margin covers rounding: the values at any prices of the
+          // box are computed as here, the same operations in the same order, monotone in the prices.
+          int n = 0;
+          for (int it = first; it < last; ++it) {
+            double rmax = val[it];
+            for (int q = ub[it]; q < ub[it + 1]; ++q) rmax -= uv[q] * lo_p[static_cast<std::size_t>(ur[q])];
+            if (bi < 0 || rmax >= best_min - 1e-9 * (1.0 + std::abs(best_min) + std::abs(rmax) + std::abs(val[it]))) {
+              emit(it);
+              ++n;
+            }
+          }
+          ncand_p[c] = n;
+          a[n_act++] = c;
+          continue;
+        }
       }
-      *cw++ = bi;  // (a settled class's one candidate: its best item everywhere in the box)
-      ncand[static_cast<std::size_t>(c)] = 1;
-      const double m = c_.mult[static_cast<std::size_t>(c)];
-      sum += m * p_.value[static_cast<std::size_t>(bi)];
-      for (int q = p_.use_begin[static_cast<std::size_t>(bi)]; q < p_.use_begin[static_cast<std::size_t>(bi) + 1]; ++q)
-        u[p_.use_row[static_cast<std::size_t>(q)]] += m * p_.use_val[static_cast<std::size_t>(q)];
+      emit(bi);  // (a settled class's one candidate: its best item everywhere in the box)
+      ncand_p[c] = 1;
+      const double m = mult[c];
+      sum += m * val[bi];
+      for (int q = ub[bi]; q < ub[bi + 1]; ++q) u[ur[q]] += m * uv[q];
     }
     part[static_cast<std::size_t>(blk)] = sum;
     count[static_cast<std::size_t>(blk)] = n_act;
@@ -390,30 +454,27 @@ Relaxation::Screen Relaxation::screen(const std::vector<double>& lo, const std::
   sc.active.reserve(n_active);
   sc.cand_begin.resize(static_cast<std::size_t>(C) + 1);
   sc.cand_begin[0] = 0;
+  for (int c = 0; c < C; ++c)
+    sc.cand_begin[static_cast<std::size_t>(c) + 1] =
+        sc.cand_begin[static_cast<std::size_t>(c)] + ncand[static_cast<std::size_t>(c)];
+  const auto n_cand = static_cast<std::size_t>(sc.cand_begin[static_cast<std::size_t>(C)]);
+  sc.cand.reserve(n_cand);
+  sc.cand_value.reserve(n_cand);
+  sc.cand_row.reserve(n_cand);
+  sc.cand_amount.reserve(n_cand);
   for (int blk = 0; blk < nb; ++blk) {
     sc.fixed_value += part[static_cast<std::size_t>(blk)];
     for (std::size_t k = 0; k < Ku; ++k) sc.fixed_use[k] += use[static_cast<std::size_t>(blk) * Ku + k];
     const int* const a = act.data() + static_cast<std::ptrdiff_t>(blk) * kBlock;
     sc.active.insert(sc.active.end(), a, a + count[static_cast<std::size_t>(blk)]);
     const int beg = blk * kBlock, end = std::min(C, beg + kBlock);
-    for (int c = beg; c < end; ++c)
-      sc.cand_begin[static_cast<std::size_t>(c) + 1] =
-          sc.cand_begin[static_cast<std::size_t>(c)] + ncand[static_cast<std::size_t>(c)];
-    const int* const cb = cand.data() + c_.first_item(p_, beg);
-    sc.cand.insert(sc.cand.end(), cb,
-                   cb + (sc.cand_begin[static_cast<std::size_t>(end)] - sc.cand_begin[static_cast<std::size_t>(beg)]));
-  }
-  // Each candidate's value and, when it uses one row, that row and amount, side by side.
-  sc.cand_value.resize(sc.cand.size());
-  sc.cand_row.resize(sc.cand.size());
-  sc.cand_amount.resize(sc.cand.size());
-  for (std::size_t q = 0; q < sc.cand.size(); ++q) {
-    const auto iu = static_cast<std::size_t>(sc.cand[q]);
-    const int u0 = p_.use_begin[iu];
-    const bool one = p_.use_begin[iu + 1] == u0 + 1;
-    sc.cand_value[q] = p_.value[iu];
-    sc.cand_row[q] = one ? p_.use_row[static_cast<std::size_t>(u0)] : -1;
-    sc.cand_amount[q] = one ? p_.use_val[static_cast<std::size_t>(u0)] : 0.0;
+    const auto from = static_cast<std::size_t>(c_.first_item(p_, beg));
+    const auto n = static_cast<std::size_t>(sc.cand_begin[static_cast<std::size_t>(end)] -
+                                            sc.cand_begin[static_cast<std::size_t>(beg)]);
+    sc.cand.insert(sc.cand.end(), cand.data() + from, cand.data() + from + n);
+    sc.cand_value.insert(sc.cand_value.end(), cval + from, cval + from + n);
+    sc.cand_row.insert(sc.cand_row.end(), crow + from, crow + from + n);
+    sc.cand_amount.insert(sc.cand_amount.end(), camt + from, camt + from + n);
   }
   return sc;
 }
@@ -830,7 +891,8 @@ KelleyResult Relaxation::minimise(std::vector<double> lam0, const std::vector<do
 
 KelleyResult Relaxation::minimise_locally(std::vector<double> lam0, const std::vector<double>& box,
                                           std::vector<double> radius, int max_active, const Deadline& deadline,
-                                          std::vector<int>* best, std::vector<int>* active) const {
+                                          std::vector<int>* best, std::vector<int>* active,
+                                          const ScreenHint* hint) const {
   const int K = p_.num_rows;
   const auto Ku = static_cast<std::size_t>(K);
   KelleyResult out;
@@ -855,7 +917,7 @@ KelleyResult Relaxation::minimise_locally(std::vector<double> lam0, const std::v
       lo[k] = std::max(0.0, lam0[k] - radius[k]);
       hi[k] = std::min(box[k], lam0[k] + radius[k]);
     }
-    const Screen sc = screen(lo, hi);
+    const Screen sc = screen(lo, hi, hint);
     ++out.iterations;
     if (active != nullptr && static_cast<int>(sc.active.size()) <= max_active) {
       // (Each class once: the regions overlap. Marked in a per-class array only when there is one.)

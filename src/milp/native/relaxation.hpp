@@ -75,6 +75,24 @@ struct PriceScreen {
   }
 };
 
+/// What a screen (Relaxation::screen) may read of a class instead of its items, from the reduced
+/// values at prices `at` (warm_values()' pass over the items; every amount >= 0, every price of
+/// `at` >= 0): per class (`cls`) its best item's value `top`, the largest value of its other items
+/// `second` (-inf: none), and of its items the largest |value| `vabs` and the largest price of its
+/// usage at `at`, `cost` (value less reduced value, at least 0); `best` per class its first item of
+/// largest value. An item's value moves from `at` by at most its cost times the largest relative
+/// price change (max_k |lambda_k - at_k| / at_k): a class whose gap top - second exceeds twice that
+/// over a box (and a margin for rounding) is settled there on its item `best` — what the screen
+/// finds from the items, the same bits.
+struct ScreenHint {
+  struct Class {
+    double top, second, vabs, cost;
+  };
+  const std::vector<double>* at = nullptr;
+  const std::vector<Class>* cls = nullptr;
+  const std::vector<int>* best = nullptr;
+};
+
 struct KelleyResult {
   std::vector<double> lam;  ///< best prices found
   double L = kInf;          ///< L(lam)
@@ -162,7 +180,7 @@ class Relaxation {
   /// `active`, when given: receives every class active in some region it screened (each once).
   KelleyResult minimise_locally(std::vector<double> lam0, const std::vector<double>& box, std::vector<double> radius,
                                 int max_active, const Deadline& deadline, std::vector<int>* best = nullptr,
-                                std::vector<int>* active = nullptr) const;
+                                std::vector<int>* active = nullptr, const ScreenHint* hint = nullptr) const;
 
   /// The LP's primal counts from a KelleyResult's convex combination: per problem item of the
   /// representatives, sum_s w_s n_s (fractional). Only classes whose inner solutions differ are
@@ -171,7 +189,9 @@ class Relaxation {
 
   /// Screening for a box of prices (PriceScreen).
   using Screen = PriceScreen;
-  [[nodiscard]] Screen screen(const std::vector<double>& lo, const std::vector<double>& hi) const;
+  /// `hint`: the classes it shows settled in the box are taken as settled without reading their items.
+  [[nodiscard]] Screen screen(const std::vector<double>& lo, const std::vector<double>& hi,
+                              const ScreenHint* hint = nullptr) const;
   /// L and a subgradient at lam, which must lie in the screen's box (free classes only: no bounds).
   [[nodiscard]] PriceEval evaluate_in(const Screen& s, const std::vector<double>& lam) const;
   /// evaluate(lam, nullptr, best), the same bits, for lam in the screen's box: every class visited

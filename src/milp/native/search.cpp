@@ -331,7 +331,17 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     for (double x : from) radius.push_back(std::max(0.05 * x, 1e-3 * top + 1e-12));
     const int max_active = std::min(3000, cls.size() / 4);
     region_active.clear();
-    return rel.minimise_locally(from, box, radius, max_active, options.deadline, &local_best, &region_active);
+    // (The warm solution's values, at warm_lam, settle most classes of a region without a read of
+    // their items: a region's screen read every item, about 1.7 ms of its 2.4 at 100,000 GPUs.)
+    // (Its bound needs every amount >= 0, as in a round: the least amount per row is the box's.)
+    ScreenHint hint;
+    const bool nonneg = cls.box_amin.size() == static_cast<std::size_t>(K) &&
+                        std::all_of(cls.box_amin.begin(), cls.box_amin.end(), [](double a) { return a >= 0.0; });
+    hint.at = &warm_lam;
+    hint.cls = &picks.hint;
+    hint.best = &best_scratch;
+    return rel.minimise_locally(from, box, radius, max_active, options.deadline, &local_best, &region_active,
+                                nonneg ? &hint : nullptr);
   };
   bool local = false;
   // A warm round whose first evaluation does not prove its warm solution: that solution, repaired
