@@ -156,7 +156,7 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
   const auto has_choice_row = [&req](std::size_t count, std::size_t i) {
     return count > 1 || (count == 1 && req.forced[i] != 0);
   };
-  std::size_t ncols = 0, choice_entries_ahead = 0;
+  std::size_t ncols = 0, choice_entries = 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::size_t count = 0;
     if (!req.pinned[i])
@@ -164,7 +164,7 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
     else
       for (const Entry& v : pb.valid[i]) count += v.config == pb.current[i] ? 1 : 0;
     ncols += count;
-    if (has_choice_row(count, i)) choice_entries_ahead += count;
+    if (has_choice_row(count, i)) choice_entries += count;
   }
   m.columns_are_entries = pb.valid.begin_of(0) == 0 && ncols == pb.valid.begin_of(n);
   milp.obj.resize(ncols);
@@ -191,7 +191,6 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
   auto& choice = m.choice;  // per job with a choice row: (the row, its first column, columns)
   m.choice_row.assign(n, -1);
   choice.reserve(n);
-  std::size_t choice_entries = 0;
   double* const obj = milp.obj.data();
   Column* const cols = m.cols.data();
   std::pair<int, int>* const column_charge = m.column_charge.data();
@@ -215,7 +214,7 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
       cols[col] = Column{static_cast<int>(i), static_cast<int>(k)};
       const std::pair<int, int> q = charges.of(v);
       column_charge[col] = q;
-      cap_begin[col] = static_cast<int>(choice_entries_ahead + capacity_entries);
+      cap_begin[col] = static_cast<int>(choice_entries + capacity_entries);
       capacity_entries += static_cast<std::size_t>(q.second - q.first);
       ++col;
     }
@@ -227,7 +226,6 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
       milp.row_upper.push_back(1.0);
       choice.push_back({row, static_cast<int>(first), count});
       m.choice_row[i] = row;
-      choice_entries += static_cast<std::size_t>(count);
     }
   }
   m.exponent = exponent_of(big);
@@ -236,7 +234,6 @@ Formulation formulate(const Problem& pb, const Requirements& req, bool partial) 
   m.capacity_row.assign(rows.size(), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (charges.counts(r)) m.capacity_row[r] = milp.add_row(-MilpModel::inf, static_cast<double>(rows[r].capacity));
-  assert(choice_entries == choice_entries_ahead);
   cap_begin[ncols] = static_cast<int>(choice_entries + capacity_entries);
   // Tenant rows (tenants.hpp) after the capacity rows: caps and guarantees have the capacity rows'
   // shape (non-negative GPU counts, an upper bound), so every backend, the native one included,
