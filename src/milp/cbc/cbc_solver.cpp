@@ -19,10 +19,11 @@
 //   directly to stdout otherwise, bypassing the message handler).
 // * All output is silenced on both message handlers (CbcModel copies the solver and with it the
 //   handler settings at copy time), and on the CLP models behind them.
-// * Time limit: wall clock, enforced by the ClpStop/CbcStop event handlers below (each Clp iteration, and
-//   CBC's nodes, heuristics and cut passes); the first LP relaxation (solved before CbcModel for the duals)
-//   is not limited. Sia's round LPs solve in milliseconds; a gigantic LP could overrun the limit by its own
-//   solve time. CBC's own seconds limit is deliberately not set (next point).
+// * Time limit: wall clock, enforced by the ClpStop/CbcStop event handlers below (each Clp iteration — the
+//   first LP relaxation's, solved before CbcModel for the duals, included — and CBC's nodes, heuristics and
+//   cut passes). What lies between two checks is not limited: loading the model into Clp and a
+//   factorisation (a 10 s limit ends 100,000-GPU rounds at 9.5-10.2 s). CBC's own seconds limit is
+//   deliberately not set (next point).
 // * No SIGSEGV in CbcNode::chooseDynamicBranch (CBC 2.10.8, Cbc/src/CbcNode.cpp of releases/2.10.8 read with
 //   a rebuilt CbcNode.o interposed under gdb): when a node LP looks integral, CBC re-solves it; if integers
 //   then turn fractional while a row of integers alone is violated by rounding (the "free non-integer"
