@@ -515,6 +515,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     return true;
   };
   bool complete_tree = false;
+  bool tree_lifts = false;  // the branch and bound pruned nodes by their modular bound
   auto run_bnb = [&](long long max_nodes) {
     const auto t_b = Clock::now();
     bl.max_nodes = max_nodes;
@@ -524,6 +525,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     if (bo.improved && counts_feasible(p, cls, nullptr, bo.counts)) offer(bo.counts, bo.value);
     bound = std::min(bound, std::max(best, bo.bound));
     complete_tree = bo.completed;
+    tree_lifts = tree_lifts || bo.lift_pruned > 0;
     proven = bo.completed || bound <= target();
     if (options.debug)
       std::fprintf(stderr, "native: B&B %.3f ms, %lld nodes, completed %d, bound %.12g\n", ms(t_b), bo.nodes,
@@ -545,8 +547,16 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   if (symmetric && !proven && !out_of_time()) run_bnb(std::min<long long>(options.max_nodes, quick_nodes));
   if (!proven && best > -kInf && options.use_dp && !out_of_time()) dp_applies = run_dp(200'000, 1'000'000);
   if (!symmetric && !proven && !out_of_time()) run_bnb(std::min<long long>(options.max_nodes, quick_nodes));
-  if (!proven && best > -kInf && options.use_dp && dp_applies && !out_of_time()) run_dp(2'000'000, 6'000'000);
+  // Where the quick branch and bound pruned nodes by their modular bound, the tree is where the gap
+  // closes (rows filled to the last GPU by few split jobs: many GPU types, few jobs per type) and
+  // the full DP pass, whose states multiply with every such near-tie, ran to the limit without
+  // lowering the bound (many-types at 2048 GPUs): the branch and bound goes first, the DP after it
+  // only when it stops at its node limit.
+  if (!tree_lifts && !proven && best > -kInf && options.use_dp && dp_applies && !out_of_time())
+    run_dp(2'000'000, 6'000'000);
   if (!proven && !out_of_time()) run_bnb(options.max_nodes);
+  if (tree_lifts && !proven && best > -kInf && options.use_dp && dp_applies && !out_of_time())
+    run_dp(2'000'000, 6'000'000);
   limit = !proven && !complete_tree;
   res.nodes = std::max<long long>(res.nodes, 1);
   res.hit_limit = limit;
