@@ -137,9 +137,12 @@ class Search {
       AtPrices at;
       if (node_base_items(rel_, kr.lam, b_, at.best)) {
         at.L = kr.L;
-        const double lifted = kr.L - modular_bounds(rel_, kr.lam, kr.L - target(), &at, &b_);
-        if (lifted < L) L = lifted;
-        if (L <= target()) {
+        const double budget = kr.L - target();
+        const double lift = modular_bounds(rel_, kr.lam, budget, &at, &b_);
+        if (kr.L - lift < L) L = kr.L - lift;
+        // (A lift that reaches the budget proves the node: L - lift may round to just above the
+        // target then.)
+        if (lift >= budget || L <= target()) {
           ++lift_pruned_;
           pruned_ = std::max(pruned_, L);
           return;
