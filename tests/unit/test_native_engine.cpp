@@ -534,6 +534,79 @@ TEST_CASE("native.engine.modular_bound_at_a_node_is_valid") {
   CHECK(lifted > 50);  // the bound does work at nodes of granular problems
 }
 
+TEST_CASE("native.engine.improve_pairs_leaves_no_improving_pair") {
+  // From a feasible choice, the exchanges end feasible, no worse, no better than the optimum, and
+  // with no single move nor pair of moves of two groups left that fits and gains (checked over every
+  // pair).
+  std::mt19937 rng(61);
+  int improved = 0, checked = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    Spec s = spec_for(iter);
+    s.identical = false;
+    const Problem p = random_problem(rng, s);
+    const auto opt = brute_force(p);
+    if (!opt) continue;
+    const int G = p.num_groups(), K = p.num_rows;
+    auto use_of = [&](const std::vector<int>& ch) {
+      std::vector<double> u(static_cast<std::size_t>(K), 0.0);
+      for (const int it : ch) {
+        if (it < 0) continue;  // (a group not chosen yet)
+        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+          u[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += p.use_val[static_cast<std::size_t>(q)];
+      }
+      return u;
+    };
+    auto fits = [&](const std::vector<int>& ch) {
+      const auto u = use_of(ch);
+      for (int k = 0; k < K; ++k)
+        if (u[static_cast<std::size_t>(k)] > p.cap[static_cast<std::size_t>(k)] + 1e-9) return false;
+      return true;
+    };
+    auto value_of = [&](const std::vector<int>& ch) {
+      double v = p.fixed_value;
+      for (const int it : ch) v += p.value[static_cast<std::size_t>(it)];
+      return v;
+    };
+    // A feasible start: the first one found depth first, groups trying their items from a random end.
+    std::vector<int> start(static_cast<std::size_t>(G), -1);
+    const bool reverse = rng() % 2 == 0;
+    std::function<bool(int)> first = [&](int g) {
+      if (g == G) return fits(start);
+      for (int t = 0; t < p.end(g) - p.begin(g); ++t) {
+        start[static_cast<std::size_t>(g)] = reverse ? p.end(g) - 1 - t : p.begin(g) + t;
+        if (fits(start) && first(g + 1)) return true;
+      }
+      start[static_cast<std::size_t>(g)] = -1;
+      return false;
+    };
+    REQUIRE(first(0));
+    std::vector<int> ch = start;
+    const bool changed = improve_pairs(p, ch, 1 << 20);
+    CAPTURE(iter);
+    REQUIRE(fits(ch));
+    CHECK(changed == (ch != start));
+    const double v = value_of(ch);
+    CHECK(v >= value_of(start) - 1e-9);
+    CHECK(v <= *opt + 1e-9);
+    improved += v > value_of(start) + 1e-9;
+    for (int a = 0; a < G; ++a)
+      for (int ia = p.begin(a); ia < p.end(a); ++ia) {
+        std::vector<int> one = ch;
+        one[static_cast<std::size_t>(a)] = ia;
+        if (fits(one)) CHECK(value_of(one) <= v + 1e-7);
+        for (int b = a + 1; b < G; ++b)
+          for (int ib = p.begin(b); ib < p.end(b); ++ib) {
+            std::vector<int> two = one;
+            two[static_cast<std::size_t>(b)] = ib;
+            if (fits(two)) CHECK(value_of(two) <= v + 1e-7);
+            ++checked;
+          }
+      }
+  }
+  CHECK(improved > 50);
+  CHECK(checked > 10000);
+}
+
 TEST_CASE("native.engine.modular_bound_is_the_group_relaxation") {
   // Not only a valid bound: exactly min over every choice of an item per group (feasible or not) of
   // sum delta + sum_k lam_k * ((R_k - d_k) mod M), enumerated, for moduli 2^b (the carry-less add)
