@@ -539,10 +539,11 @@ TEST_CASE("native.engine.improve_pairs_leaves_no_improving_pair") {
   // with no single move nor pair of moves of two groups left that fits and gains (checked over every
   // pair).
   std::mt19937 rng(61);
-  int improved = 0, checked = 0;
-  for (int iter = 0; iter < 300; ++iter) {
+  Parallel par(1);
+  int improved = 0, checked = 0, with_classes = 0;
+  for (int iter = 0; iter < 400; ++iter) {
     Spec s = spec_for(iter);
-    s.identical = false;
+    s.identical = iter % 2 == 1;  // (classes of several members: their counts move)
     const Problem p = random_problem(rng, s);
     const auto opt = brute_force(p);
     if (!opt) continue;
@@ -580,12 +581,32 @@ TEST_CASE("native.engine.improve_pairs_leaves_no_improving_pair") {
       return false;
     };
     REQUIRE(first(0));
-    std::vector<int> ch = start;
-    const bool changed = improve_pairs(p, ch, 1 << 20);
+    const Classes cls = s.identical ? find_classes(p, par) : singleton_classes(p);
+    with_classes += cls.size() < G;
+    // The start as counts (a member's item is its representative's item at the same place), and
+    // the counts found as a choice again: each class's members take its items in item order.
+    Counts n(p.value.size(), 0);
+    for (int g = 0; g < G; ++g) {
+      const int c = cls.class_of[static_cast<std::size_t>(g)];
+      ++n[static_cast<std::size_t>(cls.first_item(p, c) + (start[static_cast<std::size_t>(g)] - p.begin(g)))];
+    }
+    const Counts n0 = n;
+    const bool changed = improve_pairs(p, cls, n, 1 << 20);
+    CHECK(changed == (n != n0));
+    REQUIRE(counts_feasible(p, cls, nullptr, n));
+    std::vector<int> ch(static_cast<std::size_t>(G), -1);
+    for (int c = 0; c < cls.size(); ++c) {
+      int m = cls.member_begin[static_cast<std::size_t>(c)];
+      for (int t = 0; t < cls.items(p, c); ++t)
+        for (int k = 0; k < n[static_cast<std::size_t>(cls.first_item(p, c) + t)]; ++k) {
+          const int g = cls.members[static_cast<std::size_t>(m++)];
+          ch[static_cast<std::size_t>(g)] = p.begin(g) + t;
+        }
+    }
     CAPTURE(iter);
     REQUIRE(fits(ch));
-    CHECK(changed == (ch != start));
     const double v = value_of(ch);
+    CHECK(v == doctest::Approx(counts_value(p, cls, n)).epsilon(1e-12));
     CHECK(v >= value_of(start) - 1e-9);
     CHECK(v <= *opt + 1e-9);
     improved += v > value_of(start) + 1e-9;
@@ -605,6 +626,7 @@ TEST_CASE("native.engine.improve_pairs_leaves_no_improving_pair") {
   }
   CHECK(improved > 50);
   CHECK(checked > 10000);
+  CHECK(with_classes > 50);
 }
 
 TEST_CASE("native.engine.modular_bound_is_the_group_relaxation") {

@@ -132,8 +132,9 @@ class Search {
     }
     // The node's modular bound (core_dp.hpp): rows that the node's cheap moves cannot fill to the
     // last GPU lower its bound below its LP's, as at the root; with rounds whose gap is such
-    // granularity (many GPU types, few jobs per type) most nodes are pruned by it.
-    if (std::isfinite(target())) {
+    // granularity (many GPU types, few jobs per type) most nodes are pruned by it. (Not at the root:
+    // the caller's bound, parent_L there, holds the root's lift already.)
+    if (depth > 0 && std::isfinite(target())) {
       AtPrices at;
       if (node_base_items(rel_, kr.lam, b_, at.best)) {
         at.L = kr.L;

@@ -546,18 +546,18 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   const bool symmetric = 2 * cls.size() <= G;
   if (symmetric && !proven && !out_of_time()) run_bnb(std::min<long long>(options.max_nodes, quick_nodes));
   if (!proven && best > -kInf && options.use_dp && !out_of_time()) dp_applies = run_dp(200'000, 1'000'000);
-  // Exchanges on the incumbent (every group its own class): rows full to the last GPU leave single
-  // moves nothing, while a pair of jobs trading GPUs of a type often gains (improve_pairs()). A
-  // better incumbent also raises the target the DP and the branch and bound prune against. After
-  // the quick DP pass: the rounds that pass settles keep its answer.
+  // Exchanges on the incumbent: rows full to the last GPU leave single moves nothing, while a pair
+  // of jobs trading GPUs of a type often gains (improve_pairs()). A better incumbent also raises the
+  // target the DP and the branch and bound prune against. After the quick DP pass: the rounds that
+  // pass settles keep its answer. Only where every job is its own class: with classes of several
+  // jobs (near-ties) the exchanges prove rounds that the full DP settles on another solution (also
+  // within the tolerance), whose answers are left as they were.
   if (!proven && best > -kInf && cls.size() == G && !out_of_time()) {
     const auto t_x = Clock::now();
-    std::vector<int> choice = best_items.empty() ? expand(p, cls, best_counts) : best_items;
+    Counts n = best_counts;
     // (Each round reads every item: at most 64 rounds, and fewer on large rounds, about 2 M items read.)
     const int rounds = static_cast<int>(std::clamp<long long>(2'000'000 / std::max(1, p.num_items()), 1, 64));
-    if (improve_pairs(p, choice, rounds)) {
-      Counts n(p.value.size(), 0);
-      for (const int it : choice) ++n[static_cast<std::size_t>(it)];
+    if (improve_pairs(p, cls, n, rounds)) {
       const double v = counts_value(p, cls, n);
       if (counts_feasible(p, cls, nullptr, n)) offer(std::move(n), v);
       proven = bound <= target();
