@@ -444,6 +444,191 @@ TEST_CASE("native.engine.modular_bounds_same_bits_on_two_threads") {
   CHECK(lifted_wide > 10);
 }
 
+TEST_CASE("native.engine.modular_bound_at_a_node_is_valid") {
+  // At a branch-and-bound node (items excluded; a one-member class's item forced), the node's
+  // relaxation less its modular lift bounds the node's own optimum, found exhaustively over the
+  // items its bounds allow, at the LP prices and at random ones.
+  std::mt19937 rng(57);
+  Parallel par(1);
+  int lifted = 0, nodes = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    Spec s = spec_for(iter);
+    s.fractional = false;
+    s.granular = iter % 2 == 0;
+    const Problem p = random_problem(rng, s);
+    for (bool sym : {true, false}) {
+      const Classes cls = sym ? find_classes(p, par) : singleton_classes(p);
+      Relaxation rel(p, cls, par);
+      Bounds b;
+      b.reset(p, cls);
+      std::uniform_int_distribution<int> coin(0, 2);
+      for (int c = 0; c < cls.size(); ++c) {
+        const int f = cls.first_item(p, c), n = cls.items(p, c);
+        const int mode = coin(rng);
+        if (mode == 1 && n > 1) {  // one item excluded (another stays allowed)
+          b.hi[static_cast<std::size_t>(f + static_cast<int>(rng() % static_cast<unsigned>(n)))] = 0;
+        } else if (mode == 2 && cls.mult[static_cast<std::size_t>(c)] == 1) {  // one item forced
+          const int it = f + static_cast<int>(rng() % static_cast<unsigned>(n));
+          b.lo[static_cast<std::size_t>(it)] = 1;
+        }
+        b.classify(p, cls, c);
+      }
+      // The node's optimum: each member of a class on an allowed item (its forced one, if any).
+      auto allowed = [&](int g, int it) {
+        const int c = cls.class_of[static_cast<std::size_t>(g)];
+        const int rep_it = cls.first_item(p, c) + (it - p.begin(g));
+        if (b.bounded[static_cast<std::size_t>(c)] == 0) return true;
+        if (b.hi[static_cast<std::size_t>(rep_it)] <= 0) return false;
+        for (int t = cls.first_item(p, c); t < cls.first_item(p, c) + cls.items(p, c); ++t)
+          if (b.lo[static_cast<std::size_t>(t)] > 0) return t == rep_it;
+        return true;
+      };
+      std::vector<double> used(static_cast<std::size_t>(p.num_rows), 0.0);
+      double opt = -kInf;
+      std::function<void(int, double)> rec = [&](int g, double acc) {
+        if (g == p.num_groups()) {
+          opt = std::max(opt, acc);
+          return;
+        }
+        for (int it = p.begin(g); it < p.end(g); ++it) {
+          if (!allowed(g, it)) continue;
+          const auto iu = static_cast<std::size_t>(it);
+          bool fits = true;
+          for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q)
+            fits = fits && used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +
+                                   p.use_val[static_cast<std::size_t>(q)] <=
+                               p.cap[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] + 1e-9;
+          if (!fits) continue;
+          for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q)
+            used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] +=
+                p.use_val[static_cast<std::size_t>(q)];
+          rec(g + 1, acc + p.value[iu]);
+          for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q)
+            used[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -=
+                p.use_val[static_cast<std::size_t>(q)];
+        }
+      };
+      rec(0, p.fixed_value);
+      if (opt == -kInf) continue;  // (no solution at this node: nothing to bound)
+      for (const auto& lam : trial_prices(rel, rng)) {
+        CAPTURE(iter);
+        CAPTURE(sym);
+        AtPrices at;
+        at.L = rel.evaluate(lam, &b).L;
+        REQUIRE(at.L > -kInf);
+        REQUIRE(node_base_items(rel, lam, b, at.best));
+        // (The base items are the node relaxation's: L is theirs.)
+        double L = p.fixed_value;
+        for (int k = 0; k < p.num_rows; ++k) L += lam[static_cast<std::size_t>(k)] * p.cap[static_cast<std::size_t>(k)];
+        for (int c = 0; c < cls.size(); ++c)
+          L += cls.mult[static_cast<std::size_t>(c)] * rel.reduced(at.best[static_cast<std::size_t>(c)], lam.data());
+        CHECK(L == doctest::Approx(at.L).epsilon(1e-9));
+        const double lift = modular_bounds(rel, lam, 1e9, &at, &b);
+        CHECK(at.L - lift >= opt - 1e-9);
+        lifted += lift > 1e-9;
+        ++nodes;
+      }
+    }
+  }
+  CHECK(nodes > 500);
+  CHECK(lifted > 50);  // the bound does work at nodes of granular problems
+}
+
+TEST_CASE("native.engine.improve_pairs_leaves_no_improving_pair") {
+  // From a feasible choice, the exchanges end feasible, no worse, no better than the optimum, and
+  // with no single move nor pair of moves of two groups left that fits and gains (checked over every
+  // pair).
+  std::mt19937 rng(61);
+  Parallel par(1);
+  int improved = 0, checked = 0, with_classes = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    Spec s = spec_for(iter);
+    s.identical = iter % 2 == 1;  // (classes of several members: their counts move)
+    const Problem p = random_problem(rng, s);
+    const auto opt = brute_force(p);
+    if (!opt) continue;
+    const int G = p.num_groups(), K = p.num_rows;
+    auto use_of = [&](const std::vector<int>& ch) {
+      std::vector<double> u(static_cast<std::size_t>(K), 0.0);
+      for (const int it : ch) {
+        if (it < 0) continue;  // (a group not chosen yet)
+        for (int q = p.use_begin[static_cast<std::size_t>(it)]; q < p.use_begin[static_cast<std::size_t>(it) + 1]; ++q)
+          u[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] += p.use_val[static_cast<std::size_t>(q)];
+      }
+      return u;
+    };
+    auto fits = [&](const std::vector<int>& ch) {
+      const auto u = use_of(ch);
+      for (int k = 0; k < K; ++k)
+        if (u[static_cast<std::size_t>(k)] > p.cap[static_cast<std::size_t>(k)] + 1e-9) return false;
+      return true;
+    };
+    auto value_of = [&](const std::vector<int>& ch) {
+      double v = p.fixed_value;
+      for (const int it : ch) v += p.value[static_cast<std::size_t>(it)];
+      return v;
+    };
+    // A feasible start: the first one found depth first, groups trying their items from a random end.
+    std::vector<int> start(static_cast<std::size_t>(G), -1);
+    const bool reverse = rng() % 2 == 0;
+    std::function<bool(int)> first = [&](int g) {
+      if (g == G) return fits(start);
+      for (int t = 0; t < p.end(g) - p.begin(g); ++t) {
+        start[static_cast<std::size_t>(g)] = reverse ? p.end(g) - 1 - t : p.begin(g) + t;
+        if (fits(start) && first(g + 1)) return true;
+      }
+      start[static_cast<std::size_t>(g)] = -1;
+      return false;
+    };
+    REQUIRE(first(0));
+    const Classes cls = s.identical ? find_classes(p, par) : singleton_classes(p);
+    with_classes += cls.size() < G;
+    // The start as counts (a member's item is its representative's item at the same place), and
+    // the counts found as a choice again: each class's members take its items in item order.
+    Counts n(p.value.size(), 0);
+    for (int g = 0; g < G; ++g) {
+      const int c = cls.class_of[static_cast<std::size_t>(g)];
+      ++n[static_cast<std::size_t>(cls.first_item(p, c) + (start[static_cast<std::size_t>(g)] - p.begin(g)))];
+    }
+    const Counts n0 = n;
+    const bool changed = improve_pairs(p, cls, n, 1 << 20);
+    CHECK(changed == (n != n0));
+    REQUIRE(counts_feasible(p, cls, nullptr, n));
+    std::vector<int> ch(static_cast<std::size_t>(G), -1);
+    for (int c = 0; c < cls.size(); ++c) {
+      int m = cls.member_begin[static_cast<std::size_t>(c)];
+      for (int t = 0; t < cls.items(p, c); ++t)
+        for (int k = 0; k < n[static_cast<std::size_t>(cls.first_item(p, c) + t)]; ++k) {
+          const int g = cls.members[static_cast<std::size_t>(m++)];
+          ch[static_cast<std::size_t>(g)] = p.begin(g) + t;
+        }
+    }
+    CAPTURE(iter);
+    REQUIRE(fits(ch));
+    const double v = value_of(ch);
+    CHECK(v == doctest::Approx(counts_value(p, cls, n)).epsilon(1e-12));
+    CHECK(v >= value_of(start) - 1e-9);
+    CHECK(v <= *opt + 1e-9);
+    improved += v > value_of(start) + 1e-9;
+    for (int a = 0; a < G; ++a)
+      for (int ia = p.begin(a); ia < p.end(a); ++ia) {
+        std::vector<int> one = ch;
+        one[static_cast<std::size_t>(a)] = ia;
+        if (fits(one)) CHECK(value_of(one) <= v + 1e-7);
+        for (int b = a + 1; b < G; ++b)
+          for (int ib = p.begin(b); ib < p.end(b); ++ib) {
+            std::vector<int> two = one;
+            two[static_cast<std::size_t>(b)] = ib;
+            if (fits(two)) CHECK(value_of(two) <= v + 1e-7);
+            ++checked;
+          }
+      }
+  }
+  CHECK(improved > 50);
+  CHECK(checked > 10000);
+  CHECK(with_classes > 50);
+}
+
 TEST_CASE("native.engine.modular_bound_is_the_group_relaxation") {
   // Not only a valid bound: exactly min over every choice of an item per group (feasible or not) of
   // sum delta + sum_k lam_k * ((R_k - d_k) mod M), enumerated, for moduli 2^b (the carry-less add)

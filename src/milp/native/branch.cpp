@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "milp/native/branch.hpp"
+#include "milp/native/core_dp.hpp"
 #include "milp/native/heuristic.hpp"
 
 namespace sia::detail::native {
@@ -30,6 +31,7 @@ class Search {
     node(lam, root_L_, 0);
     BranchOutcome out;
     out.nodes = nodes_;
+    out.lift_pruned = lift_pruned_;
     out.completed = !stopped_;
     out.improved = improved_;
     if (improved_) {
@@ -39,6 +41,7 @@ class Search {
     double bound = std::max(best_, pruned_);
     if (stopped_) bound = std::max(bound, frontier_);
     out.bound = std::min(root_L_, bound);
+    if (debug_) std::fprintf(stderr, "bnb: %lld nodes, %lld pruned by their modular bound\n", nodes_, lift_pruned_);
     return out;
   }
 
@@ -122,10 +125,30 @@ class Search {
     const int K = p_.num_rows;
     KelleyResult kr = rel_.minimise(lam_parent, box_, &b_, target(), 40 + 20 * K, limits_.deadline, true);
     if (kr.infeasible) return;
-    const double L = std::min(kr.L, parent_L);
+    double L = std::min(kr.L, parent_L);
     if (L <= target()) {
       pruned_ = std::max(pruned_, L);
       return;
+    }
+    // The node's modular bound (core_dp.hpp): rows that the node's cheap moves cannot fill to the
+    // last GPU lower its bound below its LP's, as at the root; with rounds whose gap is such
+    // granularity (many GPU types, few jobs per type) most nodes are pruned by it. (Not at the root:
+    // the caller's bound, parent_L there, holds the root's lift already.)
+    if (depth > 0 && std::isfinite(target())) {
+      AtPrices at;
+      if (node_base_items(rel_, kr.lam, b_, at.best)) {
+        at.L = kr.L;
+        const double budget = kr.L - target();
+        const double lift = modular_bounds(rel_, kr.lam, budget, &at, &b_);
+        if (kr.L - lift < L) L = kr.L - lift;
+        // (A lift that reaches the budget proves the node: L - lift may round to just above the
+        // target then.)
+        if (lift >= budget || L <= target()) {
+          ++lift_pruned_;
+          pruned_ = std::max(pruned_, L);
+          return;
+        }
+      }
     }
     if (limit_hit()) {
       frontier_ = std::max(frontier_, L);
@@ -269,6 +292,7 @@ class Search {
   bool improved_ = false;
   double pruned_ = -kInf, frontier_ = -kInf;
   long long nodes_ = 0;
+  long long lift_pruned_ = 0;  // (statistics: nodes the modular bound pruned)
   bool stopped_ = false;
 };
 

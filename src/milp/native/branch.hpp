@@ -31,6 +31,7 @@ struct BranchOutcome {
   double value = -kInf;
   double bound = kInf;  ///< proven upper bound on the optimum (completed: max(value, pruned))
   long long nodes = 0;
+  long long lift_pruned = 0;  ///< nodes pruned by their modular bound (core_dp.hpp), not by their LP
 };
 
 /**

@@ -331,6 +331,20 @@ namespace {
 // modular_cost_bound in three parts, so that modular_bounds evaluates the relaxation once for its
 // four moduli and runs their programmes on two threads (the same numbers as one call each).
 
+// May a member of class c move from its base to item `it` under node bounds `b` (null: no bounds)?
+// node_base_items() says which bounds the lift handles: a class whose items are only excluded
+// (hi 0), or a class of one member with its item forced (lo 1: no move) or some items excluded.
+bool may_move(const Problem& p, const Classes& cls, const Bounds* b, int c, int it) {
+  if (b == nullptr || b->bounded[static_cast<std::size_t>(c)] == 0) return true;
+  if (b->hi[static_cast<std::size_t>(it)] <= 0) return false;
+  if (b->bounded[static_cast<std::size_t>(c)] == 1) return true;
+  // (mult 1, general bounds: a forced item leaves no move.)
+  const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+  for (int i = f; i < e; ++i)
+    if (b->lo[static_cast<std::size_t>(i)] > 0) return false;
+  return true;
+}
+
 // Does the bound apply (integer usages, at most `max_states` residue vectors)? `states`: M^K.
 // `integral`: integer_usages(p, 1e9), the same for every modulus.
 bool modular_applies(bool integral, int K, int modulus, double budget, std::size_t max_states, std::size_t& states) {
@@ -347,7 +361,7 @@ bool modular_applies(bool integral, int K, int modulus, double budget, std::size
 // Per class, its moves cheaper than `budget` (`base`: the relaxation's best item per class): what
 // modular_work needs of the prices, the same for every modulus.
 std::vector<int> modular_moves(const Relaxation& rel, const std::vector<double>& lam, double budget,
-                               const std::vector<int>& base) {
+                               const std::vector<int>& base, const Bounds* bounds) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   std::vector<int> moves(static_cast<std::size_t>(cls.size()), 0);
@@ -356,7 +370,8 @@ std::vector<int> modular_moves(const Relaxation& rel, const std::vector<double>&
     const double rb = rel.reduced(b, lam.data());
     const int f = cls.first_item(p, c), e = f + cls.items(p, c);
     for (int it = f; it < e; ++it)
-      moves[static_cast<std::size_t>(c)] += it != b && rb - rel.reduced(it, lam.data()) < budget;
+      moves[static_cast<std::size_t>(c)] +=
+          it != b && may_move(p, cls, bounds, c, it) && rb - rel.reduced(it, lam.data()) < budget;
   }
   return moves;
 }
@@ -425,7 +440,7 @@ std::size_t relax_round(const std::size_t* front, std::size_t n_front, const Res
 // no longer wanted; the call then returns early with a meaningless value.
 double modular_programme(const Relaxation& rel, const std::vector<double>& lam, double budget, int modulus,
                          const std::vector<int>& rows, std::size_t states, const std::vector<int>& base,
-                         const std::atomic<bool>* stop) {
+                         const std::atomic<bool>* stop, const Bounds* bounds = nullptr) {
   const Problem& p = rel.problem();
   const Classes& cls = rel.classes();
   const int K = static_cast<int>(rows.size()), C = cls.size();
@@ -537,7 +552,7 @@ double modular_programme(const Relaxation& rel, const std::vector<double>& lam, 
     moves.clear();
     move_dev.clear();
     for (int it = f; it < e; ++it) {
-      if (it == b) continue;
+      if (it == b || !may_move(p, cls, bounds, c, it)) continue;
       const double d = std::max(0.0, rb - rel.reduced(it, lam.data()));
       if (d >= budget) continue;
       std::size_t packed = 0;
@@ -613,13 +628,49 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
   const PriceEval ev = rel.evaluate(lam, nullptr, &base);
   if (ev.L == -kInf) return 0.0;
   // Skip what would take more than ~5e7 steps.
-  const double work = modular_work(rel.classes(), modular_moves(rel, lam, budget, base), states);
+  const double work = modular_work(rel.classes(), modular_moves(rel, lam, budget, base, nullptr), states);
   if (work > (work_left != nullptr ? *work_left : 5e7)) return 0.0;
   if (work_left != nullptr) *work_left -= work;
   return modular_programme(rel, lam, budget, modulus, rows, states, base, nullptr);
 }
 
-double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget, const AtPrices* at) {
+bool node_base_items(const Relaxation& rel, const std::vector<double>& lam, const Bounds& b, std::vector<int>& base) {
+  const Problem& p = rel.problem();
+  const Classes& cls = rel.classes();
+  base.assign(static_cast<std::size_t>(cls.size()), -1);
+  for (int c = 0; c < cls.size(); ++c) {
+    const char bd = b.bounded[static_cast<std::size_t>(c)];
+    if (bd == 2 && cls.mult[static_cast<std::size_t>(c)] > 1) return false;
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    int bi = -1;
+    double bv = -kInf;
+    for (int it = f; it < e; ++it) {
+      if (bd != 0 && b.hi[static_cast<std::size_t>(it)] <= 0) continue;
+      if (bd == 2 && b.lo[static_cast<std::size_t>(it)] > 0) {  // (forced: the member's only item)
+        bi = it;
+        break;
+      }
+      const double r = rel.reduced(it, lam.data());
+      if (bi < 0 || r > bv) {
+        bv = r;
+        bi = it;
+      }
+    }
+    if (bi < 0) return false;
+    base[static_cast<std::size_t>(c)] = bi;
+  }
+  return true;
+}
+
+double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget, const AtPrices* at,
+                      const Bounds* bounds) {
+  if (bounds != nullptr) {
+    if (at == nullptr) return 0.0;  // (the node's base items are the caller's)
+    const Classes& cls = rel.classes();
+    for (int c = 0; c < cls.size(); ++c)
+      if (bounds->bounded[static_cast<std::size_t>(c)] == 2 && cls.mult[static_cast<std::size_t>(c)] > 1)
+        return 0.0;  // (general count bounds on several members: not for the residues' programme)
+  }
   const int K = rel.problem().num_rows;
   std::vector<int> by_price(static_cast<std::size_t>(K));
   for (int k = 0; k < K; ++k) by_price[static_cast<std::size_t>(k)] = k;
@@ -656,14 +707,14 @@ double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, dou
       evaluated = true;
       if (value_at(rel, lam, at, base) == -kInf) return 0.0;  // every modulus: 0
     }
-    if (moves.empty()) moves = modular_moves(rel, lam, budget, base);  // (the same for every modulus)
+    if (moves.empty()) moves = modular_moves(rel, lam, budget, base, bounds);  // (the same for every modulus)
     const double work = modular_work(rel.classes(), moves, states);
     if (work > work_left) continue;
     work_left -= work;
     passes.push_back({M, std::move(rows), states});
   }
   auto run = [&](const Pass& pass, const std::atomic<bool>* stop) {
-    return modular_programme(rel, lam, budget, pass.modulus, pass.rows, pass.states, base, stop);
+    return modular_programme(rel, lam, budget, pass.modulus, pass.rows, pass.states, base, stop, bounds);
   };
   // With every pass on the same rows (K <= 4: 16^K fits) and non-negative prices there, modulus 16's
   // bound is the largest, bit for bit, so it alone is the lift (rounds of a few GPU types: the other

@@ -89,7 +89,19 @@ double modular_cost_bound(const Relaxation& rel, const std::vector<double>& lam,
 /// such passes cost half a second for a lift the core DP then finds in a millisecond. When every
 /// modulus uses the same rows (at most 4) and their prices are non-negative, modulus 16's bound is
 /// the largest of the four, bit for bit: it runs alone.
+///
+/// With node bounds `bounds` (a branch-and-bound node's, relaxation.hpp) the lift is that node's:
+/// members move only to items their bounds allow, from the base items `at->best` (required: per
+/// class its best allowed item, a forced item for a class of one member whose item is forced), and
+/// `at->L` is the node's relaxation at `lam`. Bounds on counts of classes of several members other
+/// than excluded items are not handled: the lift is 0 there.
 double modular_bounds(const Relaxation& rel, const std::vector<double>& lam, double budget,
-                      const AtPrices* at = nullptr);
+                      const AtPrices* at = nullptr, const Bounds* bounds = nullptr);
+
+/// The base items modular_bounds() needs at a node with bounds `b`: per class its first allowed item
+/// (hi > 0) of largest reduced value at `lam`, or for a class of one member its forced item (lo > 0).
+/// False (no lift at this node) where a class of several members has general count bounds or a
+/// class has no allowed item.
+bool node_base_items(const Relaxation& rel, const std::vector<double>& lam, const Bounds& b, std::vector<int>& base);
 
 }  // namespace sia::detail::native

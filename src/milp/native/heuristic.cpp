@@ -877,4 +877,128 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   value = v;
 }
 
+bool improve_pairs(const Problem& p, const Classes& cls, Counts& n, int max_rounds) {
+  const int C = cls.size(), K = p.num_rows;
+  if (n.size() != p.value.size()) return false;
+  // A move: a member of class c from item `from` to `to` (items of the class's representative), its
+  // true value gained and its usage change, sparse (an item uses one or two rows: at most four entries).
+  struct Move {
+    int c, from, to;
+    double dv;
+    int n;
+    int row[4];
+    double du[4];
+  };
+  std::vector<double> slack(p.cap.begin(), p.cap.end());
+  for (int c = 0; c < C; ++c) {
+    const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+    for (int it = f; it < e; ++it) {
+      const auto iu = static_cast<std::size_t>(it);
+      if (n[iu] == 0) continue;
+      for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q)
+        slack[static_cast<std::size_t>(p.use_row[static_cast<std::size_t>(q)])] -=
+            n[iu] * p.use_val[static_cast<std::size_t>(q)];
+    }
+  }
+  std::vector<Move> moves;
+  std::vector<std::vector<int>> frees(static_cast<std::size_t>(K));  // per row: moves that free it, by dv
+  bool changed = false;
+  for (int round = 0; round < max_rounds; ++round) {
+    moves.clear();
+    for (int c = 0; c < C; ++c) {
+      const int f = cls.first_item(p, c), e = f + cls.items(p, c);
+      for (int cur = f; cur < e; ++cur) {
+        const auto cu = static_cast<std::size_t>(cur);
+        if (n[cu] <= 0) continue;
+        for (int it = f; it < e; ++it) {
+          if (it == cur) continue;
+          const auto iu = static_cast<std::size_t>(it);
+          Move m{c, cur, it, p.value[iu] - p.value[cu], 0, {}, {}};
+          bool ok = true;
+          auto add = [&](int row, double a) {
+            for (int j = 0; j < m.n; ++j)
+              if (m.row[j] == row) {
+                m.du[j] += a;
+                return;
+              }
+            if (m.n == 4) {
+              ok = false;
+              return;
+            }
+            m.row[m.n] = row;
+            m.du[m.n++] = a;
+          };
+          for (int q = p.use_begin[iu]; q < p.use_begin[iu + 1]; ++q)
+            add(p.use_row[static_cast<std::size_t>(q)], p.use_val[static_cast<std::size_t>(q)]);
+          for (int q = p.use_begin[cu]; q < p.use_begin[cu + 1]; ++q)
+            add(p.use_row[static_cast<std::size_t>(q)], -p.use_val[static_cast<std::size_t>(q)]);
+          if (ok) moves.push_back(m);
+        }
+      }
+    }
+    // Largest gain first (ties by class and items: the same order on every machine).
+    std::sort(moves.begin(), moves.end(), [](const Move& a, const Move& b) {
+      if (a.dv != b.dv) return a.dv > b.dv;
+      return std::tie(a.c, a.from, a.to) < std::tie(b.c, b.from, b.to);
+    });
+    for (auto& fr : frees) fr.clear();
+    for (std::size_t m = 0; m < moves.size(); ++m)
+      for (int j = 0; j < moves[m].n; ++j)
+        if (moves[m].du[j] < 0.0) frees[static_cast<std::size_t>(moves[m].row[j])].push_back(static_cast<int>(m));
+    auto over_by = [&](int row, double d) {
+      return d > slack[static_cast<std::size_t>(row)] + cap_tolerance(p.cap[static_cast<std::size_t>(row)]);
+    };
+    auto fits = [&](const Move& a, const Move& b) {
+      for (int j = 0; j < a.n; ++j) {
+        double d = a.du[j];
+        for (int t = 0; t < b.n; ++t) d += b.row[t] == a.row[j] ? b.du[t] : 0.0;
+        if (over_by(a.row[j], d)) return false;
+      }
+      for (int t = 0; t < b.n; ++t) {
+        bool shared = false;
+        for (int j = 0; j < a.n; ++j) shared = shared || a.row[j] == b.row[t];
+        if (!shared && over_by(b.row[t], b.du[t])) return false;
+      }
+      return true;
+    };
+    // The best single move that fits, or pair of moves (two members: of two classes, or of one
+    // class whose items they leave have members enough): a move that overfills a row pairs only with
+    // moves that free that row.
+    double best_gain = 1e-9;
+    int ba = -1, bb = -1;
+    for (std::size_t a = 0; a < moves.size() && 2.0 * moves[a].dv > best_gain; ++a) {
+      const Move& ma = moves[a];
+      int over = -1;
+      for (int j = 0; j < ma.n && over < 0; ++j)
+        if (over_by(ma.row[j], ma.du[j])) over = ma.row[j];
+      if (over < 0) {
+        if (!(ma.dv > best_gain)) continue;
+        best_gain = ma.dv;
+        ba = static_cast<int>(a);
+        bb = -1;
+        continue;
+      }
+      for (const int b : frees[static_cast<std::size_t>(over)]) {
+        const Move& mb = moves[static_cast<std::size_t>(b)];
+        if (!(ma.dv + mb.dv > best_gain)) break;
+        if (mb.c == ma.c && mb.from == ma.from && n[static_cast<std::size_t>(ma.from)] < 2) continue;
+        if (!fits(ma, mb)) continue;
+        best_gain = ma.dv + mb.dv;
+        ba = static_cast<int>(a);
+        bb = b;
+      }
+    }
+    if (ba < 0) break;
+    for (const int m : {ba, bb}) {
+      if (m < 0) continue;
+      const Move& mv = moves[static_cast<std::size_t>(m)];
+      for (int j = 0; j < mv.n; ++j) slack[static_cast<std::size_t>(mv.row[j])] -= mv.du[j];
+      --n[static_cast<std::size_t>(mv.from)];
+      ++n[static_cast<std::size_t>(mv.to)];
+    }
+    changed = true;
+  }
+  return changed;
+}
+
 }  // namespace sia::detail::native

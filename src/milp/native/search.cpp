@@ -515,6 +515,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     return true;
   };
   bool complete_tree = false;
+  bool tree_lifts = false;  // the branch and bound pruned nodes by their modular bound
   auto run_bnb = [&](long long max_nodes) {
     const auto t_b = Clock::now();
     bl.max_nodes = max_nodes;
@@ -524,6 +525,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     if (bo.improved && counts_feasible(p, cls, nullptr, bo.counts)) offer(bo.counts, bo.value);
     bound = std::min(bound, std::max(best, bo.bound));
     complete_tree = bo.completed;
+    tree_lifts = tree_lifts || bo.lift_pruned > 0;
     proven = bo.completed || bound <= target();
     if (options.debug)
       std::fprintf(stderr, "native: B&B %.3f ms, %lld nodes, completed %d, bound %.12g\n", ms(t_b), bo.nodes,
@@ -544,9 +546,36 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
   const bool symmetric = 2 * cls.size() <= G;
   if (symmetric && !proven && !out_of_time()) run_bnb(std::min<long long>(options.max_nodes, quick_nodes));
   if (!proven && best > -kInf && options.use_dp && !out_of_time()) dp_applies = run_dp(200'000, 1'000'000);
+  // Exchanges on the incumbent: rows full to the last GPU leave single moves nothing, while a pair
+  // of jobs trading GPUs of a type often gains (improve_pairs()). A better incumbent also raises the
+  // target the DP and the branch and bound prune against. After the quick DP pass: the rounds that
+  // pass settles keep its answer. Only where every job is its own class: with classes of several
+  // jobs (near-ties) the exchanges prove rounds that the full DP settles on another solution (also
+  // within the tolerance), whose answers are left as they were.
+  if (!proven && best > -kInf && cls.size() == G && !out_of_time()) {
+    const auto t_x = Clock::now();
+    Counts n = best_counts;
+    // (Each round reads every item: at most 64 rounds, and fewer on large rounds, about 2 M items read.)
+    const int rounds = static_cast<int>(std::clamp<long long>(2'000'000 / std::max(1, p.num_items()), 1, 64));
+    if (improve_pairs(p, cls, n, rounds)) {
+      const double v = counts_value(p, cls, n);
+      if (counts_feasible(p, cls, nullptr, n)) offer(std::move(n), v);
+      proven = bound <= target();
+    }
+    if (options.debug)
+      std::fprintf(stderr, "native: exchanges %.3f ms, incumbent %.12g, gap %.3g\n", ms(t_x), best, bound - best);
+  }
   if (!symmetric && !proven && !out_of_time()) run_bnb(std::min<long long>(options.max_nodes, quick_nodes));
-  if (!proven && best > -kInf && options.use_dp && dp_applies && !out_of_time()) run_dp(2'000'000, 6'000'000);
+  // Where the quick branch and bound pruned nodes by their modular bound, the tree is where the gap
+  // closes (rows filled to the last GPU by few split jobs: many GPU types, few jobs per type) and
+  // the full DP pass, whose states multiply with every such near-tie, ran to the limit without
+  // lowering the bound (many-types at 2048 GPUs): the branch and bound goes first, the DP after it
+  // only when it stops at its node limit.
+  if (!tree_lifts && !proven && best > -kInf && options.use_dp && dp_applies && !out_of_time())
+    run_dp(2'000'000, 6'000'000);
   if (!proven && !out_of_time()) run_bnb(options.max_nodes);
+  if (tree_lifts && !proven && best > -kInf && options.use_dp && dp_applies && !out_of_time())
+    run_dp(2'000'000, 6'000'000);
   limit = !proven && !complete_tree;
   res.nodes = std::max<long long>(res.nodes, 1);
   res.hit_limit = limit;
