@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -591,6 +592,12 @@ TEST_CASE("native.engine.improve_pairs_leaves_no_improving_pair") {
       ++n[static_cast<std::size_t>(cls.first_item(p, c) + (start[static_cast<std::size_t>(g)] - p.begin(g)))];
     }
     const Counts n0 = n;
+    // A deadline already passed (a stop requested): nothing is exchanged.
+    std::stop_source stopped;
+    stopped.request_stop();
+    const Deadline past(std::nullopt, stopped.get_token());
+    CHECK_FALSE(improve_pairs(p, cls, n, 1 << 20, &past));
+    CHECK(n == n0);
     const bool changed = improve_pairs(p, cls, n, 1 << 20);
     CHECK(changed == (n != n0));
     REQUIRE(counts_feasible(p, cls, nullptr, n));

@@ -877,7 +877,7 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
   value = v;
 }
 
-bool improve_pairs(const Problem& p, const Classes& cls, Counts& n, int max_rounds) {
+bool improve_pairs(const Problem& p, const Classes& cls, Counts& n, int max_rounds, const Deadline* deadline) {
   const int C = cls.size(), K = p.num_rows;
   if (n.size() != p.value.size()) return false;
   // A move: a member of class c from item `from` to `to` (items of the class's representative), its
@@ -903,7 +903,9 @@ bool improve_pairs(const Problem& p, const Classes& cls, Counts& n, int max_roun
   std::vector<Move> moves;
   std::vector<std::vector<int>> frees(static_cast<std::size_t>(K));  // per row: moves that free it, by dv
   bool changed = false;
-  for (int round = 0; round < max_rounds; ++round) {
+  auto late = [deadline] { return deadline != nullptr && deadline->passed(); };
+  long long tried = 0;  // (pairs tried: the deadline is read every 4,096)
+  for (int round = 0; round < max_rounds && !late(); ++round) {
     moves.clear();
     for (int c = 0; c < C; ++c) {
       const int f = cls.first_item(p, c), e = f + cls.items(p, c);
@@ -981,6 +983,7 @@ bool improve_pairs(const Problem& p, const Classes& cls, Counts& n, int max_roun
       for (const int b : frees[static_cast<std::size_t>(over)]) {
         const Move& mb = moves[static_cast<std::size_t>(b)];
         if (!(ma.dv + mb.dv > best_gain)) break;
+        if ((++tried & 4095) == 0 && late()) return changed;  // (nothing of this round applied yet)
         if (mb.c == ma.c && mb.from == ma.from && n[static_cast<std::size_t>(ma.from)] < 2) continue;
         if (!fits(ma, mb)) continue;
         best_gain = ma.dv + mb.dv;

@@ -111,8 +111,9 @@ void improve(const Relaxation& rel, const std::vector<double>& lam, const Bounds
 /// until none gains. Near the LP, rows are full to the last GPU and improve()'s single moves find
 /// nothing, while one job giving up GPUs of a type another takes often gains (many-types at 2048
 /// GPUs: 0.015-0.037 on incumbents 0.04-0.09 below the bound). True when `n` changed (it stays
-/// feasible).
-bool improve_pairs(const Problem& p, const Classes& cls, Counts& n, int max_rounds);
+/// feasible). `deadline`: checked before each round and every 4,096 pairs tried (a round not proven
+/// at 100,000 GPUs has hundreds of thousands of moves); when it passes, the exchanges made so far stay.
+bool improve_pairs(const Problem& p, const Classes& cls, Counts& n, int max_rounds, const Deadline* deadline = nullptr);
 
 // Calls f(it, count) for every item of the representatives with a count other than 0, in item
 // order (the classes' order: by first member, so by item). When every group is its own class (as in

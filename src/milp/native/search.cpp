@@ -557,7 +557,7 @@ SearchResult solve_mckp(const Problem& p, const std::function<double(double)>& t
     Counts n = best_counts;
     // (Each round reads every item: at most 64 rounds, and fewer on large rounds, about 2 M items read.)
     const int rounds = static_cast<int>(std::clamp<long long>(2'000'000 / std::max(1, p.num_items()), 1, 64));
-    if (improve_pairs(p, cls, n, rounds)) {
+    if (improve_pairs(p, cls, n, rounds, &options.deadline)) {
       const double v = counts_value(p, cls, n);
       if (counts_feasible(p, cls, nullptr, n)) offer(std::move(n), v);
       proven = bound <= target();
